@@ -1,0 +1,219 @@
+"""Which rewrite made a validation error possible.
+
+python-jsonschema reports an error's schema path without the ``$ref`` hops it took, so the
+path is replayed over the new schema here, jumping through local references where the path
+continues in their target. The nearest rewritten keyword on that evaluation path is the cause;
+failing that, the rewritten siblings that changed the failing keyword's meaning; failing that,
+for a schema that only became usable through type-case rewrites, those rewrites.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from jsonschema.exceptions import ValidationError
+
+from auditor import pointers
+from auditor.keywords import Draft
+from auditor.models import JSON, Rewrite, Rule
+
+# Keywords whose verdict depends on rewritten siblings in the same schema object.
+_SIBLINGS: Final[dict[str, tuple[str, ...]]] = {
+    "items": ("prefixItems",),
+    "additionalItems": ("items",),
+    "additionalProperties": ("properties", "patternProperties"),
+    "contains": ("minContains", "maxContains"),
+    "minimum": ("exclusiveMinimum",),
+    "maximum": ("exclusiveMaximum",),
+}
+# Keywords that see what in-place applicators anywhere below them evaluated.
+_SUBTREE: Final = frozenset({"unevaluatedProperties", "unevaluatedItems"})
+_MAX_REF_HOPS: Final = 16
+
+
+@dataclass(frozen=True)
+class Located:
+    """Where an error's failing keyword stands in the new schema, and the evaluation path."""
+
+    keyword: str
+    pointer: str
+    container: str
+    path: tuple[str, ...]
+    """Keyword positions evaluated on the way, outermost first."""
+
+
+class CauseFinder:
+    """Finds causes for the errors of one tool's normalized schema."""
+
+    def __init__(
+        self,
+        schema: JSON,
+        rewrites: Sequence[Rewrite],
+        draft: Draft,
+        unblocking: Sequence[Rewrite] = (),
+    ) -> None:
+        self._root = schema
+        self._draft = draft
+        self._unblocking = tuple(unblocking)
+        self._rewrites = tuple(rewrites)
+        self._at: dict[str, list[Rewrite]] = {}
+        for rewrite in rewrites:
+            self._at.setdefault(_keyword_position(rewrite), []).append(rewrite)
+        self._locations: dict[int, str] = {}
+        self._anchors: dict[str, tuple[JSON, str]] = {}
+        self._index(schema, "")
+
+    def _index(self, node: JSON, pointer: str) -> None:
+        if isinstance(node, dict):
+            self._locations[id(node)] = pointer
+            for name in ("$anchor", "$dynamicAnchor"):
+                if isinstance(node.get(name), str):
+                    self._anchors.setdefault("#" + node[name], (node, pointer))
+            identifier = node.get("id" if self._draft is Draft.DRAFT4 else "$id")
+            if isinstance(identifier, str):
+                self._anchors.setdefault(identifier, (node, pointer))
+            for key, value in node.items():
+                self._index(value, pointers.join(pointer, key))
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                self._index(value, pointers.join(pointer, i))
+
+    def locate(self, error: ValidationError) -> Located:
+        """Where ``error``'s keyword stands, following the references its path went through."""
+        keyword = error.validator if isinstance(error.validator, str) else "false"
+        segments = [str(s) for s in error.absolute_schema_path]
+        if isinstance(error.validator, str) and segments and segments[-1] == keyword:
+            segments = segments[:-1]
+        walked = self._walk(self._root, "", "", segments, error.schema, 0)
+        if walked is not None:
+            container, path = walked
+        else:
+            container = self._locations.get(id(error.schema), pointers.from_segments(segments))
+            path = tuple(_prefixes(container))
+        pointer = container if keyword == "false" else pointers.join(container, keyword)
+        return Located(keyword, pointer, container, (*path, pointer))
+
+    def _walk(
+        self,
+        node: JSON,
+        pointer: str,
+        resource: str,
+        segments: Sequence[str],
+        target: object,
+        hops: int,
+    ) -> tuple[str, tuple[str, ...]] | None:
+        """Follow ``segments`` from ``node``; returns the container's pointer and the path."""
+        if isinstance(node, dict) and self._starts_resource(node):
+            resource = pointer
+        if not segments:
+            if node is target or not isinstance(target, dict):
+                return pointer, ()
+            return self._hop(node, pointer, resource, segments, target, hops)
+        head, rest = segments[0], segments[1:]
+        child: JSON = None
+        found = False
+        if isinstance(node, dict) and head in node:
+            child, found = node[head], True
+        elif isinstance(node, list) and head.isdigit() and int(head) < len(node):
+            child, found = node[int(head)], True
+        if found:
+            step = pointers.join(pointer, head)
+            walked = self._walk(child, step, resource, rest, target, hops)
+            if walked is not None:
+                return walked[0], (step, *walked[1])
+        return self._hop(node, pointer, resource, segments, target, hops)
+
+    def _hop(
+        self,
+        node: JSON,
+        pointer: str,
+        resource: str,
+        segments: Sequence[str],
+        target: object,
+        hops: int,
+    ) -> tuple[str, tuple[str, ...]] | None:
+        if not isinstance(node, dict) or hops >= _MAX_REF_HOPS:
+            return None
+        for keyword in ("$ref", "$dynamicRef", "$recursiveRef"):
+            ref = node.get(keyword)
+            if not isinstance(ref, str):
+                continue
+            resolved = self._resolve(ref, resource)
+            if resolved is None:
+                continue
+            walked = self._walk(resolved[0], resolved[1], "", segments, target, hops + 1)
+            if walked is not None:
+                return walked[0], (pointers.join(pointer, keyword), *walked[1])
+        return None
+
+    def _resolve(self, ref: str, resource: str) -> tuple[JSON, str] | None:
+        if ref in self._anchors:
+            return self._anchors[ref]
+        if ref == "#":
+            return self._at_pointer(resource)
+        tokens = pointers.fragment_tokens(ref)
+        if tokens is None:
+            return None
+        return self._at_pointer(
+            pointers.join(resource, *(pointers.decode_token(t) for t in tokens))
+        )
+
+    def _at_pointer(self, pointer: str) -> tuple[JSON, str] | None:
+        node = self._root
+        for segment in pointers.split(pointer):
+            if isinstance(node, dict) and segment in node:
+                node = node[segment]
+            elif isinstance(node, list) and segment.isdigit() and int(segment) < len(node):
+                node = node[int(segment)]
+            else:
+                return None
+        return node, pointer
+
+    def _starts_resource(self, node: dict[str, JSON]) -> bool:
+        identifier = node.get("id" if self._draft is Draft.DRAFT4 else "$id")
+        return isinstance(identifier, str) and not identifier.startswith("#")
+
+    def causes(self, error: ValidationError, located: Located | None = None) -> tuple[Rewrite, ...]:
+        """The rewrites that made ``error`` possible; empty when none can be named."""
+        found = self._direct(error, located or self.locate(error))
+        if not found:
+            found = _unique(c for sub in error.context for c in self._direct(sub, self.locate(sub)))
+        if not found:
+            found = self._unblocking
+        return found
+
+    def _direct(self, error: ValidationError, located: Located) -> tuple[Rewrite, ...]:
+        for position in reversed(located.path):
+            if position in self._at:
+                return tuple(self._at[position])
+        siblings = _SIBLINGS.get(located.keyword, ())
+        found = [r for name in siblings for r in self._at.get(pointers.join(located.container, name), ())]
+        if not found and located.keyword in _SUBTREE:
+            found = [
+                r
+                for r in self._rewrites
+                if r.rule is Rule.KEYWORD_CASE
+                and pointers.is_within(r.new_pointer, located.container)
+                and r.new_pointer != located.pointer
+            ]
+        return tuple(found)
+
+
+def _keyword_position(rewrite: Rewrite) -> str:
+    """The keyword a rewrite belongs to: a type-array member belongs to its ``type``."""
+    if rewrite.rule is Rule.TYPE_CASE and not rewrite.new_pointer.endswith("/type"):
+        return pointers.parent(rewrite.new_pointer)
+    return rewrite.new_pointer
+
+
+def _prefixes(pointer: str) -> Iterator[str]:
+    current = ""
+    for segment in pointers.split(pointer):
+        current = pointers.join(current, segment)
+        yield current
+
+
+def _unique(rewrites: Iterator[Rewrite]) -> tuple[Rewrite, ...]:
+    return tuple(dict.fromkeys(rewrites))

@@ -1,0 +1,56 @@
+"""RFC 6901 JSON pointers, and the URI-fragment form that local ``$ref`` values use."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from urllib.parse import unquote
+
+
+def escape(segment: str | int) -> str:
+    """One reference token: ``~`` -> ``~0``, ``/`` -> ``~1``."""
+    return str(segment).replace("~", "~0").replace("/", "~1")
+
+
+def unescape(token: str) -> str:
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def join(pointer: str, *segments: str | int) -> str:
+    """``join("/a", "b/c", 0)`` -> ``/a/b~1c/0``."""
+    return pointer + "".join("/" + escape(segment) for segment in segments)
+
+
+def from_segments(segments: Iterable[str | int]) -> str:
+    return join("", *segments)
+
+
+def split(pointer: str) -> list[str]:
+    """``/a/b~1c`` -> ``["a", "b/c"]``; the root pointer ``""`` has no segments."""
+    if not pointer:
+        return []
+    return [unescape(token) for token in pointer[1:].split("/")]
+
+
+def parent(pointer: str) -> str:
+    return pointer.rsplit("/", 1)[0] if pointer else ""
+
+
+def is_within(pointer: str, ancestor: str) -> bool:
+    """True when ``pointer`` is ``ancestor`` or below it."""
+    return pointer == ancestor or pointer.startswith(ancestor + "/")
+
+
+def fragment_tokens(ref: str) -> list[str] | None:
+    """The raw tokens of a local JSON-pointer ``$ref`` (``#/a/b`` -> ``["a", "b"]``).
+
+    Returns None for anything else: a remote reference, an anchor (``#name``), or the root
+    (``#``), none of which passes through a keyword.
+    """
+    if not ref.startswith("#/"):
+        return None
+    return ref[2:].split("/")
+
+
+def decode_token(raw: str) -> str:
+    """A raw fragment token, percent-decoded and then unescaped as RFC 6901 says."""
+    return unescape(unquote(raw))

@@ -1,0 +1,55 @@
+"""Line and column of every key in a JSON or YAML document, by JSON pointer.
+
+JSON is (for this purpose) YAML, so one composer serves both: PyYAML's node tree keeps the
+start mark of every key and item without building Python objects.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import yaml
+
+from auditor import pointers
+
+_Loader: Final = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+Position = tuple[int, int]
+
+
+def key_positions(text: str) -> dict[str, Position]:
+    """Pointer -> 1-based (line, column) of the key (in a mapping) or item (in a sequence).
+
+    Returns an empty map when the text cannot be composed; positions are a courtesy, never a
+    reason to fail.
+    """
+    try:
+        root = yaml.compose(text, Loader=_Loader)
+    except yaml.YAMLError:
+        return {}
+    found: dict[str, Position] = {}
+    if root is not None:
+        _collect(root, "", found)
+    return found
+
+
+def _collect(node: yaml.Node, pointer: str, found: dict[str, Position]) -> None:
+    # An explicit stack: catalogs can nest deeper than Python's recursion limit. A YAML alias
+    # shares its node; it is expanded once, so an alias bomb costs no more than its text.
+    stack = [(node, pointer)]
+    seen: set[int] = set()
+    while stack:
+        current, at = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, yaml.MappingNode):
+            for key, value in current.value:
+                child = pointers.join(at, str(key.value))
+                found.setdefault(child, (key.start_mark.line + 1, key.start_mark.column + 1))
+                stack.append((value, child))
+        elif isinstance(current, yaml.SequenceNode):
+            for i, item in enumerate(current.value):
+                child = pointers.join(at, i)
+                found.setdefault(child, (item.start_mark.line + 1, item.start_mark.column + 1))
+                stack.append((item, child))

@@ -1,0 +1,158 @@
+"""Replay one call against a tool's old and new schema and decide its outcome.
+
+Each schema is checked against its meta-schema and compiled once per tool. References resolve
+against a registry holding only the schema itself and the JSON Schema meta-schemas, so nothing
+is ever fetched: a remote ``$ref`` is unresolvable, found when a call reaches it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import islice
+from typing import Any, Final
+
+import jsonschema_specifications
+import referencing.exceptions
+from jsonschema import exceptions, validators
+from jsonschema.protocols import Validator
+
+from auditor import pointers
+from auditor.causes import CauseFinder
+from auditor.models import (
+    JSON,
+    Call,
+    CallResult,
+    Outcome,
+    Rewrite,
+    Rule,
+    ToolSchema,
+    ValidationIssue,
+)
+from auditor.normalize import Normalized
+
+MAX_ERRORS: Final = 20
+"""Errors kept per call: enough to explain it, bounded for pathological arguments."""
+MAX_MESSAGE: Final = 300
+
+_LOCAL_ONLY: Final = jsonschema_specifications.REGISTRY
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """A schema ready to evaluate calls, or why it cannot be used for any call."""
+
+    validator: Validator | None
+    problem: str | None
+
+
+def compile_schema(schema: JSON) -> Compiled:
+    """Check ``schema`` against its meta-schema and build its validator once."""
+    cls: Any = validators.validator_for(schema, default=validators.Draft202012Validator)
+    try:
+        cls.check_schema(schema)
+    except exceptions.SchemaError as error:
+        where = pointers.from_segments(error.absolute_path)
+        return Compiled(None, _clip(f"fails its meta-schema at '{where}': {error.message}"))
+    except RecursionError:
+        return Compiled(None, "is nested too deeply to check against its meta-schema")
+    return Compiled(cls(schema, registry=_LOCAL_ONLY), None)
+
+
+class ToolReplay:
+    """A tool's old and new schema, compiled, with what it takes to explain new errors."""
+
+    def __init__(self, tool: ToolSchema, normalized: Normalized) -> None:
+        self.tool = tool
+        self.normalized = normalized
+        # Error locations are found by the identity of schema nodes, so the new validator is
+        # built over the very object the cause finder indexes. Without rewrites the two
+        # schemas are equal and one validator serves both verdicts.
+        self.new = compile_schema(normalized.schema)
+        self.old = self.new if not normalized.rewrites else compile_schema(tool.schema)
+        unblocked = self.old.problem is not None and self.new.problem is None
+        self.unblocking: tuple[Rewrite, ...] = tuple(
+            r for r in normalized.rewrites if unblocked and r.rule is Rule.TYPE_CASE
+        )
+        self._causes = CauseFinder(
+            normalized.schema, normalized.rewrites, normalized.draft, self.unblocking
+        )
+
+    def replay(self, call: Call) -> CallResult:
+        """The outcome of a parsed call of this tool (see DESIGN.md for the order)."""
+        arguments = call.arguments
+        if self.new.validator is None:
+            return CallResult(call, Outcome.SCHEMA_ERROR_AFTER, schema_problem=self.new.problem)
+        try:
+            new_errors = _errors(self.new.validator, arguments)
+        except Exception as error:  # evaluation of user schemas may raise anything
+            return CallResult(
+                call, Outcome.SCHEMA_ERROR_AFTER, schema_problem=_evaluation_problem(error)
+            )
+        if self.old.validator is None:
+            return CallResult(
+                call,
+                Outcome.SCHEMA_ERROR_BEFORE,
+                errors=self._issues(new_errors),
+                schema_problem=self.old.problem,
+            )
+        if self.old is self.new:
+            old_accepts = not new_errors
+        else:
+            try:
+                old_accepts = self.old.validator.is_valid(arguments)
+            except Exception as error:
+                return CallResult(
+                    call,
+                    Outcome.SCHEMA_ERROR_BEFORE,
+                    errors=self._issues(new_errors),
+                    schema_problem=_evaluation_problem(error),
+                )
+        if old_accepts and not new_errors:
+            return CallResult(call, Outcome.ACCEPTED)
+        if old_accepts:
+            return CallResult(call, Outcome.NEWLY_REJECTED, errors=self._issues(new_errors))
+        if new_errors:
+            return CallResult(call, Outcome.STILL_REJECTED, errors=self._issues(new_errors, False))
+        return CallResult(call, Outcome.NEWLY_ACCEPTED)
+
+    def _issues(
+        self, errors: Sequence[exceptions.ValidationError], with_causes: bool = True
+    ) -> tuple[ValidationIssue, ...]:
+        issues = []
+        for error in errors:
+            located = self._causes.locate(error)
+            issues.append(
+                ValidationIssue(
+                    instance_pointer=pointers.from_segments(error.absolute_path),
+                    keyword=located.keyword,
+                    schema_pointer=located.pointer,
+                    message=_clip(error.message),
+                    causes=self._causes.causes(error, located) if with_causes else (),
+                )
+            )
+        return tuple(issues)
+
+
+def _errors(validator: Validator, instance: JSON) -> list[exceptions.ValidationError]:
+    found = list(islice(validator.iter_errors(instance), MAX_ERRORS))
+    return sorted(
+        found,
+        key=lambda e: (
+            pointers.from_segments(e.absolute_path),
+            pointers.from_segments(e.absolute_schema_path),
+            e.message,
+        ),
+    )
+
+
+def _evaluation_problem(error: BaseException) -> str:
+    if isinstance(error, referencing.exceptions.Unresolvable):
+        return _clip(f"cannot resolve a reference: {error}")
+    if isinstance(error, RecursionError):
+        return "evaluation recursed too deeply (a $ref cycle or extreme nesting)"
+    return _clip(f"evaluation failed: {type(error).__name__}: {error}")
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 1] + "…"
