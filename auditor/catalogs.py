@@ -90,8 +90,8 @@ def load_catalogs(paths: Sequence[str], allow_override: bool = False) -> Catalog
                 if earlier is not None:
                     overrides.append(Override(tool.name, tool.location, earlier.location))
                 by_name[tool.name] = tool
-    tools = tuple(sorted(by_name.values(), key=lambda t: t.name))
-    return Catalogs(tools, tuple(overrides), tuple(problems))
+    ordered = tuple(sorted(by_name.values(), key=lambda t: t.name))
+    return Catalogs(ordered, tuple(overrides), tuple(problems))
 
 
 def read_catalog(path: str) -> tuple[list[ToolSchema], CatalogProblem | None]:
@@ -221,4 +221,3 @@ _DETECTORS: Final[tuple[Callable[[JSON], Shape | None], ...]] = (
     _mcp,
     _mapping,
 )
-

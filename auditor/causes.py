@@ -189,7 +189,9 @@ class CauseFinder:
             if position in self._at:
                 return tuple(self._at[position])
         siblings = _SIBLINGS.get(located.keyword, ())
-        found = [r for name in siblings for r in self._at.get(pointers.join(located.container, name), ())]
+        found = [
+            r for name in siblings for r in self._at.get(pointers.join(located.container, name), ())
+        ]
         if not found and located.keyword in _SUBTREE:
             found = [
                 r

@@ -132,9 +132,7 @@ VOCABULARY: Final[dict[Draft, dict[str, Kind]]] = {
     Draft.DRAFT2020: _DRAFT2020,
 }
 
-JSON_TYPES: Final = frozenset(
-    {"array", "boolean", "integer", "null", "number", "object", "string"}
-)
+JSON_TYPES: Final = frozenset({"array", "boolean", "integer", "null", "number", "object", "string"})
 
 _SCHEMA_URIS: Final[dict[str, Draft]] = {
     "json-schema.org/draft-04/schema": Draft.DRAFT4,

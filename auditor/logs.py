@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Final
+from typing import IO, Final, cast
 
 from auditor.models import JSON, Call, LogStats, Unparsed
 
@@ -106,7 +106,7 @@ class _Counts:
 
 def _open(file: str) -> IO[bytes]:
     if file.lower().endswith(".gz"):
-        return gzip.open(file, "rb")
+        return cast(IO[bytes], gzip.open(file, "rb"))
     return open(file, "rb")
 
 
@@ -115,7 +115,9 @@ def parse_line(raw: bytes, source: str) -> Call:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
-        return _unparsed(source, None, raw.decode("utf-8", "replace"), f"not UTF-8 ({error.reason})")
+        return _unparsed(
+            source, None, raw.decode("utf-8", "replace"), f"not UTF-8 ({error.reason})"
+        )
     record, problem = _loads(text)
     if problem is not None:
         return _unparsed(source, None, text, f"not JSON: {problem}")

@@ -225,4 +225,3 @@ def normalize(schema: JSON, rules: Collection[Rule] = DEFAULT_RULES) -> Normaliz
     result = walk.schema(schema, "", "", "")
     rewrites = walk.patch_refs()
     return Normalized(result, tuple(rewrites), tuple(walk.findings), walk.draft)
-

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from auditor.models import JSON, Outcome, Report, ToolSummary
+from auditor.report.views import plural
 
 MAX_ARGUMENTS = 300
 
@@ -75,10 +76,13 @@ def verdict(report: Report) -> str:
     broken = [t.name for t in report.tools if t.new_schema_problem]
     parts = []
     if newly:
-        tools = sorted({r.call.tool or "" for r in report.calls if r.outcome is Outcome.NEWLY_REJECTED})
+        tools = sorted(
+            {r.call.tool or "" for r in report.calls if r.outcome is Outcome.NEWLY_REJECTED}
+        )
+        names = ", ".join(f"`{t}`" for t in tools)
         parts.append(
             f"**{newly} of {total} logged calls would be newly rejected** after normalization, "
-            f"in {len(tools)} tool{'s' if len(tools) != 1 else ''} ({', '.join(f'`{t}`' for t in tools)})."
+            f"in {plural(len(tools), 'tool')} ({names})."
         )
     else:
         parts.append(f"**No logged call would be newly rejected** ({total} calls replayed).")

@@ -70,7 +70,14 @@ def _group(number: int, group: Group) -> list[str]:
         "",
     ]
     for example in group.examples:
-        out += [f"`{example.call.source}`", "", "```json", compact(example.call.arguments), "```", ""]
+        out += [
+            f"`{example.call.source}`",
+            "",
+            "```json",
+            compact(example.call.arguments),
+            "```",
+            "",
+        ]
     return [*out, "</details>", ""]
 
 
@@ -111,9 +118,7 @@ def _other_changes(report: Report) -> list[str]:
 
 
 def _unparseable(report: Report) -> list[str]:
-    results = [
-        r for r in report.calls if r.outcome in (Outcome.UNPARSEABLE, Outcome.UNKNOWN_TOOL)
-    ]
+    results = [r for r in report.calls if r.outcome in (Outcome.UNPARSEABLE, Outcome.UNKNOWN_TOOL)]
     if not results:
         return []
     rows = [[f"`{r.call.source}`", r.call.tool or "-", _why(r)] for r in results[:MAX_LISTED]]

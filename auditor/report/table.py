@@ -25,8 +25,6 @@ def render(report: Report) -> str:
         out.append("No call would be newly rejected.")
     broken = [t.name for t in report.tools if t.counts.get(Outcome.SCHEMA_ERROR_AFTER)]
     if broken:
-        out.append(
-            f"Normalized schema unusable for {plural(report.totals[Outcome.SCHEMA_ERROR_AFTER], 'call')}"
-            f" of: {', '.join(broken)}"
-        )
+        after = plural(report.totals[Outcome.SCHEMA_ERROR_AFTER], "call")
+        out.append(f"Normalized schema unusable for {after} of: {', '.join(broken)}")
     return "\n".join(out) + "\n"

@@ -1,0 +1,125 @@
+"""Catalog shapes, directories, duplicates and unusable files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from auditor.catalogs import load_catalogs, read_catalog
+
+SCHEMA = {"type": "object", "properties": {"q": {"type": "string"}}}
+
+
+def _write(path: Path, text: str) -> str:
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    ("document", "shape", "pointer"),
+    [
+        (
+            [{"type": "function", "function": {"name": "search", "parameters": SCHEMA}}],
+            "openai",
+            "/0/function/parameters",
+        ),
+        ({"tools": [{"name": "search", "inputSchema": SCHEMA}]}, "mcp", "/tools/0/inputSchema"),
+        ([{"name": "search", "input_schema": SCHEMA}], "anthropic", "/0/input_schema"),
+        ({"search": SCHEMA}, "mapping", "/search"),
+    ],
+)
+def test_each_shape_is_detected(tmp_path: Path, document: object, shape: str, pointer: str) -> None:
+    path = _write(tmp_path / "tools.json", json.dumps(document, indent=2))
+    tools, problem = read_catalog(path)
+    assert problem is None
+    assert [(t.name, t.shape, t.pointer, t.schema) for t in tools] == [
+        ("search", shape, pointer, SCHEMA)
+    ]
+
+
+def test_yaml_catalog_keeps_the_line_of_each_schema(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path / "tools.yaml",
+        "# tools\nsearch:\n  type: object\nfetch:  # second\n  type: object\n",
+    )
+    tools, problem = read_catalog(path)
+    assert problem is None
+    assert [(t.name, t.location.line, t.location.column) for t in tools] == [
+        ("search", 2, 1),
+        ("fetch", 4, 1),
+    ]
+
+
+def test_json_catalog_keeps_the_line_of_each_schema(tmp_path: Path) -> None:
+    document = [
+        {"type": "function", "function": {"name": "a", "parameters": SCHEMA}},
+        {"type": "function", "function": {"name": "b", "parameters": SCHEMA}},
+    ]
+    path = _write(tmp_path / "tools.json", json.dumps(document, indent=2))
+    tools, _ = read_catalog(path)
+    lines = Path(path).read_text().splitlines()
+    for tool in tools:
+        assert tool.location.line is not None
+        assert lines[tool.location.line - 1].strip().startswith('"parameters"')
+
+
+def test_directory_is_read_in_sorted_order(tmp_path: Path) -> None:
+    _write(tmp_path / "b.yaml", "beta: {type: object}\n")
+    _write(tmp_path / "a.json", json.dumps({"alpha": SCHEMA}))
+    _write(tmp_path / "notes.txt", "not a catalog")
+    catalogs = load_catalogs([str(tmp_path)])
+    assert catalogs.problems == ()
+    assert [t.name for t in catalogs.tools] == ["alpha", "beta"]
+
+
+def test_duplicate_tool_names_both_places(tmp_path: Path) -> None:
+    first = _write(tmp_path / "one.yaml", "search: {type: object}\n")
+    second = _write(tmp_path / "two.yaml", "search: {type: string}\n")
+    catalogs = load_catalogs([first, second])
+    assert len(catalogs.problems) == 1
+    message = str(catalogs.problems[0])
+    assert first in message and second in message and "--allow-override" in message
+
+
+def test_allow_override_keeps_the_later_one_and_says_so(tmp_path: Path) -> None:
+    first = _write(tmp_path / "one.yaml", "search: {type: object}\n")
+    second = _write(tmp_path / "two.yaml", "search: {type: string}\n")
+    catalogs = load_catalogs([first, second], allow_override=True)
+    assert catalogs.problems == ()
+    assert [t.schema for t in catalogs.tools] == [{"type": "string"}]
+    assert [(o.tool, o.kept.path, o.replaced.path) for o in catalogs.overrides] == [
+        ("search", second, first)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "expected"),
+    [
+        ("bad.json", '{"a": {"type": "object",}}', "bad.json:1:25: invalid JSON"),
+        ("bad.yaml", "a:\n  b: [1, 2\n", "bad.yaml:3:1: invalid YAML"),
+        ("list.yaml", "- 1\n- 2\n", "list.yaml: not a catalog in a known shape"),
+        ("scalar.json", "42", "scalar.json: not a catalog in a known shape"),
+        ("noname.json", '[{"name": 3, "input_schema": {}}]', "a tool has no name"),
+    ],
+)
+def test_unusable_catalogs_are_named(tmp_path: Path, name: str, text: str, expected: str) -> None:
+    path = _write(tmp_path / name, text)
+    catalogs = load_catalogs([path])
+    assert catalogs.tools == ()
+    assert len(catalogs.problems) == 1
+    assert expected in str(catalogs.problems[0])
+    assert "\n" not in str(catalogs.problems[0])
+
+
+def test_missing_catalog_is_a_problem(tmp_path: Path) -> None:
+    catalogs = load_catalogs([str(tmp_path / "nope.yaml")])
+    assert [str(p) for p in catalogs.problems] == [f"{tmp_path / 'nope.yaml'}: no such file"]
+
+
+def test_yaml_tags_that_construct_objects_are_refused(tmp_path: Path) -> None:
+    path = _write(tmp_path / "evil.yaml", "a: !!python/object/apply:os.system ['true']\n")
+    catalogs = load_catalogs([path])
+    assert catalogs.tools == ()
+    assert "invalid YAML" in str(catalogs.problems[0])

@@ -1,0 +1,146 @@
+"""The command line end to end: exit codes, outputs, report files, unusable input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from auditor.cli import expand_multi_value_options, main
+
+CATALOG = """\
+search:
+  type: object
+  properties:
+    tags: {type: array, min_items: 1}
+  additional_properties: false
+"""
+
+
+def _run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exit_info:
+        main(args)
+    out, err = capsys.readouterr()
+    return int(exit_info.value.code or 0), out, err
+
+
+@pytest.fixture
+def inputs(tmp_path: Path) -> tuple[Path, Path]:
+    catalog = tmp_path / "tools.yaml"
+    catalog.write_text(CATALOG)
+    log = tmp_path / "calls.jsonl"
+    log.write_text(
+        '{"tool": "search", "arguments": {"tags": ["a"]}}\n'
+        '{"tool": "search", "arguments": {"tags": []}}\n'
+    )
+    return catalog, log
+
+
+def test_newly_rejected_exits_1_and_writes_both_reports(
+    tmp_path: Path, inputs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    catalog, log = inputs
+    reports = tmp_path / "out"
+    code, out, err = _run(
+        ["audit", "--schemas", str(catalog), "--logs", str(log), "--report-dir", str(reports)],
+        capsys,
+    )
+    assert code == 1, err
+    assert "search" in out and "minItems" in out
+    assert f"Reports written: {reports / 'audit.md'}, {reports / 'audit.json'}" in out
+    report = json.loads((reports / "audit.json").read_text())
+    assert report["totals"]["newly_rejected"] == 1
+    assert report["totals"]["accepted"] == 1
+    assert (reports / "audit.md").read_text().startswith("# auditor")
+
+
+def test_nothing_newly_rejected_exits_0(
+    tmp_path: Path, inputs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    catalog, _ = inputs
+    log = tmp_path / "ok.jsonl"
+    log.write_text('{"tool": "search", "arguments": {"tags": ["x"]}}\n')
+    code, out, _ = _run(
+        ["audit", "--schemas", str(catalog), "--logs", str(log), "--no-report-files"], capsys
+    )
+    assert code == 0
+    assert "No call would be newly rejected." in out
+    assert not (tmp_path / "reports").exists()
+
+
+def test_format_json_to_stdout_is_the_only_stdout(
+    tmp_path: Path, inputs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    catalog, log = inputs
+    code, out, _ = _run(
+        [
+            "audit", "--schemas", str(catalog), "--logs", str(log),
+            "--format", "json", "--output", "-", "--no-report-files",
+        ],
+        capsys,
+    )  # fmt: skip
+    assert code == 1
+    assert json.loads(out)["totals"]["calls"] == 2
+
+
+def test_several_paths_after_one_option(
+    tmp_path: Path, inputs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    catalog, log = inputs
+    second = tmp_path / "more.jsonl"
+    second.write_text('{"tool": "search", "arguments": {"tags": ["b"]}}\n')
+    code, out, _ = _run(
+        [
+            "audit", "--schemas", str(catalog), "--logs", str(log), str(second),
+            "--format", "json", "--no-report-files",
+        ],
+        capsys,
+    )  # fmt: skip
+    assert code == 1
+    assert [entry["path"] for entry in json.loads(out)["inputs"]["logs"]] == [str(log), str(second)]
+
+
+def test_expand_multi_value_options() -> None:
+    assert expand_multi_value_options(
+        ["audit", "--logs", "a", "b", "--schemas", "s", "--format", "json", "x"],
+        ["--logs", "--schemas"],
+    ) == ["audit", "--logs", "a", "--logs", "b", "--schemas", "s", "--format", "json", "x"]
+
+
+@pytest.mark.parametrize(
+    ("catalog_text", "log_name", "message"),
+    [
+        ("search: [unclosed\n", "calls.jsonl", "invalid YAML"),
+        (CATALOG, "missing.jsonl", "missing.jsonl: no such file"),
+    ],
+)
+def test_unusable_input_exits_2_with_one_line(
+    tmp_path: Path,
+    inputs: tuple[Path, Path],
+    capsys: pytest.CaptureFixture[str],
+    catalog_text: str,
+    log_name: str,
+    message: str,
+) -> None:
+    catalog, _ = inputs
+    catalog.write_text(catalog_text)
+    code, out, err = _run(
+        ["audit", "--schemas", str(catalog), "--logs", str(tmp_path / log_name)], capsys
+    )
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1 and message in err and "Traceback" not in err
+
+
+def test_python_dash_m_runs_the_cli(inputs: tuple[Path, Path], tmp_path: Path) -> None:
+    catalog, log = inputs
+    completed = subprocess.run(
+        [sys.executable, "-m", "auditor", "audit", "--schemas", str(catalog), "--logs", str(log),
+         "--no-report-files"],
+        capture_output=True, text=True, check=False, cwd=tmp_path,
+    )  # fmt: skip
+    assert completed.returncode == 1, completed.stderr
+    assert "newly rejected" in completed.stdout
