@@ -49,13 +49,20 @@ class Compiled:
 def compile_schema(schema: JSON) -> Compiled:
     """Check ``schema`` against its meta-schema and build its validator once."""
     cls: Any = validators.validator_for(schema, default=validators.Draft202012Validator)
+    meta_cls: Any = validators.validator_for(cls.META_SCHEMA, default=cls)
+    meta = meta_cls(cls.META_SCHEMA, format_checker=cls.FORMAT_CHECKER)
     try:
-        cls.check_schema(schema)
-    except exceptions.SchemaError as error:
-        where = pointers.from_segments(error.absolute_path)
-        return Compiled(None, _clip(f"fails its meta-schema at '{where}': {error.message}"))
+        # All errors, sorted: which one python-jsonschema meets first depends on set order,
+        # which changes from run to run, and reports must not.
+        problems = sorted(
+            (pointers.from_segments(e.absolute_path), e.message) for e in meta.iter_errors(schema)
+        )
     except RecursionError:
         return Compiled(None, "is nested too deeply to check against its meta-schema")
+    if problems:
+        where, message = problems[0]
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        return Compiled(None, _clip(f"fails its meta-schema at '{where}': {message}{more}"))
     return Compiled(cls(schema, registry=_LOCAL_ONLY), None)
 
 
@@ -147,8 +154,18 @@ def _errors(validator: Validator, instance: JSON) -> list[exceptions.ValidationE
 
 
 def _evaluation_problem(error: BaseException) -> str:
+    # The referencing errors' own text embeds the whole resource; the reference says enough.
+    # python-jsonschema raises them wrapped, with the original as the cause.
+    if isinstance(error, referencing.exceptions.Unresolvable) and isinstance(
+        error.__cause__, referencing.exceptions.Unresolvable
+    ):
+        error = error.__cause__
+    if isinstance(error, referencing.exceptions.PointerToNowhere):
+        return _clip(f"$ref '#{error.ref}' points to nothing in the schema")
+    if isinstance(error, referencing.exceptions.NoSuchAnchor):
+        return _clip(f"$ref to anchor '{error.anchor}' which the schema does not define")
     if isinstance(error, referencing.exceptions.Unresolvable):
-        return _clip(f"cannot resolve a reference: {error}")
+        return _clip(f"cannot resolve $ref '{error.ref}' (remote references are never fetched)")
     if isinstance(error, RecursionError):
         return "evaluation recursed too deeply (a $ref cycle or extreme nesting)"
     return _clip(f"evaluation failed: {type(error).__name__}: {error}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -144,3 +145,23 @@ def test_python_dash_m_runs_the_cli(inputs: tuple[Path, Path], tmp_path: Path) -
     )  # fmt: skip
     assert completed.returncode == 1, completed.stderr
     assert "newly rejected" in completed.stdout
+
+
+def test_reports_are_byte_identical_across_hash_seeds(inputs: tuple[Path, Path]) -> None:
+    """Set iteration order changes with PYTHONHASHSEED; the report must not."""
+    catalog, log = inputs
+    catalog.write_text(
+        "t:\n  type: object\n  properties:\n    a: {type: STRING}\n    b: {type: INTEGER}\n"
+        "    c: {type: BOOLEAN}\n  additional_properties: false\n"
+    )
+    log.write_text('{"tool": "t", "arguments": {"x": 1, "y": 2, "z": 3, "a": 4}}\n')
+    outputs = set()
+    for seed in ("1", "2", "3"):
+        completed = subprocess.run(
+            [sys.executable, "-m", "auditor", "audit", "--schemas", str(catalog), "--logs",
+             str(log), "--format", "json", "--no-report-files"],
+            capture_output=True, text=True, check=False, env={**os.environ, "PYTHONHASHSEED": seed},
+        )  # fmt: skip
+        outputs.add(completed.stdout)
+    assert len(outputs) == 1
+    assert '"schema_error_before": 1' in outputs.pop()

@@ -1,0 +1,74 @@
+"""The sample scenarios under sample_logs/ and the reports generated from them."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from auditor.catalogs import load_catalogs
+from auditor.logs import LogReader, check_logs
+from auditor.models import Report
+from auditor.pipeline import audit
+from auditor.report import Format, render
+
+ROOT = Path(__file__).resolve().parent.parent
+REPORT_FILES = {Format.MARKDOWN: "audit.md", Format.JSON: "audit.json"}
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    catalog: str
+    log: str
+    """Both relative to the repository root, as a user would type them there."""
+
+    @property
+    def expected(self) -> Path:
+        return ROOT / "sample_logs" / self.name / "expected.yaml"
+
+    @property
+    def report_dir(self) -> Path:
+        return ROOT / "reports" / self.name
+
+
+def scenarios() -> list[Scenario]:
+    found = []
+    for folder in sorted((ROOT / "sample_logs").iterdir()):
+        catalogs = sorted(folder.glob("tools.*"))
+        if folder.is_dir() and catalogs:
+            found.append(
+                Scenario(
+                    folder.name,
+                    f"sample_logs/{folder.name}/{catalogs[0].name}",
+                    f"sample_logs/{folder.name}/calls.jsonl",
+                )
+            )
+    return found
+
+
+@contextmanager
+def _at_root() -> Iterator[None]:
+    before = Path.cwd()
+    os.chdir(ROOT)
+    try:
+        yield
+    finally:
+        os.chdir(before)
+
+
+def run(scenario: Scenario) -> Report:
+    """The audit of one scenario, with paths as given from the repository root."""
+    with _at_root():
+        catalogs = load_catalogs([scenario.catalog])
+        assert not catalogs.problems, catalogs.problems
+        files, problems = check_logs([scenario.log])
+        assert not problems, problems
+        return audit(catalogs.tools, LogReader(files), [scenario.catalog])
+
+
+def rendered(scenario: Scenario) -> dict[str, str]:
+    report = run(scenario)
+    return {name: render(report, fmt) for fmt, name in REPORT_FILES.items()}
