@@ -89,7 +89,7 @@ def verdict(report: Report) -> str:
     if after:
         parts.append(
             f"**{after} calls cannot be checked because the normalized schema is unusable**"
-            + (f" ({', '.join(f'`{t}`' for t in broken)} failing its meta-schema)" if broken else "")
+            + (f" ({', '.join(f'`{t}`' for t in broken)}: meta-schema)" if broken else "")
             + "."
         )
     if before:
