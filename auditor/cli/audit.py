@@ -1,39 +1,23 @@
-"""The command line: parse options, run the pipeline, render, write, return an exit code."""
+"""`auditor audit`: options -> pipeline -> renderers -> files and stdout -> exit code."""
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Final
+from typing import Annotated
 
 import typer
 
-from auditor import __version__
 from auditor.catalogs import load_catalogs
+from auditor.cli.common import EXIT_FOUND, EXIT_OK, EXIT_UNUSABLE, UsageFailure, write_text
 from auditor.logs import LogReader, check_logs
 from auditor.models import Outcome, Report
-from auditor.output import write_atomic
 from auditor.pipeline import audit as run_audit
 from auditor.report import Format, render
 
-EXIT_OK: Final = 0
-EXIT_FOUND: Final = 1
-EXIT_UNUSABLE: Final = 2
-
-# Options that take several values (`--logs a.jsonl b.jsonl`, as a shell glob expands).
-MULTI_VALUE_OPTIONS: Final = ("--schemas", "--logs")
-
-app = typer.Typer(
-    add_completion=False,
-    no_args_is_help=True,
-    help="Find the logged tool-call arguments that a normalized tool schema would newly reject.",
-)
-
-
-class UsageFailure(Exception):
-    """An input or output that cannot be used; the message names it in one line."""
+MULTI_VALUE_OPTIONS = ("--schemas", "--logs")
+"""Options of this command that take several values (`--logs a.jsonl b.jsonl`)."""
 
 
 @dataclass(frozen=True)
@@ -47,22 +31,6 @@ class AuditOptions:
     quiet: bool
 
 
-def _version(value: bool) -> None:
-    if value:
-        typer.echo(f"auditor {__version__}")
-        raise typer.Exit()
-
-
-@app.callback()
-def _root(
-    version: Annotated[
-        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
-    ] = False,
-) -> None:
-    """auditor: a pre-upgrade check for tool schemas written in a JSON Schema dialect."""
-
-
-@app.command()
 def audit(
     schemas: Annotated[
         list[str],
@@ -137,7 +105,7 @@ def _write_reports(report: Report, options: AuditOptions) -> list[Path]:
     written = []
     for fmt, name in ((Format.MARKDOWN, "audit.md"), (Format.JSON, "audit.json")):
         path = options.report_dir / name
-        _write(path, render(report, fmt))
+        write_text(path, render(report, fmt))
         written.append(path)
     return written
 
@@ -147,34 +115,4 @@ def _emit(text: str, output: str) -> None:
         sys.stdout.write(text)
         sys.stdout.flush()
     else:
-        _write(Path(output), text)
-
-
-def _write(path: Path, text: str) -> None:
-    try:
-        write_atomic(path, text)
-    except OSError as error:
-        raise UsageFailure(f"{path}: cannot write: {error.strerror or error}") from error
-
-
-def expand_multi_value_options(argv: Sequence[str], names: Sequence[str]) -> list[str]:
-    """``--logs a b --x`` -> ``--logs a --logs b --x``: click options take one value each."""
-    expanded: list[str] = []
-    current: str | None = None
-    for arg in argv:
-        if arg in names:
-            current = arg
-            expanded.append(arg)
-            continue
-        if arg.startswith("-") and arg != "-":
-            current = None
-        elif current is not None and expanded[-1] != current:
-            expanded.append(current)
-        expanded.append(arg)
-    return expanded
-
-
-def main(argv: Sequence[str] | None = None) -> None:
-    """Console entry point."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    app(args=expand_multi_value_options(args, MULTI_VALUE_OPTIONS), prog_name="auditor")
+        write_text(Path(output), text)

@@ -1,0 +1,59 @@
+"""The command line. Each command lives in its own module; this one assembles the app."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import Annotated
+
+import typer
+
+from auditor import __version__
+from auditor.cli import audit
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Find the logged tool-call arguments that a normalized tool schema would newly reject.",
+)
+app.command("audit")(audit.audit)
+
+MULTI_VALUE_OPTIONS: tuple[str, ...] = audit.MULTI_VALUE_OPTIONS
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"auditor {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
+    ] = False,
+) -> None:
+    """auditor: a pre-upgrade check for tool schemas written in a JSON Schema dialect."""
+
+
+def expand_multi_value_options(argv: Sequence[str], names: Sequence[str]) -> list[str]:
+    """``--logs a b --x`` -> ``--logs a --logs b --x``: click options take one value each."""
+    expanded: list[str] = []
+    current: str | None = None
+    for arg in argv:
+        if arg in names:
+            current = arg
+            expanded.append(arg)
+            continue
+        if arg.startswith("-") and arg != "-":
+            current = None
+        elif current is not None and expanded[-1] != current:
+            expanded.append(current)
+        expanded.append(arg)
+    return expanded
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Console entry point."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    app(args=expand_multi_value_options(args, MULTI_VALUE_OPTIONS), prog_name="auditor")
