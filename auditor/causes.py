@@ -9,6 +9,7 @@ for a schema that only became usable through type-case rewrites, those rewrites.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -17,7 +18,7 @@ from jsonschema.exceptions import ValidationError
 
 from auditor import pointers
 from auditor.keywords import Draft
-from auditor.models import JSON, Rewrite, Rule
+from auditor.models import JSON, Change, Rewrite, Rule
 
 # Keywords whose verdict depends on rewritten siblings in the same schema object.
 _SIBLINGS: Final[dict[str, tuple[str, ...]]] = {
@@ -31,6 +32,7 @@ _SIBLINGS: Final[dict[str, tuple[str, ...]]] = {
 # Keywords that see what in-place applicators anywhere below them evaluated.
 _SUBTREE: Final = frozenset({"unevaluatedProperties", "unevaluatedItems"})
 _MAX_REF_HOPS: Final = 16
+_TYPE_MEMBER: Final = re.compile(r"/type/\d+$")
 
 
 @dataclass(frozen=True)
@@ -205,7 +207,7 @@ class CauseFinder:
 
 def _keyword_position(rewrite: Rewrite) -> str:
     """The keyword a rewrite belongs to: a type-array member belongs to its ``type``."""
-    if rewrite.rule is Rule.TYPE_CASE and not rewrite.new_pointer.endswith("/type"):
+    if rewrite.change is Change.REPLACE and _TYPE_MEMBER.search(rewrite.new_pointer):
         return pointers.parent(rewrite.new_pointer)
     return rewrite.new_pointer
 

@@ -172,3 +172,89 @@ SNAKE_SPELLINGS: Final[dict[Draft, dict[str, str]]] = {
     draft: _snake_spellings(vocabulary) for draft, vocabulary in VOCABULARY.items()
 }
 """For each draft: snake_case spelling -> the camelCase keyword it stands for."""
+
+ANY_DRAFT: Final[frozenset[str]] = frozenset(k for v in VOCABULARY.values() for k in v)
+"""Every keyword of every supported draft."""
+
+ANY_DRAFT_SNAKE: Final[dict[str, str]] = {
+    snake: keyword for spellings in SNAKE_SPELLINGS.values() for snake, keyword in spellings.items()
+}
+
+ANNOTATIONS: Final = frozenset(
+    {
+        # OpenAPI, editors and model providers: meaningful to some tool, harmless here.
+        "example",
+        "discriminator",
+        "externalDocs",
+        "xml",
+        "markdownDescription",
+        "enumDescriptions",
+        "errorMessage",
+        "deprecationMessage",
+        "propertyOrdering",
+        "property_ordering",
+    }
+)
+"""Keys that are not JSON Schema keywords but are well-known annotations, never findings."""
+
+DRAFT_AGNOSTIC_LOCATIONS: Final = frozenset({"$defs", "definitions"})
+"""Containers that ``$ref`` can point into whatever the draft; never 'not in this draft'."""
+
+APPLIES_TO: Final[dict[str, frozenset[str]]] = {
+    **dict.fromkeys(
+        ("multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum"),
+        frozenset({"number", "integer"}),
+    ),
+    **dict.fromkeys(("maxLength", "minLength", "pattern"), frozenset({"string"})),
+    **dict.fromkeys(
+        (
+            "items",
+            "prefixItems",
+            "additionalItems",
+            "maxItems",
+            "minItems",
+            "uniqueItems",
+            "contains",
+            "maxContains",
+            "minContains",
+            "unevaluatedItems",
+        ),
+        frozenset({"array"}),
+    ),
+    **dict.fromkeys(
+        (
+            "maxProperties",
+            "minProperties",
+            "required",
+            "properties",
+            "patternProperties",
+            "additionalProperties",
+            "dependentRequired",
+            "dependentSchemas",
+            "propertyNames",
+            "unevaluatedProperties",
+            "dependencies",
+        ),
+        frozenset({"object"}),
+    ),
+}
+"""Keywords that constrain only instances of some JSON types."""
+
+REF_SIBLINGS_KEPT: Final = frozenset(
+    {
+        "$ref",
+        "$id",
+        "id",
+        "$schema",
+        "$comment",
+        "definitions",
+        "$defs",
+        "title",
+        "description",
+        "default",
+        "examples",
+    }
+)
+"""Keys beside ``$ref`` that still mean something in drafts 4 to 7 (annotations, locations)."""
+
+REF_OVERRIDES_SIBLINGS: Final = frozenset({Draft.DRAFT4, Draft.DRAFT6, Draft.DRAFT7})

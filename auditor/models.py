@@ -32,10 +32,24 @@ class Outcome(str, Enum):
 
 
 class Rule(str, Enum):
-    """The families of rewrites the normalizer can make."""
+    """The families of rewrites the normalizer can make; the first two are on by default."""
 
     KEYWORD_CASE = "keyword-case"
     TYPE_CASE = "type-case"
+    TYPE_ALIAS = "type-alias"
+    OPENAPI = "openapi"
+    GEMINI = "gemini"
+
+
+class Change(str, Enum):
+    """What a rewrite does to the text at its pointer."""
+
+    RENAME = "rename"
+    """The key is renamed; its value stays."""
+    REPLACE = "replace"
+    """The value is replaced (a type name, a ``$ref``, a bound)."""
+    REMOVE = "remove"
+    """The entry is removed."""
 
 
 @dataclass(frozen=True)
@@ -87,6 +101,7 @@ class Rewrite:
     rule: Rule
     new_pointer: str
     """The same place in the *new* schema."""
+    change: Change = Change.RENAME
 
     def describe(self) -> str:
         return f"{self.pointer}: {self.old} → {self.new}"

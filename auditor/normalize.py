@@ -2,44 +2,88 @@
 
 Pure: ``normalize(schema)`` returns a new schema with every rewrite and finding recorded; the
 input is never modified. The walk visits keyword positions only, by the vocabulary table in
-:mod:`auditor.keywords`, so property names and data are never touched.
+:mod:`auditor.keywords`, so property names and data are never touched. The same walk reports
+every place that is not evaluated as written (the findings ``auditor lint`` prints), so the
+rules live in one place.
 """
 
 from __future__ import annotations
 
+import difflib
+import json
+import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Final
 
+from auditor import findings as rules_
 from auditor import pointers
-from auditor.findings import BOTH_SPELLINGS, UNKNOWN_TYPE
-from auditor.keywords import JSON_TYPES, SNAKE_SPELLINGS, VOCABULARY, Draft, Kind, draft_of
-from auditor.models import JSON, Finding, Rewrite, Rule
+from auditor.keywords import (
+    ANNOTATIONS,
+    ANY_DRAFT,
+    ANY_DRAFT_SNAKE,
+    APPLIES_TO,
+    DRAFT_AGNOSTIC_LOCATIONS,
+    JSON_TYPES,
+    REF_OVERRIDES_SIBLINGS,
+    REF_SIBLINGS_KEPT,
+    SNAKE_SPELLINGS,
+    VOCABULARY,
+    Draft,
+    Kind,
+    draft_of,
+)
+from auditor.models import JSON, Change, Finding, Rewrite, Rule
 
 DEFAULT_RULES: Final = frozenset({Rule.KEYWORD_CASE, Rule.TYPE_CASE})
 
-# What a type name that is not a JSON type most likely meant; used in messages only, because
-# guessing (is `float` "number" or "integer"?) is a decision for the schema's owner.
-LIKELY_TYPE: Final[dict[str, str]] = {
+TYPE_ALIASES: Final[dict[str, str]] = {
     "str": "string",
-    "text": "string",
     "int": "integer",
-    "long": "integer",
     "float": "number",
-    "double": "number",
-    "decimal": "number",
     "bool": "boolean",
     "dict": "object",
-    "map": "object",
     "list": "array",
     "tuple": "array",
+}
+"""Python and Java type names that ``--rules type-alias`` rewrites (``any`` removes ``type``)."""
+
+# What a type name that is not a JSON type most likely meant; a hint in findings only, since
+# guessing (is `float` "number" or "integer"?) is the schema owner's decision.
+_LIKELY_TYPE: Final[dict[str, str]] = {
+    **TYPE_ALIASES,
+    "text": "string",
+    "long": "integer",
+    "double": "number",
+    "decimal": "number",
+    "map": "object",
     "none": "null",
 }
+_GENERIC: Final = (
+    (re.compile(r"optional\[(.+)\]"), None),
+    (re.compile(r"(.+?)\s*,\s*optional"), None),
+    (re.compile(r"(?:list|sequence|tuple|set|array)\[.*\]"), "array"),
+    (re.compile(r"(?:dict|mapping|map)\[.*\]"), "object"),
+)
+_GEMINI_RENAMES: Final = {"defs": "$defs", "ref": "$ref", "property_ordering": "propertyOrdering"}
+_BOUNDS: Final = (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum"))
+
+
+def likely_type(name: str) -> str | None:
+    """The JSON type a programming-language type name most likely means, if any."""
+    lowered = name.strip().lower()
+    if lowered in JSON_TYPES:
+        return lowered
+    for pattern, meaning in _GENERIC:
+        match = pattern.fullmatch(lowered)
+        if match:
+            return meaning if meaning is not None else likely_type(match.group(1))
+    return _LIKELY_TYPE.get(lowered)
 
 
 @dataclass(frozen=True)
 class Normalized:
-    """The normalized schema, and what changed or could not be changed on the way."""
+    """The normalized schema, and what changed or is not evaluated as written."""
 
     schema: JSON
     rewrites: tuple[Rewrite, ...]
@@ -61,52 +105,140 @@ class _RefSite:
 
 
 @dataclass
+class _Object:
+    """One schema object being walked: where it is, and its keys by what they mean."""
+
+    old: str
+    new: str
+    source: dict[str, JSON]
+    result: dict[str, JSON]
+    meaning: dict[str, str] = field(default_factory=dict)
+    """Keyword -> the key that spells it here (a snake_case key counts as its keyword)."""
+
+    def old_key(self, keyword: str) -> str:
+        return pointers.join(self.old, self.meaning.get(keyword, keyword))
+
+    def new_key(self, keyword: str) -> str:
+        return pointers.join(self.new, keyword)
+
+
+@dataclass
 class _Walk:
     draft: Draft
     rules: Collection[Rule]
     rewrites: list[Rewrite] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
-    renamed: dict[str, str] = field(default_factory=dict)
-    """Old pointer of each renamed key -> its new spelling."""
+    renamed: dict[str, tuple[str, Rule]] = field(default_factory=dict)
+    """Old pointer of each renamed key -> its new spelling and the rule that renamed it."""
     refs: list[_RefSite] = field(default_factory=list)
 
     def schema(self, node: JSON, old: str, new: str, resource: str) -> JSON:
         if not isinstance(node, dict):
             return node  # boolean schemas, and junk the meta-schema check will name
-        vocabulary = VOCABULARY[self.draft]
-        snake = SNAKE_SPELLINGS[self.draft]
         if self._starts_resource(node):
             resource = old
-        result: dict[str, JSON] = {}
+        here = _Object(old, new, node, {})
         for key, value in node.items():
-            keyword = key
-            if key not in vocabulary and key in snake and Rule.KEYWORD_CASE in self.rules:
-                if snake[key] in node:
-                    self.findings.append(
-                        BOTH_SPELLINGS.finding(
-                            pointers.join(old, key),
-                            f"`{key}` stands beside `{snake[key]}`; only `{snake[key]}` is "
-                            "evaluated, and renaming would overwrite it",
-                        )
-                    )
-                else:
-                    keyword = snake[key]
-                    self._rename(old, new, key, keyword)
+            keyword = self._keyword(here, key)
+            if keyword is None:
+                here.result[key] = value  # not a keyword here: its value is data
+                continue
+            here.meaning.setdefault(keyword, key)
             if keyword == "$ref" and isinstance(value, str):
-                self.refs.append(
-                    _RefSite(
-                        result,
-                        pointers.join(old, key),
-                        pointers.join(new, key),
-                        resource,
-                        len(self.rewrites),
+                site = _RefSite(
+                    here.result, pointers.join(old, key), here.new_key(keyword), resource, 0
+                )
+                site.slot = len(self.rewrites)
+                self.refs.append(site)
+            kind = VOCABULARY[self.draft].get(keyword, Kind.DATA)
+            here.result[keyword] = self.value(
+                kind, value, pointers.join(old, key), here.new_key(keyword), resource
+            )
+        self._check_object(here)
+        if Rule.OPENAPI in self.rules:
+            self._openapi(here)
+        return here.result
+
+    def _keyword(self, here: _Object, key: str) -> str | None:
+        """What ``key`` means in this object (renaming it if a rule says so), or None."""
+        vocabulary = VOCABULARY[self.draft]
+        if key in vocabulary:
+            return key
+        snake = SNAKE_SPELLINGS[self.draft]
+        at = pointers.join(here.old, key)
+        if key in snake:
+            target = snake[key]
+            if target in here.source:
+                self.findings.append(
+                    rules_.BOTH_SPELLINGS.finding(
+                        at,
+                        f"`{key}` stands beside `{target}`; only `{target}` is evaluated, "
+                        "and renaming would overwrite it",
                     )
                 )
-            kind = vocabulary.get(keyword, Kind.DATA)
-            result[keyword] = self.value(
-                kind, value, pointers.join(old, key), pointers.join(new, keyword), resource
+                return None
+            self.findings.append(
+                rules_.SNAKE_CASE_KEYWORD.finding(
+                    at, f"`{key}` is ignored: the keyword is `{target}`", fix=target
+                )
             )
-        return result
+            if Rule.KEYWORD_CASE in self.rules:
+                self._rename(here, key, target, Rule.KEYWORD_CASE)
+                return target
+            here.meaning.setdefault(target, key)
+            return None
+        if key in _GEMINI_RENAMES:
+            return self._gemini(here, key)
+        self._unknown(here, key)
+        return None
+
+    def _gemini(self, here: _Object, key: str) -> str | None:
+        target = _GEMINI_RENAMES[key]
+        if key != "property_ordering":
+            self.findings.append(
+                rules_.GEMINI_KEYWORD.finding(
+                    pointers.join(here.old, key),
+                    f"`{key}` is Gemini's spelling and is ignored: the keyword is `{target}`",
+                    fix=target,
+                )
+            )
+        if Rule.GEMINI not in self.rules or target in here.source:
+            return None
+        self._rename(here, key, target, Rule.GEMINI)
+        return target
+
+    def _unknown(self, here: _Object, key: str) -> None:
+        at = pointers.join(here.old, key)
+        if key.startswith("x-") or key in ANNOTATIONS:
+            return
+        if key == "nullable":
+            self.findings.append(
+                rules_.OPENAPI_NULLABLE.finding(
+                    at,
+                    "`nullable` is OpenAPI 3.0 and ignored by JSON Schema; "
+                    '`--rules openapi` adds "null" to `type`',
+                )
+            )
+            return
+        other = ANY_DRAFT_SNAKE.get(key, key)
+        if other in ANY_DRAFT and other not in DRAFT_AGNOSTIC_LOCATIONS:
+            drafts = ", ".join(d.value for d, v in VOCABULARY.items() if other in v)
+            self.findings.append(
+                rules_.KEYWORD_NOT_IN_DRAFT.finding(
+                    at,
+                    f"`{other}` is a keyword of {drafts}, not of {self.draft.value}: ignored",
+                )
+            )
+            return
+        if other in DRAFT_AGNOSTIC_LOCATIONS:
+            return
+        guess = _did_you_mean(key, VOCABULARY[self.draft])
+        hint = f"; did you mean `{guess}`?" if guess else ""
+        self.findings.append(
+            rules_.UNKNOWN_KEYWORD.finding(
+                at, f"`{key}` is not a JSON Schema keyword and is ignored{hint}", fix=guess
+            )
+        )
 
     def value(self, kind: Kind, value: JSON, old: str, new: str, resource: str) -> JSON:
         if kind is Kind.SCHEMA:
@@ -154,27 +286,129 @@ class _Walk:
             return name
         lowered = name.lower()
         if lowered in JSON_TYPES:
+            self.findings.append(
+                rules_.TYPE_CASE.finding(
+                    old, f"type `{name}` is not a JSON type: it is `{lowered}`", fix=lowered
+                )
+            )
             if Rule.TYPE_CASE not in self.rules:
                 return name
-            self.rewrites.append(Rewrite(old, name, lowered, Rule.TYPE_CASE, new))
+            self.rewrites.append(Rewrite(old, name, lowered, Rule.TYPE_CASE, new, Change.REPLACE))
             return lowered
-        likely = LIKELY_TYPE.get(lowered)
-        hint = f"; it probably means `{likely}`" if likely else ""
+        likely = likely_type(name)
+        if lowered == "any":
+            hint = "; any value is allowed when `type` is left out"
+        else:
+            hint = f"; it probably means `{likely}`" if likely else ""
         self.findings.append(
-            UNKNOWN_TYPE.finding(
-                old,
-                f"type `{name}` is not a JSON type{hint}",
-                fix=likely,
-            )
+            rules_.UNKNOWN_TYPE.finding(old, f"type `{name}` is not a JSON type{hint}", fix=likely)
         )
+        if Rule.TYPE_ALIAS in self.rules and lowered in TYPE_ALIASES:
+            alias = TYPE_ALIASES[lowered]
+            self.rewrites.append(Rewrite(old, name, alias, Rule.TYPE_ALIAS, new, Change.REPLACE))
+            return alias
         return name
 
-    def _rename(self, old: str, new: str, key: str, keyword: str) -> None:
-        old_key = pointers.join(old, key)
-        self.renamed[old_key] = keyword
+    def _check_object(self, here: _Object) -> None:
+        """Findings about keywords that do nothing where they stand."""
+        result, meaning = here.result, here.meaning
+        items = here.source.get(meaning.get("items", "items"))
+        if self.draft is Draft.DRAFT2020 and "items" in meaning and isinstance(items, list):
+            self.findings.append(
+                rules_.TUPLE_ITEMS.finding(
+                    here.old_key("items"),
+                    "`items: [...]` is the draft-4 tuple form; in 2020-12 it is `prefixItems`",
+                    fix="prefixItems",
+                )
+            )
+        if (
+            "additionalItems" in meaning
+            and "additionalItems" in VOCABULARY[self.draft]
+            and not isinstance(items, list)
+        ):
+            self.findings.append(
+                rules_.ADDITIONAL_ITEMS_WITHOUT_TUPLE.finding(
+                    here.old_key("additionalItems"),
+                    "`additionalItems` does nothing unless `items` is a list",
+                )
+            )
+        declared = _declared_types(result.get("type", here.source.get("type")))
+        if declared:
+            for keyword, types in APPLIES_TO.items():
+                if keyword in meaning and not declared & types:
+                    self.findings.append(
+                        rules_.KEYWORD_FOR_OTHER_TYPE.finding(
+                            here.old_key(keyword),
+                            f"`{keyword}` applies to {' or '.join(sorted(types))} values, "
+                            f"never to the declared type {' or '.join(sorted(declared))}",
+                        )
+                    )
+        if self.draft in REF_OVERRIDES_SIBLINGS and "$ref" in result:
+            for key in here.source:
+                if key not in REF_SIBLINGS_KEPT:
+                    self.findings.append(
+                        rules_.REF_SIBLINGS_IGNORED.finding(
+                            pointers.join(here.old, key),
+                            f"`{key}` beside `$ref` is ignored in {self.draft.value}",
+                        )
+                    )
+        if self.draft is not Draft.DRAFT4:
+            for keyword, _ in _BOUNDS:
+                if isinstance(result.get(keyword), bool):
+                    self.findings.append(
+                        rules_.BOOLEAN_EXCLUSIVE_BOUND.finding(
+                            here.old_key(keyword),
+                            f"boolean `{keyword}` is draft-4 only; since draft 6 it is a number",
+                        )
+                    )
+
+    def _openapi(self, here: _Object) -> None:
+        """OpenAPI 3.0 forms -> JSON Schema: ``nullable``, boolean exclusive bounds."""
+        result = here.result
+        nullable = result.get("nullable")
+        if "nullable" in here.source and isinstance(nullable, bool):
+            kind = result.get("type")
+            if nullable and isinstance(kind, (str, list)) and "null" not in _as_list(kind):
+                widened = [*_as_list(kind), "null"]
+                self._replace(here, "type", widened)
+            self._remove(here, "nullable")
+        if self.draft is Draft.DRAFT4:
+            return
+        for exclusive, inclusive in _BOUNDS:
+            flag = result.get(exclusive)
+            if flag is True and isinstance(result.get(inclusive), (int, float)):
+                self._replace(here, exclusive, result[inclusive])
+                self._remove(here, inclusive)
+            elif flag is False:
+                self._remove(here, exclusive)
+
+    def _replace(self, here: _Object, keyword: str, value: JSON) -> None:
+        old = _compact(here.result[keyword])
+        here.result[keyword] = value
         self.rewrites.append(
-            Rewrite(old_key, key, keyword, Rule.KEYWORD_CASE, pointers.join(new, keyword))
+            Rewrite(
+                here.old_key(keyword),
+                old,
+                _compact(value),
+                Rule.OPENAPI,
+                here.new_key(keyword),
+                Change.REPLACE,
+            )
         )
+
+    def _remove(self, here: _Object, keyword: str) -> None:
+        del here.result[keyword]
+        key = here.meaning.get(keyword, keyword)
+        self.rewrites.append(
+            Rewrite(
+                here.old_key(keyword), key, "", Rule.OPENAPI, here.new_key(keyword), Change.REMOVE
+            )
+        )
+
+    def _rename(self, here: _Object, key: str, keyword: str, rule: Rule) -> None:
+        old_key = pointers.join(here.old, key)
+        self.renamed[old_key] = (keyword, rule)
+        self.rewrites.append(Rewrite(old_key, key, keyword, rule, here.new_key(keyword)))
 
     def _starts_resource(self, node: dict[str, JSON]) -> bool:
         identifier = node.get("id" if self.draft is Draft.DRAFT4 else "$id")
@@ -192,20 +426,19 @@ class _Walk:
             if tokens is None:
                 continue
             old = site.resource
-            changed = False
+            rule: Rule | None = None
             for index, raw in enumerate(tokens):
                 segment = pointers.decode_token(raw)
                 if "/" in segment and raw != pointers.escape(segment):
                     break  # a percent-encoded "/" makes the pointer ambiguous; leave it
                 old = pointers.join(old, segment)
                 if old in self.renamed:
-                    tokens[index] = self.renamed[old]
-                    changed = True
-            if changed:
+                    tokens[index], rule = self.renamed[old]
+            if rule is not None:
                 new_ref = "#/" + "/".join(tokens)
                 site.holder["$ref"] = new_ref
                 by_slot.setdefault(site.slot, []).append(
-                    Rewrite(site.old_pointer, ref, new_ref, Rule.KEYWORD_CASE, site.new_pointer)
+                    Rewrite(site.old_pointer, ref, new_ref, rule, site.new_pointer, Change.REPLACE)
                 )
         ordered: list[Rewrite] = []
         for index in range(len(self.rewrites) + 1):
@@ -213,6 +446,30 @@ class _Walk:
             if index < len(self.rewrites):
                 ordered.append(self.rewrites[index])
         return ordered
+
+
+def _did_you_mean(key: str, vocabulary: Collection[str]) -> str | None:
+    folded = {keyword.lower(): keyword for keyword in vocabulary}
+    if key.lower() in folded:
+        return folded[key.lower()]
+    close = difflib.get_close_matches(key, list(vocabulary), n=1, cutoff=0.8)
+    return close[0] if close else None
+
+
+def _declared_types(value: JSON) -> frozenset[str]:
+    """The JSON types a ``type`` value declares, or nothing when it is not all valid names."""
+    names = [n.lower() if isinstance(n, str) else n for n in _as_list(value)]
+    if not names or not all(isinstance(n, str) and n in JSON_TYPES for n in names):
+        return frozenset()
+    return frozenset(str(n) for n in names)
+
+
+def _as_list(value: JSON) -> list[JSON]:
+    return list(value) if isinstance(value, list) else [value]
+
+
+def _compact(value: JSON) -> str:
+    return value if isinstance(value, str) else json.dumps(value)
 
 
 def normalize(schema: JSON, rules: Collection[Rule] = DEFAULT_RULES) -> Normalized:

@@ -14,6 +14,7 @@ from auditor.keywords import draft_of
 from auditor.models import (
     Call,
     CallResult,
+    Finding,
     LogStats,
     Outcome,
     Override,
@@ -45,6 +46,12 @@ def _normalize(tool: ToolSchema, rules: Collection[Rule]) -> Normalized:
     except RecursionError:
         # Too deep to walk: left as written; compiling it reports the same depth problem.
         return Normalized(tool.schema, (), (), draft_of(tool.schema))
+
+
+def _unresolved(normalized: Normalized) -> tuple[Finding, ...]:
+    """Findings the rewrites do not already fix: the report lists a rewrite once."""
+    fixed = {r.pointer for r in normalized.rewrites}
+    return tuple(f for f in normalized.findings if f.pointer not in fixed)
 
 
 def replay_call(replays: dict[str, ToolReplay], call: Call) -> CallResult:
@@ -88,7 +95,7 @@ def audit(
             pointer=replay.tool.pointer,
             shape=replay.tool.shape,
             rewrites=replay.normalized.rewrites,
-            findings=replay.normalized.findings,
+            findings=_unresolved(replay.normalized),
             counts=counts[name],
             old_schema_problem=replay.old.problem,
             new_schema_problem=replay.new.problem,

@@ -36,6 +36,7 @@ MAX_ERRORS: Final = 20
 MAX_MESSAGE: Final = 300
 
 _LOCAL_ONLY: Final = jsonschema_specifications.REGISTRY
+_VALUE_FIXES: Final = frozenset({Rule.TYPE_CASE, Rule.TYPE_ALIAS, Rule.OPENAPI})
 
 
 @dataclass(frozen=True)
@@ -78,8 +79,12 @@ class ToolReplay:
         self.new = compile_schema(normalized.schema)
         self.old = self.new if not normalized.rewrites else compile_schema(tool.schema)
         unblocked = self.old.problem is not None and self.new.problem is None
+        # Renames only add constraints; what turns a refused schema into a usable one is a
+        # fixed value: a type name, a bound.
         self.unblocking: tuple[Rewrite, ...] = tuple(
-            r for r in normalized.rewrites if unblocked and r.rule is Rule.TYPE_CASE
+            r
+            for r in normalized.rewrites
+            if unblocked and r.rule in _VALUE_FIXES and not r.pointer.endswith("/$ref")
         )
         self._causes = CauseFinder(
             normalized.schema, normalized.rewrites, normalized.draft, self.unblocking

@@ -11,6 +11,8 @@ import pytest
 from auditor.normalize import normalize
 from tests.conftest import load_cases
 
+NORMALIZER_CODES = {"KW002", "TY002"}
+
 
 @pytest.mark.parametrize("case", load_cases("normalize"))
 def test_case(case: dict[str, Any]) -> None:
@@ -22,7 +24,13 @@ def test_case(case: dict[str, Any]) -> None:
         {"pointer": r.pointer, "old": r.old, "new": r.new, "rule": r.rule.value}
         for r in result.rewrites
     ] == case["rewrites"]
-    assert [{"code": f.code, "pointer": f.pointer} for f in result.findings] == case["findings"]
+    # These cases pin the findings about what the normalizer could not rename; the lint
+    # cases pin the rest.
+    assert [
+        {"code": f.code, "pointer": f.pointer}
+        for f in result.findings
+        if f.code in NORMALIZER_CODES
+    ] == case["findings"]
     assert case["schema"] == original, "normalize must not modify its input"
 
 
