@@ -222,11 +222,11 @@ class _Walk:
             return
         other = ANY_DRAFT_SNAKE.get(key, key)
         if other in ANY_DRAFT and other not in DRAFT_AGNOSTIC_LOCATIONS:
-            drafts = ", ".join(d.value for d, v in VOCABULARY.items() if other in v)
+            drafts = " and ".join(d.value for d, v in VOCABULARY.items() if other in v)
+            spelled = f"`{key}`" if key == other else f"`{key}` (`{other}`)"
             self.findings.append(
                 rules_.KEYWORD_NOT_IN_DRAFT.finding(
-                    at,
-                    f"`{other}` is a keyword of {drafts}, not of {self.draft.value}: ignored",
+                    at, f"{spelled} is a keyword of {drafts}, not of {self.draft.value}: ignored"
                 )
             )
             return

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
@@ -10,7 +9,14 @@ from typing import Annotated
 import typer
 
 from auditor.catalogs import load_catalogs
-from auditor.cli.common import EXIT_FOUND, EXIT_OK, EXIT_UNUSABLE, UsageFailure, write_text
+from auditor.cli.common import (
+    EXIT_FOUND,
+    EXIT_OK,
+    EXIT_UNUSABLE,
+    UsageFailure,
+    emit,
+    write_text,
+)
 from auditor.logs import LogReader, check_logs
 from auditor.models import Outcome, Report
 from auditor.pipeline import audit as run_audit
@@ -91,7 +97,7 @@ def run(options: AuditOptions) -> int:
     written = _write_reports(report, options)
     stdout_taken = options.fmt is not None and options.output == "-"
     if options.fmt is not None:
-        _emit(render(report, options.fmt), options.output)
+        emit(render(report, options.fmt), options.output)
     if not options.quiet and not stdout_taken:
         typer.echo(render(report, Format.TABLE), nl=False)
         if written:
@@ -108,11 +114,3 @@ def _write_reports(report: Report, options: AuditOptions) -> list[Path]:
         write_text(path, render(report, fmt))
         written.append(path)
     return written
-
-
-def _emit(text: str, output: str) -> None:
-    if output == "-":
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    else:
-        write_text(Path(output), text)

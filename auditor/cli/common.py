@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Final
 
@@ -23,3 +25,19 @@ def write_text(path: Path, text: str) -> None:
         write_atomic(path, text)
     except OSError as error:
         raise UsageFailure(f"{path}: cannot write: {error.strerror or error}") from error
+
+
+def emit(text: str, output: str, to_path: Callable[[str], Path] = Path) -> None:
+    """Send ``text`` to stdout (``-``) or write it atomically to a file."""
+    if output == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        write_text(to_path(output), text)
+
+
+def split_codes(values: Iterable[str] | None) -> tuple[str, ...]:
+    """``--select KW001,TY --select NE`` -> ``("KW001", "TY", "NE")``."""
+    return tuple(
+        code.strip().upper() for value in values or () for code in value.split(",") if code.strip()
+    )

@@ -1,0 +1,39 @@
+"""`auditor lint`: every place in the catalogs that is not evaluated as written."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from auditor.cli.common import EXIT_FOUND, EXIT_OK, EXIT_UNUSABLE, emit, split_codes
+from auditor.findings import RULES
+from auditor.lint import lint_paths
+from auditor.report.lint import LINT_RENDERERS, LintFormat
+
+
+def lint(
+    paths: Annotated[list[str], typer.Argument(help="Catalog files or directories.")],
+    fmt: Annotated[LintFormat, typer.Option("--format", help="Output format.")] = LintFormat.TEXT,
+    output: Annotated[str, typer.Option("--output", help="Where to write; '-' is stdout.")] = "-",
+    select: Annotated[
+        list[str] | None,
+        typer.Option("--select", help="Only these codes or prefixes (KW001, KW, ...)."),
+    ] = None,
+    ignore: Annotated[
+        list[str] | None, typer.Option("--ignore", help="Leave out these codes or prefixes.")
+    ] = None,
+) -> None:
+    """Report keywords and type names that are not evaluated as written; exit 1 if any."""
+    selected, ignored = split_codes(select), split_codes(ignore)
+    unknown = sorted(c for c in (*selected, *ignored) if not any(r.startswith(c) for r in RULES))
+    if unknown:
+        typer.echo(f"auditor: error: unknown finding code {', '.join(unknown)}", err=True)
+        raise typer.Exit(EXIT_UNUSABLE)
+    result = lint_paths(paths, selected, ignored)
+    for problem in result.problems:
+        typer.echo(f"auditor: error: {problem}", err=True)
+    emit(LINT_RENDERERS[fmt](result.findings), output)
+    if result.problems:
+        raise typer.Exit(EXIT_UNUSABLE)
+    raise typer.Exit(EXIT_FOUND if result.findings else EXIT_OK)

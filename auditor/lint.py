@@ -1,0 +1,81 @@
+"""Findings for every tool of a catalog file, placed at file:line:column.
+
+The findings come from the normalizer's own walk (:func:`auditor.normalize.normalize`), so
+lint and normalize can never disagree about what a keyword is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from auditor.catalogs import CatalogProblem, catalog_files, read_catalog
+from auditor.models import Finding, Location
+from auditor.normalize import normalize
+from auditor.positions import key_positions
+
+
+@dataclass(frozen=True)
+class LocatedFinding:
+    """A finding with the tool it is in and where its key stands in the catalog file."""
+
+    finding: Finding
+    tool: str
+    location: Location
+
+    @property
+    def sort_key(self) -> tuple[str, int, int, str, str]:
+        return (
+            self.location.path,
+            self.location.line or 0,
+            self.location.column or 0,
+            self.finding.code,
+            self.finding.pointer,
+        )
+
+
+@dataclass(frozen=True)
+class LintResult:
+    findings: tuple[LocatedFinding, ...]
+    problems: tuple[CatalogProblem, ...]
+
+
+def lint_file(path: str) -> tuple[list[LocatedFinding], CatalogProblem | None]:
+    """Every finding in one catalog file, or the problem that makes the file unusable."""
+    tools, problem = read_catalog(path)
+    if problem is not None:
+        return [], problem
+    positions = key_positions(Path(path).read_text(encoding="utf-8-sig"))
+    located = []
+    for tool in tools:
+        for finding in normalize(tool.schema).findings:
+            line, column = positions.get(tool.pointer + finding.pointer, (None, None))
+            located.append(LocatedFinding(finding, tool.name, Location(path, line, column)))
+    return located, None
+
+
+def lint_paths(
+    paths: Iterable[str],
+    select: Collection[str] = (),
+    ignore: Collection[str] = (),
+) -> LintResult:
+    """Lint every catalog file under ``paths``; ``select``/``ignore`` filter by code prefix."""
+    found: list[LocatedFinding] = []
+    problems: list[CatalogProblem] = []
+    for path in paths:
+        files = catalog_files(path)
+        if not files:
+            problems.append(CatalogProblem(Location(path), "no catalog files (.json, .yaml)"))
+        for file in files:
+            located, problem = lint_file(file)
+            if problem is not None:
+                problems.append(problem)
+            found.extend(f for f in located if _wanted(f.finding.code, select, ignore))
+    return LintResult(tuple(sorted(found, key=lambda f: f.sort_key)), tuple(problems))
+
+
+def _wanted(code: str, select: Collection[str], ignore: Collection[str]) -> bool:
+    if select and not any(code.startswith(prefix) for prefix in select):
+        return False
+    return not any(code.startswith(prefix) for prefix in ignore)

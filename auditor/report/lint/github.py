@@ -1,0 +1,34 @@
+"""GitHub Actions workflow commands: each finding becomes an annotation on its line."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from auditor.lint import LocatedFinding
+from auditor.models import Severity
+
+
+def escape_data(text: str) -> str:
+    """Escape a workflow command's message, as the Actions runner expects."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    """Escape a workflow command's property value (file, title), which also ends at : and ,."""
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def render(findings: Sequence[LocatedFinding]) -> str:
+    lines = []
+    for f in findings:
+        level = "error" if f.finding.severity is Severity.ERROR else "warning"
+        properties = ",".join(
+            [
+                f"file={escape_property(f.location.path)}",
+                f"line={f.location.line or 1}",
+                f"col={f.location.column or 1}",
+                f"title={escape_property(f'{f.finding.code} {f.finding.name}')}",
+            ]
+        )
+        lines.append(f"::{level} {properties}::{escape_data(f.finding.message)}\n")
+    return "".join(lines)
