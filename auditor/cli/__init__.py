@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from auditor import __version__
-from auditor.cli import audit, lint
+from auditor.cli import audit, lint, normalize
 
 app = typer.Typer(
     add_completion=False,
@@ -18,6 +18,7 @@ app = typer.Typer(
 )
 app.command("audit")(audit.audit)
 app.command("lint")(lint.lint)
+app.command("normalize")(normalize.normalize)
 
 MULTI_VALUE_OPTIONS: tuple[str, ...] = audit.MULTI_VALUE_OPTIONS
 

@@ -7,6 +7,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Final
 
+from auditor.models import Rule
+from auditor.normalize import DEFAULT_RULES
 from auditor.output import write_atomic
 
 EXIT_OK: Final = 0
@@ -41,3 +43,18 @@ def split_codes(values: Iterable[str] | None) -> tuple[str, ...]:
     return tuple(
         code.strip().upper() for value in values or () for code in value.split(",") if code.strip()
     )
+
+
+def parse_rules(value: str | None) -> frozenset[Rule]:
+    """``keyword-case,openapi`` -> the rule families; None gives the default families."""
+    if value is None:
+        return DEFAULT_RULES
+    names = [name.strip() for name in value.split(",") if name.strip()]
+    known = {rule.value: rule for rule in Rule}
+    unknown = [name for name in names if name not in known]
+    if unknown or not names:
+        raise UsageFailure(
+            f"unknown rule family {', '.join(unknown) or '(none given)'}; "
+            f"choose from {', '.join(known)}"
+        )
+    return frozenset(known[name] for name in names)

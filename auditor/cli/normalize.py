@@ -1,0 +1,97 @@
+"""`auditor normalize`: the rewrites as a diff, as a CI check, or applied in place."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from auditor.catalogs import catalog_files
+from auditor.cli.common import (
+    EXIT_FOUND,
+    EXIT_OK,
+    EXIT_UNUSABLE,
+    UsageFailure,
+    parse_rules,
+    write_text,
+)
+from auditor.edit import FileRewrite, rewrite_file
+from auditor.models import Rule
+from auditor.report.views import plural
+
+
+def normalize(
+    paths: Annotated[list[str], typer.Argument(help="Catalog files or directories.")],
+    diff: Annotated[bool, typer.Option("--diff", help="Print a unified diff.")] = False,
+    check: Annotated[
+        bool, typer.Option("--check", help="Exit 1 when a file would change.")
+    ] = False,
+    write: Annotated[bool, typer.Option("--write", help="Rewrite the files in place.")] = False,
+    rules: Annotated[
+        str | None,
+        typer.Option(
+            "--rules",
+            help="Comma-separated rule families: keyword-case, type-case (default), "
+            "type-alias, openapi, gemini.",
+        ),
+    ] = None,
+) -> None:
+    """Rewrite dialect spellings into JSON Schema, changing nothing else in the files."""
+    try:
+        families = parse_rules(rules)
+    except UsageFailure as failure:
+        typer.echo(f"auditor: error: {failure}", err=True)
+        raise typer.Exit(EXIT_UNUSABLE) from failure
+    if sum((diff, check, write)) != 1:
+        typer.echo("auditor: error: give exactly one of --diff, --check, --write", err=True)
+        raise typer.Exit(EXIT_UNUSABLE)
+    raise typer.Exit(run(paths, families, diff=diff, write=write))
+
+
+def run(paths: Iterable[str], rules: frozenset[Rule], diff: bool, write: bool) -> int:
+    """Normalize every catalog file under ``paths``; returns the exit code."""
+    results = [rewrite_file(file, rules) for path in paths for file in _files(path)]
+    changed = [r for r in results if r.changed]
+    for result in results:
+        if result.problem is not None:
+            typer.echo(f"auditor: error: {result.path}: {result.problem}", err=True)
+    for result in changed:
+        if diff:
+            typer.echo(_unified_diff(result), nl=False)
+        elif write:
+            write_text(Path(result.path), result.after)
+            typer.echo(f"normalized {result.path} ({plural(len(result.rewrites), 'rewrite')})")
+        else:
+            typer.echo(f"would normalize {result.path} ({plural(len(result.rewrites), 'rewrite')})")
+    if any(r.problem is not None for r in results):
+        return EXIT_UNUSABLE
+    if write or not changed:
+        return EXIT_OK
+    return EXIT_FOUND
+
+
+def _files(path: str) -> list[str]:
+    files = catalog_files(path)
+    if not files:
+        typer.echo(f"auditor: error: {path}: no catalog files (.json, .yaml)", err=True)
+    return files
+
+
+def _unified_diff(result: FileRewrite) -> str:
+    lines = difflib.unified_diff(
+        result.before.splitlines(keepends=True),
+        result.after.splitlines(keepends=True),
+        fromfile=_side("a", result.path),
+        tofile=_side("b", result.path),
+    )
+    return "".join(
+        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
+    )
+
+
+def _side(prefix: str, path: str) -> str:
+    """``a/tools.yaml`` as git writes it; an absolute path stays as it is."""
+    return path if Path(path).is_absolute() else f"{prefix}/{path}"
