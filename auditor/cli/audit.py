@@ -15,10 +15,12 @@ from auditor.cli.common import (
     EXIT_UNUSABLE,
     UsageFailure,
     emit,
+    parse_rules,
     write_text,
 )
 from auditor.logs import LogReader, check_logs
-from auditor.models import Outcome, Report
+from auditor.models import Outcome, Report, Rule
+from auditor.normalize import DEFAULT_RULES
 from auditor.pipeline import audit as run_audit
 from auditor.report import Format, render
 
@@ -35,6 +37,7 @@ class AuditOptions:
     report_dir: Path | None
     allow_override: bool
     quiet: bool
+    rules: frozenset[Rule] = DEFAULT_RULES
 
 
 def audit(
@@ -64,8 +67,20 @@ def audit(
         typer.Option("--allow-override", help="A tool defined twice: the later one wins."),
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")] = False,
+    rules: Annotated[
+        str | None,
+        typer.Option(
+            "--rules",
+            help="Rule families of the normalization to audit (as for `auditor normalize`).",
+        ),
+    ] = None,
 ) -> None:
     """Replay logged calls against old and normalized schemas; exit 1 if any is newly rejected."""
+    try:
+        families = parse_rules(rules)
+    except UsageFailure as failure:
+        typer.echo(f"auditor: error: {failure}", err=True)
+        raise typer.Exit(EXIT_UNUSABLE) from failure
     options = AuditOptions(
         schemas=tuple(schemas),
         logs=tuple(logs),
@@ -74,6 +89,7 @@ def audit(
         report_dir=None if no_report_files else report_dir,
         allow_override=allow_override,
         quiet=quiet,
+        rules=families,
     )
     try:
         code = run(options)
@@ -92,7 +108,11 @@ def run(options: AuditOptions) -> int:
     if problems:
         raise UsageFailure(str(problems[0]))
     report = run_audit(
-        catalogs.tools, LogReader(files), options.schemas, overrides=catalogs.overrides
+        catalogs.tools,
+        LogReader(files),
+        options.schemas,
+        overrides=catalogs.overrides,
+        rules=options.rules,
     )
     written = _write_reports(report, options)
     stdout_taken = options.fmt is not None and options.output == "-"

@@ -1,0 +1,187 @@
+"""`auditor lint` and `auditor normalize` from the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from jsonschema import validators
+
+from auditor.cli import main
+from tests.conftest import ROOT
+
+CLASSIC = """\
+# a catalog written for a framework that never checked it
+read_files:
+  type: object
+  properties:
+    path: {type: String}          # capitalized type
+    limit: {type: array, min_items: 1}
+    mode:
+      any_of: [{type: string, enum: [fast]}, {type: "null"}]
+  additional_properties: false
+"""
+SARIF_SCHEMA = json.loads((ROOT / "tests" / "schemas" / "sarif-2.1.0.json").read_text())
+
+
+def _run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exit_info:
+        main(args)
+    out, err = capsys.readouterr()
+    return int(exit_info.value.code or 0), out, err
+
+
+@pytest.fixture
+def classic(tmp_path: Path) -> Path:
+    path = tmp_path / "tools.yaml"
+    path.write_text(CLASSIC)
+    return path
+
+
+def test_lint_classic_example_gives_exactly_four_findings(
+    classic: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = _run(["lint", str(classic)], capsys)
+    assert code == 1
+    assert out.splitlines() == [
+        f"{classic}:5:12: TY001 type `String` is not a JSON type: it is `string`",
+        f"{classic}:6:26: KW001 `min_items` is ignored: the keyword is `minItems`",
+        f"{classic}:8:7: KW001 `any_of` is ignored: the keyword is `anyOf`",
+        f"{classic}:9:3: KW001 `additional_properties` is ignored: the keyword is "
+        "`additionalProperties`",
+    ]
+
+
+def test_lint_clean_catalog_exits_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps({"t": {"type": "object", "properties": {"min_items": {}}}}))
+    assert _run(["lint", str(path)], capsys) == (0, "", "")
+
+
+def test_lint_select_and_ignore(classic: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = _run(["lint", str(classic), "--select", "TY"], capsys)
+    assert [line.split()[1] for line in out.splitlines()] == ["TY001"]
+    code, out, _ = _run(["lint", str(classic), "--ignore", "KW001,TY001"], capsys)
+    assert (code, out) == (0, "")
+    code, _, err = _run(["lint", str(classic), "--select", "ZZ9"], capsys)
+    assert code == 2 and "unknown finding code ZZ9" in err
+
+
+def test_lint_json_format(classic: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = _run(["lint", str(classic), "--format", "json"], capsys)
+    first = json.loads(out)[0]
+    assert first == {
+        "code": "TY001",
+        "name": "type-case",
+        "severity": "error",
+        "tool": "read_files",
+        "pointer": "/properties/path/type",
+        "file": str(classic),
+        "line": 5,
+        "column": 12,
+        "message": "type `String` is not a JSON type: it is `string`",
+        "fix": "string",
+    }
+
+
+def test_lint_sarif_is_valid_sarif_2_1_0(classic: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = _run(["lint", str(classic), "--format", "sarif"], capsys)
+    log = json.loads(out)
+    validator = validators.validator_for(SARIF_SCHEMA)(SARIF_SCHEMA)
+    assert list(validator.iter_errors(log)) == []
+    results = log["runs"][0]["results"]
+    assert [r["ruleId"] for r in results] == ["TY001", "KW001", "KW001", "KW001"]
+    rules = log["runs"][0]["tool"]["driver"]["rules"]
+    assert all(rules[r["ruleIndex"]]["id"] == r["ruleId"] for r in results)
+    assert results[0]["locations"][0]["physicalLocation"]["region"] == {
+        "startLine": 5,
+        "startColumn": 12,
+    }
+
+
+def test_sarif_validation_would_catch_a_broken_log() -> None:
+    validator = validators.validator_for(SARIF_SCHEMA)(SARIF_SCHEMA)
+    assert list(validator.iter_errors({"version": "2.1.0", "runs": [{"results": []}]}))
+
+
+def test_lint_github_annotations(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "a,b.yaml"
+    path.write_text("t:\n  min_items: 1\n")
+    _, out, _ = _run(["lint", str(path), "--format", "github"], capsys)
+    escaped = str(path).replace(",", "%2C")
+    assert out == (
+        f"::error file={escaped},line=2,col=3,title=KW001 snake-case-keyword::"
+        "`min_items` is ignored: the keyword is `minItems`\n"
+    )
+
+
+def test_lint_unusable_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text("{")
+    code, _, err = _run(["lint", str(path)], capsys)
+    assert code == 2 and f"{path}:1:2: invalid JSON" in err and "Traceback" not in err
+
+
+def test_normalize_diff_check_write(classic: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(["normalize", str(classic), "--diff"], capsys)
+    assert code == 1
+    assert "-    path: {type: String}          # capitalized type" in out
+    assert "+    path: {type: string}          # capitalized type" in out
+    code, out, _ = _run(["normalize", str(classic), "--check"], capsys)
+    assert (code, out) == (1, f"would normalize {classic} (4 rewrites)\n")
+    assert classic.read_text() == CLASSIC, "--check and --diff must not write"
+    code, out, _ = _run(["normalize", str(classic), "--write"], capsys)
+    assert (code, out) == (0, f"normalized {classic} (4 rewrites)\n")
+    assert classic.read_text() == (
+        CLASSIC.replace("String", "string")
+        .replace("min_items", "minItems")
+        .replace("any_of", "anyOf")
+        .replace("additional_properties", "additionalProperties")
+    )
+    assert _run(["normalize", str(classic), "--check"], capsys) == (0, "", "")
+    assert _run(["lint", str(classic)], capsys)[0] == 0
+
+
+def test_normalize_leaves_an_unparseable_file_untouched(
+    tmp_path: Path, classic: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("t: [unclosed\n")
+    code, out, err = _run(["normalize", str(broken), str(classic), "--write"], capsys)
+    assert code == 2
+    assert broken.read_text() == "t: [unclosed\n"
+    assert f"{broken}:" in err and "invalid YAML" in err
+    assert f"normalized {classic}" in out
+
+
+def test_normalize_needs_exactly_one_mode(
+    classic: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _run(["normalize", str(classic)], capsys)[0] == 2
+    assert _run(["normalize", str(classic), "--diff", "--write"], capsys)[0] == 2
+    code, _, err = _run(["normalize", str(classic), "--check", "--rules", "nope"], capsys)
+    assert code == 2 and "unknown rule family nope" in err
+
+
+def test_normalize_keeps_the_file_mode(classic: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    classic.chmod(0o640)
+    _run(["normalize", str(classic), "--write"], capsys)
+    assert classic.stat().st_mode & 0o777 == 0o640
+
+
+def test_audit_rules_choose_the_normalization(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    catalog = tmp_path / "tools.yaml"
+    catalog.write_text("t:\n  type: object\n  min_properties: 1\n  nullable: true\n")
+    log = tmp_path / "calls.jsonl"
+    log.write_text('{"tool": "t", "arguments": {}}\n{"tool": "t", "arguments": null}\n')
+    args = ["audit", "--schemas", str(catalog), "--logs", str(log), "--format", "json"]
+    _, out, _ = _run([*args, "--no-report-files"], capsys)
+    assert json.loads(out)["totals"]["newly_rejected"] == 1
+    _, out, _ = _run([*args, "--no-report-files", "--rules", "type-case"], capsys)
+    assert json.loads(out)["totals"]["newly_rejected"] == 0
+    _, out, _ = _run([*args, "--no-report-files", "--rules", "keyword-case,openapi"], capsys)
+    totals = json.loads(out)["totals"]
+    assert (totals["newly_rejected"], totals["newly_accepted"]) == (1, 1)
