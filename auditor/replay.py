@@ -19,6 +19,7 @@ from jsonschema.protocols import Validator
 
 from auditor import pointers
 from auditor.causes import CauseFinder
+from auditor.keywords import Draft, draft_of
 from auditor.models import (
     JSON,
     Call,
@@ -36,6 +37,13 @@ MAX_ERRORS: Final = 20
 MAX_MESSAGE: Final = 300
 
 _LOCAL_ONLY: Final = jsonschema_specifications.REGISTRY
+VALIDATORS: Final[dict[Draft, Any]] = {
+    Draft.DRAFT4: validators.Draft4Validator,
+    Draft.DRAFT6: validators.Draft6Validator,
+    Draft.DRAFT7: validators.Draft7Validator,
+    Draft.DRAFT2019: validators.Draft201909Validator,
+    Draft.DRAFT2020: validators.Draft202012Validator,
+}
 _VALUE_FIXES: Final = frozenset({Rule.TYPE_CASE, Rule.TYPE_ALIAS, Rule.OPENAPI})
 
 
@@ -49,7 +57,9 @@ class Compiled:
 
 def compile_schema(schema: JSON) -> Compiled:
     """Check ``schema`` against its meta-schema and build its validator once."""
-    cls: Any = validators.validator_for(schema, default=validators.Draft202012Validator)
+    # The draft is read the way the normalizer reads it (https and a missing "#" included),
+    # so both stages always agree on the vocabulary.
+    cls: Any = VALIDATORS[draft_of(schema)]
     meta_cls: Any = validators.validator_for(cls.META_SCHEMA, default=cls)
     meta = meta_cls(cls.META_SCHEMA, format_checker=cls.FORMAT_CHECKER)
     try:

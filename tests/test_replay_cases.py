@@ -56,3 +56,23 @@ def test_cases_reach_every_outcome_except_log_level_ones() -> None:
     seen = Counter(spec["outcome"] for param in CASES for spec in param.values[0]["calls"])
     expected = {o.value for o in Outcome} - {Outcome.UNKNOWN_TOOL.value}
     assert expected <= set(seen), f"outcomes never reached: {expected - set(seen)}"
+
+
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "http://json-schema.org/draft-07/schema#",
+        "https://json-schema.org/draft-07/schema",
+        "http://json-schema.org/draft-07/schema",
+    ],
+)
+def test_normalizer_and_validator_agree_on_the_draft(uri: str) -> None:
+    """`prefix_items` is not a draft-07 keyword: not renamed, and not evaluated either."""
+    schema = {"$schema": uri, "type": "array", "items": [{"type": "string"}], "prefix_items": [{}]}
+    tool = ToolSchema("t", schema, Location("case.yaml"), "", "mapping")
+    replays = prepare([tool], DEFAULT_RULES)
+    assert replays["t"].normalized.rewrites == ()
+    # Draft-07 tuple `items`: the first element must be a string. 2020-12 would refuse the
+    # schema (items must be one schema) and give schema_error_after instead.
+    assert replay_call(replays, Call("x:1", "t", [1])).outcome is Outcome.STILL_REJECTED
+    assert replay_call(replays, Call("x:2", "t", ["a", 1])).outcome is Outcome.ACCEPTED
