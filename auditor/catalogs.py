@@ -115,7 +115,7 @@ def read_catalog(path: str) -> tuple[list[ToolSchema], CatalogProblem | None]:
             "Anthropic tools list, or a mapping of tool names to schemas)",
         )
     shape, entries = found
-    positions = key_positions(text)
+    positions = key_positions(text, is_json=path.lower().endswith(".json"))
     tools: list[ToolSchema] = []
     for entry in entries:
         where = positions.get(entry.pointer, (None, None))

@@ -19,6 +19,7 @@ from auditor import pointers
 from auditor.catalogs import parse_document, read_catalog
 from auditor.models import JSON, Change, Rewrite, Rule, ToolSchema
 from auditor.normalize import DEFAULT_RULES, normalize
+from auditor.positions import composable
 
 _BOM = "\ufeff"
 
@@ -86,7 +87,7 @@ def rewrite_file(path: str, rules: Collection[Rule] = DEFAULT_RULES) -> FileRewr
 
 def _apply(text: str, is_json: bool, targets: Sequence[tuple[ToolSchema, JSON]]) -> str:
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        root = yaml.compose(composable(text, is_json), Loader=yaml.SafeLoader)
     except yaml.YAMLError as error:
         raise EditError(f"cannot compose the file: {error}") from error
     entries = _index(root)

@@ -46,7 +46,8 @@ def lint_file(path: str) -> tuple[list[LocatedFinding], CatalogProblem | None]:
     tools, problem = read_catalog(path)
     if problem is not None:
         return [], problem
-    positions = key_positions(Path(path).read_text(encoding="utf-8-sig"))
+    text = Path(path).read_text(encoding="utf-8-sig")
+    positions = key_positions(text, is_json=path.lower().endswith(".json"))
     located = []
     for tool in tools:
         for finding in normalize(tool.schema).findings:

@@ -157,6 +157,8 @@ class _Walk:
         self._check_object(here)
         if Rule.OPENAPI in self.rules:
             self._openapi(here)
+        if Rule.TYPE_ALIAS in self.rules and _means_any(here.result.get("type")):
+            self._remove(here, "type", Rule.TYPE_ALIAS)
         return here.result
 
     def _keyword(self, here: _Object, key: str) -> str | None:
@@ -371,16 +373,16 @@ class _Walk:
             if nullable and isinstance(kind, (str, list)) and "null" not in _as_list(kind):
                 widened = [*_as_list(kind), "null"]
                 self._replace(here, "type", widened)
-            self._remove(here, "nullable")
+            self._remove(here, "nullable", Rule.OPENAPI)
         if self.draft is Draft.DRAFT4:
             return
         for exclusive, inclusive in _BOUNDS:
             flag = result.get(exclusive)
             if flag is True and isinstance(result.get(inclusive), (int, float)):
                 self._replace(here, exclusive, result[inclusive])
-                self._remove(here, inclusive)
+                self._remove(here, inclusive, Rule.OPENAPI)
             elif flag is False:
-                self._remove(here, exclusive)
+                self._remove(here, exclusive, Rule.OPENAPI)
 
     def _replace(self, here: _Object, keyword: str, value: JSON) -> None:
         old = _compact(here.result[keyword])
@@ -396,13 +398,11 @@ class _Walk:
             )
         )
 
-    def _remove(self, here: _Object, keyword: str) -> None:
+    def _remove(self, here: _Object, keyword: str, rule: Rule) -> None:
         del here.result[keyword]
         key = here.meaning.get(keyword, keyword)
         self.rewrites.append(
-            Rewrite(
-                here.old_key(keyword), key, "", Rule.OPENAPI, here.new_key(keyword), Change.REMOVE
-            )
+            Rewrite(here.old_key(keyword), key, "", rule, here.new_key(keyword), Change.REMOVE)
         )
 
     def _rename(self, here: _Object, key: str, keyword: str, rule: Rule) -> None:
@@ -462,6 +462,11 @@ def _declared_types(value: JSON) -> frozenset[str]:
     if not names or not all(isinstance(n, str) and n in JSON_TYPES for n in names):
         return frozenset()
     return frozenset(str(n) for n in names)
+
+
+def _means_any(value: JSON) -> bool:
+    """``type: any`` (or a list naming it) allows every value: the same as no ``type``."""
+    return any(isinstance(name, str) and name.lower() == "any" for name in _as_list(value))
 
 
 def _as_list(value: JSON) -> list[JSON]:

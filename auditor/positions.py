@@ -17,14 +17,23 @@ _Loader: Final = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 Position = tuple[int, int]
 
 
-def key_positions(text: str) -> dict[str, Position]:
+def composable(text: str, is_json: bool) -> str:
+    """Text YAML can compose with every index unchanged.
+
+    YAML refuses tabs where JSON allows them as whitespace; JSON strings cannot hold a raw
+    tab, so in JSON every tab is whitespace and a space in its place keeps all offsets.
+    """
+    return text.replace("\t", " ") if is_json else text
+
+
+def key_positions(text: str, is_json: bool = False) -> dict[str, Position]:
     """Pointer -> 1-based (line, column) of the key (in a mapping) or item (in a sequence).
 
     Returns an empty map when the text cannot be composed; positions are a courtesy, never a
     reason to fail.
     """
     try:
-        root = yaml.compose(text, Loader=_Loader)
+        root = yaml.compose(composable(text, is_json), Loader=_Loader)
     except yaml.YAMLError:
         return {}
     found: dict[str, Position] = {}
