@@ -163,15 +163,8 @@ class CauseFinder:
         )
 
     def _at_pointer(self, pointer: str) -> tuple[JSON, str] | None:
-        node = self._root
-        for segment in pointers.split(pointer):
-            if isinstance(node, dict) and segment in node:
-                node = node[segment]
-            elif isinstance(node, list) and segment.isdigit() and int(segment) < len(node):
-                node = node[int(segment)]
-            else:
-                return None
-        return node, pointer
+        found, node = pointers.resolve(self._root, pointer)
+        return (node, pointer) if found else None
 
     def _starts_resource(self, node: dict[str, JSON]) -> bool:
         identifier = node.get("id" if self._draft is Draft.DRAFT4 else "$id")

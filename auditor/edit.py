@@ -97,7 +97,8 @@ def _apply(text: str, is_json: bool, targets: Sequence[tuple[ToolSchema, JSON]])
             entry = entries.get(tool.pointer + rewrite.pointer)
             if entry is None:
                 raise EditError(f"no key at {tool.pointer + rewrite.pointer}")
-            new_value = _value_at(result.schema, rewrite.new_pointer)
+            # A removed entry has no new value, and its splice needs none.
+            _, new_value = pointers.resolve(result.schema, rewrite.new_pointer)
             splices.append(_splice(text, is_json, entry, rewrite, new_value))
     for splice in reversed(_outermost(splices)):
         text = text[: splice.start] + splice.text + text[splice.end :]
@@ -202,18 +203,6 @@ def _index(root: yaml.Node | None) -> dict[str, _Entry]:
                 found.setdefault(child, _Entry(node, i, None, item))
                 stack.append((item, child))
     return found
-
-
-def _value_at(document: JSON, pointer: str) -> JSON:
-    node = document
-    for segment in pointers.split(pointer):
-        if isinstance(node, dict) and segment in node:
-            node = node[segment]
-        elif isinstance(node, list) and segment.isdigit() and int(segment) < len(node):
-            node = node[int(segment)]
-        else:
-            return None  # removed: the splice does not need a value
-    return node
 
 
 def _verify(path: str, before: str, after: str, schemas: Sequence[tuple[ToolSchema, JSON]]) -> None:

@@ -13,9 +13,9 @@ from auditor.cli.common import (
     EXIT_FOUND,
     EXIT_OK,
     EXIT_UNUSABLE,
+    RulesOption,
     UsageFailure,
     emit,
-    parse_rules,
     write_text,
 )
 from auditor.logs import LogReader, check_logs
@@ -67,20 +67,9 @@ def audit(
         typer.Option("--allow-override", help="A tool defined twice: the later one wins."),
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")] = False,
-    rules: Annotated[
-        str | None,
-        typer.Option(
-            "--rules",
-            help="Rule families of the normalization to audit (as for `auditor normalize`).",
-        ),
-    ] = None,
+    rules: RulesOption = DEFAULT_RULES,
 ) -> None:
     """Replay logged calls against old and normalized schemas; exit 1 if any is newly rejected."""
-    try:
-        families = parse_rules(rules)
-    except UsageFailure as failure:
-        typer.echo(f"auditor: error: {failure}", err=True)
-        raise typer.Exit(EXIT_UNUSABLE) from failure
     options = AuditOptions(
         schemas=tuple(schemas),
         logs=tuple(logs),
@@ -89,7 +78,7 @@ def audit(
         report_dir=None if no_report_files else report_dir,
         allow_override=allow_override,
         quiet=quiet,
-        rules=families,
+        rules=rules,
     )
     try:
         code = run(options)

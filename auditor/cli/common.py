@@ -5,7 +5,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Final
+from typing import Annotated, Final
+
+import typer
 
 from auditor.models import Rule
 from auditor.normalize import DEFAULT_RULES
@@ -58,3 +60,25 @@ def parse_rules(value: str | None) -> frozenset[Rule]:
             f"choose from {', '.join(known)}"
         )
     return frozenset(known[name] for name in names)
+
+
+def _rules_option(value: str | frozenset[Rule] | None) -> frozenset[Rule]:
+    if isinstance(value, frozenset):
+        return value  # the default, already parsed
+    try:
+        return parse_rules(value)
+    except UsageFailure as failure:
+        raise typer.BadParameter(str(failure)) from failure
+
+
+RulesOption = Annotated[
+    frozenset[Rule],
+    typer.Option(
+        "--rules",
+        parser=_rules_option,
+        metavar="FAMILIES",
+        help="Comma-separated rule families: keyword-case, type-case (the default), "
+        "type-alias, openapi, gemini.",
+    ),
+]
+"""The ``--rules`` option, shared by the commands that normalize (exit 2 when unknown)."""

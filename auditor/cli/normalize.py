@@ -14,12 +14,12 @@ from auditor.cli.common import (
     EXIT_FOUND,
     EXIT_OK,
     EXIT_UNUSABLE,
-    UsageFailure,
-    parse_rules,
+    RulesOption,
     write_text,
 )
 from auditor.edit import FileRewrite, rewrite_file
 from auditor.models import Rule
+from auditor.normalize import DEFAULT_RULES
 from auditor.report.views import plural
 
 
@@ -30,25 +30,13 @@ def normalize(
         bool, typer.Option("--check", help="Exit 1 when a file would change.")
     ] = False,
     write: Annotated[bool, typer.Option("--write", help="Rewrite the files in place.")] = False,
-    rules: Annotated[
-        str | None,
-        typer.Option(
-            "--rules",
-            help="Comma-separated rule families: keyword-case, type-case (default), "
-            "type-alias, openapi, gemini.",
-        ),
-    ] = None,
+    rules: RulesOption = DEFAULT_RULES,
 ) -> None:
     """Rewrite dialect spellings into JSON Schema, changing nothing else in the files."""
-    try:
-        families = parse_rules(rules)
-    except UsageFailure as failure:
-        typer.echo(f"auditor: error: {failure}", err=True)
-        raise typer.Exit(EXIT_UNUSABLE) from failure
     if sum((diff, check, write)) != 1:
         typer.echo("auditor: error: give exactly one of --diff, --check, --write", err=True)
         raise typer.Exit(EXIT_UNUSABLE)
-    raise typer.Exit(run(paths, families, diff=diff, write=write))
+    raise typer.Exit(run(paths, rules, diff=diff, write=write))
 
 
 def run(paths: Iterable[str], rules: frozenset[Rule], diff: bool, write: bool) -> int:
