@@ -54,3 +54,16 @@ def fragment_tokens(ref: str) -> list[str] | None:
 def decode_token(raw: str) -> str:
     """A raw fragment token, percent-decoded and then unescaped as RFC 6901 says."""
     return unescape(unquote(raw))
+
+
+def resolve(document: object, pointer: str, default: object = None) -> object:
+    """The value at ``pointer`` in ``document``, or ``default`` where nothing stands there."""
+    node = document
+    for segment in split(pointer):
+        if isinstance(node, dict) and segment in node:
+            node = node[segment]
+        elif isinstance(node, list) and segment.isdigit() and int(segment) < len(node):
+            node = node[int(segment)]
+        else:
+            return default
+    return node
