@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from auditor import __version__
-from auditor.cli import audit
+from auditor.cli import audit, schema
 
 app = typer.Typer(
     add_completion=False,
@@ -17,6 +17,7 @@ app = typer.Typer(
     help="Find the logged tool-call arguments that a normalized tool schema would newly reject.",
 )
 app.command("audit")(audit.audit)
+app.command("schema")(schema.schema)
 
 MULTI_VALUE_OPTIONS: tuple[str, ...] = audit.MULTI_VALUE_OPTIONS
 
