@@ -194,6 +194,15 @@ class ToolSummary:
         return sum(self.counts.values())
 
 
+class FailOn(str, Enum):
+    """What makes ``auditor audit`` exit 1 (see ``auditor.gate``)."""
+
+    NEWLY_REJECTED = "newly_rejected"
+    SCHEMA_ERROR = "schema_error"
+    ANY_CHANGE = "any-change"
+    NEVER = "never"
+
+
 class HintKind(str, Enum):
     """What a group of rejected calls suggests doing."""
 
@@ -297,6 +306,7 @@ class Report:
     redacted: bool = False
     baseline: BaselineUse | None = None
     generated_at: str | None = None
+    fail_on: FailOn = FailOn.NEWLY_REJECTED
 
     @property
     def call_count(self) -> int:

@@ -18,6 +18,7 @@ from auditor.models import (
     BaselineUse,
     Call,
     CallResult,
+    FailOn,
     Group,
     Location,
     LogStats,
@@ -76,6 +77,7 @@ class ReportSettings:
     """Non-accepted calls kept in ``Report.calls``; None keeps all (memory grows with them)."""
     baseline: Baseline | None = None
     generated_at: str | None = None
+    fail_on: FailOn = FailOn.NEWLY_REJECTED
 
 
 def audit(
@@ -153,6 +155,7 @@ def audit(
         redacted=settings.redact,
         baseline=_baseline_use(settings.baseline, groups),
         generated_at=settings.generated_at,
+        fail_on=settings.fail_on,
     )
 
 

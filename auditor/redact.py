@@ -62,6 +62,9 @@ class Sanitizer:
         if self.redact:
             # The quote was clipped or formatted differently: say only what failed.
             return f"the value at '{where or '/'}' fails '{keyword}'"
+        if message.endswith("…") and quoted.startswith(message[:-1]):
+            # Clipped inside the quote itself: the rest of the message was lost anyway.
+            return f"{shown!r} fails '{keyword}'"
         return message
 
     def observation(self, observation: Observation) -> Observation:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Final
 
-from auditor.models import JSON, Group, Outcome, Report, Rewrite, ToolSummary
+from auditor.models import JSON, Group, Location, Outcome, Report, Rewrite, ToolSummary
 
 MAX_ARGUMENTS: Final = 300
 """Characters of one example's arguments in human-readable formats."""
@@ -59,7 +59,8 @@ def group_title(group: Group) -> str:
     """What a group is about, in one line without markup."""
     calls = plural(group.count, "call")
     if group.keyword:
-        return f"{group.tool}: {calls} fail {group.keyword} at {group.schema_pointer or '/'}"
+        verb = "fails" if group.count == 1 else "fail"
+        return f"{group.tool}: {calls} {verb} {group.keyword} at {group.schema_pointer or '/'}"
     return f"{group.tool}: {calls} {OUTCOME_LABELS[group.outcome]}"
 
 
@@ -166,3 +167,20 @@ def verdict(report: Report) -> str:
         parts.append(f"{unparseable} calls were unparseable and {unknown} named unknown tools.")
     parts.append(coverage_line(report))
     return " ".join(parts)
+
+
+def group_location(report: Report, group: Group) -> Location | None:
+    """Where to point at for a group: its first cause's key in the catalog, else the tool."""
+    tool = next((t for t in report.tools if t.name == group.tool), None)
+    if tool is None:
+        return None
+    for cause in group.causes:
+        for rewrite, location in zip(tool.rewrites, tool.rewrite_locations, strict=True):
+            if rewrite == cause and location is not None:
+                return location
+    return tool.location
+
+
+def plain(text: str) -> str:
+    """Markdown emphasis and code marks removed, for formats that show text as is."""
+    return text.replace("**", "").replace("`", "")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from auditor.gate import failing_groups
 from auditor.models import (
     BaselineUse,
     CallResult,
@@ -51,6 +52,10 @@ def as_dict(report: Report) -> dict[str, Any]:
             "never_exercised": report.unexercised_count,
         },
         "baseline": _baseline(report.baseline),
+        "gate": {
+            "fail_on": report.fail_on.value,
+            "failing_groups": [g.fingerprint for g in failing_groups(report)],
+        },
         "tools": [_tool(tool) for tool in report.tools],
         "groups": [_group(group) for group in report.groups],
         "calls": [_call(result) for result in report.calls],
