@@ -53,7 +53,9 @@ def parse_baseline(path: str, text: str) -> Baseline:
         document = json.loads(text)
     except json.JSONDecodeError as error:
         raise BaselineProblem(f"{path}:{error.lineno}: invalid JSON: {error.msg}") from error
-    groups = document.get("groups") if isinstance(document, dict) else None
+    if not isinstance(document, dict):
+        document = {}
+    groups = document.get("groups")
     if document.get("auditor_baseline") != FORMAT_VERSION or not isinstance(groups, list):
         raise BaselineProblem(
             f"{path}: not an auditor baseline (write one with --generate-baseline)"
