@@ -17,7 +17,7 @@ from auditor.report.github import MAX_ANNOTATIONS, escape_data, escape_property
 from auditor.report.markdown import MAX_CHARS
 from auditor.report.schema import report_schema
 from tests.reporting import make_report, write_inputs
-from tests.samples import ROOT, run, scenarios
+from tests.samples import ROOT, Scenario, run, scenarios
 
 SCHEMAS = Path(__file__).resolve().parent / "schemas"
 SCENARIOS = scenarios()
@@ -37,8 +37,8 @@ def _validate_json(text: str) -> None:
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=IDS)
-def test_json_reports_validate_against_the_report_schema(scenario: object) -> None:
-    _validate_json(render(run(scenario), Format.JSON))  # type: ignore[arg-type]
+def test_json_reports_validate_against_the_report_schema(scenario: Scenario) -> None:
+    _validate_json(render(run(scenario), Format.JSON))
 
 
 def test_committed_json_reports_validate_against_the_report_schema() -> None:
@@ -49,14 +49,14 @@ def test_committed_json_reports_validate_against_the_report_schema() -> None:
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=IDS)
-def test_sarif_validates_and_points_at_the_rewritten_key(scenario: object) -> None:
-    report = run(scenario)  # type: ignore[arg-type]
+def test_sarif_validates_and_points_at_the_rewritten_key(scenario: Scenario) -> None:
+    report = run(scenario)
     document = json.loads(render(report, Format.SARIF))
     schema = json.loads((SCHEMAS / "sarif-2.1.0.json").read_text(encoding="utf-8"))
     jsonschema.Draft7Validator(schema).validate(document)
     results = document["runs"][0]["results"]
     assert len(results) == len(report.groups)
-    catalog = (ROOT / scenario.catalog).read_text(encoding="utf-8").splitlines()  # type: ignore[attr-defined]
+    catalog = (ROOT / scenario.catalog).read_text(encoding="utf-8").splitlines()
     for result, group in zip(results, report.groups, strict=True):
         if not group.causes:
             continue
@@ -68,8 +68,8 @@ def test_sarif_validates_and_points_at_the_rewritten_key(scenario: object) -> No
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=IDS)
-def test_junit_validates_against_the_common_schema(scenario: object) -> None:
-    text = render(run(scenario), Format.JUNIT)  # type: ignore[arg-type]
+def test_junit_validates_against_the_common_schema(scenario: Scenario) -> None:
+    text = render(run(scenario), Format.JUNIT)
     xmlschema.XMLSchema(str(SCHEMAS / "junit.xsd")).validate(text)
     assert "<failure" in text
 
