@@ -122,8 +122,28 @@ def read_catalog(path: str) -> tuple[list[ToolSchema], CatalogProblem | None]:
         location = Location(path, where[0], where[1])
         if not isinstance(entry.name, str) or not entry.name:
             return [], CatalogProblem(location, "a tool has no name (a non-empty string)")
-        tools.append(ToolSchema(entry.name, entry.schema, location, entry.pointer, shape))
+        tools.append(
+            ToolSchema(
+                entry.name,
+                entry.schema,
+                location,
+                entry.pointer,
+                shape,
+                _positions_within(positions, entry.pointer),
+            )
+        )
     return tools, None
+
+
+def _positions_within(
+    positions: dict[str, tuple[int, int]], root: str
+) -> dict[str, tuple[int, int]]:
+    """The positions below ``root``, keyed by pointers relative to it (for rewrite locations)."""
+    return {
+        pointer[len(root) :]: where
+        for pointer, where in positions.items()
+        if pointers.is_within(pointer, root) and pointer != root
+    }
 
 
 def parse_document(path: str, text: str) -> tuple[JSON, CatalogProblem | None]:

@@ -62,7 +62,7 @@ class CauseFinder:
         self._rewrites = tuple(rewrites)
         self._at: dict[str, list[Rewrite]] = {}
         for rewrite in rewrites:
-            self._at.setdefault(_keyword_position(rewrite), []).append(rewrite)
+            self._at.setdefault(keyword_position(rewrite), []).append(rewrite)
         self._locations: dict[int, str] = {}
         self._anchors: dict[str, tuple[JSON, str]] = {}
         self._index(schema, "")
@@ -198,7 +198,7 @@ class CauseFinder:
         return tuple(found)
 
 
-def _keyword_position(rewrite: Rewrite) -> str:
+def keyword_position(rewrite: Rewrite) -> str:
     """The keyword a rewrite belongs to: a type-array member belongs to its ``type``."""
     if rewrite.change is Change.REPLACE and _TYPE_MEMBER.search(rewrite.new_pointer):
         return pointers.parent(rewrite.new_pointer)

@@ -6,6 +6,7 @@ report can be rendered, compared or serialized without knowing where it came fro
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -79,6 +80,8 @@ class ToolSchema:
     """RFC 6901 pointer of the schema inside its catalog file."""
     shape: str
     """The catalog shape it was read from (``openai``, ``mcp``, ``anthropic``, ``mapping``)."""
+    positions: Mapping[str, tuple[int, int]] = field(default_factory=dict, compare=False)
+    """Pointer inside the schema -> 1-based (line, column) of that key in the catalog file."""
 
 
 @dataclass(frozen=True)
@@ -144,6 +147,20 @@ class Call:
 
 
 @dataclass(frozen=True)
+class Observation:
+    """One fact about a failing value, in a form that can be counted across calls.
+
+    ``kind`` never holds logged data (``"an empty list"``, ``"extra property"``); ``detail``
+    may (a property name, a value outside an enum), and ``detail_is_value`` says whether it
+    is a value (masked by redaction) or a key (kept).
+    """
+
+    kind: str
+    detail: JSON = None
+    detail_is_value: bool = False
+
+
+@dataclass(frozen=True)
 class ValidationIssue:
     """One error a schema reported for a call, with the rewrites that made it possible."""
 
@@ -153,6 +170,8 @@ class ValidationIssue:
     """Where the failing keyword stands in the new schema, following ``$ref`` into its target."""
     message: str
     causes: tuple[Rewrite, ...] = ()
+    observed: tuple[Observation, ...] = ()
+    """What the logged value at ``instance_pointer`` looked like, for decision hints."""
 
 
 @dataclass(frozen=True)
@@ -180,6 +199,93 @@ class ToolSummary:
     counts: dict[Outcome, int]
     old_schema_problem: str | None
     new_schema_problem: str | None
+    reached: tuple[int, ...] = ()
+    """Per rewrite (same order): how many calls evaluated the rewritten keyword."""
+    rewrite_locations: tuple[Location | None, ...] = ()
+    """Per rewrite (same order): where its key stands in the catalog file, when known."""
+
+    @property
+    def call_count(self) -> int:
+        return sum(self.counts.values())
+
+
+class FailOn(str, Enum):
+    """What makes ``auditor audit`` exit 1 (see ``auditor.gate``)."""
+
+    NEWLY_REJECTED = "newly_rejected"
+    SCHEMA_ERROR = "schema_error"
+    ANY_CHANGE = "any-change"
+    NEVER = "never"
+
+
+class HintKind(str, Enum):
+    """What a group of rejected calls suggests doing."""
+
+    LOOSEN_SCHEMA = "loosen-schema"
+    FIX_CALLERS = "fix-callers"
+    REVIEW = "review"
+    FIX_SCHEMA = "fix-schema"
+
+
+@dataclass(frozen=True)
+class DecisionHint:
+    """Loosen the schema or fix the caller, and the logged evidence behind it."""
+
+    kind: HintKind
+    text: str
+
+
+@dataclass(frozen=True)
+class Example:
+    """One call of a group, with its arguments already redacted or truncated for reports."""
+
+    source: str
+    arguments: JSON
+    instance_pointer: str
+
+
+@dataclass(frozen=True)
+class Group:
+    """Calls of one tool with one outcome that fail one keyword for the same causes.
+
+    A call failing two keywords belongs to two groups: each group is one constraint, and one
+    decision (loosen it or fix the callers).
+    """
+
+    fingerprint: str
+    """Stable across runs and logs: tool, outcome, causes, keyword, schema pointer (see
+    ``auditor.groups.fingerprint``); never instance pointers or values."""
+    outcome: Outcome
+    tool: str
+    causes: tuple[Rewrite, ...]
+    keyword: str
+    """The failing keyword; empty for calls that no schema error explains (schema errors)."""
+    schema_pointer: str
+    count: int
+    tool_calls: int
+    """All calls of the tool, for the share."""
+    first: str
+    last: str
+    error: str
+    """The error message of the first call, or the schema problem."""
+    examples: tuple[Example, ...]
+    hint: DecisionHint
+    baselined: bool = False
+
+    @property
+    def share(self) -> float:
+        return self.count / self.tool_calls if self.tool_calls else 0.0
+
+
+@dataclass(frozen=True)
+class BaselineUse:
+    """What a baseline file did to this run."""
+
+    path: str
+    accepted_groups: int
+    accepted_calls: int
+    stale: tuple[str, ...]
+    """Fingerprints in the baseline that no group of this run has."""
 
 
 @dataclass(frozen=True)
@@ -202,12 +308,30 @@ class Report:
     totals: dict[Outcome, int]
     tools: tuple[ToolSummary, ...]
     calls: tuple[CallResult, ...]
-    """Every call whose outcome is not ``accepted``, in log order."""
+    """Every call whose outcome is not ``accepted``, in log order (up to ``max_calls``), with
+    arguments redacted or truncated as the report's settings say."""
     unknown_tools: dict[str, int] = field(default_factory=dict)
     nameless_calls: int = 0
     """Unparseable calls that name no tool (a line that is not JSON, or has no tool name)."""
     overrides: tuple[Override, ...] = ()
+    groups: tuple[Group, ...] = ()
+    """Largest first; see ``auditor.groups``."""
+    calls_omitted: int = 0
+    """Non-accepted calls not kept in ``calls`` because of ``max_calls``."""
+    redacted: bool = False
+    baseline: BaselineUse | None = None
+    generated_at: str | None = None
+    fail_on: FailOn = FailOn.NEWLY_REJECTED
 
     @property
     def call_count(self) -> int:
         return sum(self.totals.values())
+
+    @property
+    def rewrite_count(self) -> int:
+        return sum(len(t.rewrites) for t in self.tools)
+
+    @property
+    def unexercised_count(self) -> int:
+        """Rewrites whose keyword no logged call reached."""
+        return sum(1 for t in self.tools for n in t.reached if n == 0)

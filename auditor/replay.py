@@ -19,6 +19,7 @@ from jsonschema.protocols import Validator
 
 from auditor import pointers
 from auditor.causes import CauseFinder
+from auditor.coverage import CoverageTracker
 from auditor.keywords import Draft, draft_of
 from auditor.models import (
     JSON,
@@ -31,6 +32,7 @@ from auditor.models import (
     ValidationIssue,
 )
 from auditor.normalize import Normalized
+from auditor.observed import observe
 
 MAX_ERRORS: Final = 20
 """Errors kept per call: enough to explain it, bounded for pathological arguments."""
@@ -99,6 +101,22 @@ class ToolReplay:
         self._causes = CauseFinder(
             normalized.schema, normalized.rewrites, normalized.draft, self.unblocking
         )
+        self._coverage = (
+            CoverageTracker(
+                type(self.new.validator), normalized.schema, normalized.rewrites, _LOCAL_ONLY
+            )
+            if self.new.validator is not None and normalized.rewrites
+            else None
+        )
+
+    def reached_rewrites(self, call: Call) -> frozenset[int]:
+        """Indices of this tool's rewrites whose keyword evaluating the call reached.
+
+        A separate step from ``replay`` (a second evaluation): see ``auditor.coverage``.
+        """
+        if self._coverage is None or call.unparsed is not None:
+            return frozenset()
+        return self._coverage.reached(call.arguments)
 
     def replay(self, call: Call) -> CallResult:
         """The outcome of a parsed call of this tool (see DESIGN.md for the order)."""
@@ -151,6 +169,7 @@ class ToolReplay:
                     schema_pointer=located.pointer,
                     message=_clip(error.message),
                     causes=self._causes.causes(error, located) if with_causes else (),
+                    observed=observe(error),
                 )
             )
         return tuple(issues)

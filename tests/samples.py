@@ -15,7 +15,15 @@ from auditor.pipeline import audit
 from auditor.report import Format, render
 
 ROOT = Path(__file__).resolve().parent.parent
-REPORT_FILES = {Format.MARKDOWN: "audit.md", Format.JSON: "audit.json"}
+REPORT_FILES = {
+    Format.TABLE: "audit.txt",
+    Format.MARKDOWN: "audit.md",
+    Format.JSON: "audit.json",
+    Format.SARIF: "audit.sarif",
+    Format.JUNIT: "audit.junit.xml",
+    Format.GITHUB: "audit.github.txt",
+    Format.HTML: "audit.html",
+}
 
 
 @dataclass(frozen=True)

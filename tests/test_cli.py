@@ -78,11 +78,19 @@ def test_format_json_to_stdout_is_the_only_stdout(
     catalog, log = inputs
     code, out, _ = _run(
         [
-            "audit", "--schemas", str(catalog), "--logs", str(log),
-            "--format", "json", "--output", "-", "--no-report-files",
+            "audit",
+            "--schemas",
+            str(catalog),
+            "--logs",
+            str(log),
+            "--format",
+            "json",
+            "--output",
+            "-",
+            "--no-report-files",
         ],
         capsys,
-    )  # fmt: skip
+    )
     assert code == 1
     assert json.loads(out)["totals"]["calls"] == 2
 
@@ -95,11 +103,18 @@ def test_several_paths_after_one_option(
     second.write_text('{"tool": "search", "arguments": {"tags": ["b"]}}\n')
     code, out, _ = _run(
         [
-            "audit", "--schemas", str(catalog), "--logs", str(log), str(second),
-            "--format", "json", "--no-report-files",
+            "audit",
+            "--schemas",
+            str(catalog),
+            "--logs",
+            str(log),
+            str(second),
+            "--format",
+            "json",
+            "--no-report-files",
         ],
         capsys,
-    )  # fmt: skip
+    )
     assert code == 1
     assert [entry["path"] for entry in json.loads(out)["inputs"]["logs"]] == [str(log), str(second)]
 
@@ -139,10 +154,22 @@ def test_unusable_input_exits_2_with_one_line(
 def test_python_dash_m_runs_the_cli(inputs: tuple[Path, Path], tmp_path: Path) -> None:
     catalog, log = inputs
     completed = subprocess.run(
-        [sys.executable, "-m", "auditor", "audit", "--schemas", str(catalog), "--logs", str(log),
-         "--no-report-files"],
-        capture_output=True, text=True, check=False, cwd=tmp_path,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "auditor",
+            "audit",
+            "--schemas",
+            str(catalog),
+            "--logs",
+            str(log),
+            "--no-report-files",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+    )
     assert completed.returncode == 1, completed.stderr
     assert "newly rejected" in completed.stdout
 
@@ -158,10 +185,24 @@ def test_reports_are_byte_identical_across_hash_seeds(inputs: tuple[Path, Path])
     outputs = set()
     for seed in ("1", "2", "3"):
         completed = subprocess.run(
-            [sys.executable, "-m", "auditor", "audit", "--schemas", str(catalog), "--logs",
-             str(log), "--format", "json", "--no-report-files"],
-            capture_output=True, text=True, check=False, env={**os.environ, "PYTHONHASHSEED": seed},
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "auditor",
+                "audit",
+                "--schemas",
+                str(catalog),
+                "--logs",
+                str(log),
+                "--format",
+                "json",
+                "--no-report-files",
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        )
         outputs.add(completed.stdout)
     assert len(outputs) == 1
     assert '"schema_error_before": 1' in outputs.pop()

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from auditor import __version__
-from auditor.cli import audit, lint, normalize
+from auditor.cli import audit, lint, normalize, schema
 
 app = typer.Typer(
     add_completion=False,
@@ -19,6 +19,7 @@ app = typer.Typer(
 app.command("audit")(audit.audit)
 app.command("lint")(lint.lint)
 app.command("normalize")(normalize.normalize)
+app.command("schema")(schema.schema)
 
 MULTI_VALUE_OPTIONS: tuple[str, ...] = audit.MULTI_VALUE_OPTIONS
 

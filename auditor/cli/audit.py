@@ -1,26 +1,30 @@
-"""`auditor audit`: options -> pipeline -> renderers -> files and stdout -> exit code."""
+"""`auditor audit`: options (+ config) -> pipeline -> renderers -> files and stdout -> exit code.
+
+Exit codes: 0 nothing fails under ``--fail-on``; 1 a group fails (``auditor.gate``); 2 an input
+or output cannot be used (missing file, bad catalog, bad baseline or config), never for what
+the logs show.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import sys
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
+from auditor.baseline import Baseline, BaselineProblem, parse_baseline, render_baseline
 from auditor.catalogs import load_catalogs
-from auditor.cli.common import (
-    EXIT_FOUND,
-    EXIT_OK,
-    EXIT_UNUSABLE,
-    RulesOption,
-    UsageFailure,
-    emit,
-    write_text,
-)
+from auditor.cli.common import EXIT_OK, EXIT_UNUSABLE, UsageFailure, parse_rules, write_text
+from auditor.config import ConfigProblem, load_config
+from auditor.gate import exit_code
+from auditor.groups import DEFAULT_EXAMPLES
 from auditor.logs import LogReader, check_logs
-from auditor.models import Outcome, Report, Rule
+from auditor.models import FailOn, Report, Rule
 from auditor.normalize import DEFAULT_RULES
+from auditor.pipeline import ReportSettings
 from auditor.pipeline import audit as run_audit
 from auditor.report import Format, render
 
@@ -30,62 +34,168 @@ MULTI_VALUE_OPTIONS = ("--schemas", "--logs")
 
 @dataclass(frozen=True)
 class AuditOptions:
+    """Everything one audit run needs, after the config file and the CLI are merged."""
+
     schemas: tuple[str, ...]
     logs: tuple[str, ...]
-    fmt: Format | None
-    output: str
+    outputs: tuple[tuple[Format, str], ...]
+    """(format, path) pairs; ``-`` is stdout."""
     report_dir: Path | None
     allow_override: bool
     quiet: bool
+    fail_on: FailOn = FailOn.NEWLY_REJECTED
+    baseline: str | None = None
+    generate_baseline: str | None = None
+    examples: int = DEFAULT_EXAMPLES
+    redact: bool = False
+    max_calls: int | None = None
+    timestamp: bool = False
     rules: frozenset[Rule] = DEFAULT_RULES
 
 
 def audit(
     schemas: Annotated[
-        list[str],
+        list[str] | None,
         typer.Option("--schemas", help="Catalog files or directories (JSON or YAML)."),
-    ],
+    ] = None,
     logs: Annotated[
-        list[str],
+        list[str] | None,
         typer.Option("--logs", help="Call logs (JSON Lines) or directories of them."),
-    ],
+    ] = None,
     fmt: Annotated[
-        Format | None,
-        typer.Option("--format", help="Render one format to --output instead of the table."),
+        list[Format] | None,
+        typer.Option("--format", help="A format to render; repeat, paired with --output."),
     ] = None,
     output: Annotated[
-        str, typer.Option("--output", help="Where --format goes; '-' is stdout.")
-    ] = "-",
+        list[str] | None,
+        typer.Option("--output", help="Where the --format of the same rank goes; '-' is stdout."),
+    ] = None,
     report_dir: Annotated[
-        Path, typer.Option("--report-dir", help="Folder for audit.md and audit.json.")
-    ] = Path("reports"),
+        Path | None, typer.Option("--report-dir", help="Folder for audit.md and audit.json.")
+    ] = None,
     no_report_files: Annotated[
-        bool, typer.Option("--no-report-files", help="Do not write audit.md and audit.json.")
+        bool | None, typer.Option("--no-report-files", help="Do not write audit.md, audit.json.")
+    ] = None,
+    fail_on: Annotated[
+        FailOn | None,
+        typer.Option("--fail-on", help="What exits 1 (default newly_rejected)."),
+    ] = None,
+    baseline: Annotated[
+        str | None, typer.Option("--baseline", help="Accept the groups listed in this file.")
+    ] = None,
+    generate_baseline: Annotated[
+        str | None,
+        typer.Option("--generate-baseline", help="Write the current groups to this file."),
+    ] = None,
+    examples: Annotated[
+        int | None, typer.Option("--examples", min=0, help="Example calls per group (3).")
+    ] = None,
+    redact: Annotated[
+        bool | None,
+        typer.Option("--redact", help="Show logged values only by their shape (type, length)."),
+    ] = None,
+    max_calls: Annotated[
+        int | None,
+        typer.Option("--max-calls", min=0, help="Keep at most N calls in the JSON call list."),
+    ] = None,
+    timestamp: Annotated[
+        bool, typer.Option("--timestamp", help="Stamp the reports with the time of the run.")
     ] = False,
     allow_override: Annotated[
-        bool,
+        bool | None,
         typer.Option("--allow-override", help="A tool defined twice: the later one wins."),
-    ] = False,
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")] = False,
-    rules: RulesOption = DEFAULT_RULES,
+    rules: Annotated[
+        str | None,
+        typer.Option(
+            "--rules",
+            metavar="FAMILIES",
+            help="Rule families of the normalization to audit, as for `auditor normalize` "
+            "(default: keyword-case,type-case).",
+        ),
+    ] = None,
 ) -> None:
-    """Replay logged calls against old and normalized schemas; exit 1 if any is newly rejected."""
-    options = AuditOptions(
-        schemas=tuple(schemas),
-        logs=tuple(logs),
-        fmt=fmt,
-        output=output,
-        report_dir=None if no_report_files else report_dir,
-        allow_override=allow_override,
-        quiet=quiet,
-        rules=rules,
-    )
+    """Replay logged calls against old and normalized schemas; exit 1 per --fail-on."""
+    given = {
+        "schemas": schemas,
+        "logs": logs,
+        "format": fmt,
+        "output": output,
+        "report_dir": report_dir,
+        "no_report_files": no_report_files,
+        "fail_on": fail_on,
+        "baseline": baseline,
+        "examples": examples,
+        "redact": redact,
+        "max_calls": max_calls,
+        "allow_override": allow_override,
+        "rules": rules,
+    }
     try:
+        options = replace(
+            merge_options(given, load_config(Path.cwd()).values, quiet, timestamp),
+            generate_baseline=generate_baseline,
+        )
         code = run(options)
-    except UsageFailure as failure:
+    except (UsageFailure, ConfigProblem, BaselineProblem) as failure:
         typer.echo(f"auditor: error: {failure}", err=True)
         code = EXIT_UNUSABLE
     raise typer.Exit(code)
+
+
+def merge_options(
+    given: dict[str, Any], config: dict[str, Any], quiet: bool, timestamp: bool
+) -> AuditOptions:
+    """The CLI's values where given, else the config file's, else the defaults."""
+
+    def pick(name: str, default: Any = None) -> Any:
+        value = given.get(name)
+        if value is None or value == []:
+            value = config.get(name, default)
+        return default if value is None else value
+
+    schemas, logs = _listed(pick("schemas", [])), _listed(pick("logs", []))
+    if not schemas or not logs:
+        missing = "--schemas" if not schemas else "--logs"
+        raise UsageFailure(f"{missing} is required (on the command line or in the config file)")
+    try:
+        formats = [Format(f) for f in _listed(pick("format", []))]
+        fail_on = FailOn(pick("fail_on", FailOn.NEWLY_REJECTED))
+    except ValueError as error:
+        raise UsageFailure(f"config: {error}") from error
+    return AuditOptions(
+        schemas=tuple(schemas),
+        logs=tuple(logs),
+        outputs=pair_outputs(formats, _listed(pick("output", []))),
+        report_dir=None if pick("no_report_files", False) else Path(pick("report_dir", "reports")),
+        allow_override=bool(pick("allow_override", False)),
+        quiet=quiet,
+        fail_on=fail_on,
+        baseline=pick("baseline"),
+        examples=int(pick("examples", DEFAULT_EXAMPLES)),
+        redact=bool(pick("redact", False)),
+        max_calls=pick("max_calls"),
+        timestamp=timestamp,
+        rules=parse_rules(",".join(map(str, _listed(pick("rules", [])))) or None),
+    )
+
+
+def _listed(value: Any) -> list[Any]:
+    return [value] if isinstance(value, str) else list(value)
+
+
+def pair_outputs(formats: list[Format], outputs: list[str]) -> tuple[tuple[Format, str], ...]:
+    """Pair ``--format`` and ``--output`` by rank; one format alone goes to stdout."""
+    if len(formats) == 1 and not outputs:
+        outputs = ["-"]
+    if len(formats) != len(outputs):
+        raise UsageFailure(
+            f"{len(formats)} --format but {len(outputs)} --output: give one --output per --format"
+        )
+    if outputs.count("-") > 1:
+        raise UsageFailure("only one --format can go to stdout ('-')")
+    return tuple(zip(formats, outputs, strict=True))
 
 
 def run(options: AuditOptions) -> int:
@@ -96,22 +206,48 @@ def run(options: AuditOptions) -> int:
     files, problems = check_logs(options.logs)
     if problems:
         raise UsageFailure(str(problems[0]))
+    settings = ReportSettings(
+        examples=options.examples,
+        redact=options.redact,
+        max_calls=options.max_calls,
+        baseline=_read_baseline(options.baseline),
+        generated_at=_now() if options.timestamp else None,
+        fail_on=options.fail_on,
+    )
     report = run_audit(
         catalogs.tools,
         LogReader(files),
         options.schemas,
-        overrides=catalogs.overrides,
+        catalogs.overrides,
         rules=options.rules,
+        settings=settings,
     )
     written = _write_reports(report, options)
-    stdout_taken = options.fmt is not None and options.output == "-"
-    if options.fmt is not None:
-        emit(render(report, options.fmt), options.output)
-    if not options.quiet and not stdout_taken:
+    for fmt, path in options.outputs:
+        _emit(render(report, fmt), path)
+    if options.generate_baseline is not None:
+        write_text(Path(options.generate_baseline), render_baseline(report.groups))
+        written.append(Path(options.generate_baseline))
+    if not options.quiet and all(path != "-" for _, path in options.outputs):
         typer.echo(render(report, Format.TABLE), nl=False)
         if written:
             typer.echo(f"\nReports written: {', '.join(str(p) for p in written)}")
-    return EXIT_FOUND if report.totals[Outcome.NEWLY_REJECTED] else EXIT_OK
+    # Writing a baseline accepts the current state: that run does not fail.
+    return EXIT_OK if options.generate_baseline is not None else exit_code(report)
+
+
+def _read_baseline(path: str | None) -> Baseline | None:
+    if path is None:
+        return None
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        raise UsageFailure(f"{path}: cannot read baseline: {error.strerror or error}") from error
+    return parse_baseline(path, text)
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _write_reports(report: Report, options: AuditOptions) -> list[Path]:
@@ -123,3 +259,11 @@ def _write_reports(report: Report, options: AuditOptions) -> list[Path]:
         write_text(path, render(report, fmt))
         written.append(path)
     return written
+
+
+def _emit(text: str, output: str) -> None:
+    if output == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        write_text(Path(output), text)

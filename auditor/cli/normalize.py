@@ -20,7 +20,7 @@ from auditor.cli.common import (
 from auditor.edit import FileRewrite, rewrite_file
 from auditor.models import Rule
 from auditor.normalize import DEFAULT_RULES
-from auditor.report.views import plural
+from auditor.report.common import plural
 
 
 def normalize(

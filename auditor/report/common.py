@@ -1,15 +1,16 @@
-"""Small text helpers shared by the human-readable renderers."""
+"""Wording shared by the renderers, so that every format says the same thing the same way."""
 
 from __future__ import annotations
 
 import json
+from typing import Final
 
-from auditor.models import JSON, Outcome, Report, ToolSummary
-from auditor.report.views import plural
+from auditor.models import JSON, Group, Location, Outcome, Report, Rewrite, ToolSummary
 
-MAX_ARGUMENTS = 300
+MAX_ARGUMENTS: Final = 300
+"""Characters of one example's arguments in human-readable formats."""
 
-OUTCOME_LABELS: dict[Outcome, str] = {
+OUTCOME_LABELS: Final[dict[Outcome, str]] = {
     Outcome.ACCEPTED: "accepted",
     Outcome.NEWLY_REJECTED: "newly rejected",
     Outcome.STILL_REJECTED: "still rejected",
@@ -21,7 +22,7 @@ OUTCOME_LABELS: dict[Outcome, str] = {
 }
 
 # Columns of the per-tool summary, in the order a reviewer reads them: the headline first.
-SUMMARY_OUTCOMES: tuple[Outcome, ...] = (
+SUMMARY_OUTCOMES: Final[tuple[Outcome, ...]] = (
     Outcome.NEWLY_REJECTED,
     Outcome.SCHEMA_ERROR_AFTER,
     Outcome.ACCEPTED,
@@ -32,9 +33,73 @@ SUMMARY_OUTCOMES: tuple[Outcome, ...] = (
 )
 
 
+def plural(count: int, word: str) -> str:
+    """``1 call``, ``2 calls``."""
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
 def compact(value: JSON, limit: int = MAX_ARGUMENTS) -> str:
+    """One-line JSON, cut at ``limit`` characters."""
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def groups_of(report: Report, outcome: Outcome) -> list[Group]:
+    return [g for g in report.groups if g.outcome is outcome]
+
+
+def cause_text(causes: tuple[Rewrite, ...]) -> str:
+    """``/properties/limit/min_items: min_items → minItems`` (or why there is none)."""
+    if not causes:
+        return "no rewrite found on the error's path"
+    return "; ".join(r.describe() for r in causes)
+
+
+def group_title(group: Group) -> str:
+    """What a group is about, in one line without markup."""
+    calls = plural(group.count, "call")
+    if group.keyword:
+        verb = "fails" if group.count == 1 else "fail"
+        return f"{group.tool}: {calls} {verb} {group.keyword} at {group.schema_pointer or '/'}"
+    return f"{group.tool}: {calls} {OUTCOME_LABELS[group.outcome]}"
+
+
+def share_text(group: Group) -> str:
+    return f"{group.count} of {group.tool_calls} calls of the tool ({group.share:.0%})"
+
+
+def coverage_line(report: Report) -> str:
+    """``7 of 12 rewrites were never exercised by the log`` and what that means."""
+    total = report.rewrite_count
+    never = report.unexercised_count
+    if not total:
+        return "The normalizer rewrote nothing."
+    if not never:
+        return f"Every one of the {plural(total, 'rewrite')} was exercised by at least one call."
+    return (
+        f"{never} of {plural(total, 'rewrite')} were never exercised by the log: no logged call "
+        "reached the rewritten keyword, so the log says nothing about what they will reject."
+    )
+
+
+def unexercised(tool: ToolSummary) -> list[Rewrite]:
+    return [r for r, n in zip(tool.rewrites, tool.reached, strict=True) if n == 0]
+
+
+def baseline_line(report: Report) -> str | None:
+    """What the baseline accepted and which of its entries are stale; None without one."""
+    use = report.baseline
+    if use is None:
+        return None
+    text = (
+        f"Baseline `{use.path}` accepted {plural(use.accepted_groups, 'group')} "
+        f"({plural(use.accepted_calls, 'call')})"
+    )
+    if use.stale:
+        return f"{text}; {plural(len(use.stale), 'stale entry')} no longer occur: " + ", ".join(
+            use.stale
+        )
+    return text + "."
 
 
 def summary_rows(report: Report) -> tuple[list[str], list[list[object]]]:
@@ -52,7 +117,7 @@ def summary_rows(report: Report) -> tuple[list[str], list[list[object]]]:
             "total",
             report.call_count,
             *(report.totals.get(o, 0) for o in SUMMARY_OUTCOMES),
-            sum(len(t.rewrites) for t in report.tools),
+            report.rewrite_count,
         ]
     )
     return header, rows
@@ -61,37 +126,36 @@ def summary_rows(report: Report) -> tuple[list[str], list[list[object]]]:
 def _tool_row(tool: ToolSummary) -> list[object]:
     return [
         tool.name,
-        sum(tool.counts.values()),
+        tool.call_count,
         *(tool.counts.get(o, 0) for o in SUMMARY_OUTCOMES),
         len(tool.rewrites),
     ]
 
 
 def verdict(report: Report) -> str:
-    """One paragraph: is it safe, and if not, how unsafe."""
+    """One paragraph: is it safe, and if not, how unsafe. Markdown emphasis only."""
     total = report.call_count
     newly = report.totals.get(Outcome.NEWLY_REJECTED, 0)
     after = report.totals.get(Outcome.SCHEMA_ERROR_AFTER, 0)
     before = report.totals.get(Outcome.SCHEMA_ERROR_BEFORE, 0)
-    broken = [t.name for t in report.tools if t.new_schema_problem]
+    broken = [t.name for t in report.tools if t.counts.get(Outcome.SCHEMA_ERROR_AFTER)]
     parts = []
-    if newly:
-        tools = sorted(
-            {r.call.tool or "" for r in report.calls if r.outcome is Outcome.NEWLY_REJECTED}
+    if after:
+        parts.append(
+            f"**{after} calls cannot be checked because the normalized schema is unusable** "
+            f"({', '.join(f'`{t}`' for t in broken)})."
         )
+    if newly:
+        groups = groups_of(report, Outcome.NEWLY_REJECTED)
+        tools = sorted({g.tool for g in groups})
         names = ", ".join(f"`{t}`" for t in tools)
         parts.append(
             f"**{newly} of {total} logged calls would be newly rejected** after normalization, "
-            f"in {plural(len(tools), 'tool')} ({names})."
+            f"in {plural(len(tools), 'tool')} ({names}), {plural(len(groups), 'group')} by "
+            "cause and failing keyword."
         )
     else:
         parts.append(f"**No logged call would be newly rejected** ({total} calls replayed).")
-    if after:
-        parts.append(
-            f"**{after} calls cannot be checked because the normalized schema is unusable**"
-            + (f" ({', '.join(f'`{t}`' for t in broken)}: meta-schema)" if broken else "")
-            + "."
-        )
     if before:
         parts.append(
             f"{before} calls were replayed against schemas that were unusable before "
@@ -101,4 +165,22 @@ def verdict(report: Report) -> str:
     unknown = report.totals.get(Outcome.UNKNOWN_TOOL, 0)
     if unparseable or unknown:
         parts.append(f"{unparseable} calls were unparseable and {unknown} named unknown tools.")
+    parts.append(coverage_line(report))
     return " ".join(parts)
+
+
+def group_location(report: Report, group: Group) -> Location | None:
+    """Where to point at for a group: its first cause's key in the catalog, else the tool."""
+    tool = next((t for t in report.tools if t.name == group.tool), None)
+    if tool is None:
+        return None
+    for cause in group.causes:
+        for rewrite, location in zip(tool.rewrites, tool.rewrite_locations, strict=True):
+            if rewrite == cause and location is not None:
+                return location
+    return tool.location
+
+
+def plain(text: str) -> str:
+    """Markdown emphasis and code marks removed, for formats that show text as is."""
+    return text.replace("**", "").replace("`", "")

@@ -1,13 +1,20 @@
-"""The JSON report: the contract every other format renders a view of."""
+"""The JSON report: the contract every other format renders a view of.
+
+Its JSON Schema is ``report.schema.json`` next to this module (``auditor schema`` prints it).
+Fields are only ever added, never renamed or removed.
+"""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
+from auditor.gate import failing_groups
 from auditor.models import (
+    BaselineUse,
     CallResult,
     Finding,
+    Group,
     Outcome,
     Report,
     Rewrite,
@@ -21,8 +28,11 @@ def render(report: Report) -> str:
 
 
 def as_dict(report: Report) -> dict[str, Any]:
+    """The report as plain JSON data, in the documented order."""
     return {
         "auditor_version": report.version,
+        "generated_at": report.generated_at,
+        "redacted": report.redacted,
         "inputs": {
             "schemas": list(report.schema_inputs),
             "logs": [
@@ -37,8 +47,53 @@ def as_dict(report: Report) -> dict[str, Any]:
         ],
         "unknown_tools": dict(report.unknown_tools),
         "calls_naming_no_tool": report.nameless_calls,
+        "coverage": {
+            "rewrites": report.rewrite_count,
+            "never_exercised": report.unexercised_count,
+        },
+        "baseline": _baseline(report.baseline),
+        "gate": {
+            "fail_on": report.fail_on.value,
+            "failing_groups": [g.fingerprint for g in failing_groups(report)],
+        },
         "tools": [_tool(tool) for tool in report.tools],
+        "groups": [_group(group) for group in report.groups],
         "calls": [_call(result) for result in report.calls],
+        "calls_omitted": report.calls_omitted,
+    }
+
+
+def _baseline(baseline: BaselineUse | None) -> dict[str, Any] | None:
+    if baseline is None:
+        return None
+    return {
+        "path": baseline.path,
+        "accepted_groups": baseline.accepted_groups,
+        "accepted_calls": baseline.accepted_calls,
+        "stale": list(baseline.stale),
+    }
+
+
+def _group(group: Group) -> dict[str, Any]:
+    return {
+        "fingerprint": group.fingerprint,
+        "outcome": group.outcome.value,
+        "tool": group.tool,
+        "keyword": group.keyword,
+        "schema_pointer": group.schema_pointer,
+        "causes": [rewrite_dict(r) for r in group.causes],
+        "count": group.count,
+        "tool_calls": group.tool_calls,
+        "share": round(group.share, 4),
+        "first": group.first,
+        "last": group.last,
+        "error": group.error,
+        "hint": {"kind": group.hint.kind.value, "text": group.hint.text},
+        "baselined": group.baselined,
+        "examples": [
+            {"source": e.source, "instance_pointer": e.instance_pointer, "arguments": e.arguments}
+            for e in group.examples
+        ],
     }
 
 
@@ -54,7 +109,16 @@ def _tool(tool: ToolSummary) -> dict[str, Any]:
         "shape": tool.shape,
         "old_schema_problem": tool.old_schema_problem,
         "new_schema_problem": tool.new_schema_problem,
-        "rewrites": [rewrite_dict(r) for r in tool.rewrites],
+        "rewrites": [
+            {
+                **rewrite_dict(rewrite),
+                "location": None if location is None else str(location),
+                "reached": reached,
+            }
+            for rewrite, location, reached in zip(
+                tool.rewrites, tool.rewrite_locations, tool.reached, strict=True
+            )
+        ],
         "findings": [_finding(f) for f in tool.findings],
         "outcomes": {"calls": sum(tool.counts.values()), **_counts(tool.counts)},
     }

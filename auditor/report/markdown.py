@@ -1,127 +1,213 @@
-"""Markdown for change reviews: the verdict and summary first, details folded."""
+"""Markdown for change reviews: verdict first, then what breaks, why, and what to do.
+
+It must fit a pull-request comment whatever the log size (GitHub refuses more than 65,536
+characters), so sections are added in order of importance while a budget lasts, and a line
+near the top says what was cut. The JSON report always has everything.
+"""
 
 from __future__ import annotations
 
+import html
+import re
+from collections import Counter
+from typing import Final
+
 from tabulate import tabulate
 
-from auditor.models import CallResult, Outcome, Report
-from auditor.report.common import compact, summary_rows, verdict
-from auditor.report.views import Group, group_calls, plural
+from auditor.models import Group, Outcome, Report
+from auditor.report.common import (
+    baseline_line,
+    cause_text,
+    compact,
+    coverage_line,
+    groups_of,
+    plural,
+    share_text,
+    summary_rows,
+    unexercised,
+    verdict,
+)
 
-MAX_LISTED = 50
+MAX_CHARS: Final = 60_000
+"""Below GitHub's 65,536-character comment limit, leaving room for the cut notice and a
+wrapper a CI step may add."""
+MAX_LISTED: Final = 50
 """Unparseable calls listed one by one before the rest is only counted."""
 
 
-def render(report: Report) -> str:
-    out: list[str] = ["# auditor: pre-upgrade audit", "", verdict(report), ""]
+class _Budget:
+    """Characters left; remembers what did not fit, by kind."""
+
+    def __init__(self, limit: int) -> None:
+        self.left = limit
+        self.cut: Counter[str] = Counter()
+
+    def take(self, lines: list[str], what: str) -> list[str]:
+        size = sum(len(line) + 1 for line in lines)
+        if size > self.left:
+            self.cut[what] += 1
+            return []
+        self.left -= size
+        return lines
+
+
+def render(report: Report, limit: int = MAX_CHARS) -> str:
+    """The Markdown report, at most ``limit`` characters."""
+    budget = _Budget(limit - 400)  # the cut notice and the inputs line always fit
+    head = ["# auditor: pre-upgrade audit", "", verdict(report), ""]
+    if line := baseline_line(report):
+        head += [line, ""]
+    body = budget.take(head, "header")
+    body += _unusable_after(report, budget)
     header, rows = summary_rows(report)
-    out += ["## Summary", "", tabulate(rows, header, tablefmt="github"), ""]
-    out += _unusable_after(report)
-    out += _newly_rejected(report)
-    out += _unusable_before(report)
-    out += _other_changes(report)
-    out += _unparseable(report)
-    out += _rewrites(report)
-    out += _inputs(report)
-    return "\n".join(out).rstrip("\n") + "\n"
+    body += budget.take(
+        ["## Summary", "", tabulate(rows, header, tablefmt="github"), ""], "summary table"
+    )
+    body += _groups(
+        "## Newly rejected calls", groups_of(report, Outcome.NEWLY_REJECTED), budget, []
+    )
+    body += _unusable_before(report, budget)
+    body += _groups(
+        "## Newly accepted calls", groups_of(report, Outcome.NEWLY_ACCEPTED), budget, []
+    )
+    body += _other_changes(report, budget)
+    body += _coverage(report, budget)
+    body += _unparseable(report, budget)
+    body += _rewrites(report, budget)
+    body += [_inputs(report)]
+    if budget.cut:
+        cut = ", ".join(plural(n, what) for what, n in sorted(budget.cut.items()))
+        notice = (
+            f"> **Cut to fit a pull-request comment:** {cut} not shown; the JSON report has all."
+        )
+        body[len(head) : len(head)] = [notice, ""]
+    return "\n".join(body).rstrip("\n") + "\n"
 
 
-def _unusable_after(report: Report) -> list[str]:
-    broken = [t for t in report.tools if t.counts.get(Outcome.SCHEMA_ERROR_AFTER)]
-    if not broken:
+def _unusable_after(report: Report, budget: _Budget) -> list[str]:
+    groups = groups_of(report, Outcome.SCHEMA_ERROR_AFTER)
+    if not groups:
         return []
-    out = ["## Normalized schemas that cannot be used", ""]
-    for tool in broken:
-        count = tool.counts[Outcome.SCHEMA_ERROR_AFTER]
-        problem = tool.new_schema_problem or _first_problem(report, tool.name)
-        out.append(f"- `{tool.name}` ({plural(count, 'call')}): the normalized schema {problem}")
+    out = budget.take(["## ⚠️ Normalized schemas that cannot be used", ""], "section")
+    for group in groups:
+        out += budget.take(
+            [
+                f"- **`{group.tool}`** ({plural(group.count, 'call')}, first `{group.first}`): "
+                f"{_inline(group.error)}"
+            ],
+            "unusable schema",
+        )
     return [*out, ""]
 
 
-def _first_problem(report: Report, tool: str) -> str:
-    for result in report.calls:
-        if result.call.tool == tool and result.outcome is Outcome.SCHEMA_ERROR_AFTER:
-            return f"raised for some calls, e.g. `{result.call.source}`: {result.schema_problem}"
-    return "could not be used"
-
-
-def _newly_rejected(report: Report) -> list[str]:
-    groups = group_calls(report.calls, Outcome.NEWLY_REJECTED)
+def _groups(title: str, groups: list[Group], budget: _Budget, intro: list[str]) -> list[str]:
     if not groups:
         return []
-    out = ["## Newly rejected calls", ""]
+    out = budget.take([title, "", *intro], "section")
     for number, group in enumerate(groups, start=1):
-        out += _group(number, group)
+        out += budget.take(_group(number, group), "group")
     return out
 
 
 def _group(number: int, group: Group) -> list[str]:
-    keywords = ", ".join(f"`{k}`" for k in group.keywords)
-    first_error = group.examples[0].errors[0]
+    if group.keyword:
+        title = (
+            f"### {number}. `{group.tool}`: {plural(group.count, 'call')} failing "
+            f"`{group.keyword}` at `{group.schema_pointer or '/'}`"
+        )
+    else:
+        title = f"### {number}. `{group.tool}`: {plural(group.count, 'call')}"
     out = [
-        f"### {number}. `{group.tool}`: {plural(group.count, 'call')} failing {keywords}",
+        title,
         "",
-        f"- **Cause:** {group.cause_text}",
-        f"- **Error:** at `{first_error.instance_pointer or '/'}`: {first_error.message} "
-        f"(schema `{first_error.schema_pointer}`)",
-        f"- **Calls:** first `{group.first}`, last `{group.last}`",
-        "",
-        "<details><summary>Example arguments</summary>",
+        f"- **Hint ({group.hint.kind.value}):** {group.hint.text}",
+        f"- **Cause:** {_inline(cause_text(group.causes))}",
+        f"- **Error:** {_inline(group.error)}",
+        f"- **Share:** {share_text(group)}; first `{group.first}`, last `{group.last}`",
+        f"- **Fingerprint:** `{group.fingerprint}`"
+        + (" (accepted by the baseline)" if group.baselined else ""),
         "",
     ]
-    for example in group.examples:
-        out += [
-            f"`{example.call.source}`",
-            "",
-            "```json",
-            compact(example.call.arguments),
-            "```",
-            "",
-        ]
-    return [*out, "</details>", ""]
-
-
-def _unusable_before(report: Report) -> list[str]:
-    tools = [t for t in report.tools if t.counts.get(Outcome.SCHEMA_ERROR_BEFORE)]
-    if not tools:
-        return []
-    out = [
-        "## Schemas that were unusable before normalization",
-        "",
-        "Calls of these tools were never really validated. The normalized schema can be used; "
-        "these are the calls it would reject.",
-        "",
-    ]
-    for tool in tools:
-        count = tool.counts[Outcome.SCHEMA_ERROR_BEFORE]
-        problem = tool.old_schema_problem or "raised for some calls"
-        out.append(f"- `{tool.name}` ({plural(count, 'call')}): the old schema {problem}")
-    out.append("")
-    for number, group in enumerate(group_calls(report.calls, Outcome.SCHEMA_ERROR_BEFORE), 1):
-        out += _group(number, group)
+    if group.examples:
+        out += ["<details><summary>Example arguments</summary>", ""]
+        for example in group.examples:
+            fence = _fence(compact(example.arguments))
+            out += [
+                f"`{example.source}` (failing at `{example.instance_pointer or '/'}`)",
+                "",
+                fence + "json",
+                compact(example.arguments),
+                fence,
+                "",
+            ]
+        out += ["</details>", ""]
     return out
 
 
-def _other_changes(report: Report) -> list[str]:
-    lines = []
-    for outcome, text in (
-        (Outcome.NEWLY_ACCEPTED, "rejected before and accepted after"),
-        (Outcome.STILL_REJECTED, "rejected before and after"),
-    ):
-        for tool in report.tools:
-            count = tool.counts.get(outcome, 0)
-            if count:
-                lines.append(f"- `{tool.name}`: {plural(count, 'call')} {text}")
+def _unusable_before(report: Report, budget: _Budget) -> list[str]:
+    tools = [t for t in report.tools if t.counts.get(Outcome.SCHEMA_ERROR_BEFORE)]
+    if not tools:
+        return []
+    lines = [
+        f"- `{t.name}` ({plural(t.counts[Outcome.SCHEMA_ERROR_BEFORE], 'call')}): the schema "
+        f"as written {_inline(t.old_schema_problem or 'raised for some calls')}"
+        for t in tools
+    ]
+    return _groups(
+        "## Schemas that were unusable before normalization",
+        groups_of(report, Outcome.SCHEMA_ERROR_BEFORE),
+        budget,
+        [
+            "Calls of these tools were never really validated. The normalized schema can be "
+            "used; the groups below are what it makes of them.",
+            "",
+            *lines,
+            "",
+        ],
+    ) or budget.take(
+        ["## Schemas that were unusable before normalization", "", *lines, ""], "section"
+    )
+
+
+def _other_changes(report: Report, budget: _Budget) -> list[str]:
+    lines = [
+        f"- `{tool.name}`: {plural(tool.counts[Outcome.STILL_REJECTED], 'call')} rejected "
+        "before and after"
+        for tool in report.tools
+        if tool.counts.get(Outcome.STILL_REJECTED)
+    ]
     if not lines:
         return []
-    return ["## Other verdicts", "", *lines, ""]
+    return budget.take(["## Still rejected", "", *lines, ""], "section")
 
 
-def _unparseable(report: Report) -> list[str]:
+def _coverage(report: Report, budget: _Budget) -> list[str]:
+    out = budget.take(["## Coverage", "", coverage_line(report), ""], "section")
+    never = [(t, r) for t in report.tools for r in unexercised(t)]
+    if not never:
+        return out
+    items = [f"- `{t.name}` `{r.pointer}`: {r.old} → {r.new}" for t, r in never]
+    return out + budget.take(
+        [
+            "<details><summary>Rewrites no logged call reached</summary>",
+            "",
+            *items,
+            "",
+            "</details>",
+            "",
+        ],
+        "coverage list",
+    )
+
+
+def _unparseable(report: Report, budget: _Budget) -> list[str]:
     results = [r for r in report.calls if r.outcome in (Outcome.UNPARSEABLE, Outcome.UNKNOWN_TOOL)]
     if not results:
         return []
-    rows = [[f"`{r.call.source}`", r.call.tool or "-", _why(r)] for r in results[:MAX_LISTED]]
+    rows = [
+        [f"`{r.call.source}`", _cell(r.call.tool or "-"), _cell(_why(r.call.unparsed, r.outcome))]
+        for r in results[:MAX_LISTED]
+    ]
     out = [
         "## Calls not replayed",
         "",
@@ -133,36 +219,63 @@ def _unparseable(report: Report) -> list[str]:
     ]
     if len(results) > MAX_LISTED:
         out += [f"({len(results) - MAX_LISTED} more not listed; see the JSON report)", ""]
-    return [*out, "</details>", ""]
+    return budget.take([*out, "</details>", ""], "section")
 
 
-def _why(result: CallResult) -> str:
-    if result.outcome is Outcome.UNKNOWN_TOOL:
+def _why(unparsed: object, outcome: Outcome) -> str:
+    if outcome is Outcome.UNKNOWN_TOOL:
         return "unknown tool"
-    reason = result.call.unparsed.reason if result.call.unparsed else "unparseable"
-    return reason.replace("|", "\\|")
+    reason = getattr(unparsed, "reason", None)
+    return reason if isinstance(reason, str) else "unparseable"
 
 
-def _rewrites(report: Report) -> list[str]:
+def _rewrites(report: Report, budget: _Budget) -> list[str]:
     tools = [t for t in report.tools if t.rewrites or t.findings]
     if not tools:
         return []
-    out = ["## Rewrites and findings", ""]
+    out = budget.take(["## Rewrites and findings", ""], "section")
     for tool in tools:
-        out += [
-            f"<details><summary><code>{tool.name}</code>: {plural(len(tool.rewrites), 'rewrite')}"
-            f", {plural(len(tool.findings), 'finding')} ({tool.location})</summary>",
+        lines = [
+            f"<details><summary><code>{html.escape(tool.name)}</code>: "
+            f"{plural(len(tool.rewrites), 'rewrite')}, {plural(len(tool.findings), 'finding')} "
+            f"({html.escape(str(tool.location))})</summary>",
             "",
         ]
-        out += [f"- `{r.pointer}`: `{r.old}` → `{r.new}` ({r.rule.value})" for r in tool.rewrites]
-        out += [f"- {f.code} `{f.pointer}`: {f.message}" for f in tool.findings]
-        out += ["", "</details>", ""]
+        lines += [
+            f"- `{r.pointer}`: `{r.old}` → `{r.new}` ({r.rule.value}; reached by "
+            f"{plural(n, 'call')})"
+            for r, n in zip(tool.rewrites, tool.reached, strict=True)
+        ]
+        lines += [f"- {f.code} `{f.pointer}`: {_inline(f.message)}" for f in tool.findings]
+        out += budget.take([*lines, "", "</details>", ""], "tool's rewrites")
     return out
 
 
-def _inputs(report: Report) -> list[str]:
+def _inputs(report: Report) -> str:
     logs = ", ".join(
         f"`{s.path}` ({s.lines} lines, {s.blank} blank, {s.calls} calls)" for s in report.log_inputs
     )
     schemas = ", ".join(f"`{p}`" for p in report.schema_inputs)
-    return [f"Schemas: {schemas}. Logs: {logs}. auditor {report.version}."]
+    stamp = f" Generated {report.generated_at}." if report.generated_at else ""
+    omitted = (
+        f" {plural(report.calls_omitted, 'call')} left out of the call list by --max-calls."
+        if report.calls_omitted
+        else ""
+    )
+    redacted = " Logged values redacted to their shape." if report.redacted else ""
+    return f"Schemas: {schemas}. Logs: {logs}. auditor {report.version}.{redacted}{omitted}{stamp}"
+
+
+def _inline(text: str) -> str:
+    """Text from schemas or logs, safe on one Markdown line: no HTML, no table breaks."""
+    return html.escape(text.replace("\n", " "), quote=False).replace("|", "\\|")
+
+
+def _cell(text: str) -> str:
+    return _inline(text)
+
+
+def _fence(content: str) -> str:
+    """A code fence longer than any backtick run in ``content``, so it cannot be closed early."""
+    longest = max((len(run) for run in re.findall(r"`+", content)), default=0)
+    return "`" * max(3, longest + 1)

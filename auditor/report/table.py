@@ -1,30 +1,39 @@
-"""The terminal summary: per-tool counts and the newly rejected groups, one line each."""
+"""The terminal summary: per-tool counts and the groups, one line each, with their hints."""
 
 from __future__ import annotations
 
 from tabulate import tabulate
 
 from auditor.models import Outcome, Report
-from auditor.report.common import summary_rows
-from auditor.report.views import group_calls, plural
+from auditor.report.common import (
+    baseline_line,
+    cause_text,
+    coverage_line,
+    group_title,
+    groups_of,
+    plural,
+    summary_rows,
+)
 
 
 def render(report: Report) -> str:
+    """Summary table, unusable schemas first, then newly rejected groups and coverage."""
     header, rows = summary_rows(report)
     out = [tabulate(rows, header, tablefmt="simple"), ""]
-    groups = group_calls(report.calls, Outcome.NEWLY_REJECTED)
+    for group in groups_of(report, Outcome.SCHEMA_ERROR_AFTER):
+        out.append(f"UNUSABLE normalized schema: {group_title(group)}: {group.error}")
+    groups = groups_of(report, Outcome.NEWLY_REJECTED)
     if groups:
         newly = report.totals[Outcome.NEWLY_REJECTED]
         out.append(f"Newly rejected: {plural(newly, 'call')} in {plural(len(groups), 'group')}")
         for group in groups:
-            keywords = ", ".join(group.keywords)
-            causes = "; ".join(f"{r.pointer} {r.old} → {r.new}" for r in group.causes) or "?"
-            out.append(f"  {group.count:>5}  {group.tool}  [{keywords}]  caused by {causes}")
-            out.append(f"         e.g. {group.first}")
+            accepted = "  (baseline)" if group.baselined else ""
+            out.append(f"  {group.count:>5}  {group_title(group)}{accepted}")
+            out.append(f"         caused by {cause_text(group.causes)}; e.g. {group.first}")
+            out.append(f"         hint: {group.hint.text.replace('`', '')}")
     else:
         out.append("No call would be newly rejected.")
-    broken = [t.name for t in report.tools if t.counts.get(Outcome.SCHEMA_ERROR_AFTER)]
-    if broken:
-        after = plural(report.totals[Outcome.SCHEMA_ERROR_AFTER], "call")
-        out.append(f"Normalized schema unusable for {after} of: {', '.join(broken)}")
+    out.append(coverage_line(report))
+    if line := baseline_line(report):
+        out.append(line.replace("`", ""))
     return "\n".join(out) + "\n"

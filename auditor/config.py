@@ -1,0 +1,83 @@
+"""Settings from ``auditor.toml`` or ``pyproject.toml`` ``[tool.auditor]``, under the CLI.
+
+Only the current directory is searched (where CI runs the command), never its parents: a
+setting that applies must be visible next to the command that uses it. ``auditor.toml`` wins
+over ``pyproject.toml`` when both exist; a command-line option wins over either.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+KEYS: Final[dict[str, type | tuple[type, ...]]] = {
+    "schemas": list,
+    "logs": list,
+    "format": (list, str),
+    "output": (list, str),
+    "report_dir": str,
+    "no_report_files": bool,
+    "fail_on": str,
+    "baseline": str,
+    "examples": int,
+    "redact": bool,
+    "max_calls": int,
+    "allow_override": bool,
+}
+"""Keys accepted in the table, with their TOML types; names are the CLI's, with underscores."""
+
+
+class ConfigProblem(Exception):
+    """A configuration file that cannot be used; the message names it."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """The settings found, and the file they came from (None when there was none)."""
+
+    values: dict[str, Any]
+    path: Path | None
+
+
+def load_config(directory: Path) -> Config:
+    """Read ``auditor.toml`` (whole file) or ``pyproject.toml`` (``[tool.auditor]``)."""
+    own = directory / "auditor.toml"
+    if own.is_file():
+        return Config(_check(own, _read(own)), own)
+    pyproject = directory / "pyproject.toml"
+    if pyproject.is_file():
+        table = _read(pyproject).get("tool", {}).get("auditor")
+        if table is not None:
+            if not isinstance(table, dict):
+                raise ConfigProblem(f"{pyproject}: [tool.auditor] must be a table")
+            return Config(_check(pyproject, table), pyproject)
+    return Config({}, None)
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as stream:
+            return tomllib.load(stream)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigProblem(f"{path}: invalid TOML: {error}") from error
+    except OSError as error:
+        raise ConfigProblem(f"{path}: cannot read: {error.strerror or error}") from error
+
+
+def _check(path: Path, table: dict[str, Any]) -> dict[str, Any]:
+    values = {}
+    for key, value in table.items():
+        name = key.replace("-", "_")
+        if name not in KEYS:
+            raise ConfigProblem(f"{path}: unknown setting '{key}' (known: {', '.join(KEYS)})")
+        if not isinstance(value, KEYS[name]) or (isinstance(value, bool) and KEYS[name] is int):
+            raise ConfigProblem(f"{path}: setting '{key}' has the wrong type")
+        values[name] = value
+    return values

@@ -1,0 +1,198 @@
+"""Group rejected and changed calls by constraint, streaming: counts and a few examples each.
+
+A group is one tool, one outcome, one failing keyword at one schema pointer, for the same cause
+rewrites. It is what a reviewer decides about (loosen that keyword, or fix those callers) and
+what a baseline accepts, so its fingerprint must not change from log to log: it hashes the
+constraint, never the instance pointer or the values, which vary from call to call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Final
+
+from auditor.hints import hint, observation_key
+from auditor.models import CallResult, Example, Group, Outcome, Rewrite
+
+GROUPED: Final = frozenset(
+    {
+        Outcome.NEWLY_REJECTED,
+        Outcome.SCHEMA_ERROR_AFTER,
+        Outcome.SCHEMA_ERROR_BEFORE,
+        Outcome.NEWLY_ACCEPTED,
+    }
+)
+"""Outcomes that change with the upgrade; still-rejected and unreplayed calls are not grouped."""
+DEFAULT_EXAMPLES: Final = 3
+MAX_DISTINCT_OBSERVATIONS: Final = 200
+"""Distinct observations counted per group; beyond, a value-rich log would grow memory."""
+
+# Newly rejected first (the headline), then the schema problems, then the rest.
+_OUTCOME_ORDER: Final = {
+    Outcome.SCHEMA_ERROR_AFTER: 0,
+    Outcome.NEWLY_REJECTED: 1,
+    Outcome.SCHEMA_ERROR_BEFORE: 2,
+    Outcome.NEWLY_ACCEPTED: 3,
+}
+
+
+def fingerprint(
+    tool: str,
+    outcome: Outcome,
+    causes: tuple[Rewrite, ...],
+    keyword: str,
+    schema_pointer: str,
+    problem: str = "",
+) -> str:
+    """A stable 16-hex-digit key for a group: the same constraint gives the same key."""
+    payload = json.dumps(
+        [
+            tool,
+            outcome.value,
+            sorted([r.pointer, r.old, r.new] for r in causes),
+            keyword,
+            schema_pointer,
+            problem,
+        ],
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
+
+
+@dataclass
+class _Pending:
+    outcome: Outcome
+    tool: str
+    causes: tuple[Rewrite, ...]
+    keyword: str
+    schema_pointer: str
+    first: str
+    error: str
+    problem: str
+    count: int = 0
+    last: str = ""
+    examples: list[Example] = field(default_factory=list)
+    observed: Counter[str] = field(default_factory=Counter)
+
+
+class GroupCollector:
+    """Accumulates groups call by call, keeping counts and at most ``examples`` calls each."""
+
+    def __init__(self, examples: int = DEFAULT_EXAMPLES) -> None:
+        self._examples = examples
+        self._pending: dict[str, _Pending] = {}
+
+    def add(self, result: CallResult) -> None:
+        """Count ``result`` (already sanitized) in each group it belongs to, once per group."""
+        if result.outcome not in GROUPED:
+            return
+        tool = result.call.tool or ""
+        problem = result.schema_problem or ""
+        seen: set[str] = set()
+        if not result.errors:
+            key = fingerprint(tool, result.outcome, (), "", "", problem)
+            self._count(key, result, "", "", (), problem or "", "", [])
+            return
+        for issue in result.errors:
+            key = fingerprint(
+                tool, result.outcome, issue.causes, issue.keyword, issue.schema_pointer
+            )
+            observed = [observation_key(o) for o in issue.observed]
+            if key in seen:
+                self._observe(self._pending[key], observed)
+                continue
+            seen.add(key)
+            self._count(
+                key,
+                result,
+                issue.keyword,
+                issue.schema_pointer,
+                issue.causes,
+                issue.message,
+                issue.instance_pointer,
+                observed,
+            )
+
+    def _count(
+        self,
+        key: str,
+        result: CallResult,
+        keyword: str,
+        schema_pointer: str,
+        causes: tuple[Rewrite, ...],
+        error: str,
+        instance_pointer: str,
+        observed: list[str],
+    ) -> None:
+        source = result.call.source
+        pending = self._pending.get(key)
+        if pending is None:
+            pending = self._pending[key] = _Pending(
+                result.outcome,
+                result.call.tool or "",
+                causes,
+                keyword,
+                schema_pointer,
+                first=source,
+                error=error,
+                problem=result.schema_problem or "",
+            )
+        pending.count += 1
+        pending.last = source
+        if len(pending.examples) < self._examples:
+            pending.examples.append(Example(source, result.call.arguments, instance_pointer))
+        self._observe(pending, observed)
+
+    @staticmethod
+    def _observe(pending: _Pending, observed: list[str]) -> None:
+        for key in dict.fromkeys(observed):
+            if key in pending.observed or len(pending.observed) < MAX_DISTINCT_OBSERVATIONS:
+                pending.observed[key] += 1
+
+    def groups(self, tool_calls: Mapping[str, int], baseline: frozenset[str]) -> tuple[Group, ...]:
+        """The groups, largest first within each outcome, schema errors after first."""
+        built = [
+            Group(
+                fingerprint=key,
+                outcome=p.outcome,
+                tool=p.tool,
+                causes=p.causes,
+                keyword=p.keyword,
+                schema_pointer=p.schema_pointer,
+                count=p.count,
+                tool_calls=tool_calls.get(p.tool, p.count),
+                first=p.first,
+                last=p.last,
+                error=p.error,
+                examples=tuple(p.examples),
+                hint=hint(
+                    p.outcome,
+                    p.tool,
+                    p.keyword,
+                    p.schema_pointer,
+                    p.count,
+                    tool_calls.get(p.tool, p.count),
+                    p.observed,
+                    p.problem,
+                ),
+                baselined=key in baseline,
+            )
+            for key, p in self._pending.items()
+        ]
+        return tuple(
+            sorted(
+                built,
+                key=lambda g: (
+                    _OUTCOME_ORDER[g.outcome],
+                    -g.count,
+                    g.tool,
+                    g.schema_pointer,
+                    g.keyword,
+                    g.fingerprint,
+                ),
+            )
+        )

@@ -1,0 +1,110 @@
+"""Decision hints: loosen the schema, or fix the callers? Read off the logged evidence.
+
+The share of a tool's calls that fail one constraint is the signal. A constraint that most
+real calls break describes a contract nobody follows; one that a handful break is catching
+the bugs it was written for. The thresholds are explicit so that a reviewer can argue with them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Final
+
+from auditor.models import JSON, DecisionHint, HintKind, Observation, Outcome
+
+LOOSEN_SHARE: Final = 0.5
+"""At least half of the tool's calls fail: the callers, not the schema, define the contract in
+practice, so enforcing the constraint would break the common case."""
+CALLER_BUG_SHARE: Final = 0.1
+"""At most one call in ten fails: the constraint matches what callers usually send, and the
+exceptions look like the mistakes it exists to catch."""
+MIN_CALLS: Final = 5
+"""Below this many logged calls of a tool, a share says nothing either way."""
+
+
+def describe(observation: Observation) -> str:
+    """``"an empty list"``, ``"extra property `currency`"``, ``"a value outside the enum
+    (`"economy"`)"``."""
+    if observation.detail is None and not observation.detail_is_value:
+        return observation.kind
+    detail = json.dumps(observation.detail, ensure_ascii=False)
+    if not observation.detail_is_value and isinstance(observation.detail, str):
+        detail = observation.detail
+    return f"{observation.kind} `{detail}`"
+
+
+def observation_key(observation: Observation) -> str:
+    """A hashable, deterministic key for counting observations across calls."""
+    detail: JSON = observation.detail
+    return json.dumps(
+        [observation.kind, detail, observation.detail_is_value], sort_keys=True, ensure_ascii=False
+    )
+
+
+def hint(
+    outcome: Outcome,
+    tool: str,
+    keyword: str,
+    schema_pointer: str,
+    count: int,
+    tool_calls: int,
+    observed: Counter[str],
+    problem: str,
+) -> DecisionHint:
+    """The hint for one group; ``observed`` counts calls per ``observation_key``."""
+    if not keyword:
+        return _without_error(outcome, problem)
+    what = f"{count} of {tool_calls} calls of `{tool}` fail `{keyword}`{_evidence(count, observed)}"
+    if tool_calls < MIN_CALLS:
+        return DecisionHint(
+            HintKind.REVIEW,
+            f"{what}: too few calls of the tool were logged to tell a contract that contradicts "
+            "real use from caller bugs.",
+        )
+    share = count / tool_calls
+    if share >= LOOSEN_SHARE:
+        return DecisionHint(
+            HintKind.LOOSEN_SCHEMA,
+            f"{what}: the constraint contradicts real use; consider removing or loosening "
+            f"`{keyword}` at `{schema_pointer}`.",
+        )
+    if share <= CALLER_BUG_SHARE:
+        return DecisionHint(
+            HintKind.FIX_CALLERS,
+            f"{what}: likely caller bugs; keep `{keyword}` and fix the callers.",
+        )
+    return DecisionHint(
+        HintKind.REVIEW,
+        f"{what}: neither rare nor the norm; check whether `{keyword}` states the intended "
+        "contract before choosing.",
+    )
+
+
+def _evidence(count: int, observed: Counter[str]) -> str:
+    if not observed:
+        return ""
+    key, seen = min(observed.items(), key=lambda item: (-item[1], item[0]))
+    kind, detail, is_value = json.loads(key)
+    text = describe(Observation(kind, detail, is_value))
+    who = "all" if seen >= count else f"{seen} of them"
+    return f"; {who} sent {text}"
+
+
+def _without_error(outcome: Outcome, problem: str) -> DecisionHint:
+    if outcome is Outcome.SCHEMA_ERROR_AFTER:
+        return DecisionHint(
+            HintKind.FIX_SCHEMA,
+            f"The normalized schema cannot be used ({problem}); fix the schema before upgrading.",
+        )
+    if outcome is Outcome.SCHEMA_ERROR_BEFORE:
+        return DecisionHint(
+            HintKind.REVIEW,
+            f"The schema as written could not be used ({problem}); the normalized schema "
+            "accepts these calls, so they were never checked before and pass now.",
+        )
+    return DecisionHint(
+        HintKind.REVIEW,
+        "Rejected before and accepted after: a rewrite changed what the schema allows; check "
+        "that nothing relied on the rejection.",
+    )

@@ -1,0 +1,120 @@
+"""What of the logs a report may show: values truncated by default, or only their shape.
+
+Reports travel (change reviews, CI artifacts, chat). With ``redact`` every logged value is
+replaced by its shape (type and length), keeping object keys, so a reviewer still sees which
+property was extra or missing; error messages that quote a value get the same treatment.
+Without it, strings are cut to ``limit`` characters.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from typing import Final
+
+from auditor import pointers
+from auditor.models import JSON, CallResult, Observation, Unparsed, ValidationIssue
+
+DEFAULT_LIMIT: Final = 80
+"""Characters of a logged string shown in reports: enough to recognize it, not to leak a page."""
+MAX_ITEMS: Final = 20
+"""Items of a logged list shown; the rest is counted."""
+
+
+@dataclass(frozen=True)
+class Sanitizer:
+    """Applies the report's redaction settings to logged data."""
+
+    redact: bool = False
+    limit: int = DEFAULT_LIMIT
+
+    def value(self, value: JSON) -> JSON:
+        """A logged value as reports may show it."""
+        if isinstance(value, dict):
+            return {key: self.value(item) for key, item in value.items()}
+        if isinstance(value, list):
+            shown: list[JSON] = [self.value(item) for item in value[:MAX_ITEMS]]
+            if len(value) > MAX_ITEMS:
+                shown.append(f"<{len(value) - MAX_ITEMS} more items>")
+            return shown
+        if self.redact:
+            return shape(value)
+        if isinstance(value, str) and len(value) > self.limit:
+            return f"{value[: self.limit]}… (+{len(value) - self.limit} chars)"
+        return value
+
+    def text(self, raw: str) -> str:
+        """Log text that did not parse."""
+        if self.redact:
+            return f"<{len(raw)} chars>"
+        return raw if len(raw) <= self.limit else f"{raw[: self.limit]}… (+{len(raw) - self.limit})"
+
+    def message(self, message: str, value: JSON, keyword: str, where: str) -> str:
+        """An error message that may quote ``value`` (python-jsonschema quotes its repr)."""
+        shown = shape_text(value) if self.redact else self.value(value)
+        if not self.redact and shown == value:
+            return message
+        quoted = repr(value)
+        if quoted in message:
+            return message.replace(
+                quoted, shown if isinstance(shown, str) and self.redact else repr(shown)
+            )
+        if self.redact:
+            # The quote was clipped or formatted differently: say only what failed.
+            return f"the value at '{where or '/'}' fails '{keyword}'"
+        if message.endswith("…") and quoted.startswith(message[:-1]):
+            # Clipped inside the quote itself: the rest of the message was lost anyway.
+            return f"{shown!r} fails '{keyword}'"
+        return message
+
+    def observation(self, observation: Observation) -> Observation:
+        if not observation.detail_is_value:
+            return observation
+        return replace(observation, detail=self.value(observation.detail))
+
+    def result(self, result: CallResult) -> CallResult:
+        """A call result with every logged value in it sanitized."""
+        call = result.call
+        unparsed = call.unparsed
+        if unparsed is not None:
+            unparsed = Unparsed(self.text(unparsed.raw), unparsed.reason)
+        return replace(
+            result,
+            call=replace(call, arguments=self.value(call.arguments), unparsed=unparsed),
+            errors=tuple(self.issue(issue, call.arguments) for issue in result.errors),
+        )
+
+    def issue(self, issue: ValidationIssue, arguments: JSON) -> ValidationIssue:
+        _, value = pointers.resolve(arguments, issue.instance_pointer)
+        return replace(
+            issue,
+            message=self.message(issue.message, value, issue.keyword, issue.instance_pointer),
+            observed=tuple(self.observation(o) for o in issue.observed),
+        )
+
+
+def shape(value: JSON) -> JSON:
+    """A scalar's shape: ``"<string, 12 chars>"``, ``"<number>"``; containers keep structure."""
+    if isinstance(value, dict):
+        return {key: shape(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [shape(item) for item in value]
+    return shape_text(value)
+
+
+def shape_text(value: JSON) -> str:
+    """One string naming a value's type and size, never its content."""
+    if isinstance(value, str):
+        return f"<string, {len(value)} chars>"
+    if isinstance(value, bool):
+        return "<boolean>"
+    if isinstance(value, (int, float)):
+        return "<number>"
+    if value is None:
+        return "<null>"
+    if isinstance(value, list):
+        return f"<list, {len(value)} items>"
+    if isinstance(value, dict):
+        keys = json.dumps(sorted(value), ensure_ascii=False)
+        return f"<object, keys {keys}>"
+    return f"<{type(value).__name__}>"

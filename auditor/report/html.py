@@ -1,0 +1,177 @@
+"""One self-contained HTML page: verdict, a bar chart of outcomes per tool, groups folded.
+
+No scripts, no external assets, no network: styles are inline and the chart is inline SVG,
+so the file can be attached to a review or opened from a CI artifact anywhere.
+"""
+
+from __future__ import annotations
+
+import re
+from html import escape
+from typing import Final
+
+from auditor.models import Group, Outcome, Report, ToolSummary
+from auditor.report.common import (
+    OUTCOME_LABELS,
+    SUMMARY_OUTCOMES,
+    baseline_line,
+    cause_text,
+    compact,
+    coverage_line,
+    groups_of,
+    plural,
+    share_text,
+    summary_rows,
+    verdict,
+)
+
+COLORS: Final[dict[Outcome, str]] = {
+    Outcome.NEWLY_REJECTED: "#d1242f",
+    Outcome.SCHEMA_ERROR_AFTER: "#8250df",
+    Outcome.ACCEPTED: "#1a7f37",
+    Outcome.STILL_REJECTED: "#9a6700",
+    Outcome.NEWLY_ACCEPTED: "#0969da",
+    Outcome.SCHEMA_ERROR_BEFORE: "#bf8700",
+    Outcome.UNPARSEABLE: "#6e7781",
+}
+BAR_WIDTH: Final = 520
+ROW_HEIGHT: Final = 22
+LABEL_WIDTH: Final = 190
+
+_STYLE: Final = """
+body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:980px;color:#1f2328;
+padding:0 1em}
+h1{font-size:1.6em}h2{border-bottom:1px solid #d0d7de;padding-bottom:.2em;margin-top:1.6em}
+table{border-collapse:collapse}td,th{border:1px solid #d0d7de;padding:2px 8px;text-align:right}
+td:first-child,th:first-child{text-align:left}code,pre{font:12px ui-monospace,monospace}
+pre{background:#f6f8fa;padding:8px;white-space:pre-wrap;word-break:break-all}
+details{border:1px solid #d0d7de;border-radius:6px;margin:.5em 0;padding:.3em .8em}
+summary{cursor:pointer;font-weight:600}.alert{background:#ffebe9;border:1px solid #d1242f;
+padding:.6em 1em;border-radius:6px}.hint{background:#ddf4ff;padding:.4em .8em;border-radius:6px}
+.legend span{display:inline-block;margin-right:1em}.sw{width:10px;height:10px;display:inline-block;
+margin-right:4px}
+"""
+
+
+def render(report: Report) -> str:
+    """The page."""
+    body = [
+        "<h1>auditor: pre-upgrade audit</h1>",
+        f"<p>{_markup(verdict(report))}</p>",
+    ]
+    if line := baseline_line(report):
+        body.append(f"<p>{_markup(line)}</p>")
+    body += _unusable(report)
+    body += ["<h2>Outcomes per tool</h2>", _chart(report.tools), _table(report)]
+    for title, outcome in (
+        ("Newly rejected calls", Outcome.NEWLY_REJECTED),
+        ("Schemas that were unusable before normalization", Outcome.SCHEMA_ERROR_BEFORE),
+        ("Newly accepted calls", Outcome.NEWLY_ACCEPTED),
+    ):
+        groups = groups_of(report, outcome)
+        if groups:
+            body.append(f"<h2>{escape(title)}</h2>")
+            body += [_group(g) for g in groups]
+    body += ["<h2>Coverage</h2>", f"<p>{_markup(coverage_line(report))}</p>"]
+    schemas = ", ".join(escape(p) for p in report.schema_inputs)
+    logs = ", ".join(escape(s.path) for s in report.log_inputs)
+    stamp = f" Generated {escape(report.generated_at)}." if report.generated_at else ""
+    body.append(
+        f"<p><small>Schemas: {schemas}. Logs: {logs}. auditor {report.version}.{stamp}</small></p>"
+    )
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width">'
+        f"<title>auditor report</title><style>{_STYLE}</style></head>\n<body>\n"
+        + "\n".join(body)
+        + "\n</body></html>\n"
+    )
+
+
+def _unusable(report: Report) -> list[str]:
+    groups = groups_of(report, Outcome.SCHEMA_ERROR_AFTER)
+    if not groups:
+        return []
+    items = "".join(
+        f"<li><strong><code>{escape(g.tool)}</code></strong> ({plural(g.count, 'call')}): "
+        f"{escape(g.error)}</li>"
+        for g in groups
+    )
+    return [
+        f'<div class="alert"><strong>Normalized schemas that cannot be used</strong>'
+        f"<ul>{items}</ul></div>"
+    ]
+
+
+def _chart(tools: tuple[ToolSummary, ...]) -> str:
+    """A stacked horizontal bar per tool, scaled to the busiest tool."""
+    widest = max((t.call_count for t in tools), default=0) or 1
+    height = ROW_HEIGHT * len(tools) + 8
+    width = LABEL_WIDTH + BAR_WIDTH + 60
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'role="img" aria-label="Outcomes per tool">'
+    ]
+    for row, tool in enumerate(tools):
+        y = row * ROW_HEIGHT + 4
+        parts.append(f'<text x="0" y="{y + 14}" font-size="12">{escape(tool.name[:28])}</text>')
+        x = float(LABEL_WIDTH)
+        for outcome in SUMMARY_OUTCOMES:
+            count = tool.counts.get(outcome, 0)
+            if not count:
+                continue
+            span = BAR_WIDTH * count / widest
+            parts.append(
+                f'<rect x="{x:.1f}" y="{y}" width="{span:.1f}" height="{ROW_HEIGHT - 6}" '
+                f'fill="{COLORS[outcome]}"><title>{escape(tool.name)}: {count} '
+                f"{OUTCOME_LABELS[outcome]}</title></rect>"
+            )
+            x += span
+        parts.append(f'<text x="{x + 6:.1f}" y="{y + 14}" font-size="12">{tool.call_count}</text>')
+    parts.append("</svg>")
+    legend = "".join(
+        f'<span><i class="sw" style="background:{COLORS[o]}"></i>{OUTCOME_LABELS[o]}</span>'
+        for o in SUMMARY_OUTCOMES
+    )
+    return "".join(parts) + f'<p class="legend">{legend}</p>'
+
+
+def _table(report: Report) -> str:
+    header, rows = summary_rows(report)
+    head = "".join(f"<th>{escape(h)}</th>" for h in header)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{escape(str(cell))}</td>" for cell in row) + "</tr>" for row in rows
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _group(group: Group) -> str:
+    title = f"{escape(group.tool)}: {plural(group.count, 'call')}"
+    if group.keyword:
+        title += (
+            f" failing <code>{escape(group.keyword)}</code> at "
+            f"<code>{escape(group.schema_pointer or '/')}</code>"
+        )
+    examples = "".join(
+        f"<p><code>{escape(e.source)}</code></p><pre>{escape(compact(e.arguments))}</pre>"
+        for e in group.examples
+    )
+    baselined = " (accepted by the baseline)" if group.baselined else ""
+    return (
+        f"<details><summary>{title}{baselined}</summary>"
+        f'<p class="hint"><strong>{escape(group.hint.kind.value)}:</strong> '
+        f"{_markup(group.hint.text)}</p>"
+        f"<p><strong>Cause:</strong> {escape(cause_text(group.causes))}<br>"
+        f"<strong>Error:</strong> {escape(group.error)}<br>"
+        f"<strong>Share:</strong> {escape(share_text(group))}; first "
+        f"<code>{escape(group.first)}</code>, last <code>{escape(group.last)}</code><br>"
+        f"<strong>Fingerprint:</strong> <code>{group.fingerprint}</code></p>"
+        f"{examples}</details>"
+    )
+
+
+def _markup(text: str) -> str:
+    """The shared wording's Markdown (``**bold**``, `` `code` ``) as HTML, escaped first."""
+    text = escape(text)
+    text = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", text)
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", text)

@@ -1,0 +1,97 @@
+"""JUnit XML for CI test tabs: a test suite per tool, a test case per group.
+
+The common JUnit schema (Apache Ant's, ``tests/schemas/junit.xsd``) allows one ``failure`` per
+test case, so each group is its own case: failing when it fails the run under ``--fail-on``,
+skipped when a baseline accepted it, passing otherwise. A tool without groups has one passing
+case. Timestamps are fixed unless ``--timestamp`` is given, so output stays byte-identical.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+from xml.etree import ElementTree as ET
+
+from auditor.gate import failing_groups
+from auditor.models import Group, Report, ToolSummary
+from auditor.report.common import OUTCOME_LABELS, cause_text, compact, group_title, plain
+
+EPOCH: Final = "1970-01-01T00:00:00"
+"""The schema requires a timestamp; without ``--timestamp`` a fixed one keeps runs identical."""
+
+
+def render(report: Report) -> str:
+    """The JUnit XML document."""
+    failing = {g.fingerprint for g in failing_groups(report)}
+    root = ET.Element("testsuites")
+    for number, tool in enumerate(report.tools):
+        groups = [g for g in report.groups if g.tool == tool.name]
+        root.append(_suite(report, number, tool, groups, failing))
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, "unicode") + "\n"
+
+
+def _suite(
+    report: Report, number: int, tool: ToolSummary, groups: list[Group], failing: set[str]
+) -> ET.Element:
+    suite = ET.Element(
+        "testsuite",
+        {
+            "name": tool.name,
+            "package": str(tool.location.path) or "auditor",
+            "id": str(number),
+            "timestamp": _timestamp(report),
+            "hostname": "auditor",
+            "tests": str(max(len(groups), 1)),
+            "failures": str(sum(1 for g in groups if g.fingerprint in failing)),
+            "errors": "0",
+            "skipped": str(sum(1 for g in groups if g.baselined)),
+            "time": "0",
+        },
+    )
+    properties = ET.SubElement(suite, "properties")
+    for outcome, count in tool.counts.items():
+        ET.SubElement(properties, "property", {"name": outcome.value, "value": str(count)})
+    if not groups:
+        ET.SubElement(
+            suite, "testcase", {"name": "no changed calls", "classname": tool.name, "time": "0"}
+        )
+    for group in groups:
+        suite.append(_case(group, group.fingerprint in failing))
+    ET.SubElement(suite, "system-out").text = ""
+    ET.SubElement(suite, "system-err").text = ""
+    return suite
+
+
+def _case(group: Group, fails: bool) -> ET.Element:
+    case = ET.Element(
+        "testcase",
+        {
+            "name": f"{group_title(group)} [{group.fingerprint}]",
+            "classname": group.tool,
+            "time": "0",
+        },
+    )
+    if group.baselined:
+        ET.SubElement(case, "skipped", {"message": "accepted by the baseline"})
+    elif fails:
+        failure = ET.SubElement(
+            case, "failure", {"message": plain(group.hint.text), "type": group.outcome.value}
+        )
+        failure.text = _details(group)
+    return case
+
+
+def _details(group: Group) -> str:
+    lines = [
+        f"outcome: {OUTCOME_LABELS[group.outcome]}",
+        f"error: {group.error}",
+        f"cause: {cause_text(group.causes)}",
+        f"calls: {group.count} of {group.tool_calls}; first {group.first}, last {group.last}",
+    ]
+    lines += [f"example {e.source}: {compact(e.arguments)}" for e in group.examples]
+    return "\n".join(lines)
+
+
+def _timestamp(report: Report) -> str:
+    # The schema's pattern has no fraction and no zone: 2025-01-31T12:00:00.
+    return (report.generated_at or EPOCH)[:19]

@@ -1,0 +1,202 @@
+"""CI gating end to end: --fail-on, baselines, format/output pairs, config, `auditor schema`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from auditor.cli import main
+from auditor.report.schema import report_schema
+from tests.reporting import write_inputs
+
+CATALOG = """\
+search:
+  type: object
+  properties:
+    tags: {type: array, min_items: 1}
+    query: {type: string, max_length: 5}
+  additional_properties: false
+broken:
+  type: object
+  properties:
+    ref: {$ref: "#/$defs/missing"}
+"""
+
+
+def _run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exit_info:
+        main(args)
+    out, err = capsys.readouterr()
+    return int(exit_info.value.code or 0), out, err
+
+
+def _audit(catalog: Path, log: Path, *extra: str) -> list[str]:
+    return [
+        "audit",
+        "--schemas",
+        str(catalog),
+        "--logs",
+        str(log),
+        "--no-report-files",
+        "-q",
+        *extra,
+    ]
+
+
+def test_baseline_generate_pass_new_rejection_fails_stale_reported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    catalog, log = write_inputs(tmp_path, CATALOG, [("search", {"tags": []})])
+    baseline = tmp_path / "baseline.json"
+    code, _, err = _run(_audit(catalog, log, "--generate-baseline", str(baseline)), capsys)
+    assert code == 0, err
+    entries = json.loads(baseline.read_text())["groups"]
+    assert [e["keyword"] for e in entries] == ["minItems"]
+    # Same log: the baseline accepts everything.
+    code, _, _ = _run(_audit(catalog, log, "--baseline", str(baseline)), capsys)
+    assert code == 0
+    # A new rejection fails; the accepted one is counted; nothing is stale yet.
+    write_inputs(tmp_path, CATALOG, [("search", {"tags": []}), ("search", {"query": "toolong"})])
+    out_json = tmp_path / "r.json"
+    code, _, _ = _run(
+        _audit(
+            catalog, log, "--baseline", str(baseline), "--format", "json", "--output", str(out_json)
+        ),
+        capsys,
+    )
+    assert code == 1
+    report = json.loads(out_json.read_text())
+    assert report["baseline"] == {
+        "path": str(baseline),
+        "accepted_groups": 1,
+        "accepted_calls": 1,
+        "stale": [],
+    }
+    assert len(report["gate"]["failing_groups"]) == 1
+    # The baselined rejection goes away: its entry is stale.
+    write_inputs(tmp_path, CATALOG, [("search", {"tags": ["x"]})])
+    out_md = tmp_path / "r.md"
+    code, _, _ = _run(
+        _audit(
+            catalog,
+            log,
+            "--baseline",
+            str(baseline),
+            "--format",
+            "json",
+            "--output",
+            str(out_json),
+            "--format",
+            "markdown",
+            "--output",
+            str(out_md),
+        ),
+        capsys,
+    )
+    assert code == 0
+    stale = json.loads(out_json.read_text())["baseline"]["stale"]
+    assert stale == [entries[0]["fingerprint"]]
+    assert "1 stale entry" in out_md.read_text()
+
+
+def test_baseline_output_is_deterministic(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    catalog, log = write_inputs(
+        tmp_path, CATALOG, [("search", {"tags": [], "query": "toolong", "x": 1})]
+    )
+    texts = set()
+    for name in ("a.json", "b.json"):
+        _run(_audit(catalog, log, "--generate-baseline", str(tmp_path / name)), capsys)
+        texts.add((tmp_path / name).read_text())
+    assert len(texts) == 1
+
+
+@pytest.mark.parametrize(
+    ("fail_on", "calls", "code"),
+    [
+        ("newly_rejected", [("search", {"tags": []})], 1),
+        ("never", [("search", {"tags": []})], 0),
+        ("newly_rejected", [("broken", {"ref": 1})], 0),
+        ("schema_error", [("broken", {"ref": 1})], 1),
+        ("any-change", [("broken", {"ref": 1})], 1),
+        ("schema_error", [("search", {"tags": ["x"]})], 0),
+    ],
+)
+def test_fail_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fail_on: str, calls: list[object], code: int
+) -> None:
+    catalog, log = write_inputs(tmp_path, CATALOG, calls)
+    assert _run(_audit(catalog, log, "--fail-on", fail_on), capsys)[0] == code
+
+
+def test_unusable_baseline_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    catalog, log = write_inputs(tmp_path, CATALOG, [("search", {"tags": []})])
+    bad = tmp_path / "bad.json"
+    bad.write_text("[1, 2]")
+    code, _, err = _run(_audit(catalog, log, "--baseline", str(bad)), capsys)
+    assert code == 2 and "not an auditor baseline" in err
+
+
+def test_format_output_pairs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    catalog, log = write_inputs(tmp_path, CATALOG, [("search", {"tags": []})])
+    sarif, junit = tmp_path / "a.sarif", tmp_path / "a.xml"
+    code, out, _ = _run(
+        _audit(
+            catalog,
+            log,
+            "--format",
+            "sarif",
+            "--output",
+            str(sarif),
+            "--format",
+            "junit",
+            "--output",
+            str(junit),
+            "--format",
+            "github",
+            "--output",
+            "-",
+        ),
+        capsys,
+    )
+    assert code == 1
+    assert json.loads(sarif.read_text())["version"] == "2.1.0"
+    assert junit.read_text().startswith("<?xml")
+    assert out.startswith("::error ")
+    code, _, err = _run(
+        _audit(catalog, log, "--format", "sarif", "--format", "json", "--output", "x"), capsys
+    )
+    assert code == 2 and "2 --format but 1 --output" in err
+
+
+def test_config_file_with_cli_precedence(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    catalog, log = write_inputs(tmp_path, CATALOG, [("search", {"tags": []})])
+    (tmp_path / "pyproject.toml").write_text(
+        f'[tool.auditor]\nschemas = ["{catalog}"]\nlogs = ["{log}"]\nfail_on = "never"\n'
+        "no_report_files = true\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    assert _run(["audit", "-q"], capsys)[0] == 0
+    assert _run(["audit", "-q", "--fail-on", "newly_rejected"], capsys)[0] == 1
+    # auditor.toml wins over pyproject.toml.
+    (tmp_path / "auditor.toml").write_text(
+        f'schemas = ["{catalog}"]\nlogs = ["{log}"]\nno_report_files = true\n'
+    )
+    assert _run(["audit", "-q"], capsys)[0] == 1
+    (tmp_path / "auditor.toml").write_text("colour = 'red'\n")
+    code, _, err = _run(["audit", "-q"], capsys)
+    assert code == 2 and "unknown setting 'colour'" in err
+
+
+def test_schema_command_prints_the_report_schema(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(["schema"], capsys)
+    assert code == 0
+    printed = json.loads(out)
+    assert printed == report_schema()
+    jsonschema.Draft202012Validator.check_schema(printed)
