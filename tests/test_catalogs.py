@@ -99,8 +99,8 @@ def test_allow_override_keeps_the_later_one_and_says_so(tmp_path: Path) -> None:
     [
         ("bad.json", '{"a": {"type": "object",}}', "bad.json:1:25: invalid JSON"),
         ("bad.yaml", "a:\n  b: [1, 2\n", "bad.yaml:3:1: invalid YAML"),
-        ("list.yaml", "- 1\n- 2\n", "list.yaml: not a catalog in a known shape"),
-        ("scalar.json", "42", "scalar.json: not a catalog in a known shape"),
+        ("list.yaml", "- 1\n- 2\n", "list.yaml: not a catalog in a known format"),
+        ("scalar.json", "42", "scalar.json: not a catalog in a known format"),
         ("noname.json", '[{"name": 3, "input_schema": {}}]', "a tool has no name"),
     ],
 )
