@@ -146,9 +146,7 @@ def read_catalog(
         return [], CatalogProblem(Location(name), f"cannot read: {error.strerror or error}")
     # Standard input has no suffix to go by: JSON text starts with a bracket, YAML rarely does.
     as_json = (
-        text.lstrip().startswith(("{", "["))
-        if path == STDIN
-        else path.lower().endswith(".json")
+        text.lstrip().startswith(("{", "[")) if path == STDIN else path.lower().endswith(".json")
     )
     document, problem = parse_document(name, text, as_json)
     if problem is not None:
@@ -223,9 +221,12 @@ def detect_shape(document: JSON, fmt: CatalogFormat | None = None) -> Shape | No
 def _unwrap(document: JSON) -> tuple[str, JSON]:
     """The tool list inside a JSON-RPC response and/or a body with a ``tools`` list."""
     pointer = ""
-    if isinstance(document, dict) and "jsonrpc" in document:
-        if isinstance(document.get("result"), dict):
-            pointer, document = "/result", document["result"]
+    if (
+        isinstance(document, dict)
+        and "jsonrpc" in document
+        and isinstance(document.get("result"), dict)
+    ):
+        pointer, document = "/result", document["result"]
     if isinstance(document, dict) and isinstance(document.get("tools"), list):
         pointer, document = pointers.join(pointer, "tools"), document["tools"]
     return pointer, document
@@ -242,13 +243,11 @@ def _declared(declaration: dict[str, JSON], schema_keys: Sequence[str], *at: str
 
 def _openai(tools: JSON) -> list[_Entry] | None:
     if not _all_dicts(tools) or not all(
-        item.get("type") == "function" and isinstance(item.get("function"), dict)
-        for item in tools
+        item.get("type") == "function" and isinstance(item.get("function"), dict) for item in tools
     ):
         return None
     return [
-        _declared(item["function"], ("parameters",), i, "function")
-        for i, item in enumerate(tools)
+        _declared(item["function"], ("parameters",), i, "function") for i, item in enumerate(tools)
     ]
 
 

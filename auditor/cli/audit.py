@@ -4,20 +4,56 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from auditor.catalogs import load_catalogs
+from auditor.catalogs import STDIN, CatalogFormat, load_catalogs
 from auditor.cli.common import EXIT_FOUND, EXIT_OK, EXIT_UNUSABLE, UsageFailure, write_text
-from auditor.logs import LogReader, check_logs
+from auditor.log_formats import LogFormat
+from auditor.logs import LogFormatError, LogReader, check_logs
 from auditor.models import Outcome, Report
 from auditor.pipeline import audit as run_audit
 from auditor.report import Format, render
 
 MULTI_VALUE_OPTIONS = ("--schemas", "--logs")
 """Options of this command that take several values (`--logs a.jsonl b.jsonl`)."""
+
+
+AUTO = "auto"
+
+
+class CatalogFormatChoice(str, Enum):
+    """``--catalog-format``: every catalog format, or ``auto`` to detect each file's."""
+
+    AUTO = AUTO
+    OPENAI = CatalogFormat.OPENAI.value
+    OPENAI_RESPONSES = CatalogFormat.OPENAI_RESPONSES.value
+    ANTHROPIC = CatalogFormat.ANTHROPIC.value
+    MCP = CatalogFormat.MCP.value
+    GEMINI = CatalogFormat.GEMINI.value
+    SCHEMA = CatalogFormat.SCHEMA.value
+    MAPPING = CatalogFormat.MAPPING.value
+
+    def to_format(self) -> CatalogFormat | None:
+        return None if self.value == AUTO else CatalogFormat(self.value)
+
+
+class LogFormatChoice(str, Enum):
+    """``--log-format``: every log format, or ``auto`` to detect each file's."""
+
+    AUTO = AUTO
+    JSONL = LogFormat.JSONL.value
+    OPENAI = LogFormat.OPENAI.value
+    OPENAI_RESPONSES = LogFormat.OPENAI_RESPONSES.value
+    ANTHROPIC = LogFormat.ANTHROPIC.value
+    MCP = LogFormat.MCP.value
+    OTEL = LogFormat.OTEL.value
+
+    def to_format(self) -> LogFormat | None:
+        return None if self.value == AUTO else LogFormat(self.value)
 
 
 @dataclass(frozen=True)
@@ -29,17 +65,31 @@ class AuditOptions:
     report_dir: Path | None
     allow_override: bool
     quiet: bool
+    catalog_format: CatalogFormat | None = None
+    log_format: LogFormat | None = None
 
 
 def audit(
     schemas: Annotated[
         list[str],
-        typer.Option("--schemas", help="Catalog files or directories (JSON or YAML)."),
+        typer.Option(
+            "--schemas", help="Catalog files or directories (JSON or YAML); '-' is stdin."
+        ),
     ],
     logs: Annotated[
         list[str],
-        typer.Option("--logs", help="Call logs (JSON Lines) or directories of them."),
+        typer.Option(
+            "--logs", help="Call logs or directories of them; '-' is stdin; .gz is read as is."
+        ),
     ],
+    catalog_format: Annotated[
+        CatalogFormatChoice,
+        typer.Option("--catalog-format", help="Read every catalog in this format."),
+    ] = CatalogFormatChoice.AUTO,
+    log_format: Annotated[
+        LogFormatChoice,
+        typer.Option("--log-format", help="Read every log in this format."),
+    ] = LogFormatChoice.AUTO,
     fmt: Annotated[
         Format | None,
         typer.Option("--format", help="Render one format to --output instead of the table."),
@@ -68,6 +118,8 @@ def audit(
         report_dir=None if no_report_files else report_dir,
         allow_override=allow_override,
         quiet=quiet,
+        catalog_format=catalog_format.to_format(),
+        log_format=log_format.to_format(),
     )
     try:
         code = run(options)
@@ -79,15 +131,25 @@ def audit(
 
 def run(options: AuditOptions) -> int:
     """Execute an audit; raises UsageFailure for unusable input or output."""
-    catalogs = load_catalogs(options.schemas, allow_override=options.allow_override)
+    if STDIN in options.schemas and STDIN in options.logs:
+        raise UsageFailure("standard input ('-') can feed the catalogs or the logs, not both")
+    catalogs = load_catalogs(
+        options.schemas, allow_override=options.allow_override, fmt=options.catalog_format
+    )
     if catalogs.problems:
         raise UsageFailure(str(catalogs.problems[0]))
     files, problems = check_logs(options.logs)
     if problems:
         raise UsageFailure(str(problems[0]))
-    report = run_audit(
-        catalogs.tools, LogReader(files), options.schemas, overrides=catalogs.overrides
-    )
+    try:
+        report = run_audit(
+            catalogs.tools,
+            LogReader(files, options.log_format),
+            options.schemas,
+            overrides=catalogs.overrides,
+        )
+    except LogFormatError as error:
+        raise UsageFailure(str(error.problem)) from error
     written = _write_reports(report, options)
     stdout_taken = options.fmt is not None and options.output == "-"
     if options.fmt is not None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tabulate import tabulate
 
-from auditor.models import CallResult, Outcome, Report
+from auditor.models import CallResult, LogStats, Outcome, Report
 from auditor.report.common import compact, summary_rows, verdict
 from auditor.report.views import Group, group_calls, plural
 
@@ -160,9 +160,17 @@ def _rewrites(report: Report) -> list[str]:
     return out
 
 
+def _log_counts(stats: LogStats) -> str:
+    parts = [stats.format, f"{stats.lines} lines", f"{stats.blank} blank", f"{stats.calls} calls"]
+    # Only where they say something: most logs have neither.
+    if stats.records_without_calls:
+        parts.append(f"{stats.records_without_calls} records without calls")
+    if stats.repeated_calls:
+        parts.append(f"{stats.repeated_calls} repeated calls")
+    return ", ".join(parts)
+
+
 def _inputs(report: Report) -> list[str]:
-    logs = ", ".join(
-        f"`{s.path}` ({s.lines} lines, {s.blank} blank, {s.calls} calls)" for s in report.log_inputs
-    )
+    logs = ", ".join(f"`{s.path}` ({_log_counts(s)})" for s in report.log_inputs)
     schemas = ", ".join(f"`{p}`" for p in report.schema_inputs)
     return [f"Schemas: {schemas}. Logs: {logs}. auditor {report.version}."]
