@@ -262,3 +262,11 @@ def test_log_format_option_forces_the_format(
               "--format", "json", "--no-report-files"])  # fmt: skip
     assert exit_info.value.code == 0
     assert json.loads(capsys.readouterr().out)["totals"]["unparseable"] == 1
+
+
+def test_the_format_options_offer_every_format_and_auto() -> None:
+    from auditor.catalogs import CatalogFormat
+    from auditor.cli.audit import CatalogFormatChoice, LogFormatChoice
+
+    assert {c.to_format() for c in LogFormatChoice} == {None, *LogFormat}
+    assert {c.to_format() for c in CatalogFormatChoice} == {None, *CatalogFormat}
