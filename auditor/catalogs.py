@@ -2,13 +2,20 @@
 
 Failures are values: a file that cannot be read, parsed or understood becomes a
 ``CatalogProblem`` naming it, and the caller decides to stop (exit 2).
+
+The shape is detected from the content (``CatalogFormat``; the table ``_DETECTORS`` is
+tried in order) unless the caller forces one. Wrappers are looked through first: a
+JSON-RPC response around an MCP ``tools/list`` result, and any document whose ``tools`` is
+a list (an OpenAI, Anthropic or Gemini request body, an MCP result).
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 from typing import Final
 
@@ -19,7 +26,26 @@ from auditor.models import JSON, Location, Override, ToolSchema
 from auditor.positions import key_positions
 
 CATALOG_SUFFIXES: Final = (".json", ".yaml", ".yml")
+STDIN: Final = "-"
+"""The path that means standard input."""
+STDIN_NAME: Final = "<stdin>"
+"""How standard input is named in locations and messages."""
 _Loader: Final = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class CatalogFormat(str, Enum):
+    """The catalog shapes ``auditor`` reads, in the order detection tries them."""
+
+    OPENAI = "openai"
+    """Chat Completions tools: ``[{"type": "function", "function": {...}}]``."""
+    OPENAI_RESPONSES = "openai-responses"
+    """Responses API tools: ``[{"type": "function", "name": ..., "parameters": ...}]``."""
+    ANTHROPIC = "anthropic"
+    MCP = "mcp"
+    GEMINI = "gemini"
+    SCHEMA = "schema"
+    """One JSON Schema; the tool is named after the file."""
+    MAPPING = "mapping"
 
 
 @dataclass(frozen=True)
@@ -39,6 +65,8 @@ class _Entry:
     schema: JSON
     pointer: str
     """Pointer of the schema inside the document."""
+    named_by_file: bool = False
+    """A lone schema carries no name: the tool takes the file's."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +80,8 @@ class Catalogs:
 
 def catalog_files(path: str) -> list[str]:
     """``path`` itself, or the catalog files below a directory in a stable order."""
+    if path == STDIN:
+        return [path]
     root = Path(path)
     if root.is_dir():
         return [
@@ -62,8 +92,13 @@ def catalog_files(path: str) -> list[str]:
     return [path]
 
 
-def load_catalogs(paths: Sequence[str], allow_override: bool = False) -> Catalogs:
-    """Read every catalog; a tool defined twice is a problem unless ``allow_override``."""
+def load_catalogs(
+    paths: Sequence[str], allow_override: bool = False, fmt: CatalogFormat | None = None
+) -> Catalogs:
+    """Read every catalog; a tool defined twice is a problem unless ``allow_override``.
+
+    ``fmt`` forces one shape for every file instead of detecting each one's.
+    """
     by_name: dict[str, ToolSchema] = {}
     overrides: list[Override] = []
     problems: list[CatalogProblem] = []
@@ -72,7 +107,7 @@ def load_catalogs(paths: Sequence[str], allow_override: bool = False) -> Catalog
         if not files:
             problems.append(CatalogProblem(Location(path), "no catalog files (.json, .yaml)"))
         for file in files:
-            tools, problem = read_catalog(file)
+            tools, problem = read_catalog(file, fmt)
             if problem is not None:
                 problems.append(problem)
                 continue
@@ -94,41 +129,55 @@ def load_catalogs(paths: Sequence[str], allow_override: bool = False) -> Catalog
     return Catalogs(ordered, tuple(overrides), tuple(problems))
 
 
-def read_catalog(path: str) -> tuple[list[ToolSchema], CatalogProblem | None]:
-    """The tools of one catalog file, or the problem that makes it unusable."""
+def read_catalog(
+    path: str, fmt: CatalogFormat | None = None
+) -> tuple[list[ToolSchema], CatalogProblem | None]:
+    """The tools of one catalog file (``-``: standard input), or the problem that makes it
+    unusable; ``fmt`` forces a shape instead of detecting it."""
+    name = STDIN_NAME if path == STDIN else path
     try:
-        text = Path(path).read_text(encoding="utf-8-sig")
+        data = sys.stdin.buffer.read() if path == STDIN else Path(path).read_bytes()
+        text = data.decode("utf-8-sig")
     except FileNotFoundError:
-        return [], CatalogProblem(Location(path), "no such file")
+        return [], CatalogProblem(Location(name), "no such file")
     except UnicodeDecodeError as error:
-        return [], CatalogProblem(Location(path), f"not UTF-8 text ({error.reason})")
+        return [], CatalogProblem(Location(name), f"not UTF-8 text ({error.reason})")
     except OSError as error:
-        return [], CatalogProblem(Location(path), f"cannot read: {error.strerror or error}")
-    document, problem = parse_document(path, text)
+        return [], CatalogProblem(Location(name), f"cannot read: {error.strerror or error}")
+    # Standard input has no suffix to go by: JSON text starts with a bracket, YAML rarely does.
+    as_json = (
+        text.lstrip().startswith(("{", "[")) if path == STDIN else path.lower().endswith(".json")
+    )
+    document, problem = parse_document(name, text, as_json)
     if problem is not None:
         return [], problem
-    found = detect_shape(document)
+    found = detect_shape(document, fmt)
     if found is None:
-        return [], CatalogProblem(
-            Location(path),
-            "not a catalog in a known shape (OpenAI tools list, MCP tools/list result, "
-            "Anthropic tools list, or a mapping of tool names to schemas)",
-        )
+        tried = ", ".join(f.value for f in ((fmt,) if fmt else CatalogFormat))
+        wanted = f"not a {fmt.value} catalog" if fmt else "not a catalog in a known format"
+        return [], CatalogProblem(Location(name), f"{wanted} (tried: {tried})")
     shape, entries = found
-    positions = key_positions(text, is_json=path.lower().endswith(".json"))
+    positions = key_positions(text, is_json=as_json)
     tools: list[ToolSchema] = []
     for entry in entries:
         where = positions.get(entry.pointer, (None, None))
-        location = Location(path, where[0], where[1])
-        if not isinstance(entry.name, str) or not entry.name:
+        location = Location(name, where[0], where[1])
+        tool = entry.name
+        if entry.named_by_file:
+            if path == STDIN:
+                return [], CatalogProblem(
+                    location, "a lone schema on standard input has no tool name: use a file"
+                )
+            tool = Path(path).stem
+        if not isinstance(tool, str) or not tool:
             return [], CatalogProblem(location, "a tool has no name (a non-empty string)")
         tools.append(
             ToolSchema(
-                entry.name,
+                tool,
                 entry.schema,
                 location,
                 entry.pointer,
-                shape,
+                shape.value,
                 _positions_within(positions, entry.pointer),
             )
         )
@@ -146,9 +195,9 @@ def _positions_within(
     }
 
 
-def parse_document(path: str, text: str) -> tuple[JSON, CatalogProblem | None]:
-    """JSON for ``.json`` files, YAML (safe loading only) for everything else."""
-    if path.lower().endswith(".json"):
+def parse_document(path: str, text: str, as_json: bool) -> tuple[JSON, CatalogProblem | None]:
+    """JSON when ``as_json``, else YAML (safe loading only); ``path`` names it in problems."""
+    if as_json:
         try:
             return json.loads(text), None
         except json.JSONDecodeError as error:
@@ -168,63 +217,130 @@ def parse_document(path: str, text: str) -> tuple[JSON, CatalogProblem | None]:
         return None, CatalogProblem(Location(path), f"invalid YAML: {error}")
 
 
-Shape = tuple[str, list[_Entry]]
+Shape = tuple[CatalogFormat, list[_Entry]]
+_Detector = Callable[[JSON], "list[_Entry] | None"]
 
 
-def detect_shape(document: JSON) -> Shape | None:
-    """Recognize a catalog from its content; None when no shape fits."""
-    for detector in _DETECTORS:
-        found = detector(document)
-        if found is not None:
-            return found
+def detect_shape(document: JSON, fmt: CatalogFormat | None = None) -> Shape | None:
+    """Recognize a catalog from its content (or read it as ``fmt``); None when no shape fits.
+
+    Entry pointers are relative to the whole document, wrappers included.
+    """
+    prefix, tools = _unwrap(document)
+    for shape, detector in _DETECTORS.items():
+        if fmt is not None and shape is not fmt:
+            continue
+        entries = detector(tools)
+        if entries is not None:
+            return shape, [
+                _Entry(e.name, e.schema, prefix + e.pointer, e.named_by_file) for e in entries
+            ]
     return None
 
 
-def _openai(document: JSON) -> Shape | None:
-    if not _all_dicts(document) or not all(
-        item.get("type") == "function" and isinstance(item.get("function"), dict)
-        for item in document
+def _unwrap(document: JSON) -> tuple[str, JSON]:
+    """The tool list inside a JSON-RPC response and/or a body with a ``tools`` list."""
+    pointer = ""
+    if (
+        isinstance(document, dict)
+        and "jsonrpc" in document
+        and isinstance(document.get("result"), dict)
+    ):
+        pointer, document = "/result", document["result"]
+    if isinstance(document, dict) and isinstance(document.get("tools"), list):
+        pointer, document = pointers.join(pointer, "tools"), document["tools"]
+    return pointer, document
+
+
+def _declared(declaration: dict[str, JSON], schema_keys: Sequence[str], *at: str | int) -> _Entry:
+    """A tool's name and the first of ``schema_keys`` it has; a tool that declares no
+    parameters accepts any arguments (``{}``) and is located at the declaration itself."""
+    key = next((k for k in schema_keys if k in declaration), None)
+    if key is None:
+        return _Entry(declaration.get("name"), {}, pointers.join("", *at))
+    return _Entry(declaration.get("name"), declaration[key], pointers.join("", *at, key))
+
+
+def _openai(tools: JSON) -> list[_Entry] | None:
+    if not _all_dicts(tools) or not all(
+        item.get("type") == "function" and isinstance(item.get("function"), dict) for item in tools
     ):
         return None
-    return "openai", [
-        _Entry(
-            item["function"].get("name"),
-            item["function"].get("parameters", {}),
-            pointers.join("", i, "function", "parameters"),
-        )
-        for i, item in enumerate(document)
+    return [
+        _declared(item["function"], ("parameters",), i, "function") for i, item in enumerate(tools)
     ]
 
 
-def _anthropic(document: JSON) -> Shape | None:
-    if not _all_dicts(document) or not all("input_schema" in item for item in document):
+def _openai_responses(tools: JSON) -> list[_Entry] | None:
+    if not _all_dicts(tools) or not all(
+        item.get("type") == "function" and "name" in item and "function" not in item
+        for item in tools
+    ):
         return None
-    return "anthropic", [
-        _Entry(item.get("name"), item["input_schema"], pointers.join("", i, "input_schema"))
-        for i, item in enumerate(document)
-    ]
+    return [_declared(item, ("parameters",), i) for i, item in enumerate(tools)]
 
 
-def _mcp(document: JSON) -> Shape | None:
-    if not isinstance(document, dict) or not isinstance(document.get("tools"), list):
+def _anthropic(tools: JSON) -> list[_Entry] | None:
+    if not _all_dicts(tools) or not all("input_schema" in item for item in tools):
         return None
-    tools = document["tools"]
+    return [_declared(item, ("input_schema",), i) for i, item in enumerate(tools)]
+
+
+def _mcp(tools: JSON) -> list[_Entry] | None:
     if not _all_dicts(tools) or not all("inputSchema" in item for item in tools):
         return None
-    return "mcp", [
-        _Entry(item.get("name"), item["inputSchema"], pointers.join("", "tools", i, "inputSchema"))
-        for i, item in enumerate(tools)
+    return [_declared(item, ("inputSchema",), i) for i, item in enumerate(tools)]
+
+
+_GEMINI_GROUPS: Final = ("function_declarations", "functionDeclarations")
+# The SDK dumps snake_case, the REST API camelCase; a declaration has one schema or the other.
+_GEMINI_SCHEMAS: Final = ("parameters_json_schema", "parametersJsonSchema", "parameters")
+
+
+def _gemini(tools: JSON) -> list[_Entry] | None:
+    """A Gemini ``Tool`` (``{"function_declarations": [...]}``), a list of them, or a bare
+    list of declarations (each a ``name`` with one of the schema keys, and no ``type``)."""
+    if isinstance(tools, dict):
+        return _gemini_group(tools)
+    if not _all_dicts(tools):
+        return None
+    if all(any(k in item for k in _GEMINI_SCHEMAS) and "type" not in item for item in tools):
+        return [_declared(item, _GEMINI_SCHEMAS, i) for i, item in enumerate(tools)]
+    groups = [_gemini_group(item, i) for i, item in enumerate(tools)]
+    if any(group is None for group in groups):
+        return None
+    return [entry for group in groups if group is not None for entry in group]
+
+
+def _gemini_group(tool: dict[str, JSON], *at: int) -> list[_Entry] | None:
+    key = next((k for k in _GEMINI_GROUPS if k in tool), None)
+    if key is None or not _all_dicts(tool[key]):
+        return None
+    return [
+        _declared(declaration, _GEMINI_SCHEMAS, *at, key, j)
+        for j, declaration in enumerate(tool[key])
     ]
 
 
-def _mapping(document: JSON) -> Shape | None:
+_SCHEMA_MARKERS: Final = frozenset(
+    {"$schema", "$id", "$ref", "$defs", "definitions", "type", "properties", "required",
+     "anyOf", "oneOf", "allOf", "any_of", "one_of", "all_of", "enum", "const"}
+)  # fmt: skip
+"""Keys that make a mapping a schema rather than a table of tool names."""
+
+
+def _schema(document: JSON) -> list[_Entry] | None:
+    if not isinstance(document, dict) or not _SCHEMA_MARKERS.intersection(document):
+        return None
+    return [_Entry(None, document, "", named_by_file=True)]
+
+
+def _mapping(document: JSON) -> list[_Entry] | None:
     if not isinstance(document, dict) or not document:
         return None
     if not all(isinstance(schema, (dict, bool)) for schema in document.values()):
         return None
-    return "mapping", [
-        _Entry(name, schema, pointers.join("", name)) for name, schema in document.items()
-    ]
+    return [_Entry(name, schema, pointers.join("", name)) for name, schema in document.items()]
 
 
 def _all_dicts(document: JSON) -> bool:
@@ -235,9 +351,13 @@ def _all_dicts(document: JSON) -> bool:
     )
 
 
-_DETECTORS: Final[tuple[Callable[[JSON], Shape | None], ...]] = (
-    _openai,
-    _anthropic,
-    _mcp,
-    _mapping,
-)
+_DETECTORS: Final[dict[CatalogFormat, _Detector]] = {
+    CatalogFormat.OPENAI: _openai,
+    CatalogFormat.OPENAI_RESPONSES: _openai_responses,
+    CatalogFormat.ANTHROPIC: _anthropic,
+    CatalogFormat.MCP: _mcp,
+    CatalogFormat.GEMINI: _gemini,
+    # A lone schema before the mapping: ``{"properties": {...}}`` is a schema, not one tool.
+    CatalogFormat.SCHEMA: _schema,
+    CatalogFormat.MAPPING: _mapping,
+}

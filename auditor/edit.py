@@ -207,11 +207,11 @@ def _index(root: yaml.Node | None) -> dict[str, _Entry]:
 
 def _verify(path: str, before: str, after: str, schemas: Sequence[tuple[ToolSchema, JSON]]) -> None:
     """The edited text must parse to the original document with the normalized schemas."""
-    expected, _ = parse_document(path, before)
+    expected, _ = parse_document(path, before, path.lower().endswith(".json"))
     expected = copy.deepcopy(expected)
     for tool, schema in schemas:
         expected = _with_value(expected, pointers.split(tool.pointer), schema)
-    document, problem = parse_document(path, after)
+    document, problem = parse_document(path, after, path.lower().endswith(".json"))
     if problem is not None or document != expected:
         raise EditError("the edit would change more than the rewrites")
 

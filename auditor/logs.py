@@ -1,25 +1,46 @@
 """Call logs -> a lazy stream of Call records, each with its ``path:line``.
 
-Nothing is dropped: a blank line is counted as blank, every other line becomes a call, and a
-line that does not give a usable call becomes one with an ``Unparsed`` reason.
+This module owns files, standard input (``-``), gzip, lines, format detection, dedupe and
+accounting; what a record of each format holds is ``auditor.log_formats``' business.
+
+Nothing is dropped: a blank line is counted as blank; a record that does not parse becomes
+an ``unparseable`` call; a record that parses but holds no call is counted as such; a call
+that repeats one already read (the same tool-call id, as request histories do) is counted
+as repeated. A file whose first records match no format stops the run (``LogFormatError``).
+
+A file is read as JSON Lines, one record per line, unless its first non-blank line is a
+lone ``{`` or ``[``: then the whole file is one pretty-printed JSON document (an OTLP
+export, a saved response), and each call is located at the line where it starts.
 """
 
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
+import sys
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 from typing import IO, Final, cast
 
+from auditor import pointers
+from auditor.log_formats import FORMATS, Found, LogFormat, describe, detect, extract, item_at
 from auditor.models import JSON, Call, LogStats, Unparsed
+from auditor.positions import key_positions
 
 LOG_SUFFIXES: Final = (".jsonl", ".ndjson", ".json", ".log", ".gz")
-TOOL_KEYS: Final = ("tool", "name")
-ARGUMENT_KEYS: Final = ("arguments", "args", "input")
+STDIN: Final = "-"
+"""The path that means standard input."""
+STDIN_NAME: Final = "<stdin>"
+"""How standard input is named in sources, statistics and messages."""
 MAX_RAW: Final = 500
-"""Characters of an unparseable line kept for the report."""
+"""Characters of an unparseable record kept for the report."""
+DETECTION_WINDOW: Final = 100
+"""Records read, at most, to recognize a file's format (they are kept, then replayed)."""
+_GZIP_MAGIC: Final = b"\x1f\x8b"
 
 
 @dataclass(frozen=True)
@@ -33,10 +54,23 @@ class LogProblem:
         return f"{self.path}: {self.message}"
 
 
+class LogFormatError(Exception):
+    """A log file in no known format (or not in the forced one), found while reading it."""
+
+    def __init__(self, problem: LogProblem) -> None:
+        super().__init__(str(problem))
+        self.problem = problem
+
+
+def display_name(path: str) -> str:
+    """The name a log goes by in sources and messages."""
+    return STDIN_NAME if path == STDIN else path
+
+
 def log_files(path: str) -> list[str]:
     """``path`` itself, or the log files below a directory in a stable order."""
     root = Path(path)
-    if root.is_dir():
+    if path != STDIN and root.is_dir():
         return [
             str(p)
             for p in sorted(root.rglob("*"))
@@ -54,6 +88,9 @@ def check_logs(paths: Sequence[str]) -> tuple[list[str], list[LogProblem]]:
         if not found:
             problems.append(LogProblem(path, "no log files (.jsonl, .ndjson, .json, .log, .gz)"))
         for file in found:
+            if file == STDIN:  # read once, when its turn comes
+                files.append(file)
+                continue
             try:
                 with _open(file):
                     pass
@@ -66,12 +103,31 @@ def check_logs(paths: Sequence[str]) -> tuple[list[str], list[LogProblem]]:
     return files, problems
 
 
-class LogReader:
-    """Iterates the calls of several log files in order, counting every line."""
+@dataclass(frozen=True)
+class _Record:
+    line: int
+    text: str
+    """The record's text, or a lossy decoding of it when it is not UTF-8."""
+    value: JSON = None
+    problem: str | None = None
+    """Why the record does not parse."""
+    document: bool = False
+    """The whole file is this one record (pretty-printed JSON)."""
 
-    def __init__(self, files: Sequence[str]) -> None:
+
+class LogReader:
+    """Iterates the calls of several log files in order, accounting for every line.
+
+    ``fmt`` forces one format for every file; otherwise each file's is detected from its
+    first records. Memory does not grow with the logs beyond one record at a time and one
+    8-byte digest per tool-call id (to count a call repeated in later histories once).
+    """
+
+    def __init__(self, files: Sequence[str], fmt: LogFormat | None = None) -> None:
         self._files = tuple(files)
+        self._fmt = fmt
         self._stats = {file: _Counts() for file in self._files}
+        self._seen: set[int] = set()
 
     def __iter__(self) -> Iterator[Call]:
         for file in self._files:
@@ -80,21 +136,69 @@ class LogReader:
     def stats(self) -> tuple[LogStats, ...]:
         """How each file's lines were accounted for (complete once iteration has ended)."""
         return tuple(
-            LogStats(file, counts.lines, counts.blank, counts.calls)
+            LogStats(
+                path=display_name(file),
+                lines=counts.lines,
+                blank=counts.blank,
+                calls=counts.calls,
+                format=counts.format,
+                records=counts.records,
+                records_without_calls=counts.records_without_calls,
+                repeated_calls=counts.repeated_calls,
+            )
             for file, counts in self._stats.items()
         )
 
     def _read(self, file: str) -> Iterator[Call]:
         counts = self._stats[file]
+        name = display_name(file)
         with _open(file) as stream:
-            for number, raw in enumerate(stream, start=1):
-                counts.lines += 1
-                line = raw[3:] if number == 1 and raw.startswith(b"\xef\xbb\xbf") else raw
-                if not line.strip():
-                    counts.blank += 1
-                    continue
-                counts.calls += 1
-                yield parse_line(line.rstrip(b"\r\n"), f"{file}:{number}")
+            records = _records(stream, counts)
+            fmt = self._fmt
+            if fmt is None:
+                head, fmt = _detect(records, name)
+                records = chain(head, records)
+            counts.format = fmt.value
+            for record in records:
+                counts.records += 1
+                calls = self._calls(record, fmt, name)
+                if not calls:
+                    counts.records_without_calls += 1
+                for call in calls:
+                    if call is None:
+                        counts.repeated_calls += 1
+                    else:
+                        counts.calls += 1
+                        yield call
+
+    def _calls(self, record: _Record, fmt: LogFormat, name: str) -> list[Call | None]:
+        """The calls of one record; None stands for a call already read (a repeat)."""
+        if record.problem is not None:
+            return [_unparsed(f"{name}:{record.line}", None, record.text, record.problem)]
+        found = extract(fmt, record.value)
+        positions = {}
+        if record.document and found:
+            # Pad with the lines before the document so that positions are file lines.
+            positions = key_positions("\n" * (record.line - 1) + record.text)
+        calls: list[Call | None] = []
+        for item in found:
+            if item.call_id is not None and not self._first_sight(fmt, item.call_id):
+                calls.append(None)
+                continue
+            line = positions.get(pointers.from_segments(item.at), (record.line,))[0]
+            source = f"{name}:{line}"
+            if len(found) > 1:  # the position tells apart the calls of one record
+                source += f"#{describe(item.at)}"
+            calls.append(_call(item, record, source))
+        return calls
+
+    def _first_sight(self, fmt: LogFormat, call_id: str) -> bool:
+        digest = hashlib.blake2b(f"{fmt.value}\0{call_id}".encode(), digest_size=8).digest()
+        key = int.from_bytes(digest, "big")
+        if key in self._seen:
+            return False
+        self._seen.add(key)
+        return True
 
 
 @dataclass
@@ -102,34 +206,103 @@ class _Counts:
     lines: int = 0
     blank: int = 0
     calls: int = 0
+    format: str = ""
+    records: int = 0
+    records_without_calls: int = 0
+    repeated_calls: int = 0
 
 
-def _open(file: str) -> IO[bytes]:
-    if file.lower().endswith(".gz"):
-        return cast(IO[bytes], gzip.open(file, "rb"))
-    return open(file, "rb")
+@contextmanager
+def _open(file: str) -> Iterator[IO[bytes]]:
+    """A binary stream of the file or of standard input, gunzipped when it is gzip data
+    (recognized by its magic bytes, so a ``.gz`` name is not needed, nor trusted)."""
+    stream: IO[bytes] = sys.stdin.buffer if file == STDIN else open(file, "rb")  # noqa: SIM115
+    try:
+        # Peeking keeps the bytes in the buffer: nothing is consumed to recognize gzip.
+        peek = getattr(stream, "peek", None)
+        head = peek(2)[:2] if peek is not None else b""
+        if head == _GZIP_MAGIC:
+            with gzip.GzipFile(fileobj=stream, mode="rb") as unzipped:
+                yield cast(IO[bytes], unzipped)
+        else:
+            yield stream
+    finally:
+        if file != STDIN:
+            stream.close()
 
 
-def parse_line(raw: bytes, source: str) -> Call:
-    """One log line -> one call; anything unusable is kept as ``Unparsed`` with the reason."""
+def _records(stream: IO[bytes], counts: _Counts) -> Iterator[_Record]:
+    """The non-blank lines of a stream as records, or the whole stream as one document."""
+    for number, raw in enumerate(stream, start=1):
+        counts.lines += 1
+        line = raw[3:] if number == 1 and raw.startswith(b"\xef\xbb\xbf") else raw
+        if not line.strip():
+            counts.blank += 1
+            continue
+        if line.strip() in (b"{", b"["):
+            yield _document(number, line, stream, counts)
+            return
+        yield _record(number, line.rstrip(b"\r\n"))
+
+
+def _document(number: int, first: bytes, stream: IO[bytes], counts: _Counts) -> _Record:
+    rest = []
+    for raw in stream:
+        counts.lines += 1
+        if not raw.strip():
+            counts.blank += 1
+        rest.append(raw)
+    record = _record(number, first + b"".join(rest))
+    return _Record(number, record.text, record.value, record.problem, document=True)
+
+
+def _record(number: int, raw: bytes) -> _Record:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
-        return _unparsed(
-            source, None, raw.decode("utf-8", "replace"), f"not UTF-8 ({error.reason})"
+        return _Record(
+            number, raw.decode("utf-8", "replace"), problem=f"not UTF-8 ({error.reason})"
         )
-    record, problem = _loads(text)
+    value, problem = _loads(text)
     if problem is not None:
-        return _unparsed(source, None, text, f"not JSON: {problem}")
-    if not isinstance(record, dict):
-        return _unparsed(source, None, text, "not a JSON object")
-    tool = next((record[k] for k in TOOL_KEYS if isinstance(record.get(k), str)), None)
-    if tool is None:
-        return _unparsed(source, None, text, "names no tool (no string 'tool' or 'name')")
-    key = next((k for k in ARGUMENT_KEYS if k in record), None)
-    if key is None:
-        return _unparsed(source, tool, text, "has no 'arguments'")
-    arguments = record[key]
+        return _Record(number, text, problem=f"not JSON: {problem}")
+    return _Record(number, text, value)
+
+
+def _detect(records: Iterator[_Record], name: str) -> tuple[list[_Record], LogFormat]:
+    """Read records until one is recognized; they are returned to be read again."""
+    head: list[_Record] = []
+    for record in records:
+        head.append(record)
+        if record.problem is None:
+            fmt = detect(record.value)
+            if fmt is not None:
+                return head, fmt
+        if len(head) >= DETECTION_WINDOW:
+            break
+    if not head:  # an empty log holds no calls in any format
+        return head, LogFormat.JSONL
+    tried = ", ".join(fmt.value for fmt in FORMATS)
+    raise LogFormatError(
+        LogProblem(
+            name,
+            f"not a call log in a known format in its first {len(head)} records "
+            f"(tried: {tried}); use --log-format to force one",
+        )
+    )
+
+
+def _call(item: Found, record: _Record, source: str) -> Call:
+    """A found call with its arguments decoded; a problem becomes an ``Unparsed`` reason."""
+    if item.problem is not None:
+        raw = json.dumps(item_at(record.value, item.at)) if item.at else record.text
+        return _unparsed(source, item.tool, raw, item.problem)
+    return call_from(source, item.tool, item.arguments)
+
+
+def call_from(source: str, tool: str | None, arguments: JSON) -> Call:
+    """A call whose arguments, when a string, are JSON text to decode (as OpenAI logs them);
+    text that does not decode is kept, with the reason, as an ``Unparsed`` call."""
     if isinstance(arguments, str):
         decoded, problem = _loads(arguments)
         if problem is not None:

@@ -140,7 +140,8 @@ class Call:
     """One logged tool call: the tool it names and its arguments, or the text that did not parse."""
 
     source: str
-    """``path:line`` of the log record."""
+    """``path:line`` of the log record, plus ``#position`` where the record holds several
+    calls (``calls.jsonl:12#choices[0].message.tool_calls[1]``)."""
     tool: str | None
     arguments: JSON = None
     unparsed: Unparsed | None = None
@@ -296,6 +297,15 @@ class LogStats:
     lines: int = 0
     blank: int = 0
     calls: int = 0
+    """Calls read (repeats excluded): what the outcome totals add up to."""
+    format: str = ""
+    """The log format the file was read as (detected or forced)."""
+    records: int = 0
+    """Non-blank lines, or 1 for a file that is one JSON document."""
+    records_without_calls: int = 0
+    """Records that parse and hold no tool call (a chat turn without tools, an MCP reply)."""
+    repeated_calls: int = 0
+    """Calls skipped because their tool-call id was read before (a request's history)."""
 
 
 @dataclass(frozen=True)

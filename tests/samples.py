@@ -46,12 +46,13 @@ def scenarios() -> list[Scenario]:
     found = []
     for folder in sorted((ROOT / "sample_logs").iterdir()):
         catalogs = sorted(folder.glob("tools.*"))
-        if folder.is_dir() and catalogs:
+        logs = sorted(folder.glob("calls.*"))
+        if folder.is_dir() and catalogs and logs:
             found.append(
                 Scenario(
                     folder.name,
                     f"sample_logs/{folder.name}/{catalogs[0].name}",
-                    f"sample_logs/{folder.name}/calls.jsonl",
+                    f"sample_logs/{folder.name}/{logs[0].name}",
                 )
             )
     return found

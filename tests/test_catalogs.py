@@ -6,8 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 
-from auditor.catalogs import load_catalogs, read_catalog
+from auditor.catalogs import CatalogFormat, load_catalogs, read_catalog
 
 SCHEMA = {"type": "object", "properties": {"q": {"type": "string"}}}
 
@@ -99,8 +100,8 @@ def test_allow_override_keeps_the_later_one_and_says_so(tmp_path: Path) -> None:
     [
         ("bad.json", '{"a": {"type": "object",}}', "bad.json:1:25: invalid JSON"),
         ("bad.yaml", "a:\n  b: [1, 2\n", "bad.yaml:3:1: invalid YAML"),
-        ("list.yaml", "- 1\n- 2\n", "list.yaml: not a catalog in a known shape"),
-        ("scalar.json", "42", "scalar.json: not a catalog in a known shape"),
+        ("list.yaml", "- 1\n- 2\n", "list.yaml: not a catalog in a known format"),
+        ("scalar.json", "42", "scalar.json: not a catalog in a known format"),
         ("noname.json", '[{"name": 3, "input_schema": {}}]', "a tool has no name"),
     ],
 )
@@ -123,3 +124,54 @@ def test_yaml_tags_that_construct_objects_are_refused(tmp_path: Path) -> None:
     catalogs = load_catalogs([path])
     assert catalogs.tools == ()
     assert "invalid YAML" in str(catalogs.problems[0])
+
+
+CATALOG_FIXTURES = Path(__file__).resolve().parent / "fixtures" / "catalogs"
+CATALOG_EXPECTED = yaml.safe_load((CATALOG_FIXTURES / "expected.yaml").read_text())
+
+
+@pytest.mark.parametrize("name", sorted(CATALOG_EXPECTED))
+@pytest.mark.parametrize("forced", [False, True], ids=["detected", "forced"])
+def test_catalog_fixture_gives_the_expected_tools(name: str, forced: bool) -> None:
+    expected = CATALOG_EXPECTED[name]
+    fmt = CatalogFormat(expected["format"]) if forced else None
+    tools, problem = read_catalog(str(CATALOG_FIXTURES / name), fmt)
+    assert problem is None
+    assert [t.shape for t in tools] == [expected["format"]] * len(tools)
+    assert [{"name": t.name, "pointer": t.pointer, "line": t.location.line} for t in tools] == [
+        {k: v for k, v in tool.items() if k != "schema"} for tool in expected["tools"]
+    ]
+    for tool, want in zip(tools, expected["tools"], strict=True):
+        if "schema" in want:
+            assert tool.schema == want["schema"]
+
+
+def test_every_catalog_format_has_a_fixture() -> None:
+    assert {e["format"] for e in CATALOG_EXPECTED.values()} == {f.value for f in CatalogFormat}
+
+
+def test_gemini_parameters_keep_their_dialect_for_the_normalizer() -> None:
+    tools, _ = read_catalog(str(CATALOG_FIXTURES / "gemini_sdk.yaml"))
+    assert tools[0].schema["properties"]["origin"] == {"type": "STRING", "min_length": 3}
+
+
+def test_a_forced_format_that_does_not_fit_names_it(tmp_path: Path) -> None:
+    path = _write(tmp_path / "tools.json", json.dumps({"search": SCHEMA}))
+    tools, problem = read_catalog(path, CatalogFormat.MCP)
+    assert tools == []
+    assert str(problem) == f"{path}: not a mcp catalog (tried: mcp)"
+
+
+def test_an_unknown_catalog_lists_the_formats_tried(tmp_path: Path) -> None:
+    path = _write(tmp_path / "tools.json", "[1, 2]")
+    _, problem = read_catalog(path)
+    assert str(problem) == (
+        f"{path}: not a catalog in a known format (tried: openai, openai-responses, "
+        "anthropic, mcp, gemini, schema, mapping)"
+    )
+
+
+def test_a_lone_schema_is_not_read_as_a_mapping(tmp_path: Path) -> None:
+    path = _write(tmp_path / "lookup.json", json.dumps({"properties": {"q": {}}}))
+    tools, _ = read_catalog(path)
+    assert [(t.name, t.shape, t.pointer) for t in tools] == [("lookup", "schema", "")]

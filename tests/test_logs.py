@@ -7,7 +7,18 @@ from pathlib import Path
 
 import pytest
 
-from auditor.logs import LogReader, check_logs, parse_line
+from auditor.log_formats import LogFormat
+from auditor.logs import LogReader, check_logs
+from auditor.models import Call
+
+
+def _one_call(tmp_path: Path, line: bytes) -> Call:
+    """The one call a generic JSON Lines log of one line gives (source ``log:1``)."""
+    log = tmp_path / "log"
+    log.write_bytes(line + b"\n")
+    [call] = LogReader([str(log)], LogFormat.JSONL)
+    assert call.source == f"{log}:1"
+    return call
 
 
 @pytest.mark.parametrize(
@@ -21,10 +32,10 @@ from auditor.logs import LogReader, check_logs, parse_line
         ('{"tool": "t", "arguments": "\\"text\\""}', "t", "text"),
     ],
 )
-def test_parsed_calls(line: str, tool: str, arguments: object) -> None:
-    call = parse_line(line.encode(), "log:1")
+def test_parsed_calls(tmp_path: Path, line: str, tool: str, arguments: object) -> None:
+    call = _one_call(tmp_path, line.encode())
     assert call.unparsed is None
-    assert (call.source, call.tool, call.arguments) == ("log:1", tool, arguments)
+    assert (call.tool, call.arguments) == (tool, arguments)
 
 
 @pytest.mark.parametrize(
@@ -40,16 +51,18 @@ def test_parsed_calls(line: str, tool: str, arguments: object) -> None:
         ('{"tool": "t", "arguments": {"x": Infinity}}', None, "Infinity is not JSON"),
     ],
 )
-def test_unparsed_calls_keep_the_reason(line: str, tool: str | None, reason: str) -> None:
-    call = parse_line(line.encode(), "log:7")
+def test_unparsed_calls_keep_the_reason(
+    tmp_path: Path, line: str, tool: str | None, reason: str
+) -> None:
+    call = _one_call(tmp_path, line.encode())
     assert call.unparsed is not None
     assert call.tool == tool
     assert reason in call.unparsed.reason
     assert call.unparsed.raw
 
 
-def test_invalid_utf8_is_unparsed() -> None:
-    call = parse_line(b'{"tool": "t", "arguments": "\xff"}', "log:1")
+def test_invalid_utf8_is_unparsed(tmp_path: Path) -> None:
+    call = _one_call(tmp_path, b'{"tool": "t", "arguments": "\xff"}')
     assert call.unparsed is not None and "not UTF-8" in call.unparsed.reason
 
 

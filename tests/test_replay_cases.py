@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from auditor.logs import parse_line
+from auditor.logs import call_from
 from auditor.models import Call, Location, Outcome, ToolSchema
 from auditor.normalize import DEFAULT_RULES
 from auditor.pipeline import prepare, replay_call
@@ -23,8 +23,7 @@ CASES = load_cases("replay")
 
 def _call(index: int, spec: dict[str, Any]) -> Call:
     if "arguments_text" in spec:
-        line = json.dumps({"tool": "t", "arguments": spec["arguments_text"]})
-        return parse_line(line.encode(), f"case:{index}")
+        return call_from(f"case:{index}", "t", spec["arguments_text"])
     return Call(f"case:{index}", "t", spec["arguments"])
 
 

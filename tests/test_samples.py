@@ -26,24 +26,30 @@ def test_there_are_at_least_two_scenarios_with_enough_calls_and_tools() -> None:
     assert sum(len(r.tools) for r in reports) >= 8
 
 
+def _place(entry: dict[str, Any]) -> str:
+    """``12`` or ``12#choices[0].message.tool_calls[1]``: the source after ``path:``."""
+    return f"{entry['line']}#{entry['at']}" if "at" in entry else str(entry["line"])
+
+
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=IDS)
 def test_every_call_has_its_expected_outcome(scenario: Scenario) -> None:
     expected = _expected(scenario)
     report = run(scenario)
-    by_line = {entry["line"]: entry for entry in expected["calls"]}
-    got = {int(r.call.source.rsplit(":", 1)[1]): r for r in report.calls}
+    by_place = {_place(entry): entry for entry in expected["calls"]}
+    assert len(by_place) == len(expected["calls"]), "two expectations for one call"
+    got = {r.call.source.split(":")[-1]: r for r in report.calls}
     mismatches = []
-    for line, entry in sorted(by_line.items()):
-        result = got.get(line)
+    for place, entry in by_place.items():
+        result = got.get(place)
         outcome = result.outcome.value if result else Outcome.ACCEPTED.value
         if outcome != entry["outcome"]:
-            mismatches.append(f"line {line}: want {entry['outcome']}, got {outcome}")
+            mismatches.append(f"{place}: want {entry['outcome']}, got {outcome}")
             continue
         if "causes" in entry and result is not None:
             causes = sorted({c.pointer for e in result.errors for c in e.causes})
             if causes != sorted(set(entry["causes"])):
-                mismatches.append(f"line {line}: want causes {entry['causes']}, got {causes}")
-    unexpected = sorted(set(got) - set(by_line))
+                mismatches.append(f"{place}: want causes {entry['causes']}, got {causes}")
+    unexpected = sorted(set(got) - set(by_place))
     assert not unexpected, f"calls without an expectation: {unexpected}"
     assert not mismatches, "\n".join(mismatches)
 

@@ -10,18 +10,20 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
+from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from auditor.baseline import Baseline, BaselineProblem, parse_baseline, render_baseline
-from auditor.catalogs import load_catalogs
+from auditor.catalogs import STDIN, CatalogFormat, load_catalogs
 from auditor.cli.common import EXIT_OK, EXIT_UNUSABLE, UsageFailure, parse_rules, write_text
 from auditor.config import ConfigProblem, load_config
 from auditor.gate import exit_code
 from auditor.groups import DEFAULT_EXAMPLES
-from auditor.logs import LogReader, check_logs
+from auditor.log_formats import LogFormat
+from auditor.logs import LogFormatError, LogReader, check_logs
 from auditor.models import FailOn, Report, Rule
 from auditor.normalize import DEFAULT_RULES
 from auditor.pipeline import ReportSettings
@@ -30,6 +32,40 @@ from auditor.report import Format, render
 
 MULTI_VALUE_OPTIONS = ("--schemas", "--logs")
 """Options of this command that take several values (`--logs a.jsonl b.jsonl`)."""
+
+
+AUTO = "auto"
+
+
+class CatalogFormatChoice(str, Enum):
+    """``--catalog-format``: every catalog format, or ``auto`` to detect each file's."""
+
+    AUTO = AUTO
+    OPENAI = CatalogFormat.OPENAI.value
+    OPENAI_RESPONSES = CatalogFormat.OPENAI_RESPONSES.value
+    ANTHROPIC = CatalogFormat.ANTHROPIC.value
+    MCP = CatalogFormat.MCP.value
+    GEMINI = CatalogFormat.GEMINI.value
+    SCHEMA = CatalogFormat.SCHEMA.value
+    MAPPING = CatalogFormat.MAPPING.value
+
+    def to_format(self) -> CatalogFormat | None:
+        return None if self.value == AUTO else CatalogFormat(self.value)
+
+
+class LogFormatChoice(str, Enum):
+    """``--log-format``: every log format, or ``auto`` to detect each file's."""
+
+    AUTO = AUTO
+    JSONL = LogFormat.JSONL.value
+    OPENAI = LogFormat.OPENAI.value
+    OPENAI_RESPONSES = LogFormat.OPENAI_RESPONSES.value
+    ANTHROPIC = LogFormat.ANTHROPIC.value
+    MCP = LogFormat.MCP.value
+    OTEL = LogFormat.OTEL.value
+
+    def to_format(self) -> LogFormat | None:
+        return None if self.value == AUTO else LogFormat(self.value)
 
 
 @dataclass(frozen=True)
@@ -51,16 +87,22 @@ class AuditOptions:
     max_calls: int | None = None
     timestamp: bool = False
     rules: frozenset[Rule] = DEFAULT_RULES
+    catalog_format: CatalogFormat | None = None
+    log_format: LogFormat | None = None
 
 
 def audit(
     schemas: Annotated[
         list[str] | None,
-        typer.Option("--schemas", help="Catalog files or directories (JSON or YAML)."),
+        typer.Option(
+            "--schemas", help="Catalog files or directories (JSON or YAML); '-' is stdin."
+        ),
     ] = None,
     logs: Annotated[
         list[str] | None,
-        typer.Option("--logs", help="Call logs (JSON Lines) or directories of them."),
+        typer.Option(
+            "--logs", help="Call logs or directories of them; '-' is stdin; .gz is read as is."
+        ),
     ] = None,
     fmt: Annotated[
         list[Format] | None,
@@ -106,6 +148,14 @@ def audit(
         typer.Option("--allow-override", help="A tool defined twice: the later one wins."),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")] = False,
+    catalog_format: Annotated[
+        CatalogFormatChoice,
+        typer.Option("--catalog-format", help="Read every catalog in this format."),
+    ] = CatalogFormatChoice.AUTO,
+    log_format: Annotated[
+        LogFormatChoice,
+        typer.Option("--log-format", help="Read every log in this format."),
+    ] = LogFormatChoice.AUTO,
     rules: Annotated[
         str | None,
         typer.Option(
@@ -136,6 +186,8 @@ def audit(
         options = replace(
             merge_options(given, load_config(Path.cwd()).values, quiet, timestamp),
             generate_baseline=generate_baseline,
+            catalog_format=catalog_format.to_format(),
+            log_format=log_format.to_format(),
         )
         code = run(options)
     except (UsageFailure, ConfigProblem, BaselineProblem) as failure:
@@ -200,7 +252,11 @@ def pair_outputs(formats: list[Format], outputs: list[str]) -> tuple[tuple[Forma
 
 def run(options: AuditOptions) -> int:
     """Execute an audit; raises UsageFailure for unusable input or output."""
-    catalogs = load_catalogs(options.schemas, allow_override=options.allow_override)
+    if STDIN in options.schemas and STDIN in options.logs:
+        raise UsageFailure("standard input ('-') can feed the catalogs or the logs, not both")
+    catalogs = load_catalogs(
+        options.schemas, allow_override=options.allow_override, fmt=options.catalog_format
+    )
     if catalogs.problems:
         raise UsageFailure(str(catalogs.problems[0]))
     files, problems = check_logs(options.logs)
@@ -214,14 +270,17 @@ def run(options: AuditOptions) -> int:
         generated_at=_now() if options.timestamp else None,
         fail_on=options.fail_on,
     )
-    report = run_audit(
-        catalogs.tools,
-        LogReader(files),
-        options.schemas,
-        catalogs.overrides,
-        rules=options.rules,
-        settings=settings,
-    )
+    try:
+        report = run_audit(
+            catalogs.tools,
+            LogReader(files, options.log_format),
+            options.schemas,
+            catalogs.overrides,
+            rules=options.rules,
+            settings=settings,
+        )
+    except LogFormatError as error:
+        raise UsageFailure(str(error.problem)) from error
     written = _write_reports(report, options)
     for fmt, path in options.outputs:
         _emit(render(report, fmt), path)

@@ -36,7 +36,16 @@ def as_dict(report: Report) -> dict[str, Any]:
         "inputs": {
             "schemas": list(report.schema_inputs),
             "logs": [
-                {"path": s.path, "lines": s.lines, "blank": s.blank, "calls": s.calls}
+                {
+                    "path": s.path,
+                    "format": s.format,
+                    "lines": s.lines,
+                    "blank": s.blank,
+                    "records": s.records,
+                    "records_without_calls": s.records_without_calls,
+                    "repeated_calls": s.repeated_calls,
+                    "calls": s.calls,
+                }
                 for s in report.log_inputs
             ],
         },

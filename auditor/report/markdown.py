@@ -14,7 +14,7 @@ from typing import Final
 
 from tabulate import tabulate
 
-from auditor.models import Group, Outcome, Report
+from auditor.models import Group, LogStats, Outcome, Report
 from auditor.report.common import (
     baseline_line,
     cause_text,
@@ -251,10 +251,18 @@ def _rewrites(report: Report, budget: _Budget) -> list[str]:
     return out
 
 
+def _log_counts(stats: LogStats) -> str:
+    parts = [stats.format, f"{stats.lines} lines", f"{stats.blank} blank", f"{stats.calls} calls"]
+    # Only where they say something: most logs have neither.
+    if stats.records_without_calls:
+        parts.append(f"{stats.records_without_calls} records without calls")
+    if stats.repeated_calls:
+        parts.append(f"{stats.repeated_calls} repeated calls")
+    return ", ".join(parts)
+
+
 def _inputs(report: Report) -> str:
-    logs = ", ".join(
-        f"`{s.path}` ({s.lines} lines, {s.blank} blank, {s.calls} calls)" for s in report.log_inputs
-    )
+    logs = ", ".join(f"`{s.path}` ({_log_counts(s)})" for s in report.log_inputs)
     schemas = ", ".join(f"`{p}`" for p in report.schema_inputs)
     stamp = f" Generated {report.generated_at}." if report.generated_at else ""
     omitted = (

@@ -1,0 +1,354 @@
+"""The log formats: one parsed record -> the tool calls it holds, each with its position.
+
+Each format is a pair of small functions in the table ``FORMATS``: ``detect`` says whether a
+record looks like that format (detection tries the table in order), ``extract`` yields a
+``Found`` for every tool call in the record. Files, lines, decoding JSON text, dedupe and
+accounting belong to ``auditor.logs``; nothing here reads a file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Final
+
+from auditor.models import JSON
+
+At = tuple[str | int, ...]
+"""Where a call stands inside its record: keys and indexes from the record's root."""
+
+
+class LogFormat(str, Enum):
+    """The call-log formats ``auditor`` reads, in the order detection tries them."""
+
+    OTEL = "otel"
+    MCP = "mcp"
+    OPENAI_RESPONSES = "openai-responses"
+    ANTHROPIC = "anthropic"
+    OPENAI = "openai"
+    """Chat Completions requests and/or responses."""
+    JSONL = "jsonl"
+    """One call per line: ``{"tool": ..., "arguments": ...}``."""
+
+
+@dataclass(frozen=True)
+class Found:
+    """One tool call found in a record, before its arguments are decoded."""
+
+    at: At
+    tool: str | None
+    arguments: JSON = None
+    """The arguments value, or a string holding their JSON text."""
+    call_id: str | None = None
+    """The provider's id of the call, where a later record may repeat the same call."""
+    problem: str | None = None
+    """Why no usable call could be taken from this place (no name, no arguments)."""
+
+
+@dataclass(frozen=True)
+class _Format:
+    detect: Callable[[JSON], bool]
+    extract: Callable[[JSON], Iterator[Found]]
+
+
+def detect(record: JSON) -> LogFormat | None:
+    """The first format whose detector recognizes ``record``; None when none does."""
+    return next((fmt for fmt, spec in FORMATS.items() if spec.detect(record)), None)
+
+
+def extract(fmt: LogFormat, record: JSON) -> list[Found]:
+    """Every call in one record, in record order (a request's history before the response)."""
+    return list(FORMATS[fmt].extract(record))
+
+
+def describe(at: At) -> str:
+    """``("choices", 0, "message")`` -> ``choices[0].message``."""
+    text = ""
+    for part in at:
+        text += f"[{part}]" if isinstance(part, int) else f".{part}" if text else str(part)
+    return text
+
+
+def item_at(record: JSON, at: At) -> JSON:
+    """The value at ``at`` in ``record`` (``at`` came from this record's extraction)."""
+    for part in at:
+        record = record[part]
+    return record
+
+
+# --- shared walking -------------------------------------------------------------------------
+
+_WRAPPERS: Final[tuple[At, ...]] = (
+    ("request",),
+    ("body",),
+    ("request", "body"),
+    ("response",),
+    ("response", "body"),
+)
+"""Where gateways put the bodies: request/response pairs, and OpenAI batch input and output
+lines (``body``, ``response.body``). Requests come first, so a history's calls are found
+before the response's."""
+
+
+def _bodies(record: JSON) -> Iterator[tuple[At, dict[str, JSON]]]:
+    """The record itself and every request or response body wrapped in it."""
+    if isinstance(record, dict):
+        yield (), record
+    for at in _WRAPPERS:
+        value = _get(record, at)
+        if isinstance(value, dict):
+            yield at, value
+
+
+def _get(value: JSON, at: At) -> JSON:
+    for key in at:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value
+
+
+def _each(holder: JSON, key: str) -> Iterator[tuple[int, dict[str, JSON]]]:
+    """The object items of the list ``holder[key]``, with their indexes; nothing otherwise."""
+    items = holder.get(key) if isinstance(holder, dict) else None
+    if isinstance(items, list):
+        for i, item in enumerate(items):
+            if isinstance(item, dict):
+                yield i, item
+
+
+def _found(
+    at: At, tool: JSON, holder: dict[str, JSON], keys: Sequence[str], call_id: JSON = None
+) -> Found:
+    """A call named ``tool`` with the arguments under the first of ``keys`` in ``holder``."""
+    if not isinstance(tool, str) or not tool:
+        return Found(at, None, problem="names no tool")
+    key = next((k for k in keys if k in holder), None)
+    if key is None:
+        return Found(at, tool, problem=f"has no '{keys[0]}'")
+    return Found(at, tool, holder[key], call_id if isinstance(call_id, str) else None)
+
+
+def _any_body(record: JSON, test: Callable[[dict[str, JSON]], bool]) -> bool:
+    return any(test(body) for _, body in _bodies(record))
+
+
+# --- generic JSON Lines ---------------------------------------------------------------------
+
+TOOL_KEYS: Final = ("tool", "name")
+ARGUMENT_KEYS: Final = ("arguments", "args", "input")
+
+
+def _jsonl_tool(record: JSON) -> JSON:
+    if not isinstance(record, dict):
+        return None
+    return next((record[k] for k in TOOL_KEYS if isinstance(record.get(k), str)), None)
+
+
+def _detect_jsonl(record: JSON) -> bool:
+    return _jsonl_tool(record) is not None
+
+
+def _extract_jsonl(record: JSON) -> Iterator[Found]:
+    # Every record of this format is a call, even one that names no tool: the line was
+    # meant as a call and must show up in the counts (SPEC: such a line is unparseable).
+    if not isinstance(record, dict):
+        yield Found((), None, problem="not a JSON object")
+        return
+    tool = _jsonl_tool(record)
+    if tool is None:
+        yield Found((), None, problem="names no tool (no string 'tool' or 'name')")
+        return
+    yield _found((), tool, record, ARGUMENT_KEYS)
+
+
+# --- OpenAI Chat Completions ----------------------------------------------------------------
+
+
+def _detect_openai(record: JSON) -> bool:
+    return _any_body(
+        record,
+        lambda body: (
+            isinstance(body.get("choices"), list)
+            or isinstance(body.get("messages"), list)
+            or str(body.get("object", "")).startswith("chat.completion")
+        ),
+    )
+
+
+def _extract_openai(record: JSON) -> Iterator[Found]:
+    for base, body in _bodies(record):
+        for i, message in _each(body, "messages"):
+            yield from _chat_message((*base, "messages", i), message)
+        for i, choice in _each(body, "choices"):
+            reply = choice.get("message")
+            if isinstance(reply, dict):
+                yield from _chat_message((*base, "choices", i, "message"), reply)
+
+
+def _chat_message(at: At, message: dict[str, JSON]) -> Iterator[Found]:
+    for j, call in _each(message, "tool_calls"):
+        function = call.get("function")
+        # Other tool types (custom tools) carry no JSON arguments to replay.
+        if call.get("type", "function") == "function" and isinstance(function, dict):
+            where = (*at, "tool_calls", j)
+            yield _found(where, function.get("name"), function, ("arguments",), call.get("id"))
+    legacy = message.get("function_call")
+    if isinstance(legacy, dict):
+        yield _found((*at, "function_call"), legacy.get("name"), legacy, ("arguments",))
+
+
+# --- OpenAI Responses -----------------------------------------------------------------------
+
+
+def _detect_openai_responses(record: JSON) -> bool:
+    return _any_body(
+        record,
+        lambda body: (
+            body.get("object") == "response"
+            or isinstance(body.get("output"), list)
+            or any(
+                item.get("type") == "function_call" or "role" in item
+                for _, item in _each(body, "input")
+            )
+        ),
+    )
+
+
+def _extract_openai_responses(record: JSON) -> Iterator[Found]:
+    for base, body in _bodies(record):
+        # ``input`` holds the history a request replays, ``output`` the new items.
+        for key in ("input", "output"):
+            for i, item in _each(body, key):
+                if item.get("type") == "function_call":
+                    yield _found(
+                        (*base, key, i), item.get("name"), item, ("arguments",), item.get("call_id")
+                    )
+
+
+# --- Anthropic Messages ---------------------------------------------------------------------
+
+_ANTHROPIC_BLOCKS: Final = frozenset({"tool_use", "tool_result"})
+
+
+def _detect_anthropic(record: JSON) -> bool:
+    return _any_body(record, _anthropic_body)
+
+
+def _anthropic_body(body: dict[str, JSON]) -> bool:
+    if body.get("type") == "message" and isinstance(body.get("content"), list):
+        return True
+    if not isinstance(body.get("messages"), list):
+        return False
+    # A request: OpenAI bodies share ``messages``; these traits are Anthropic's alone.
+    return (
+        "system" in body
+        or "anthropic_version" in body
+        or str(body.get("model", "")).startswith("claude")
+        or any(
+            block.get("type") in _ANTHROPIC_BLOCKS
+            for _, message in _each(body, "messages")
+            for _, block in _each(message, "content")
+        )
+    )
+
+
+def _extract_anthropic(record: JSON) -> Iterator[Found]:
+    for base, body in _bodies(record):
+        for i, message in _each(body, "messages"):
+            yield from _tool_use_blocks((*base, "messages", i), message)
+        # A response is itself one assistant message.
+        yield from _tool_use_blocks(base, body)
+
+
+def _tool_use_blocks(at: At, message: dict[str, JSON]) -> Iterator[Found]:
+    for j, block in _each(message, "content"):
+        if block.get("type") == "tool_use":
+            yield _found((*at, "content", j), block.get("name"), block, ("input",), block.get("id"))
+
+
+# --- MCP JSON-RPC ---------------------------------------------------------------------------
+
+
+def _messages(record: JSON) -> Iterator[tuple[At, dict[str, JSON]]]:
+    """One JSON-RPC message, or each message of a batch."""
+    if isinstance(record, dict):
+        yield (), record
+    elif isinstance(record, list):
+        for i, message in enumerate(record):
+            if isinstance(message, dict):
+                yield (i,), message
+
+
+def _detect_mcp(record: JSON) -> bool:
+    return any("jsonrpc" in message for _, message in _messages(record))
+
+
+def _extract_mcp(record: JSON) -> Iterator[Found]:
+    for at, message in _messages(record):
+        if message.get("method") != "tools/call":
+            continue  # responses, notifications and other requests hold no call
+        params = message.get("params")
+        params = params if isinstance(params, dict) else {}
+        # MCP makes ``arguments`` optional: a call without it passes no arguments.
+        yield _found(at, params.get("name"), {"arguments": {}, **params}, ("arguments",))
+
+
+# --- OpenTelemetry GenAI spans (OTLP JSON) --------------------------------------------------
+
+OTEL_TOOL: Final = "gen_ai.tool.name"
+OTEL_ARGUMENTS: Final = "gen_ai.tool.call.arguments"
+
+
+def _detect_otel(record: JSON) -> bool:
+    return isinstance(record, dict) and isinstance(record.get("resourceSpans"), list)
+
+
+def _extract_otel(record: JSON) -> Iterator[Found]:
+    for i, resource in _each(record, "resourceSpans"):
+        for j, scope in _each(resource, "scopeSpans"):
+            for k, span in _each(scope, "spans"):
+                attributes = {
+                    str(attribute.get("key")): _any_value(attribute.get("value"))
+                    for _, attribute in _each(span, "attributes")
+                }
+                if OTEL_TOOL in attributes:  # other spans (chat, HTTP) are not tool calls
+                    at = ("resourceSpans", i, "scopeSpans", j, "spans", k)
+                    yield _found(at, attributes[OTEL_TOOL], attributes, (OTEL_ARGUMENTS,))
+
+
+_SCALARS: Final = ("stringValue", "boolValue", "doubleValue")
+
+
+def _any_value(value: JSON) -> JSON:
+    """An OTLP JSON ``AnyValue`` as plain JSON (OTLP writes 64-bit integers as strings)."""
+    if not isinstance(value, dict):
+        return None
+    for key in _SCALARS:
+        if key in value:
+            return value[key]
+    if "intValue" in value:
+        try:
+            return int(value["intValue"])
+        except (TypeError, ValueError):
+            return value["intValue"]
+    if isinstance(value.get("arrayValue"), dict):
+        return [_any_value(v) for v in value["arrayValue"].get("values", [])]
+    if isinstance(value.get("kvlistValue"), dict):
+        return {
+            kv.get("key"): _any_value(kv.get("value"))
+            for _, kv in _each(value["kvlistValue"], "values")
+        }
+    return None
+
+
+FORMATS: Final[dict[LogFormat, _Format]] = {
+    LogFormat.OTEL: _Format(_detect_otel, _extract_otel),
+    LogFormat.MCP: _Format(_detect_mcp, _extract_mcp),
+    LogFormat.OPENAI_RESPONSES: _Format(_detect_openai_responses, _extract_openai_responses),
+    LogFormat.ANTHROPIC: _Format(_detect_anthropic, _extract_anthropic),
+    LogFormat.OPENAI: _Format(_detect_openai, _extract_openai),
+    # Last: the catch-all for records that name a tool themselves.
+    LogFormat.JSONL: _Format(_detect_jsonl, _extract_jsonl),
+}
