@@ -147,6 +147,20 @@ class GroupCollector:
             pending.examples.append(Example(source, result.call.arguments, instance_pointer))
         self._observe(pending, observed)
 
+    def merge(self, later: GroupCollector) -> None:
+        """Add the groups of calls that come after these in the log, as if added one by one."""
+        for key, theirs in later._pending.items():
+            mine = self._pending.get(key)
+            if mine is None:
+                self._pending[key] = theirs
+                continue
+            mine.count += theirs.count
+            mine.last = theirs.last
+            mine.examples.extend(theirs.examples[: self._examples - len(mine.examples)])
+            for observed, count in theirs.observed.items():
+                if observed in mine.observed or len(mine.observed) < MAX_DISTINCT_OBSERVATIONS:
+                    mine.observed[observed] += count
+
     @staticmethod
     def _observe(pending: _Pending, observed: list[str]) -> None:
         for key in dict.fromkeys(observed):

@@ -26,6 +26,8 @@ from itertools import chain
 from pathlib import Path
 from typing import IO, Final, cast
 
+import orjson
+
 from auditor import pointers
 from auditor.log_formats import FORMATS, Found, LogFormat, describe, detect, extract, item_at
 from auditor.models import JSON, Call, LogStats, Unparsed
@@ -307,7 +309,7 @@ def call_from(source: str, tool: str | None, arguments: JSON) -> Call:
         decoded, problem = _loads(arguments)
         if problem is not None:
             return _unparsed(source, tool, arguments, f"arguments are not valid JSON: {problem}")
-        arguments = decoded
+        return Call(source, tool, decoded, text=arguments)
     return Call(source, tool, arguments)
 
 
@@ -321,7 +323,16 @@ def _reject_constant(name: str) -> JSON:
 
 
 def _loads(text: str) -> tuple[JSON, str | None]:
-    """Strict JSON: ``NaN`` and ``Infinity`` are refused, as JSON itself refuses them."""
+    """Strict JSON: ``NaN`` and ``Infinity`` are refused, as JSON itself refuses them.
+
+    orjson parses what it can (most of the time of a large audit is parsing); what it refuses
+    (an integer beyond 64 bits, nesting past 1024 levels, a lone surrogate, or plain bad
+    JSON) is parsed again by the json module, whose verdict and message are the reference.
+    """
+    try:
+        return orjson.loads(text), None
+    except orjson.JSONDecodeError:
+        pass
     try:
         return json.loads(text, parse_constant=_reject_constant), None
     except json.JSONDecodeError as error:

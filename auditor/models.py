@@ -145,6 +145,8 @@ class Call:
     tool: str | None
     arguments: JSON = None
     unparsed: Unparsed | None = None
+    text: str | None = None
+    """The arguments as logged, when they were JSON text: what replay remembers them by."""
 
 
 @dataclass(frozen=True)

@@ -65,11 +65,19 @@ def _unresolved(normalized: Normalized) -> tuple[Finding, ...]:
 
 def replay_call(replays: dict[str, ToolReplay], call: Call) -> CallResult:
     """One call's outcome, checked in the order DESIGN.md gives."""
+    return evaluate_call(replays, call)[0]
+
+
+_NOTHING_REACHED: frozenset[int] = frozenset()
+
+
+def evaluate_call(replays: dict[str, ToolReplay], call: Call) -> tuple[CallResult, frozenset[int]]:
+    """One call's outcome and the indices of its tool's rewrites its evaluation reached."""
     if call.tool is not None and call.tool not in replays:
-        return CallResult(call, Outcome.UNKNOWN_TOOL)
+        return CallResult(call, Outcome.UNKNOWN_TOOL), _NOTHING_REACHED
     if call.tool is None or call.unparsed is not None:
-        return CallResult(call, Outcome.UNPARSEABLE)
-    return replays[call.tool].replay(call)
+        return CallResult(call, Outcome.UNPARSEABLE), _NOTHING_REACHED
+    return replays[call.tool].evaluate(call)
 
 
 @dataclass(frozen=True)
@@ -87,6 +95,63 @@ class ReportSettings:
     fail_on: FailOn = FailOn.NEWLY_REJECTED
 
 
+class Tally:
+    """What the report counts, filled call by call in log order.
+
+    Mergeable: chunks of a log can be counted apart (in worker processes) and merged in log
+    order, which gives exactly the tally of one pass over the whole log.
+    """
+
+    def __init__(self, replays: dict[str, ToolReplay], settings: ReportSettings) -> None:
+        self._sanitizer = Sanitizer(settings.redact, settings.value_limit)
+        self._max_calls = settings.max_calls
+        self.counts = {name: dict.fromkeys(Outcome, 0) for name in replays}
+        self.reached = {name: [0] * len(r.normalized.rewrites) for name, r in replays.items()}
+        self.totals = dict.fromkeys(Outcome, 0)
+        self.unknown: dict[str, int] = {}
+        self.nameless = 0
+        self.kept: list[CallResult] = []
+        self.omitted = 0
+        self.collector = GroupCollector(settings.examples)
+
+    def add(self, result: CallResult, reached: frozenset[int]) -> None:
+        call = result.call
+        self.totals[result.outcome] += 1
+        if result.outcome is Outcome.UNKNOWN_TOOL and call.tool is not None:
+            self.unknown[call.tool] = self.unknown.get(call.tool, 0) + 1
+        elif call.tool in self.counts:
+            self.counts[call.tool][result.outcome] += 1
+            for index in reached:
+                self.reached[call.tool][index] += 1
+        else:
+            self.nameless += 1
+        if result.outcome is Outcome.ACCEPTED:
+            return
+        shown = self._sanitizer.result(result)
+        self.collector.add(shown)
+        if self._max_calls is None or len(self.kept) < self._max_calls:
+            self.kept.append(shown)
+        else:
+            self.omitted += 1
+
+    def merge(self, later: Tally) -> None:
+        """Add the tally of the calls that come after these in the log."""
+        for outcome, count in later.totals.items():
+            self.totals[outcome] += count
+        for name, counts in later.counts.items():
+            for outcome, count in counts.items():
+                self.counts[name][outcome] += count
+        for name, reached in later.reached.items():
+            self.reached[name] = [a + b for a, b in zip(self.reached[name], reached, strict=True)]
+        for name, count in later.unknown.items():
+            self.unknown[name] = self.unknown.get(name, 0) + count
+        self.nameless += later.nameless
+        room = len(later.kept) if self._max_calls is None else self._max_calls - len(self.kept)
+        self.kept.extend(later.kept[: max(room, 0)])
+        self.omitted += later.omitted + len(later.kept) - min(max(room, 0), len(later.kept))
+        self.collector.merge(later.collector)
+
+
 def audit(
     tools: Sequence[ToolSchema],
     calls: CallSource,
@@ -101,34 +166,29 @@ def audit(
     ``calls`` (all non-accepted ones unless ``settings.max_calls`` bounds them).
     """
     replays = prepare(tools, rules)
-    sanitizer = Sanitizer(settings.redact, settings.value_limit)
-    counts = {name: dict.fromkeys(Outcome, 0) for name in replays}
-    reached = {name: [0] * len(r.normalized.rewrites) for name, r in replays.items()}
-    totals = dict.fromkeys(Outcome, 0)
-    unknown: dict[str, int] = {}
-    nameless = 0
-    kept: list[CallResult] = []
-    omitted = 0
-    collector = GroupCollector(settings.examples)
+    tally = count_calls(replays, calls, settings)
+    return build_report(replays, tally, calls.stats(), schema_inputs, overrides, settings)
+
+
+def count_calls(
+    replays: dict[str, ToolReplay], calls: Iterable[Call], settings: ReportSettings
+) -> Tally:
+    """Replay a stream of calls into a fresh tally."""
+    tally = Tally(replays, settings)
     for call in calls:
-        result = replay_call(replays, call)
-        totals[result.outcome] += 1
-        if result.outcome is Outcome.UNKNOWN_TOOL and call.tool is not None:
-            unknown[call.tool] = unknown.get(call.tool, 0) + 1
-        elif call.tool in counts:
-            counts[call.tool][result.outcome] += 1
-            for index in replays[call.tool].reached_rewrites(call):
-                reached[call.tool][index] += 1
-        else:
-            nameless += 1
-        if result.outcome is Outcome.ACCEPTED:
-            continue
-        shown = sanitizer.result(result)
-        collector.add(shown)
-        if settings.max_calls is None or len(kept) < settings.max_calls:
-            kept.append(shown)
-        else:
-            omitted += 1
+        tally.add(*evaluate_call(replays, call))
+    return tally
+
+
+def build_report(
+    replays: dict[str, ToolReplay],
+    tally: Tally,
+    log_inputs: tuple[LogStats, ...],
+    schema_inputs: Sequence[str],
+    overrides: Sequence[Override],
+    settings: ReportSettings,
+) -> Report:
+    """The Report of a complete tally."""
     summaries = tuple(
         ToolSummary(
             name=name,
@@ -137,28 +197,28 @@ def audit(
             shape=replay.tool.shape,
             rewrites=replay.normalized.rewrites,
             findings=_unresolved(replay.normalized),
-            counts=counts[name],
+            counts=tally.counts[name],
             old_schema_problem=replay.old.problem,
             new_schema_problem=replay.new.problem,
-            reached=tuple(reached[name]),
+            reached=tuple(tally.reached[name]),
             rewrite_locations=tuple(_location(replay.tool, r) for r in replay.normalized.rewrites),
         )
         for name, replay in sorted(replays.items())
     )
     accepted = settings.baseline.fingerprints if settings.baseline else frozenset()
-    groups = collector.groups({t.name: t.call_count for t in summaries}, accepted)
+    groups = tally.collector.groups({t.name: t.call_count for t in summaries}, accepted)
     return Report(
         version=__version__,
         schema_inputs=tuple(schema_inputs),
-        log_inputs=calls.stats(),
-        totals=totals,
+        log_inputs=log_inputs,
+        totals=tally.totals,
         tools=summaries,
-        calls=tuple(kept),
-        unknown_tools=dict(sorted(unknown.items())),
-        nameless_calls=nameless,
+        calls=tuple(tally.kept),
+        unknown_tools=dict(sorted(tally.unknown.items())),
+        nameless_calls=tally.nameless,
         overrides=tuple(overrides),
         groups=groups,
-        calls_omitted=omitted,
+        calls_omitted=tally.omitted,
         redacted=settings.redact,
         baseline=_baseline_use(settings.baseline, groups),
         generated_at=settings.generated_at,

@@ -13,6 +13,7 @@ from itertools import islice
 from typing import Any, Final
 
 import jsonschema_specifications
+import orjson
 import referencing.exceptions
 from jsonschema import exceptions, validators
 from jsonschema.protocols import Validator
@@ -20,6 +21,7 @@ from jsonschema.protocols import Validator
 from auditor import pointers
 from auditor.causes import CauseFinder
 from auditor.coverage import CoverageTracker
+from auditor.engine import FastCheck
 from auditor.keywords import Draft, draft_of
 from auditor.models import (
     JSON,
@@ -37,6 +39,8 @@ from auditor.observed import observe
 MAX_ERRORS: Final = 20
 """Errors kept per call: enough to explain it, bounded for pathological arguments."""
 MAX_MESSAGE: Final = 300
+MEMO_ENTRIES: Final = 100_000
+"""Distinct arguments remembered per tool: bounded memory, and most repeats are recent."""
 
 _LOCAL_ONLY: Final = jsonschema_specifications.REGISTRY
 VALIDATORS: Final[dict[Draft, Any]] = {
@@ -101,6 +105,13 @@ class ToolReplay:
         self._causes = CauseFinder(
             normalized.schema, normalized.rewrites, normalized.draft, self.unblocking
         )
+        self._fast_new = FastCheck(normalized.schema if self.new.validator else None)
+        self._fast_old = (
+            self._fast_new
+            if self.old is self.new
+            else FastCheck(tool.schema if self.old.validator else None)
+        )
+        self._memo = Memo(MEMO_ENTRIES)
         self._coverage = (
             CoverageTracker(
                 type(self.new.validator), normalized.schema, normalized.rewrites, _LOCAL_ONLY
@@ -108,6 +119,23 @@ class ToolReplay:
             if self.new.validator is not None and normalized.rewrites
             else None
         )
+
+    def evaluate(self, call: Call) -> tuple[CallResult, frozenset[int]]:
+        """The call's result and the rewrites its evaluation reached (for coverage).
+
+        Both depend on the arguments alone, so they are remembered by the arguments' JSON
+        text: logs repeat the same arguments often, and a repeat costs a lookup.
+        """
+        key = call.text if call.text is not None else _text_of(call.arguments)
+        known = self._memo.get(key) if key is not None else None
+        if known is None:
+            result = self.replay(call)
+            known = (result, self.reached_rewrites(call))
+            if key is not None:
+                self._memo.put(key, known)
+            return known
+        template, reached = known
+        return CallResult(call, template.outcome, template.errors, template.schema_problem), reached
 
     def reached_rewrites(self, call: Call) -> frozenset[int]:
         """Indices of this tool's rewrites whose keyword evaluating the call reached.
@@ -123,6 +151,15 @@ class ToolReplay:
         arguments = call.arguments
         if self.new.validator is None:
             return CallResult(call, Outcome.SCHEMA_ERROR_AFTER, schema_problem=self.new.problem)
+        if self._fast_new.accepts(arguments):
+            # The fast engine only ever answers "accepted" for schemas where it agrees with
+            # the reference; every other answer is the reference's (auditor.engine).
+            if self.old.validator is None:
+                return CallResult(
+                    call, Outcome.SCHEMA_ERROR_BEFORE, schema_problem=self.old.problem
+                )
+            if self.old is self.new or self._fast_old.accepts(arguments):
+                return CallResult(call, Outcome.ACCEPTED)
         try:
             new_errors = _errors(self.new.validator, arguments)
         except Exception as error:  # evaluation of user schemas may raise anything
@@ -173,6 +210,30 @@ class ToolReplay:
                 )
             )
         return tuple(issues)
+
+
+class Memo:
+    """A bounded map from arguments text to what replaying them gave; oldest out first."""
+
+    def __init__(self, capacity: int) -> None:
+        self._capacity = capacity
+        self._entries: dict[str, tuple[CallResult, frozenset[int]]] = {}
+
+    def get(self, key: str) -> tuple[CallResult, frozenset[int]] | None:
+        return self._entries.get(key)
+
+    def put(self, key: str, value: tuple[CallResult, frozenset[int]]) -> None:
+        if len(self._entries) >= self._capacity:
+            del self._entries[next(iter(self._entries))]
+        self._entries[key] = value
+
+
+def _text_of(arguments: JSON) -> str | None:
+    """The arguments as compact JSON text, the memo's key; None when they cannot be keyed."""
+    try:
+        return orjson.dumps(arguments).decode()
+    except (TypeError, orjson.JSONEncodeError):  # an integer beyond 64 bits, say
+        return None
 
 
 def _errors(validator: Validator, instance: JSON) -> list[exceptions.ValidationError]:

@@ -1,0 +1,172 @@
+r"""A fast path to the verdicts of python-jsonschema, used only where it provably agrees.
+
+python-jsonschema is the reference: every outcome and error the report shows is its own.
+jsonschema-rs validates the same drafts a hundred times faster, so it answers the one
+question most calls ask — *do the old and the new schema both accept these arguments?* —
+for schemas where the two engines cannot disagree. Anything else (a rejection, a schema
+the fast engine is not trusted with, an argument it cannot take) goes to the reference.
+
+Where the engines differ, and how it is kept out:
+
+- regex dialect (``pattern``, ``patternProperties``): Python's ``re`` and Rust's regex
+  differ in Unicode classes (``\w``, ``\s``, ``\b``, ``\d`` by Unicode version), POSIX
+  and set-operation classes (``[[:alpha:]]``, ``[a&&b]``), flags and look-around; only
+  patterns in a plain ASCII subset both read alike are trusted (``_PLAIN_REGEX``). ``$``
+  before a final newline matches in Python only, which makes Python accept *more*: a fast
+  "accepted" still holds;
+- ``multipleOf`` with a fractional divisor: float arithmetic differs, so it stays too;
+- ``format`` and ``content*``: python-jsonschema does not assert them here, and the fast
+  engine is built with format validation off; ``content*`` schemas stay with the reference;
+- references: the fast engine resolves every ``$ref`` when it is built and refuses remote
+  ones (offline); a recursive schema stays with the reference, whose recursion limit can turn
+  a deep argument into a schema error the fast engine would not raise;
+- infinities cannot come from JSON, and anything the fast engine cannot take raises and falls
+  back.
+
+The differential tests (tests/test_engine.py) check agreement on generated schemas and
+arguments and on the project's own cases.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any, Final
+
+import jsonschema_rs
+
+from auditor import pointers
+from auditor.keywords import Draft, draft_of
+from auditor.models import JSON
+
+_RS_CLASSES: Final[dict[Draft, Any]] = {
+    Draft.DRAFT4: jsonschema_rs.Draft4Validator,
+    Draft.DRAFT6: jsonschema_rs.Draft6Validator,
+    Draft.DRAFT7: jsonschema_rs.Draft7Validator,
+    Draft.DRAFT2019: jsonschema_rs.Draft201909Validator,
+    Draft.DRAFT2020: jsonschema_rs.Draft202012Validator,
+}
+_REFERENCE_ONLY: Final = frozenset(
+    {
+        "contentEncoding",
+        "contentMediaType",
+        "contentSchema",
+        "$dynamicRef",
+        "$recursiveRef",
+        "$id",
+        "id",
+    }
+)
+"""Keys whose presence anywhere keeps a schema with the reference engine."""
+
+
+def trusted(schema: JSON) -> bool:
+    """Whether the fast engine's verdicts on ``schema`` are python-jsonschema's.
+
+    Conservative: the walk looks at every object, data included, so a key that merely looks
+    like a keyword also keeps the schema with the reference.
+    """
+    for node in _objects(schema):
+        if _REFERENCE_ONLY.intersection(node):
+            return False
+        regexes = [node.get("pattern"), *(node.get("patternProperties") or ())]
+        if not all(r is None or (isinstance(r, str) and _plain_regex(r)) for r in regexes):
+            return False
+        divisor = node.get("multipleOf")
+        if divisor is not None and not (isinstance(divisor, int) and not isinstance(divisor, bool)):
+            return False
+    return not _recursive(schema)
+
+
+_PLAIN = r"[\x20-\x5a\x5e-\x7e]"
+"""Printable ASCII except backslash and square brackets."""
+_ESCAPED = r"\\[.\-/+*?()\[\]{}|^$\\]"
+"""An escaped metacharacter; never an escaped letter (a class or an assertion)."""
+_PLAIN_REGEX: Final = re.compile(rf"(?:{_PLAIN}|{_ESCAPED}|\[\^?(?:{_PLAIN}|{_ESCAPED})+\])*")
+
+
+def _plain_regex(pattern: str) -> bool:
+    """A pattern both engines read alike: ASCII literals, escaped metacharacters, plain
+    classes, groups without flags or look-around, and quantifiers."""
+    if "(?" in pattern.replace("(?:", "") or any(op in pattern for op in ("&&", "--", "~~")):
+        return False
+    return _PLAIN_REGEX.fullmatch(pattern) is not None
+
+
+def _objects(node: JSON) -> Iterator[dict[str, JSON]]:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, dict):
+            yield current
+            stack.extend(current.values())
+        elif isinstance(current, list):
+            stack.extend(current)
+
+
+def _recursive(schema: JSON) -> bool:
+    """Whether following local ``$ref``s from some subschema can lead back into it."""
+    refs: dict[str, list[str]] = {}  # pointer of a subschema -> the targets of refs below it
+    stack: list[tuple[JSON, str]] = [(schema, "")]
+    while stack:
+        node, at = stack.pop()
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str):
+                if not ref.startswith("#"):
+                    return True  # remote: the fast engine refuses it anyway; stay safe
+                target = (
+                    ""
+                    if ref == "#"
+                    else pointers.join("", *map(pointers.decode_token, ref[2:].split("/")))
+                )
+                refs.setdefault(at, []).append(target)
+            stack.extend((v, pointers.join(at, k)) for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend((v, pointers.join(at, i)) for i, v in enumerate(node))
+
+    # A ref at site S reaches target T; T (and everything below it) runs the refs below T.
+    def below(target: str) -> list[str]:
+        return [t for site, ts in refs.items() if pointers.is_within(site, target) for t in ts]
+
+    for site, targets in refs.items():
+        seen: set[str] = set()
+        todo = list(targets)
+        while todo:
+            target = todo.pop()
+            if pointers.is_within(site, target):
+                return True
+            if target not in seen:
+                seen.add(target)
+                todo.extend(below(target))
+    return False
+
+
+class FastCheck:
+    """The fast engine's validator for one schema, where trusted; None-like otherwise."""
+
+    def __init__(self, schema: JSON) -> None:
+        self._validator = _compile(schema)
+
+    @property
+    def usable(self) -> bool:
+        return self._validator is not None
+
+    def accepts(self, arguments: JSON) -> bool:
+        """True only when the schema certainly accepts ``arguments``; False means *ask the
+        reference*, never *rejected*."""
+        if self._validator is None:
+            return False
+        try:
+            return bool(self._validator.is_valid(arguments))
+        except Exception:  # an argument the fast engine cannot take: the reference decides
+            return False
+
+
+def _compile(schema: JSON) -> Any:
+    if not trusted(schema):
+        return None
+    try:
+        return _RS_CLASSES[draft_of(schema)](schema, validate_formats=False, offline=True)
+    except Exception:  # refused (an unresolvable reference, say): the reference decides
+        return None
