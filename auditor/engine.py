@@ -11,9 +11,10 @@ Where the engines differ, and how it is kept out:
 - regex dialect (``pattern``, ``patternProperties``): Python's ``re`` and Rust's regex
   differ in Unicode classes (``\w``, ``\s``, ``\b``, ``\d`` by Unicode version), POSIX
   and set-operation classes (``[[:alpha:]]``, ``[a&&b]``), flags and look-around; only
-  patterns in a plain ASCII subset both read alike are trusted (``_PLAIN_REGEX``). ``$``
-  before a final newline matches in Python only, which makes Python accept *more*: a fast
-  "accepted" still holds;
+  patterns in a plain ASCII subset both read alike are trusted (``_PLAIN_REGEX``). Python's
+  ``$`` also matches before a final newline; the fast engine is given ``(?=\n?\z)`` in its
+  place, which means exactly that (under ``not`` or in ``patternProperties`` a looser match
+  is a stricter verdict, so the difference must go, not be leaned on);
 - ``multipleOf`` with a fractional divisor: float arithmetic differs, so it stays too;
 - ``format`` and ``content*``: python-jsonschema does not assert them here, and the fast
   engine is built with format validation off; ``content*`` schemas stay with the reference;
@@ -146,7 +147,8 @@ class FastCheck:
     """The fast engine's validator for one schema, where trusted; None-like otherwise."""
 
     def __init__(self, schema: JSON) -> None:
-        self._validator = _compile(schema)
+        """``schema`` None: nothing is fast, the reference decides everything."""
+        self._validator = None if schema is None else _compile(schema)
 
     @property
     def usable(self) -> bool:
@@ -163,10 +165,50 @@ class FastCheck:
             return False
 
 
+def python_dollar(pattern: str) -> str:
+    """A plain pattern with each end-of-line ``$`` spelled the way Python's ``re`` reads it."""
+    out, i = [], 0
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\":
+            out.append(pattern[i : i + 2])
+            i += 2
+            continue
+        if char == "[":
+            end = i + 1
+            while end < len(pattern) and pattern[end] != "]":
+                end += 2 if pattern[end] == "\\" else 1
+            out.append(pattern[i : end + 1])
+            i = end + 1
+            continue
+        out.append("(?=\n?\\z)" if char == "$" else char)
+        i += 1
+    return "".join(out)
+
+
+def _for_fast_engine(node: JSON) -> JSON:
+    """The schema with every regex translated by ``python_dollar``; the rest as it is."""
+    if isinstance(node, list):
+        return [_for_fast_engine(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {key: _for_fast_engine(value) for key, value in node.items()}
+    if isinstance(node.get("pattern"), str):
+        out["pattern"] = python_dollar(node["pattern"])
+    if isinstance(node.get("patternProperties"), dict):
+        out["patternProperties"] = {
+            python_dollar(regex): _for_fast_engine(value)
+            for regex, value in node["patternProperties"].items()
+        }
+    return out
+
+
 def _compile(schema: JSON) -> Any:
     if not trusted(schema):
         return None
     try:
-        return _RS_CLASSES[draft_of(schema)](schema, validate_formats=False, offline=True)
+        return _RS_CLASSES[draft_of(schema)](
+            _for_fast_engine(schema), validate_formats=False, offline=True
+        )
     except Exception:  # refused (an unresolvable reference, say): the reference decides
         return None

@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import io
 import json
+import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import chain
 from pathlib import Path
 from typing import IO, Final, cast
@@ -106,6 +108,84 @@ def check_logs(paths: Sequence[str]) -> tuple[list[str], list[LogProblem]]:
 
 
 @dataclass(frozen=True)
+class LogPart:
+    """A run of whole lines of one log file, read apart from the rest (by a worker)."""
+
+    file: str
+    start: int
+    """Byte offset of its first line."""
+    end: int
+    first_line: int
+    fmt: LogFormat
+
+
+SPLITTABLE: Final = frozenset({LogFormat.JSONL, LogFormat.MCP, LogFormat.OTEL})
+"""Formats whose records are independent: no call repeats one of an earlier record, so parts
+of a file can be read apart and their counts added."""
+
+
+def split(file: str, parts: int, fmt: LogFormat | None) -> list[LogPart] | None:
+    """``file`` cut into about ``parts`` runs of whole lines, or None when it must be read
+    in one pass (standard input, gzip, one JSON document, or a format with repeats)."""
+    if file == STDIN or parts < 2:
+        return None
+    with _open(file) as stream:
+        if not isinstance(stream, io.BufferedReader):
+            return None  # gzip: no seeking
+        records = _records(stream, _Counts())
+        try:
+            head, detected = _detect(records, display_name(file))
+        except LogFormatError:
+            return None  # the one-pass read reports it
+        if any(record.document for record in head):
+            return None
+    fmt = fmt or detected
+    if fmt not in SPLITTABLE:
+        return None
+    size = os.path.getsize(file)
+    starts = [0]
+    with open(file, "rb") as stream:
+        for k in range(1, parts):
+            stream.seek(size * k // parts)
+            stream.readline()  # to the start of the next whole line
+            if stream.tell() > starts[-1] and stream.tell() < size:
+                starts.append(stream.tell())
+        lines = _line_numbers(stream, starts)
+    ends = [*starts[1:], size]
+    return [
+        LogPart(file, start, end, line, fmt)
+        for start, end, line in zip(starts, ends, lines, strict=True)
+    ]
+
+
+def merge_stats(earlier: LogStats, later: LogStats) -> LogStats:
+    """The accounting of two parts of one file, read apart."""
+    return replace(
+        earlier,
+        lines=earlier.lines + later.lines,
+        blank=earlier.blank + later.blank,
+        calls=earlier.calls + later.calls,
+        records=earlier.records + later.records,
+        records_without_calls=earlier.records_without_calls + later.records_without_calls,
+        repeated_calls=earlier.repeated_calls + later.repeated_calls,
+    )
+
+
+def _line_numbers(stream: IO[bytes], starts: Sequence[int]) -> list[int]:
+    """The line number at each start offset, counting newlines in blocks."""
+    numbers = [1]
+    stream.seek(0)
+    position, line = 0, 1
+    for start in starts[1:]:
+        while position < start:
+            block = stream.read(min(1 << 24, start - position))
+            line += block.count(b"\n")
+            position += len(block)
+        numbers.append(line)
+    return numbers
+
+
+@dataclass(frozen=True)
 class _Record:
     line: int
     text: str
@@ -151,6 +231,20 @@ class LogReader:
             for file, counts in self._stats.items()
         )
 
+    @property
+    def bytes_read(self) -> int:
+        """Bytes of log text read so far (uncompressed), for progress reports."""
+        return sum(counts.bytes for counts in self._stats.values())
+
+    def read_part(self, part: LogPart) -> Iterator[Call]:
+        """The calls of one part of one file (of this reader's files), counted as such."""
+        with open(part.file, "rb") as stream:
+            stream.seek(part.start)
+            data = stream.read(part.end - part.start)
+        counts = self._stats[part.file]
+        records = _records(io.BytesIO(data), counts, part.first_line)
+        yield from self._calls_of(records, part.fmt, display_name(part.file), counts)
+
     def _read(self, file: str) -> Iterator[Call]:
         counts = self._stats[file]
         name = display_name(file)
@@ -160,18 +254,23 @@ class LogReader:
             if fmt is None:
                 head, fmt = _detect(records, name)
                 records = chain(head, records)
-            counts.format = fmt.value
-            for record in records:
-                counts.records += 1
-                calls = self._calls(record, fmt, name)
-                if not calls:
-                    counts.records_without_calls += 1
-                for call in calls:
-                    if call is None:
-                        counts.repeated_calls += 1
-                    else:
-                        counts.calls += 1
-                        yield call
+            yield from self._calls_of(records, fmt, name, counts)
+
+    def _calls_of(
+        self, records: Iterable[_Record], fmt: LogFormat, name: str, counts: _Counts
+    ) -> Iterator[Call]:
+        counts.format = fmt.value
+        for record in records:
+            counts.records += 1
+            calls = self._calls(record, fmt, name)
+            if not calls:
+                counts.records_without_calls += 1
+            for call in calls:
+                if call is None:
+                    counts.repeated_calls += 1
+                else:
+                    counts.calls += 1
+                    yield call
 
     def _calls(self, record: _Record, fmt: LogFormat, name: str) -> list[Call | None]:
         """The calls of one record; None stands for a call already read (a repeat)."""
@@ -205,6 +304,7 @@ class LogReader:
 
 @dataclass
 class _Counts:
+    bytes: int = 0
     lines: int = 0
     blank: int = 0
     calls: int = 0
@@ -233,17 +333,22 @@ def _open(file: str) -> Iterator[IO[bytes]]:
             stream.close()
 
 
-def _records(stream: IO[bytes], counts: _Counts) -> Iterator[_Record]:
-    """The non-blank lines of a stream as records, or the whole stream as one document."""
-    for number, raw in enumerate(stream, start=1):
+def _records(stream: IO[bytes], counts: _Counts, first_line: int = 1) -> Iterator[_Record]:
+    """The non-blank lines of a stream as records, or the whole stream as one document
+    (when its first non-blank line is a lone bracket; later, such a line is a broken record).
+    """
+    expect_document = first_line == 1
+    for number, raw in enumerate(stream, start=first_line):
         counts.lines += 1
+        counts.bytes += len(raw)
         line = raw[3:] if number == 1 and raw.startswith(b"\xef\xbb\xbf") else raw
         if not line.strip():
             counts.blank += 1
             continue
-        if line.strip() in (b"{", b"["):
+        if expect_document and line.strip() in (b"{", b"["):
             yield _document(number, line, stream, counts)
             return
+        expect_document = False
         yield _record(number, line.rstrip(b"\r\n"))
 
 
@@ -251,6 +356,7 @@ def _document(number: int, first: bytes, stream: IO[bytes], counts: _Counts) -> 
     rest = []
     for raw in stream:
         counts.lines += 1
+        counts.bytes += len(raw)
         if not raw.strip():
             counts.blank += 1
         rest.append(raw)

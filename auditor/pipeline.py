@@ -44,9 +44,11 @@ class CallSource(Protocol):
     def stats(self) -> tuple[LogStats, ...]: ...
 
 
-def prepare(tools: Iterable[ToolSchema], rules: Collection[Rule]) -> dict[str, ToolReplay]:
-    """Normalize and compile every tool once."""
-    return {tool.name: ToolReplay(tool, _normalize(tool, rules)) for tool in tools}
+def prepare(
+    tools: Iterable[ToolSchema], rules: Collection[Rule], fast: bool = True
+) -> dict[str, ToolReplay]:
+    """Normalize and compile every tool once (``fast=False``: reference engine only)."""
+    return {tool.name: ToolReplay(tool, _normalize(tool, rules), fast) for tool in tools}
 
 
 def _normalize(tool: ToolSchema, rules: Collection[Rule]) -> Normalized:

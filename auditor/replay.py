@@ -86,7 +86,9 @@ def compile_schema(schema: JSON) -> Compiled:
 class ToolReplay:
     """A tool's old and new schema, compiled, with what it takes to explain new errors."""
 
-    def __init__(self, tool: ToolSchema, normalized: Normalized) -> None:
+    def __init__(self, tool: ToolSchema, normalized: Normalized, fast: bool = True) -> None:
+        """``fast=False`` leaves every verdict to python-jsonschema (the differential tests
+        compare the two)."""
         self.tool = tool
         self.normalized = normalized
         # Error locations are found by the identity of schema nodes, so the new validator is
@@ -105,7 +107,7 @@ class ToolReplay:
         self._causes = CauseFinder(
             normalized.schema, normalized.rewrites, normalized.draft, self.unblocking
         )
-        self._fast_new = FastCheck(normalized.schema if self.new.validator else None)
+        self._fast_new = FastCheck(normalized.schema if fast and self.new.validator else None)
         self._fast_old = (
             self._fast_new
             if self.old is self.new

@@ -7,7 +7,7 @@ the logs show.
 
 from __future__ import annotations
 
-import sys
+import os
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from enum import Enum
@@ -18,16 +18,24 @@ import typer
 
 from auditor.baseline import Baseline, BaselineProblem, parse_baseline, render_baseline
 from auditor.catalogs import STDIN, CatalogFormat, load_catalogs
-from auditor.cli.common import EXIT_OK, EXIT_UNUSABLE, UsageFailure, parse_rules, write_text
+from auditor.cli.common import (
+    EXIT_OK,
+    EXIT_UNUSABLE,
+    UsageFailure,
+    emit,
+    parse_rules,
+    write_text,
+)
 from auditor.config import ConfigProblem, load_config
 from auditor.gate import exit_code
 from auditor.groups import DEFAULT_EXAMPLES
 from auditor.log_formats import LogFormat
-from auditor.logs import LogFormatError, LogReader, check_logs
+from auditor.logs import LogFormatError, check_logs
 from auditor.models import FailOn, Report, Rule
 from auditor.normalize import DEFAULT_RULES
+from auditor.parallel import audit_logs
 from auditor.pipeline import ReportSettings
-from auditor.pipeline import audit as run_audit
+from auditor.progress import Progress
 from auditor.report import Format, render
 
 MULTI_VALUE_OPTIONS = ("--schemas", "--logs")
@@ -87,6 +95,7 @@ class AuditOptions:
     max_calls: int | None = None
     timestamp: bool = False
     rules: frozenset[Rule] = DEFAULT_RULES
+    jobs: int = 1
     catalog_format: CatalogFormat | None = None
     log_format: LogFormat | None = None
 
@@ -143,6 +152,16 @@ def audit(
     timestamp: Annotated[
         bool, typer.Option("--timestamp", help="Stamp the reports with the time of the run.")
     ] = False,
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs",
+            "-j",
+            min=1,
+            help="Worker processes reading the logs (default: one per core). Reports do not "
+            "depend on it.",
+        ),
+    ] = None,
     allow_override: Annotated[
         bool | None,
         typer.Option("--allow-override", help="A tool defined twice: the later one wins."),
@@ -179,6 +198,7 @@ def audit(
         "examples": examples,
         "redact": redact,
         "max_calls": max_calls,
+        "jobs": jobs,
         "allow_override": allow_override,
         "rules": rules,
     }
@@ -228,6 +248,7 @@ def merge_options(
         examples=int(pick("examples", DEFAULT_EXAMPLES)),
         redact=bool(pick("redact", False)),
         max_calls=pick("max_calls"),
+        jobs=int(pick("jobs", os.cpu_count() or 1)),
         timestamp=timestamp,
         rules=parse_rules(",".join(map(str, _listed(pick("rules", [])))) or None),
     )
@@ -270,20 +291,24 @@ def run(options: AuditOptions) -> int:
         generated_at=_now() if options.timestamp else None,
         fail_on=options.fail_on,
     )
+    total = sum(os.path.getsize(f) for f in files if os.path.isfile(f))
     try:
-        report = run_audit(
+        report = audit_logs(
             catalogs.tools,
-            LogReader(files, options.log_format),
+            files,
             options.schemas,
             catalogs.overrides,
             rules=options.rules,
             settings=settings,
+            fmt=options.log_format,
+            jobs=options.jobs,
+            progress=Progress.for_terminal(total, options.quiet),
         )
     except LogFormatError as error:
         raise UsageFailure(str(error.problem)) from error
     written = _write_reports(report, options)
     for fmt, path in options.outputs:
-        _emit(render(report, fmt), path)
+        emit(render(report, fmt), path)
     if options.generate_baseline is not None:
         write_text(Path(options.generate_baseline), render_baseline(report.groups))
         written.append(Path(options.generate_baseline))
@@ -318,11 +343,3 @@ def _write_reports(report: Report, options: AuditOptions) -> list[Path]:
         write_text(path, render(report, fmt))
         written.append(path)
     return written
-
-
-def _emit(text: str, output: str) -> None:
-    if output == "-":
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    else:
-        write_text(Path(output), text)

@@ -1,0 +1,100 @@
+"""`--jobs`: logs read in worker processes give byte-identical reports."""
+
+from __future__ import annotations
+
+import gzip
+import itertools
+import json
+from pathlib import Path
+
+import pytest
+
+from auditor import parallel
+from auditor.catalogs import load_catalogs
+from auditor.logs import split
+from auditor.normalize import DEFAULT_RULES
+from auditor.pipeline import ReportSettings, prepare
+from auditor.progress import Progress
+from auditor.report import Format, render
+from tests.conftest import ROOT
+
+SCENARIO = ROOT / "sample_logs" / "mcp_files"
+
+
+@pytest.fixture
+def big_log(tmp_path: Path) -> Path:
+    """The sample log repeated: every outcome, blank and broken lines, many parts."""
+    text = (SCENARIO / "calls.jsonl").read_text(encoding="utf-8")
+    log = tmp_path / "calls.jsonl"
+    log.write_text(text * 30, encoding="utf-8")
+    return log
+
+
+def _report(log: Path, jobs: int, settings: ReportSettings) -> dict[str, str]:
+    catalogs = load_catalogs([str(SCENARIO / "tools.json")])
+    report = parallel.audit_logs(
+        catalogs.tools, [str(log)], ["tools.json"], settings=settings, jobs=jobs
+    )
+    return {fmt.value: render(report, fmt) for fmt in (Format.JSON, Format.MARKDOWN)}
+
+
+@pytest.mark.parametrize("settings", [ReportSettings(), ReportSettings(examples=1, max_calls=7)])
+def test_jobs_do_not_change_the_report(
+    big_log: Path, monkeypatch: pytest.MonkeyPatch, settings: ReportSettings
+) -> None:
+    monkeypatch.setattr(parallel, "MIN_PART_BYTES", 1024)
+    one = _report(big_log, 1, settings)
+    two = _report(big_log, 2, settings)
+    assert one == two
+    totals = json.loads(one["json"])["totals"]
+    assert totals["calls"] == 30 * 176 and totals["newly_rejected"] == 30 * 17
+
+
+def test_the_parallel_path_is_taken_for_a_large_jsonl_log(
+    big_log: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(parallel, "MIN_PART_BYTES", 1024)
+    catalogs = load_catalogs([str(SCENARIO / "tools.json")])
+    replays = prepare(catalogs.tools, DEFAULT_RULES)
+    counted = parallel.tally_in_parallel(
+        replays, [str(big_log)], None, 2, ReportSettings(), Progress(0)
+    )
+    assert counted is not None
+    _, stats = counted
+    assert stats[0].lines == len(big_log.read_bytes().splitlines())
+
+
+def test_parts_cover_the_file_exactly_at_line_starts(big_log: Path) -> None:
+    parts = split(str(big_log), 7, None)
+    assert parts is not None and len(parts) == 7
+    data = big_log.read_bytes()
+    assert parts[0].start == 0 and parts[-1].end == len(data)
+    for before, after in itertools.pairwise(parts):
+        assert before.end == after.start and data[after.start - 1 : after.start] == b"\n"
+        assert after.first_line == data[: after.start].count(b"\n") + 1
+
+
+@pytest.mark.parametrize("name", ["calls.jsonl.gz", "doc.json"])
+def test_logs_that_must_be_read_in_one_pass_are_not_split(tmp_path: Path, name: str) -> None:
+    path = tmp_path / name
+    if name.endswith(".gz"):
+        path.write_bytes(gzip.compress(b'{"tool": "t", "arguments": {}}\n' * 100))
+    else:
+        path.write_text('{\n  "resourceSpans": []\n}\n')
+    assert split(str(path), 4, None) is None
+
+
+def test_a_log_with_call_ids_is_not_split(tmp_path: Path) -> None:
+    """OpenAI histories repeat calls by id across records: one pass keeps the dedupe right."""
+    record = {
+        "choices": [
+            {
+                "message": {
+                    "tool_calls": [{"id": "c1", "function": {"name": "t", "arguments": "{}"}}]
+                }
+            }
+        ]
+    }
+    path = tmp_path / "chat.jsonl"
+    path.write_text((json.dumps(record) + "\n") * 50)
+    assert split(str(path), 4, None) is None
