@@ -114,7 +114,9 @@ class _Paths:
     into the properties neither ``properties`` nor ``patternProperties`` claim, and so on.
     """
 
-    def __init__(self, schema: JSON, validator_class: Any, blocked: set[int]) -> None:
+    def __init__(
+        self, schema: JSON, validator_class: Any, blocked: set[int], leads: set[int]
+    ) -> None:
         self._root = schema
         self._functions = frozenset(validator_class.VALIDATORS)
         self._legacy_ref = "$recursiveRef" not in self._functions and "$dynamicRef" not in (
@@ -122,6 +124,9 @@ class _Paths:
         )
         self._tuple_items = "prefixItems" not in self._functions
         self._blocked = blocked
+        self._leads = leads
+        """Schema objects from which a rewritten keyword (or a blocked one) can be reached:
+        the walk need not enter any other."""
 
     @classmethod
     def build(cls, schema: JSON, targets: set[_Site], validator_class: Any) -> _Paths | None:
@@ -132,15 +137,20 @@ class _Paths:
         ):
             return None  # references resolve against embedded resources: leave it to the real thing
         holders = {node_id for node_id, _ in targets}
-        blocked: set[int] = set()
-        for node, keyword, child in _applications(schema):
-            if keyword not in _FOLLOWED and _holds_any(child, holders, schema):
-                blocked.add(id(node))
-        return cls(schema, validator_class, blocked)
+        leads = _leading_to(schema, holders)
+        blocked = {
+            id(node)
+            for node, keyword, value in _applications(schema)
+            if keyword not in _FOLLOWED and _dicts_in(value) & leads
+        }
+        return cls(schema, validator_class, blocked, leads)
 
     def visit(self, instance: JSON) -> set[_Site] | None:
-        """The pairs evaluating ``instance`` runs; None when it passes a blocked applicator."""
+        """The pairs evaluating ``instance`` runs where rewritten keywords can be; None when
+        it passes a blocked applicator."""
         visited: set[_Site] = set()
+        if id(self._root) not in self._leads:
+            return visited
         stack: list[tuple[JSON, JSON, int]] = [(self._root, instance, 0)]
         while stack:
             node, value, depth = stack.pop()
@@ -153,7 +163,8 @@ class _Paths:
                 if keyword in self._functions:
                     visited.add((id(node), keyword))
             for child, part in self._children(node, keywords, value):
-                stack.append((child, part, depth + 1))
+                if id(child) in self._leads or child is _UNRESOLVED:
+                    stack.append((child, part, depth + 1))
         return visited
 
     def _children(
@@ -245,24 +256,43 @@ def _applications(schema: JSON) -> Iterator[tuple[dict[str, JSON], str, JSON]]:
             stack.extend(node)
 
 
-def _holds_any(value: JSON, holders: set[int], root: JSON) -> bool:
-    """Whether a keyword's value leads (through its subschemas or refs) to a rewritten one."""
-    stack, seen = [value], set()
-    while stack:
-        node = stack.pop()
+def _dicts_in(value: JSON) -> set[int]:
+    """Ids of the objects directly in a keyword's value (itself, or the members of a list)."""
+    members = value if isinstance(value, list) else [value]
+    return {id(m) for m in members if isinstance(m, dict)}
+
+
+def _leading_to(schema: JSON, holders: set[int]) -> set[int]:
+    """Ids of every object from which one of ``holders`` can be reached, through nested
+    values and local references; linear in the size of the schema."""
+    parents: dict[int, set[int]] = {}
+    unresolved = 0  # stands for wherever a reference the walk cannot follow leads
+    nodes: list[dict[str, JSON]] = [schema] if isinstance(schema, dict) else []
+    seen: set[int] = set()
+    while nodes:
+        node = nodes.pop()
         if id(node) in seen:
             continue
         seen.add(id(node))
-        if isinstance(node, dict):
-            if id(node) in holders:
-                return True
-            ref = node.get("$ref")
-            if isinstance(ref, str):
-                target = _local(root, ref)
-                if target is None:
-                    return True  # unknown ground: assume the worst
-                stack.append(target)
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
-    return False
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            target = _local(schema, ref)
+            parents.setdefault(unresolved if target is None else id(target), set()).add(id(node))
+        members = list(node.values())
+        while members:
+            member = members.pop()
+            if isinstance(member, dict):
+                parents.setdefault(id(member), set()).add(id(node))
+                nodes.append(member)
+            elif isinstance(member, list):
+                members.extend(member)
+    found = set(holders)
+    if unresolved in parents:
+        found.add(unresolved)  # assume the worst of what cannot be followed
+    todo = list(found)
+    while todo:
+        for parent in parents.get(todo.pop(), ()):
+            if parent not in found:
+                found.add(parent)
+                todo.append(parent)
+    return found

@@ -85,6 +85,23 @@ class GroupCollector:
     def __init__(self, examples: int = DEFAULT_EXAMPLES) -> None:
         self._examples = examples
         self._pending: dict[str, _Pending] = {}
+        self._keys: dict[tuple[str, Outcome, tuple[Rewrite, ...], str, str, str], str] = {}
+
+    def _key(
+        self,
+        tool: str,
+        outcome: Outcome,
+        causes: tuple[Rewrite, ...],
+        keyword: str,
+        schema_pointer: str,
+        problem: str = "",
+    ) -> str:
+        """``fingerprint``, remembered: a log repeats few constraints many times."""
+        parts = (tool, outcome, causes, keyword, schema_pointer, problem)
+        key = self._keys.get(parts)
+        if key is None:
+            key = self._keys[parts] = fingerprint(*parts)
+        return key
 
     def add(self, result: CallResult) -> None:
         """Count ``result`` (already sanitized) in each group it belongs to, once per group."""
@@ -94,13 +111,11 @@ class GroupCollector:
         problem = result.schema_problem or ""
         seen: set[str] = set()
         if not result.errors:
-            key = fingerprint(tool, result.outcome, (), "", "", problem)
+            key = self._key(tool, result.outcome, (), "", "", problem)
             self._count(key, result, "", "", (), problem or "", "", [])
             return
         for issue in result.errors:
-            key = fingerprint(
-                tool, result.outcome, issue.causes, issue.keyword, issue.schema_pointer
-            )
+            key = self._key(tool, result.outcome, issue.causes, issue.keyword, issue.schema_pointer)
             observed = [observation_key(o) for o in issue.observed]
             if key in seen:
                 self._observe(self._pending[key], observed)

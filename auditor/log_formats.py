@@ -124,10 +124,10 @@ def _found(
     """A call named ``tool`` with the arguments under the first of ``keys`` in ``holder``."""
     if not isinstance(tool, str) or not tool:
         return Found(at, None, problem="names no tool")
-    key = next((k for k in keys if k in holder), None)
-    if key is None:
-        return Found(at, tool, problem=f"has no '{keys[0]}'")
-    return Found(at, tool, holder[key], call_id if isinstance(call_id, str) else None)
+    for key in keys:
+        if key in holder:
+            return Found(at, tool, holder[key], call_id if isinstance(call_id, str) else None)
+    return Found(at, tool, problem=f"has no '{keys[0]}'")
 
 
 def _any_body(record: JSON, test: Callable[[dict[str, JSON]], bool]) -> bool:
@@ -141,9 +141,13 @@ ARGUMENT_KEYS: Final = ("arguments", "args", "input")
 
 
 def _jsonl_tool(record: JSON) -> JSON:
-    if not isinstance(record, dict):
-        return None
-    return next((record[k] for k in TOOL_KEYS if isinstance(record.get(k), str)), None)
+    # A plain loop: this runs once per line of the most common log format.
+    if isinstance(record, dict):
+        for key in TOOL_KEYS:
+            tool = record.get(key)
+            if isinstance(tool, str):
+                return tool
+    return None
 
 
 def _detect_jsonl(record: JSON) -> bool:

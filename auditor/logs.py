@@ -286,7 +286,11 @@ class LogReader:
             if item.call_id is not None and not self._first_sight(fmt, item.call_id):
                 calls.append(None)
                 continue
-            line = positions.get(pointers.from_segments(item.at), (record.line,))[0]
+            line = (
+                positions.get(pointers.from_segments(item.at), (record.line,))[0]
+                if positions
+                else record.line
+            )
             source = f"{name}:{line}"
             if len(found) > 1:  # the position tells apart the calls of one record
                 source += f"#{describe(item.at)}"

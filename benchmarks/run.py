@@ -13,6 +13,7 @@ absolute figures move with the machine and its load.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import json
 import os
@@ -28,7 +29,7 @@ import orjson
 from jsonschema import validators
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from generate import generate  # noqa: E402
+from generate import generate
 
 NAIVE_SAMPLE = 2_000
 
@@ -78,10 +79,8 @@ def cached_loop(log: Path, catalog: Path, limit: int | None = None) -> tuple[flo
                 record = orjson.loads(line)
                 arguments = orjson.loads(record["arguments"])
                 for validator in compiled[record["tool"]]:
-                    try:
+                    with contextlib.suppress(Exception):
                         validator.is_valid(arguments)
-                    except Exception:
-                        pass
             except (orjson.JSONDecodeError, KeyError, TypeError):
                 pass
     return time.perf_counter() - started, count
@@ -99,10 +98,8 @@ def naive_loop(log: Path, catalog: Path, sample: int) -> tuple[float, int]:
                 record = json.loads(line)
                 arguments = json.loads(record["arguments"])
                 for schema in schemas[record["tool"]]:
-                    try:
+                    with contextlib.suppress(Exception):
                         jsonschema.validate(arguments, schema)
-                    except Exception:
-                        pass
             except (ValueError, KeyError, TypeError):
                 pass
     return time.perf_counter() - started, count
