@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Final, Protocol
 
 from auditor import __version__
 from auditor.baseline import Baseline
@@ -33,7 +33,7 @@ from auditor.models import (
 )
 from auditor.normalize import DEFAULT_RULES, Normalized, normalize
 from auditor.redact import DEFAULT_LIMIT, Sanitizer
-from auditor.replay import ToolReplay
+from auditor.replay import MEMO_ENTRIES, Memo, ToolReplay
 
 
 class CallSource(Protocol):
@@ -48,7 +48,8 @@ def prepare(
     tools: Iterable[ToolSchema], rules: Collection[Rule], fast: bool = True
 ) -> dict[str, ToolReplay]:
     """Normalize and compile every tool once (``fast=False``: reference engine only)."""
-    return {tool.name: ToolReplay(tool, _normalize(tool, rules), fast) for tool in tools}
+    memo = Memo(MEMO_ENTRIES)
+    return {tool.name: ToolReplay(tool, _normalize(tool, rules), fast, memo) for tool in tools}
 
 
 def _normalize(tool: ToolSchema, rules: Collection[Rule]) -> Normalized:
@@ -82,6 +83,10 @@ def evaluate_call(replays: dict[str, ToolReplay], call: Call) -> tuple[CallResul
     return replays[call.tool].evaluate(call)
 
 
+DEFAULT_MAX_CALLS: Final = 10_000
+"""Enough to list every changed call of a normal audit, bounded for a week of traffic."""
+
+
 @dataclass(frozen=True)
 class ReportSettings:
     """How much of the logs a report keeps and shows; none of it changes any verdict."""
@@ -90,8 +95,9 @@ class ReportSettings:
     """Example calls kept per group."""
     redact: bool = False
     value_limit: int = DEFAULT_LIMIT
-    max_calls: int | None = None
-    """Non-accepted calls kept in ``Report.calls``; None keeps all (memory grows with them)."""
+    max_calls: int | None = DEFAULT_MAX_CALLS
+    """Non-accepted calls listed in ``Report.calls``; None lists all (memory grows with them).
+    Groups, counts and examples always cover every call."""
     baseline: Baseline | None = None
     generated_at: str | None = None
     fail_on: FailOn = FailOn.NEWLY_REJECTED

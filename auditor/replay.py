@@ -39,8 +39,9 @@ from auditor.observed import observe
 MAX_ERRORS: Final = 20
 """Errors kept per call: enough to explain it, bounded for pathological arguments."""
 MAX_MESSAGE: Final = 300
-MEMO_ENTRIES: Final = 100_000
-"""Distinct arguments remembered per tool: bounded memory, and most repeats are recent."""
+MEMO_ENTRIES: Final = 200_000
+"""Distinct (tool, arguments) remembered across all tools: bounded memory (tens of MB), and
+most repeats are recent."""
 
 _LOCAL_ONLY: Final = jsonschema_specifications.REGISTRY
 VALIDATORS: Final[dict[Draft, Any]] = {
@@ -86,9 +87,15 @@ def compile_schema(schema: JSON) -> Compiled:
 class ToolReplay:
     """A tool's old and new schema, compiled, with what it takes to explain new errors."""
 
-    def __init__(self, tool: ToolSchema, normalized: Normalized, fast: bool = True) -> None:
+    def __init__(
+        self,
+        tool: ToolSchema,
+        normalized: Normalized,
+        fast: bool = True,
+        memo: Memo | None = None,
+    ) -> None:
         """``fast=False`` leaves every verdict to python-jsonschema (the differential tests
-        compare the two)."""
+        compare the two); ``memo`` is shared by the tools of one audit to bound its size."""
         self.tool = tool
         self.normalized = normalized
         # Error locations are found by the identity of schema nodes, so the new validator is
@@ -113,7 +120,7 @@ class ToolReplay:
             if self.old is self.new
             else FastCheck(tool.schema if self.old.validator else None)
         )
-        self._memo = Memo(MEMO_ENTRIES)
+        self._memo = memo if memo is not None else Memo(MEMO_ENTRIES)
         self._coverage = (
             CoverageTracker(
                 type(self.new.validator), normalized.schema, normalized.rewrites, _LOCAL_ONLY
@@ -128,7 +135,8 @@ class ToolReplay:
         Both depend on the arguments alone, so they are remembered by the arguments' JSON
         text: logs repeat the same arguments often, and a repeat costs a lookup.
         """
-        key = call.text if call.text is not None else _text_of(call.arguments)
+        text = call.text if call.text is not None else _text_of(call.arguments)
+        key = None if text is None else (self.tool.name, text)
         known = self._memo.get(key) if key is not None else None
         if known is None:
             result = self.replay(call)
@@ -215,16 +223,16 @@ class ToolReplay:
 
 
 class Memo:
-    """A bounded map from arguments text to what replaying them gave; oldest out first."""
+    """A bounded map from (tool, arguments text) to what replaying gave; oldest out first."""
 
     def __init__(self, capacity: int) -> None:
         self._capacity = capacity
-        self._entries: dict[str, tuple[CallResult, frozenset[int]]] = {}
+        self._entries: dict[tuple[str, str], tuple[CallResult, frozenset[int]]] = {}
 
-    def get(self, key: str) -> tuple[CallResult, frozenset[int]] | None:
+    def get(self, key: tuple[str, str]) -> tuple[CallResult, frozenset[int]] | None:
         return self._entries.get(key)
 
-    def put(self, key: str, value: tuple[CallResult, frozenset[int]]) -> None:
+    def put(self, key: tuple[str, str], value: tuple[CallResult, frozenset[int]]) -> None:
         if len(self._entries) >= self._capacity:
             del self._entries[next(iter(self._entries))]
         self._entries[key] = value

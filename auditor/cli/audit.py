@@ -34,7 +34,7 @@ from auditor.logs import LogFormatError, check_logs
 from auditor.models import FailOn, Report, Rule
 from auditor.normalize import DEFAULT_RULES
 from auditor.parallel import audit_logs
-from auditor.pipeline import ReportSettings
+from auditor.pipeline import DEFAULT_MAX_CALLS, ReportSettings
 from auditor.progress import Progress
 from auditor.report import Format, render
 
@@ -147,7 +147,12 @@ def audit(
     ] = None,
     max_calls: Annotated[
         int | None,
-        typer.Option("--max-calls", min=0, help="Keep at most N calls in the JSON call list."),
+        typer.Option(
+            "--max-calls",
+            min=0,
+            help="List at most N changed calls one by one (default 10,000; 0: all). Groups and "
+            "counts always cover every call.",
+        ),
     ] = None,
     timestamp: Annotated[
         bool, typer.Option("--timestamp", help="Stamp the reports with the time of the run.")
@@ -247,11 +252,16 @@ def merge_options(
         baseline=pick("baseline"),
         examples=int(pick("examples", DEFAULT_EXAMPLES)),
         redact=bool(pick("redact", False)),
-        max_calls=pick("max_calls"),
+        max_calls=_call_limit(pick("max_calls", DEFAULT_MAX_CALLS)),
         jobs=int(pick("jobs", os.cpu_count() or 1)),
         timestamp=timestamp,
         rules=parse_rules(",".join(map(str, _listed(pick("rules", [])))) or None),
     )
+
+
+def _call_limit(value: Any) -> int | None:
+    """``--max-calls``: 0 lifts the limit."""
+    return None if int(value) == 0 else int(value)
 
 
 def _listed(value: Any) -> list[Any]:
