@@ -107,3 +107,20 @@ def test_directories_and_missing_files(tmp_path: Path) -> None:
     files, problems = check_logs([str(tmp_path), str(tmp_path / "missing.jsonl")])
     assert files == [str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl")]
     assert [str(p) for p in problems] == [f"{tmp_path / 'missing.jsonl'}: no such file"]
+
+
+def test_a_lone_bracket_after_the_first_record_is_a_broken_record(tmp_path: Path) -> None:
+    """Only a file that starts with a lone bracket is one JSON document; later such a line is
+    a truncated record, and the lines after it are still read as calls."""
+    log = tmp_path / "calls.jsonl"
+    log.write_text(
+        '{"tool": "a", "arguments": {}}\n{\n{"tool": "b", "arguments": {}}\n', encoding="utf-8"
+    )
+    reader = LogReader([str(log)])
+    calls = list(reader)
+    assert [(c.source.rsplit(":", 1)[1], c.tool, c.unparsed is None) for c in calls] == [
+        ("1", "a", True),
+        ("2", None, False),
+        ("3", "b", True),
+    ]
+    assert reader.stats()[0].calls == 3
