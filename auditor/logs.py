@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import IO, Final, cast
 
 from auditor import pointers
+from auditor.limits import DEFAULT_MAX_RECORD_BYTES, MAX_NESTING, too_deep
+from auditor.lines import Line, Overlong, Unreadable, bounded_lines, lone_surrogate
 from auditor.log_formats import FORMATS, Found, LogFormat, describe, detect, extract, item_at
 from auditor.models import JSON, Call, LogStats, Unparsed
 from auditor.positions import key_positions
@@ -91,9 +93,13 @@ def check_logs(paths: Sequence[str]) -> tuple[list[str], list[LogProblem]]:
             if file == STDIN:  # read once, when its turn comes
                 files.append(file)
                 continue
+            unusable = _not_a_file(file, found_in=path)
+            if unusable is not None:
+                problems.append(LogProblem(file, unusable))
+                continue
             try:
-                with _open(file):
-                    pass
+                # Opened, not read: peeking would consume what a pipe holds.
+                open(file, "rb").close()
             except FileNotFoundError:
                 problems.append(LogProblem(file, "no such file"))
             except OSError as error:
@@ -101,6 +107,18 @@ def check_logs(paths: Sequence[str]) -> tuple[list[str], list[LogProblem]]:
             else:
                 files.append(file)
     return files, problems
+
+
+def _not_a_file(file: str, found_in: str) -> str | None:
+    """Why an entry found in a directory cannot be read as a log (a FIFO would block)."""
+    if file == found_in:
+        return None  # given by name: a FIFO or /dev/fd/N is the user's choice
+    entry = Path(file)
+    if not entry.exists():
+        return "no such file (a broken symbolic link?)"
+    if not entry.is_file():
+        return "not a regular file (a FIFO, socket or device)"
+    return None
 
 
 @dataclass(frozen=True)
@@ -123,9 +141,15 @@ class LogReader:
     8-byte digest per tool-call id (to count a call repeated in later histories once).
     """
 
-    def __init__(self, files: Sequence[str], fmt: LogFormat | None = None) -> None:
+    def __init__(
+        self,
+        files: Sequence[str],
+        fmt: LogFormat | None = None,
+        max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
+    ) -> None:
         self._files = tuple(files)
         self._fmt = fmt
+        self._max_record_bytes = max_record_bytes
         self._stats = {file: _Counts() for file in self._files}
         self._seen: set[int] = set()
 
@@ -153,7 +177,8 @@ class LogReader:
         counts = self._stats[file]
         name = display_name(file)
         with _open(file) as stream:
-            records = _records(stream, counts)
+            limit = self._max_record_bytes
+            records = _records(bounded_lines(stream, limit), counts, limit)
             fmt = self._fmt
             if fmt is None:
                 head, fmt = _detect(records, name)
@@ -231,27 +256,58 @@ def _open(file: str) -> Iterator[IO[bytes]]:
             stream.close()
 
 
-def _records(stream: IO[bytes], counts: _Counts) -> Iterator[_Record]:
+def _records(lines: Iterator[Line], counts: _Counts, limit: int) -> Iterator[_Record]:
     """The non-blank lines of a stream as records, or the whole stream as one document."""
-    for number, raw in enumerate(stream, start=1):
+    for number, raw in enumerate(lines, start=1):
         counts.lines += 1
+        if not isinstance(raw, bytes):
+            yield _unusable(number, raw)
+            continue
         line = raw[3:] if number == 1 and raw.startswith(b"\xef\xbb\xbf") else raw
         if not line.strip():
             counts.blank += 1
             continue
         if line.strip() in (b"{", b"["):
-            yield _document(number, line, stream, counts)
+            yield _document(number, line, lines, counts, limit)
             return
         yield _record(number, line.rstrip(b"\r\n"))
 
 
-def _document(number: int, first: bytes, stream: IO[bytes], counts: _Counts) -> _Record:
-    rest = []
-    for raw in stream:
+def _unusable(number: int, line: Overlong | Unreadable) -> _Record:
+    """The record of a line too long to parse, or of the point where reading failed."""
+    if isinstance(line, Unreadable):
+        return _Record(number, "", problem=f"the rest of the file cannot be read: {line.reason}")
+    return _Record(
+        number,
+        line.head.decode("utf-8", "replace"),
+        problem=f"line of {line.size:,} bytes is longer than --max-record-bytes: not parsed",
+    )
+
+
+def _document(
+    number: int, first: bytes, lines: Iterator[Line], counts: _Counts, limit: int
+) -> _Record:
+    rest: list[bytes] = []
+    size = len(first)
+    failure: Overlong | Unreadable | None = None
+    for raw in lines:
         counts.lines += 1
-        if not raw.strip():
+        if isinstance(raw, Unreadable):
+            failure = raw
+            continue
+        size += raw.size if isinstance(raw, Overlong) else len(raw)
+        if failure is None and (isinstance(raw, Overlong) or size > limit):
+            failure = Overlong(first[:2048], 0)
+            rest = []  # the document will not be parsed: stop holding it
+        if isinstance(raw, bytes) and not raw.strip():
             counts.blank += 1
-        rest.append(raw)
+        if failure is None and isinstance(raw, bytes):
+            rest.append(raw)
+    if isinstance(failure, Unreadable):
+        return _Record(number, "", problem=f"the rest of the file cannot be read: {failure.reason}")
+    if failure is not None:
+        problem = f"document of {size:,} bytes is longer than --max-record-bytes: not parsed"
+        return _Record(number, first.decode("utf-8", "replace"), problem=problem, document=True)
     record = _record(number, first + b"".join(rest))
     return _Record(number, record.text, record.value, record.problem, document=True)
 
@@ -308,6 +364,9 @@ def call_from(source: str, tool: str | None, arguments: JSON) -> Call:
         if problem is not None:
             return _unparsed(source, tool, arguments, f"arguments are not valid JSON: {problem}")
         arguments = decoded
+    if too_deep(arguments):  # every later stage recurses into arguments: bound it here
+        raw = arguments if isinstance(arguments, str) else "<not shown: nested too deeply>"
+        return _unparsed(source, tool, raw, f"arguments nest more than {MAX_NESTING} levels deep")
     return Call(source, tool, arguments)
 
 
@@ -323,7 +382,10 @@ def _reject_constant(name: str) -> JSON:
 def _loads(text: str) -> tuple[JSON, str | None]:
     """Strict JSON: ``NaN`` and ``Infinity`` are refused, as JSON itself refuses them."""
     try:
-        return json.loads(text, parse_constant=_reject_constant), None
+        value = json.loads(text, parse_constant=_reject_constant)
+        if lone_surrogate(text, value):
+            return None, "holds a \\u escape of half a surrogate pair, which is not Unicode text"
+        return value, None
     except json.JSONDecodeError as error:
         return None, f"{error.msg} at column {error.colno}"
     except ValueError as error:

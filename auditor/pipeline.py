@@ -12,6 +12,7 @@ from typing import Protocol
 
 from auditor import __version__
 from auditor.baseline import Baseline
+from auditor.budget import DEFAULT_CALL_TIMEOUT, CallBudget
 from auditor.groups import DEFAULT_EXAMPLES, GroupCollector
 from auditor.keywords import draft_of
 from auditor.models import (
@@ -44,9 +45,17 @@ class CallSource(Protocol):
     def stats(self) -> tuple[LogStats, ...]: ...
 
 
-def prepare(tools: Iterable[ToolSchema], rules: Collection[Rule]) -> dict[str, ToolReplay]:
-    """Normalize and compile every tool once."""
-    return {tool.name: ToolReplay(tool, _normalize(tool, rules)) for tool in tools}
+def prepare(
+    tools: Iterable[ToolSchema],
+    rules: Collection[Rule],
+    call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
+) -> dict[str, ToolReplay]:
+    """Normalize and compile every tool once; evaluating one call may take ``call_timeout``
+    seconds (None: unbounded)."""
+    return {
+        tool.name: ToolReplay(tool, _normalize(tool, rules), CallBudget(call_timeout))
+        for tool in tools
+    }
 
 
 def _normalize(tool: ToolSchema, rules: Collection[Rule]) -> Normalized:
@@ -94,13 +103,14 @@ def audit(
     overrides: Sequence[Override] = (),
     rules: Collection[Rule] = DEFAULT_RULES,
     settings: ReportSettings = ReportSettings(),
+    call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
 ) -> Report:
     """Replay every call of ``calls`` and aggregate the outcomes into a Report.
 
     Streaming: memory holds counts, ``settings.examples`` calls per group, and the kept
     ``calls`` (all non-accepted ones unless ``settings.max_calls`` bounds them).
     """
-    replays = prepare(tools, rules)
+    replays = prepare(tools, rules, call_timeout)
     sanitizer = Sanitizer(settings.redact, settings.value_limit)
     counts = {name: dict.fromkeys(Outcome, 0) for name in replays}
     reached = {name: [0] * len(r.normalized.rewrites) for name, r in replays.items()}
