@@ -7,7 +7,6 @@ the logs show.
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from enum import Enum
@@ -17,11 +16,20 @@ from typing import Annotated, Any
 import typer
 
 from auditor.baseline import Baseline, BaselineProblem, parse_baseline, render_baseline
+from auditor.budget import DEFAULT_CALL_TIMEOUT
 from auditor.catalogs import STDIN, CatalogFormat, load_catalogs
-from auditor.cli.common import EXIT_OK, EXIT_UNUSABLE, UsageFailure, parse_rules, write_text
+from auditor.cli.common import (
+    EXIT_OK,
+    EXIT_UNUSABLE,
+    UsageFailure,
+    emit,
+    parse_rules,
+    write_text,
+)
 from auditor.config import ConfigProblem, load_config
 from auditor.gate import exit_code
 from auditor.groups import DEFAULT_EXAMPLES
+from auditor.limits import DEFAULT_MAX_RECORD_BYTES
 from auditor.log_formats import LogFormat
 from auditor.logs import LogFormatError, LogReader, check_logs
 from auditor.models import FailOn, Report, Rule
@@ -89,6 +97,9 @@ class AuditOptions:
     rules: frozenset[Rule] = DEFAULT_RULES
     catalog_format: CatalogFormat | None = None
     log_format: LogFormat | None = None
+    call_timeout: float | None = DEFAULT_CALL_TIMEOUT
+    """Seconds one call may take to evaluate; None: unbounded."""
+    max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES
 
 
 def audit(
@@ -165,6 +176,22 @@ def audit(
             "(default: keyword-case,type-case).",
         ),
     ] = None,
+    call_timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--call-timeout",
+            min=0,
+            help=f"Seconds one call may take to evaluate ({DEFAULT_CALL_TIMEOUT:g}; 0: no limit).",
+        ),
+    ] = None,
+    max_record_bytes: Annotated[
+        int | None,
+        typer.Option(
+            "--max-record-bytes",
+            min=1,
+            help="Longest log line or JSON document parsed; longer is unparseable (64 MiB).",
+        ),
+    ] = None,
 ) -> None:
     """Replay logged calls against old and normalized schemas; exit 1 per --fail-on."""
     given = {
@@ -181,6 +208,8 @@ def audit(
         "max_calls": max_calls,
         "allow_override": allow_override,
         "rules": rules,
+        "call_timeout": call_timeout,
+        "max_record_bytes": max_record_bytes,
     }
     try:
         options = replace(
@@ -230,6 +259,8 @@ def merge_options(
         max_calls=pick("max_calls"),
         timestamp=timestamp,
         rules=parse_rules(",".join(map(str, _listed(pick("rules", [])))) or None),
+        call_timeout=float(pick("call_timeout", DEFAULT_CALL_TIMEOUT)) or None,
+        max_record_bytes=int(pick("max_record_bytes", DEFAULT_MAX_RECORD_BYTES)),
     )
 
 
@@ -273,11 +304,12 @@ def run(options: AuditOptions) -> int:
     try:
         report = run_audit(
             catalogs.tools,
-            LogReader(files, options.log_format),
+            LogReader(files, options.log_format, options.max_record_bytes),
             options.schemas,
             catalogs.overrides,
             rules=options.rules,
             settings=settings,
+            call_timeout=options.call_timeout,
         )
     except LogFormatError as error:
         raise UsageFailure(str(error.problem)) from error
@@ -321,8 +353,4 @@ def _write_reports(report: Report, options: AuditOptions) -> list[Path]:
 
 
 def _emit(text: str, output: str) -> None:
-    if output == "-":
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    else:
-        write_text(Path(output), text)
+    emit(text, output)
