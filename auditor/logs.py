@@ -76,7 +76,8 @@ def log_files(path: str) -> list[str]:
         return [
             str(p)
             for p in sorted(root.rglob("*"))
-            if p.is_file() and p.name.lower().endswith(LOG_SUFFIXES)
+            # Not only regular files: a FIFO or a broken link is named (check_logs), not skipped.
+            if not p.is_dir() and p.name.lower().endswith(LOG_SUFFIXES)
         ]
     return [path]
 
