@@ -43,23 +43,36 @@ Line = bytes | Overlong | Unreadable
 
 def bounded_lines(stream: IO[bytes], limit: int) -> Iterator[Line]:
     """The lines of ``stream`` (newline kept), each at most ``limit`` bytes long without its
-    newline; longer ones as ``Overlong``; a read failure as a final ``Unreadable``."""
+    newline; longer ones as ``Overlong``; a read failure as a final ``Unreadable``.
+
+    A line is read in chunks: memory holds at most ``limit`` bytes of it, and nothing of it
+    once it is known to be too long.
+    """
     while True:
         try:
-            line = stream.readline(limit + 1)
-            if not line:
-                return
-            if len(line) <= limit or line.endswith(b"\n"):
-                yield line
-                continue
-            head, size = line[:_HEAD], len(line)
-            del line  # the whole point: do not hold it while skipping the rest
-            while True:
+            chunks: list[bytes] | None = []
+            head = b""
+            size = 0
+            ended = False
+            while not ended:
                 chunk = stream.readline(_CHUNK)
-                size += len(chunk)
-                if not chunk or chunk.endswith(b"\n"):
+                if not chunk:
                     break
-            yield Overlong(head, size - (1 if chunk.endswith(b"\n") else 0))
+                size += len(chunk)
+                ended = chunk.endswith(b"\n")
+                if chunks is None:
+                    continue
+                if size - ended > limit:
+                    head = (chunks[0] if chunks else chunk)[:_HEAD]
+                    chunks = None  # too long: let go of what was read
+                else:
+                    chunks.append(chunk)
+            if size == 0:
+                return
+            if chunks is None:
+                yield Overlong(head, size - ended)
+            else:
+                yield chunks[0] if len(chunks) == 1 else b"".join(chunks)
         except (OSError, EOFError, zlib.error) as error:
             yield Unreadable(_reason(error))
             return

@@ -22,8 +22,10 @@ import yaml
 from auditor.cli import main
 from auditor.limits import MAX_NESTING
 
+AUDITOR = (sys.executable, "-m", "auditor", "audit")
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 MANIFEST = yaml.safe_load((HOSTILE / "manifest.yaml").read_text(encoding="utf-8"))
+NOT_REGULAR = "not a regular file (a FIFO, socket or device)"
 OK_LINE = b'{"tool": "search", "arguments": {"q": "hello"}}\n'
 
 
@@ -230,8 +232,7 @@ def test_disk_full_on_stdout(tmp_path: Path) -> None:
     for extra in (["--format", "json"], ["--no-report-files"]):
         with open("/dev/full", "w") as full:
             done = subprocess.run(
-                [sys.executable, "-m", "auditor", "audit", "--schemas", str(catalog)]
-                + ["--logs", str(logs), *extra],
+                [*AUDITOR, "--schemas", str(catalog), "--logs", str(logs), *extra],
                 stdout=full,
                 stderr=subprocess.PIPE,
                 text=True,
@@ -250,8 +251,7 @@ def test_interrupted_run_exits_nonzero_and_writes_no_report(
     catalog.write_bytes((HOSTILE / "tools.json").read_bytes())
     reports = tmp_path / "reports"
     process = subprocess.Popen(
-        [sys.executable, "-m", "auditor", "audit", "--schemas", str(catalog), "--logs", "-"]
-        + ["--report-dir", str(reports)],
+        [*AUDITOR, "--schemas", str(catalog), "--logs", "-", "--report-dir", str(reports)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -265,9 +265,8 @@ def test_interrupted_run_exits_nonzero_and_writes_no_report(
     process.send_signal(signum)
     _, err = process.communicate(timeout=60)
     assert process.returncode == 128 + signum
-    assert err.decode() == (
-        f"auditor: interrupted by {signum.name}: the run did not finish and wrote no partial report\n"
-    )
+    said = "the run did not finish and wrote no partial report"
+    assert err.decode() == f"auditor: interrupted by {signum.name}: {said}\n"
     assert not reports.exists() or list(reports.iterdir()) == []
 
 
@@ -292,5 +291,6 @@ def test_long_line_memory_and_time(tmp_path: Path) -> None:
     )
     seconds, peak_kib = done.stdout.split()
     # The line is 100 MiB; it is never held whole: one 64 MiB read of its start at most.
-    assert int(peak_kib) < 200 * 1024
+    print(f"100 MiB line: {float(seconds):.2f} s, peak {int(peak_kib) // 1024} MiB")
+    assert int(peak_kib) < 150 * 1024
     assert float(seconds) < 20
