@@ -229,12 +229,13 @@ def test_disk_full_while_writing_a_report(
 
 def test_disk_full_on_stdout(tmp_path: Path) -> None:
     catalog, logs = _catalog_and_log(tmp_path)
-    for extra in (["--format", "json"], ["--no-report-files"]):
+    for extra in (["--format", "json"], ["--report-dir", str(tmp_path / "reports")]):
         with open("/dev/full", "w") as full:
             done = subprocess.run(
                 [*AUDITOR, "--schemas", str(catalog), "--logs", str(logs), *extra],
                 stdout=full,
                 stderr=subprocess.PIPE,
+                cwd=tmp_path,
                 text=True,
                 timeout=60,
             )
@@ -290,7 +291,9 @@ def test_long_line_memory_and_time(tmp_path: Path) -> None:
         timeout=120,
     )
     seconds, peak_kib = done.stdout.split()
-    # The line is 100 MiB; it is never held whole: one 64 MiB read of its start at most.
+    # The line is 100 MiB and is never held whole: at most --max-record-bytes (64 MiB) of its
+    # start, in 1 MiB chunks, over an interpreter of about 45 MiB; the allocator may keep some
+    # freed chunks, hence the margin. Reading it whole, decoding and parsing it took ~400 MiB.
     print(f"100 MiB line: {float(seconds):.2f} s, peak {int(peak_kib) // 1024} MiB")
-    assert int(peak_kib) < 150 * 1024
+    assert int(peak_kib) < 200 * 1024
     assert float(seconds) < 20
