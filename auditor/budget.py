@@ -8,7 +8,8 @@ until it returns), so the validators built here:
 - match ``pattern``, ``patternProperties``, and the property-name matching inside
   ``additionalProperties`` and ``unevaluatedProperties`` with the ``regex`` package, whose
   matcher takes a ``timeout``: the call's remaining budget;
-- check the budget each time a keyword starts, so no amount of descending runs past it;
+- check the budget each time a keyword that evaluates subschemas starts, so no amount of
+  descending runs past it;
 - decide ``uniqueItems`` in linear time (hashing a canonical form) instead of pairwise.
 
 When the budget runs out, ``CallTimeout`` is raised out of evaluation; replay turns it into a
@@ -49,13 +50,15 @@ class UnusablePattern(Exception):
 class CallBudget:
     """The deadline of the call being evaluated; ``start()`` opens a new one.
 
-    One budget belongs to one tool's validators (old and new), so it is shared by the two
-    verdicts of a call and by the coverage pass that follows them.
+    Calls are evaluated one at a time, so one budget serves every tool: it is shared by the
+    two verdicts of a call and by the coverage pass that follows them.
     """
 
     def __init__(self, seconds: float | None = DEFAULT_CALL_TIMEOUT) -> None:
         self.seconds = seconds
         self._deadline: float | None = None
+        self.validator_classes: dict[Any, Any] = {}
+        """Budgeted validator classes by base class: built once per draft, not per schema."""
 
     def start(self) -> None:
         """Open the budget of a new call."""
@@ -168,8 +171,15 @@ def _checked(function: _Keyword, budget: CallBudget) -> _Keyword:
     return keyword
 
 
+_DESCENDING: Final = frozenset({"descend", "evolve", "_validate_reference", "is_valid"})
+"""Names through which a keyword function evaluates subschemas."""
+
+
 def budgeted(validator_class: Any, budget: CallBudget) -> Any:
     """``validator_class`` extended so that evaluating a call stays within ``budget``."""
+    known = budget.validator_classes.get(validator_class)
+    if known is not None:
+        return known
     stand_in = _BudgetedRe(budget)
     done: dict[types.CodeType, Any] = {}
     keywords: dict[str, _Keyword] = {}
@@ -178,5 +188,12 @@ def budgeted(validator_class: Any, budget: CallBudget) -> Any:
             function = _unique_items
         elif isinstance(function, types.FunctionType) and _uses_re(function, set()):
             function = _rebound(function, stand_in, done)
-        keywords[name] = _checked(function, budget)
-    return validators.extend(validator_class, keywords)
+        # Only where evaluation goes deeper: the other keywords take time linear in the value
+        # (uniqueItems now too), and a check costs as much as a small keyword.
+        descends = isinstance(function, types.FunctionType) and bool(
+            _DESCENDING.intersection(function.__code__.co_names)
+        )
+        keywords[name] = _checked(function, budget) if descends else function
+    extended = validators.extend(validator_class, keywords)
+    budget.validator_classes[validator_class] = extended
+    return extended

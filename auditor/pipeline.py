@@ -52,10 +52,8 @@ def prepare(
 ) -> dict[str, ToolReplay]:
     """Normalize and compile every tool once; evaluating one call may take ``call_timeout``
     seconds (None: unbounded)."""
-    return {
-        tool.name: ToolReplay(tool, _normalize(tool, rules), CallBudget(call_timeout))
-        for tool in tools
-    }
+    budget = CallBudget(call_timeout)  # calls run one at a time: one budget serves all
+    return {tool.name: ToolReplay(tool, _normalize(tool, rules), budget) for tool in tools}
 
 
 def _normalize(tool: ToolSchema, rules: Collection[Rule]) -> Normalized:
