@@ -22,6 +22,7 @@ from typing import Final
 import yaml
 
 from auditor import pointers
+from auditor.limits import MAX_PARSE_NESTING, MAX_YAML_NODES, on_deep_stack
 from auditor.models import JSON, Location, Override, ToolSchema
 from auditor.positions import key_positions
 
@@ -196,25 +197,92 @@ def _positions_within(
 
 
 def parse_document(path: str, text: str, as_json: bool) -> tuple[JSON, CatalogProblem | None]:
-    """JSON when ``as_json``, else YAML (safe loading only); ``path`` names it in problems."""
+    """JSON when ``as_json``, else YAML (safe loading only); ``path`` names it in problems.
+
+    JSON is strict (``NaN`` and ``Infinity`` are refused) and parsed on a deep stack, so a
+    schema nested thousands of levels loads and is then reported as unusable, not as a crash.
+    YAML is composed first and refused when its aliases expand beyond ``MAX_YAML_NODES`` or
+    refer to themselves. Duplicate keys: the last one wins, in both (as ``JSON.parse`` does).
+    """
     if as_json:
         try:
-            return json.loads(text), None
+            return on_deep_stack(lambda: json.loads(text, parse_constant=_not_json)), None
         except json.JSONDecodeError as error:
             return None, CatalogProblem(
                 Location(path, error.lineno, error.colno), f"invalid JSON: {error.msg}"
             )
+        except ValueError as error:
+            return None, CatalogProblem(Location(path), f"invalid JSON: {error}")
         except RecursionError:
-            return None, CatalogProblem(Location(path), "invalid JSON: nested too deeply")
+            return None, CatalogProblem(
+                Location(path), f"invalid JSON: nested more than {MAX_PARSE_NESTING:,} levels"
+            )
     try:
-        return yaml.load(text, Loader=_Loader), None
+        loader = _Loader(text)
+        try:
+            node = loader.get_single_node()
+            if node is None:
+                return None, None
+            bomb = _alias_problem(node)
+            if bomb is not None:
+                mark = node.start_mark
+                return None, CatalogProblem(Location(path, mark.line + 1, mark.column + 1), bomb)
+            return loader.construct_document(node), None
+        finally:
+            loader.dispose()
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark else (None, None)
         message = " ".join(str(error.problem or error.context or "").split())
         return None, CatalogProblem(Location(path, line, column), f"invalid YAML: {message}")
     except (yaml.YAMLError, RecursionError) as error:
-        return None, CatalogProblem(Location(path), f"invalid YAML: {error}")
+        message = " ".join(str(error).split()) or type(error).__name__
+        return None, CatalogProblem(Location(path), f"invalid YAML: {message}")
+
+
+def _not_json(name: str) -> JSON:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _alias_problem(root: yaml.Node) -> str | None:
+    """Why a composed YAML document must not be constructed: its aliases expand beyond
+    ``MAX_YAML_NODES`` nodes, or a node contains itself. None when it is safe.
+
+    Aliases share one node, so sizes are counted once per node (memoized, iteratively):
+    the check costs no more than the text, whatever the expansion.
+    """
+    size: dict[int, int] = {}
+    open_: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, expanded = stack.pop()
+        key = id(node)
+        children = _children(node)
+        if expanded:
+            open_.discard(key)
+            size[key] = 1 + sum(size[id(child)] for child in children)
+            if size[key] > MAX_YAML_NODES:
+                return (
+                    f"YAML aliases expand to more than {MAX_YAML_NODES:,} nodes "
+                    "(an alias bomb?); refusing to load it"
+                )
+            continue
+        if key in size:
+            continue
+        if key in open_:
+            return "a YAML alias refers to a node that contains it (a cycle); refusing to load it"
+        open_.add(key)
+        stack.append((node, True))
+        stack.extend((child, False) for child in children if id(child) not in size)
+    return None
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
 
 
 Shape = tuple[CatalogFormat, list[_Entry]]

@@ -18,6 +18,7 @@ from jsonschema.exceptions import ValidationError
 
 from auditor import pointers
 from auditor.keywords import Draft
+from auditor.limits import too_deep
 from auditor.models import JSON, Change, Rewrite, Rule
 
 # Keywords whose verdict depends on rewritten siblings in the same schema object.
@@ -65,22 +66,29 @@ class CauseFinder:
             self._at.setdefault(keyword_position(rewrite), []).append(rewrite)
         self._locations: dict[int, str] = {}
         self._anchors: dict[str, tuple[JSON, str]] = {}
-        self._index(schema, "")
+        if not too_deep(schema):  # unusable then (replay says so): nothing to explain
+            self._index(schema, "")
 
-    def _index(self, node: JSON, pointer: str) -> None:
-        if isinstance(node, dict):
-            self._locations[id(node)] = pointer
-            for name in ("$anchor", "$dynamicAnchor"):
-                if isinstance(node.get(name), str):
-                    self._anchors.setdefault("#" + node[name], (node, pointer))
-            identifier = node.get("id" if self._draft is Draft.DRAFT4 else "$id")
-            if isinstance(identifier, str):
-                self._anchors.setdefault(identifier, (node, pointer))
-            for key, value in node.items():
-                self._index(value, pointers.join(pointer, key))
-        elif isinstance(node, list):
-            for i, value in enumerate(node):
-                self._index(value, pointers.join(pointer, i))
+    def _index(self, root: JSON, at: str) -> None:
+        # An explicit stack, in the order a recursive walk would take (first anchor wins):
+        # a schema too deep to evaluate still gets a cause finder, and must not crash it.
+        stack: list[tuple[JSON, str]] = [(root, at)]
+        while stack:
+            node, pointer = stack.pop()
+            if isinstance(node, dict):
+                self._locations[id(node)] = pointer
+                for name in ("$anchor", "$dynamicAnchor"):
+                    if isinstance(node.get(name), str):
+                        self._anchors.setdefault("#" + node[name], (node, pointer))
+                identifier = node.get("id" if self._draft is Draft.DRAFT4 else "$id")
+                if isinstance(identifier, str):
+                    self._anchors.setdefault(identifier, (node, pointer))
+                children = [(value, pointers.join(pointer, key)) for key, value in node.items()]
+            elif isinstance(node, list):
+                children = [(value, pointers.join(pointer, i)) for i, value in enumerate(node)]
+            else:
+                continue
+            stack.extend(reversed(children))
 
     def locate(self, error: ValidationError) -> Located:
         """Where ``error``'s keyword stands, following the references its path went through."""

@@ -30,6 +30,8 @@ KEYS: Final[dict[str, type | tuple[type, ...]]] = {
     "redact": bool,
     "max_calls": int,
     "allow_override": bool,
+    "call_timeout": (int, float),
+    "max_record_bytes": int,
 }
 """Keys accepted in the table, with their TOML types; names are the CLI's, with underscores."""
 

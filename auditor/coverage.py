@@ -131,11 +131,11 @@ class _Paths:
     @classmethod
     def build(cls, schema: JSON, targets: set[_Site], validator_class: Any) -> _Paths | None:
         """The walker, or None when a rewritten keyword lies out of its reach."""
-        if any(
-            keyword in ("$id", "id") and isinstance(value, str)
-            for _, keyword, value in _applications(schema)
-        ):
-            return None  # references resolve against embedded resources: leave it to the real thing
+        for _, keyword, value in _applications(schema):
+            if keyword in ("$id", "id") and isinstance(value, str):
+                return None  # refs resolve against embedded resources: evaluate for real
+            if keyword == "patternProperties":
+                return None  # matching keys runs user regexes: only under the call's budget
         holders = {node_id for node_id, _ in targets}
         leads = _leading_to(schema, holders)
         blocked = {

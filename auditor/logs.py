@@ -31,6 +31,8 @@ from typing import IO, Final, cast
 import orjson
 
 from auditor import pointers
+from auditor.limits import DEFAULT_MAX_RECORD_BYTES, MAX_NESTING, too_deep
+from auditor.lines import Line, Overlong, Unreadable, bounded_lines, lone_surrogate
 from auditor.log_formats import FORMATS, Found, LogFormat, describe, detect, extract, item_at
 from auditor.models import JSON, Call, LogStats, Unparsed
 from auditor.positions import key_positions
@@ -78,7 +80,8 @@ def log_files(path: str) -> list[str]:
         return [
             str(p)
             for p in sorted(root.rglob("*"))
-            if p.is_file() and p.name.lower().endswith(LOG_SUFFIXES)
+            # Not only regular files: a FIFO or a broken link is named (check_logs), not skipped.
+            if not p.is_dir() and p.name.lower().endswith(LOG_SUFFIXES)
         ]
     return [path]
 
@@ -95,9 +98,13 @@ def check_logs(paths: Sequence[str]) -> tuple[list[str], list[LogProblem]]:
             if file == STDIN:  # read once, when its turn comes
                 files.append(file)
                 continue
+            unusable = _not_a_file(file, found_in=path)
+            if unusable is not None:
+                problems.append(LogProblem(file, unusable))
+                continue
             try:
-                with _open(file):
-                    pass
+                # Opened, not read: peeking would consume what a pipe holds.
+                open(file, "rb").close()
             except FileNotFoundError:
                 problems.append(LogProblem(file, "no such file"))
             except OSError as error:
@@ -105,6 +112,18 @@ def check_logs(paths: Sequence[str]) -> tuple[list[str], list[LogProblem]]:
             else:
                 files.append(file)
     return files, problems
+
+
+def _not_a_file(file: str, found_in: str) -> str | None:
+    """Why an entry found in a directory cannot be read as a log (a FIFO would block)."""
+    if file == found_in:
+        return None  # given by name: a FIFO or /dev/fd/N is the user's choice
+    entry = Path(file)
+    if not entry.exists():
+        return "no such file (a broken symbolic link?)"
+    if not entry.is_file():
+        return "not a regular file (a FIFO, socket or device)"
+    return None
 
 
 @dataclass(frozen=True)
@@ -124,7 +143,9 @@ SPLITTABLE: Final = frozenset({LogFormat.JSONL, LogFormat.MCP, LogFormat.OTEL})
 of a file can be read apart and their counts added."""
 
 
-def split(file: str, parts: int, fmt: LogFormat | None) -> list[LogPart] | None:
+def split(
+    file: str, parts: int, fmt: LogFormat | None, limit: int = DEFAULT_MAX_RECORD_BYTES
+) -> list[LogPart] | None:
     """``file`` cut into about ``parts`` runs of whole lines, or None when it must be read
     in one pass (standard input, gzip, one JSON document, or a format with repeats)."""
     if file == STDIN or parts < 2:
@@ -132,7 +153,7 @@ def split(file: str, parts: int, fmt: LogFormat | None) -> list[LogPart] | None:
     with _open(file) as stream:
         if not isinstance(stream, io.BufferedReader):
             return None  # gzip: no seeking
-        records = _records(stream, _Counts())
+        records = _records(bounded_lines(stream, limit), _Counts(), limit)
         try:
             head, detected = _detect(records, display_name(file))
         except LogFormatError:
@@ -146,10 +167,9 @@ def split(file: str, parts: int, fmt: LogFormat | None) -> list[LogPart] | None:
     starts = [0]
     with open(file, "rb") as stream:
         for k in range(1, parts):
-            stream.seek(size * k // parts)
-            stream.readline()  # to the start of the next whole line
-            if stream.tell() > starts[-1] and stream.tell() < size:
-                starts.append(stream.tell())
+            start = _next_line_start(stream, size * k // parts)
+            if starts[-1] < start < size:
+                starts.append(start)
         lines = _line_numbers(stream, starts)
     ends = [*starts[1:], size]
     return [
@@ -169,6 +189,34 @@ def merge_stats(earlier: LogStats, later: LogStats) -> LogStats:
         records_without_calls=earlier.records_without_calls + later.records_without_calls,
         repeated_calls=earlier.repeated_calls + later.repeated_calls,
     )
+
+
+def _next_line_start(stream: IO[bytes], offset: int) -> int:
+    """The offset just after the first newline at or after ``offset`` (or the end), found
+    in blocks: a line of any length costs no more memory than a block."""
+    stream.seek(offset)
+    while True:
+        block = stream.read(1 << 20)
+        if not block:
+            return offset
+        newline = block.find(b"\n")
+        if newline >= 0:
+            return offset + newline + 1
+        offset += len(block)
+
+
+class _Range:
+    """The lines of a file from where it stands up to ``end``, for ``bounded_lines``."""
+
+    def __init__(self, stream: IO[bytes], end: int) -> None:
+        self._stream = stream
+        self._end = end
+
+    def readline(self, size: int = -1) -> bytes:
+        left = self._end - self._stream.tell()
+        if left <= 0:
+            return b""
+        return self._stream.readline(left if size < 0 else min(size, left))
 
 
 def _line_numbers(stream: IO[bytes], starts: Sequence[int]) -> list[int]:
@@ -205,9 +253,15 @@ class LogReader:
     8-byte digest per tool-call id (to count a call repeated in later histories once).
     """
 
-    def __init__(self, files: Sequence[str], fmt: LogFormat | None = None) -> None:
+    def __init__(
+        self,
+        files: Sequence[str],
+        fmt: LogFormat | None = None,
+        max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
+    ) -> None:
         self._files = tuple(files)
         self._fmt = fmt
+        self._max_record_bytes = max_record_bytes
         self._stats = {file: _Counts() for file in self._files}
         self._seen: set[int] = set()
 
@@ -238,18 +292,20 @@ class LogReader:
 
     def read_part(self, part: LogPart) -> Iterator[Call]:
         """The calls of one part of one file (of this reader's files), counted as such."""
+        counts = self._stats[part.file]
+        limit = self._max_record_bytes
         with open(part.file, "rb") as stream:
             stream.seek(part.start)
-            data = stream.read(part.end - part.start)
-        counts = self._stats[part.file]
-        records = _records(io.BytesIO(data), counts, part.first_line)
-        yield from self._calls_of(records, part.fmt, display_name(part.file), counts)
+            lines = bounded_lines(cast(IO[bytes], _Range(stream, part.end)), limit)
+            records = _records(lines, counts, limit, part.first_line)
+            yield from self._calls_of(records, part.fmt, display_name(part.file), counts)
 
     def _read(self, file: str) -> Iterator[Call]:
         counts = self._stats[file]
         name = display_name(file)
         with _open(file) as stream:
-            records = _records(stream, counts)
+            limit = self._max_record_bytes
+            records = _records(bounded_lines(stream, limit), counts, limit)
             fmt = self._fmt
             if fmt is None:
                 head, fmt = _detect(records, name)
@@ -337,33 +393,68 @@ def _open(file: str) -> Iterator[IO[bytes]]:
             stream.close()
 
 
-def _records(stream: IO[bytes], counts: _Counts, first_line: int = 1) -> Iterator[_Record]:
+def _records(
+    lines: Iterator[Line], counts: _Counts, limit: int, first_line: int = 1
+) -> Iterator[_Record]:
     """The non-blank lines of a stream as records, or the whole stream as one document
     (when its first non-blank line is a lone bracket; later, such a line is a broken record).
     """
     expect_document = first_line == 1
-    for number, raw in enumerate(stream, start=first_line):
+    for number, raw in enumerate(lines, start=first_line):
         counts.lines += 1
+        if not isinstance(raw, bytes):
+            counts.bytes += raw.size if isinstance(raw, Overlong) else 0
+            expect_document = False
+            yield _unusable(number, raw)
+            continue
         counts.bytes += len(raw)
         line = raw[3:] if number == 1 and raw.startswith(b"\xef\xbb\xbf") else raw
         if not line.strip():
             counts.blank += 1
             continue
         if expect_document and line.strip() in (b"{", b"["):
-            yield _document(number, line, stream, counts)
+            yield _document(number, line, lines, counts, limit)
             return
         expect_document = False
         yield _record(number, line.rstrip(b"\r\n"))
 
 
-def _document(number: int, first: bytes, stream: IO[bytes], counts: _Counts) -> _Record:
-    rest = []
-    for raw in stream:
+def _unusable(number: int, line: Overlong | Unreadable) -> _Record:
+    """The record of a line too long to parse, or of the point where reading failed."""
+    if isinstance(line, Unreadable):
+        return _Record(number, "", problem=f"the rest of the file cannot be read: {line.reason}")
+    return _Record(
+        number,
+        line.head.decode("utf-8", "replace"),
+        problem=f"line of {line.size:,} bytes is longer than --max-record-bytes: not parsed",
+    )
+
+
+def _document(
+    number: int, first: bytes, lines: Iterator[Line], counts: _Counts, limit: int
+) -> _Record:
+    rest: list[bytes] = []
+    size = len(first)
+    failure: Overlong | Unreadable | None = None
+    for raw in lines:
         counts.lines += 1
-        counts.bytes += len(raw)
-        if not raw.strip():
+        if isinstance(raw, Unreadable):
+            failure = raw
+            continue
+        counts.bytes += raw.size if isinstance(raw, Overlong) else len(raw)
+        size += raw.size if isinstance(raw, Overlong) else len(raw)
+        if failure is None and (isinstance(raw, Overlong) or size > limit):
+            failure = Overlong(first[:2048], 0)
+            rest = []  # the document will not be parsed: stop holding it
+        if isinstance(raw, bytes) and not raw.strip():
             counts.blank += 1
-        rest.append(raw)
+        if failure is None and isinstance(raw, bytes):
+            rest.append(raw)
+    if isinstance(failure, Unreadable):
+        return _Record(number, "", problem=f"the rest of the file cannot be read: {failure.reason}")
+    if failure is not None:
+        problem = f"document of {size:,} bytes is longer than --max-record-bytes: not parsed"
+        return _Record(number, first.decode("utf-8", "replace"), problem=problem, document=True)
     record = _record(number, first + b"".join(rest))
     return _Record(number, record.text, record.value, record.problem, document=True)
 
@@ -419,8 +510,13 @@ def call_from(source: str, tool: str | None, arguments: JSON) -> Call:
         decoded, problem = _loads(arguments)
         if problem is not None:
             return _unparsed(source, tool, arguments, f"arguments are not valid JSON: {problem}")
-        return Call(source, tool, decoded, text=arguments)
-    return Call(source, tool, arguments)
+        text, arguments = arguments, decoded
+    else:
+        text = None
+    if too_deep(arguments):  # every later stage recurses into arguments: bound it here
+        raw = text if text is not None else "<not shown: nested too deeply>"
+        return _unparsed(source, tool, raw, f"arguments nest more than {MAX_NESTING} levels deep")
+    return Call(source, tool, arguments, text=text)
 
 
 def _unparsed(source: str, tool: str | None, raw: str, reason: str) -> Call:
@@ -444,7 +540,10 @@ def _loads(text: str) -> tuple[JSON, str | None]:
     except orjson.JSONDecodeError:
         pass
     try:
-        return json.loads(text, parse_constant=_reject_constant), None
+        value = json.loads(text, parse_constant=_reject_constant)
+        if lone_surrogate(text, value):
+            return None, "holds a \\u escape of half a surrogate pair, which is not Unicode text"
+        return value, None
     except json.JSONDecodeError as error:
         return None, f"{error.msg} at column {error.colno}"
     except ValueError as error:

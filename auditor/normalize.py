@@ -33,6 +33,7 @@ from auditor.keywords import (
     Kind,
     draft_of,
 )
+from auditor.limits import too_deep
 from auditor.models import JSON, Change, Finding, Rewrite, Rule
 
 DEFAULT_RULES: Final = frozenset({Rule.KEYWORD_CASE, Rule.TYPE_CASE})
@@ -481,8 +482,11 @@ def normalize(schema: JSON, rules: Collection[Rule] = DEFAULT_RULES) -> Normaliz
     """Rename dialect keywords and type names of ``schema``; never modifies ``schema``.
 
     Rewrites are listed in the order a depth-first walk meets them, with each ``$ref``
-    rewrite where its ``$ref`` key stands.
+    rewrite where its ``$ref`` key stands. A schema nested deeper than ``MAX_NESTING`` is
+    left as written: the walk recurses, and such a schema is unusable anyway (replay says so).
     """
+    if too_deep(schema):
+        return Normalized(schema, (), (), draft_of(schema))
     walk = _Walk(draft_of(schema), rules)
     result = walk.schema(schema, "", "", "")
     rewrites = walk.patch_refs()

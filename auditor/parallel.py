@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 from collections.abc import Collection, Sequence
 from typing import Final
 
+from auditor.budget import DEFAULT_CALL_TIMEOUT
+from auditor.limits import DEFAULT_MAX_RECORD_BYTES
 from auditor.log_formats import LogFormat
 from auditor.logs import LogPart, LogReader, merge_stats, split
 from auditor.models import LogStats, Override, Report, Rule, ToolSchema
@@ -25,7 +28,7 @@ MIN_PART_BYTES: Final = 4 << 20
 PARTS_PER_JOB: Final = 4
 """More parts than workers, so a slow part does not leave the others idle."""
 
-_prepared: list[tuple[dict[str, ToolReplay], ReportSettings]] = []
+_prepared: list[tuple[dict[str, ToolReplay], ReportSettings, int]] = []
 """What the workers inherit when they are forked: the replays and settings."""
 
 
@@ -39,17 +42,23 @@ def audit_logs(
     fmt: LogFormat | None = None,
     jobs: int = 1,
     progress: Progress | None = None,
+    call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
+    max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
 ) -> Report:
     """The audit of log files, read by ``jobs`` worker processes where the logs allow it.
 
     The report is the same whatever ``jobs`` is: parts are merged in log order.
     """
-    replays = prepare(tools, rules)
+    replays = prepare(tools, rules, call_timeout=call_timeout)
     settings = settings or ReportSettings()
     progress = progress or Progress(0)
-    counted = tally_in_parallel(replays, files, fmt, jobs, settings, progress) if jobs > 1 else None
+    counted = (
+        tally_in_parallel(replays, files, fmt, jobs, settings, progress, max_record_bytes)
+        if jobs > 1
+        else None
+    )
     if counted is None:
-        reader = LogReader(files, fmt)
+        reader = LogReader(files, fmt, max_record_bytes)
         tally = count_calls(replays, progress.wrap(reader, lambda: reader.bytes_read), settings)
         counted = tally, reader.stats()
     tally, stats = counted
@@ -63,6 +72,7 @@ def tally_in_parallel(
     jobs: int,
     settings: ReportSettings,
     progress: Progress,
+    max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
 ) -> tuple[Tally, tuple[LogStats, ...]] | None:
     """The tally of every file, read by ``jobs`` workers; None when the logs must be read
     in one pass (standard input, gzip, a single document, a format whose calls repeat
@@ -71,18 +81,18 @@ def tally_in_parallel(
     for file in files:
         size = os.path.getsize(file) if os.path.isfile(file) else 0
         count = min(jobs * PARTS_PER_JOB, size // MIN_PART_BYTES)
-        found = split(file, count, fmt)
+        found = split(file, count, fmt, max_record_bytes)
         if found is None:
             return None
         parts.extend(found)
     if len(parts) < 2:
         return None
-    _prepared[:] = [(replays, settings)]
+    _prepared[:] = [(replays, settings, max_record_bytes)]
     tally = Tally(replays, settings)
     stats: dict[str, LogStats] = {}
     calls = done = 0
     # fork: the workers share the prepared (compiled) tools instead of rebuilding them.
-    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+    with multiprocessing.get_context("fork").Pool(jobs, initializer=_quiet_worker) as pool:
         for part, (part_tally, part_stats) in zip(parts, pool.imap(_work, parts), strict=True):
             tally.merge(part_tally)
             earlier = stats.get(part.file)
@@ -94,8 +104,15 @@ def tally_in_parallel(
     return tally, tuple(stats[file] for file in files)
 
 
+def _quiet_worker() -> None:
+    """Ctrl-C reaches the whole process group: only the parent reports the interruption (and
+    then ends the workers), never each worker with a traceback of its own."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def _work(part: LogPart) -> tuple[Tally, LogStats]:
-    [(replays, settings)] = _prepared
-    reader = LogReader([part.file], part.fmt)
+    [(replays, settings, max_record_bytes)] = _prepared
+    reader = LogReader([part.file], part.fmt, max_record_bytes)
     tally = count_calls(replays, reader.read_part(part), settings)
     return tally, reader.stats()[0]

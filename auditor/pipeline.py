@@ -12,6 +12,7 @@ from typing import Final, Protocol
 
 from auditor import __version__
 from auditor.baseline import Baseline
+from auditor.budget import DEFAULT_CALL_TIMEOUT, CallBudget
 from auditor.groups import DEFAULT_EXAMPLES, GroupCollector
 from auditor.keywords import draft_of
 from auditor.models import (
@@ -45,11 +46,18 @@ class CallSource(Protocol):
 
 
 def prepare(
-    tools: Iterable[ToolSchema], rules: Collection[Rule], fast: bool = True
+    tools: Iterable[ToolSchema],
+    rules: Collection[Rule],
+    fast: bool = True,
+    call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
 ) -> dict[str, ToolReplay]:
-    """Normalize and compile every tool once (``fast=False``: reference engine only)."""
+    """Normalize and compile every tool once. ``fast=False``: the reference engine only;
+    evaluating one call may take ``call_timeout`` seconds (None: unbounded)."""
     memo = Memo(MEMO_ENTRIES)
-    return {tool.name: ToolReplay(tool, _normalize(tool, rules), fast, memo) for tool in tools}
+    budget = CallBudget(call_timeout)  # calls run one at a time: one budget serves all
+    return {
+        tool.name: ToolReplay(tool, _normalize(tool, rules), fast, memo, budget) for tool in tools
+    }
 
 
 def _normalize(tool: ToolSchema, rules: Collection[Rule]) -> Normalized:
@@ -167,13 +175,14 @@ def audit(
     overrides: Sequence[Override] = (),
     rules: Collection[Rule] = DEFAULT_RULES,
     settings: ReportSettings = ReportSettings(),
+    call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
 ) -> Report:
     """Replay every call of ``calls`` and aggregate the outcomes into a Report.
 
     Streaming: memory holds counts, ``settings.examples`` calls per group, and the kept
     ``calls`` (all non-accepted ones unless ``settings.max_calls`` bounds them).
     """
-    replays = prepare(tools, rules)
+    replays = prepare(tools, rules, call_timeout=call_timeout)
     tally = count_calls(replays, calls, settings)
     return build_report(replays, tally, calls.stats(), schema_inputs, overrides, settings)
 

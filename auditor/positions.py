@@ -42,23 +42,30 @@ def key_positions(text: str, is_json: bool = False) -> dict[str, Position]:
     return found
 
 
+MAX_DEPTH: Final = 256
+"""Pointer depth below which positions are not recorded. Every position is keyed by its whole
+pointer, so memory grows with the square of the depth: a 10,000-level schema would take
+gigabytes. Schemas nested past 100 levels are unusable anyway (``auditor.limits``), and 256
+pointer segments hold that with room to spare."""
+
+
 def _collect(node: yaml.Node, pointer: str, found: dict[str, Position]) -> None:
     # An explicit stack: catalogs can nest deeper than Python's recursion limit. A YAML alias
     # shares its node; it is expanded once, so an alias bomb costs no more than its text.
-    stack = [(node, pointer)]
+    stack = [(node, pointer, 0)]
     seen: set[int] = set()
     while stack:
-        current, at = stack.pop()
-        if id(current) in seen:
+        current, at, depth = stack.pop()
+        if id(current) in seen or depth >= MAX_DEPTH:
             continue
         seen.add(id(current))
         if isinstance(current, yaml.MappingNode):
             for key, value in current.value:
                 child = pointers.join(at, str(key.value))
                 found.setdefault(child, (key.start_mark.line + 1, key.start_mark.column + 1))
-                stack.append((value, child))
+                stack.append((value, child, depth + 1))
         elif isinstance(current, yaml.SequenceNode):
             for i, item in enumerate(current.value):
                 child = pointers.join(at, i)
                 found.setdefault(child, (item.start_mark.line + 1, item.start_mark.column + 1))
-                stack.append((item, child))
+                stack.append((item, child, depth + 1))

@@ -19,10 +19,12 @@ from jsonschema import exceptions, validators
 from jsonschema.protocols import Validator
 
 from auditor import pointers
+from auditor.budget import CallBudget, CallTimeout, UnusablePattern, budgeted
 from auditor.causes import CauseFinder
 from auditor.coverage import CoverageTracker
 from auditor.engine import FastCheck
 from auditor.keywords import Draft, draft_of
+from auditor.limits import MAX_NESTING, too_deep
 from auditor.models import (
     JSON,
     Call,
@@ -62,8 +64,11 @@ class Compiled:
     problem: str | None
 
 
-def compile_schema(schema: JSON) -> Compiled:
-    """Check ``schema`` against its meta-schema and build its validator once."""
+def compile_schema(schema: JSON, budget: CallBudget | None = None) -> Compiled:
+    """Check ``schema`` against its meta-schema and build its validator once; with a
+    ``budget``, evaluating a call stops with ``CallTimeout`` when it runs out."""
+    if too_deep(schema):  # checked first: the meta-schema check itself recurses
+        return Compiled(None, f"nests more than {MAX_NESTING} levels deep (too deep to evaluate)")
     # The draft is read the way the normalizer reads it (https and a missing "#" included),
     # so both stages always agree on the vocabulary.
     cls: Any = VALIDATORS[draft_of(schema)]
@@ -81,7 +86,8 @@ def compile_schema(schema: JSON) -> Compiled:
         where, message = problems[0]
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         return Compiled(None, _clip(f"fails its meta-schema at '{where}': {message}{more}"))
-    return Compiled(cls(schema, registry=_LOCAL_ONLY), None)
+    evaluator = cls if budget is None else budgeted(cls, budget)
+    return Compiled(evaluator(schema, registry=_LOCAL_ONLY), None)
 
 
 class ToolReplay:
@@ -93,16 +99,21 @@ class ToolReplay:
         normalized: Normalized,
         fast: bool = True,
         memo: Memo | None = None,
+        budget: CallBudget | None = None,
     ) -> None:
         """``fast=False`` leaves every verdict to python-jsonschema (the differential tests
-        compare the two); ``memo`` is shared by the tools of one audit to bound its size."""
+        compare the two); ``memo`` is shared by the tools of one audit to bound its size;
+        ``budget`` bounds the time one call's evaluation may take."""
         self.tool = tool
         self.normalized = normalized
+        self._budget = budget or CallBudget(None)
         # Error locations are found by the identity of schema nodes, so the new validator is
         # built over the very object the cause finder indexes. Without rewrites the two
         # schemas are equal and one validator serves both verdicts.
-        self.new = compile_schema(normalized.schema)
-        self.old = self.new if not normalized.rewrites else compile_schema(tool.schema)
+        self.new = compile_schema(normalized.schema, self._budget)
+        self.old = (
+            self.new if not normalized.rewrites else compile_schema(tool.schema, self._budget)
+        )
         unblocked = self.old.problem is not None and self.new.problem is None
         # Renames only add constraints; what turns a refused schema into a usable one is a
         # fixed value: a type name, a bound.
@@ -159,6 +170,7 @@ class ToolReplay:
     def replay(self, call: Call) -> CallResult:
         """The outcome of a parsed call of this tool (see DESIGN.md for the order)."""
         arguments = call.arguments
+        self._budget.start()  # shared by both verdicts and the coverage pass that follows
         if self.new.validator is None:
             return CallResult(call, Outcome.SCHEMA_ERROR_AFTER, schema_problem=self.new.problem)
         if self._fast_new.accepts(arguments):
@@ -271,6 +283,8 @@ def _evaluation_problem(error: BaseException) -> str:
         return _clip(f"$ref to anchor '{error.anchor}' which the schema does not define")
     if isinstance(error, referencing.exceptions.Unresolvable):
         return _clip(f"cannot resolve $ref '{error.ref}' (remote references are never fetched)")
+    if isinstance(error, (CallTimeout, UnusablePattern)):
+        return _clip(str(error))
     if isinstance(error, RecursionError):
         return "evaluation recursed too deeply (a $ref cycle or extreme nesting)"
     return _clip(f"evaluation failed: {type(error).__name__}: {error}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from typing import Annotated
@@ -9,7 +10,7 @@ from typing import Annotated
 import typer
 
 from auditor import __version__
-from auditor.cli import audit, lint, normalize, schema
+from auditor.cli import audit, guard, lint, normalize, schema
 
 app = typer.Typer(
     add_completion=False,
@@ -59,4 +60,12 @@ def expand_multi_value_options(argv: Sequence[str], names: Sequence[str]) -> lis
 def main(argv: Sequence[str] | None = None) -> None:
     """Console entry point."""
     args = list(sys.argv[1:] if argv is None else argv)
-    app(args=expand_multi_value_options(args, MULTI_VALUE_OPTIONS), prog_name="auditor")
+    expanded = expand_multi_value_options(args, MULTI_VALUE_OPTIONS)
+    code = guard.run(lambda: app(args=expanded, prog_name="auditor"))
+    # Whatever is still buffered for stdout cannot fail the exit code any more.
+    try:
+        sys.stdout.flush()
+    except OSError:
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - let the interpreter exit quietly
+        code = code or 2
+    raise SystemExit(code)

@@ -17,6 +17,7 @@ from typing import Annotated, Any
 import typer
 
 from auditor.baseline import Baseline, BaselineProblem, parse_baseline, render_baseline
+from auditor.budget import DEFAULT_CALL_TIMEOUT
 from auditor.catalogs import STDIN, CatalogFormat, load_catalogs
 from auditor.cli.common import (
     EXIT_OK,
@@ -29,6 +30,7 @@ from auditor.cli.common import (
 from auditor.config import ConfigProblem, load_config
 from auditor.gate import exit_code
 from auditor.groups import DEFAULT_EXAMPLES
+from auditor.limits import DEFAULT_MAX_RECORD_BYTES
 from auditor.log_formats import LogFormat
 from auditor.logs import LogFormatError, check_logs
 from auditor.models import FailOn, Report, Rule
@@ -98,6 +100,9 @@ class AuditOptions:
     jobs: int = 1
     catalog_format: CatalogFormat | None = None
     log_format: LogFormat | None = None
+    call_timeout: float | None = DEFAULT_CALL_TIMEOUT
+    """Seconds one call may take to evaluate; None: unbounded."""
+    max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES
 
 
 def audit(
@@ -189,6 +194,22 @@ def audit(
             "(default: keyword-case,type-case).",
         ),
     ] = None,
+    call_timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--call-timeout",
+            min=0,
+            help=f"Seconds one call may take to evaluate ({DEFAULT_CALL_TIMEOUT:g}; 0: no limit).",
+        ),
+    ] = None,
+    max_record_bytes: Annotated[
+        int | None,
+        typer.Option(
+            "--max-record-bytes",
+            min=1,
+            help="Longest log line or JSON document parsed; longer is unparseable (64 MiB).",
+        ),
+    ] = None,
 ) -> None:
     """Replay logged calls against old and normalized schemas; exit 1 per --fail-on."""
     given = {
@@ -206,6 +227,8 @@ def audit(
         "jobs": jobs,
         "allow_override": allow_override,
         "rules": rules,
+        "call_timeout": call_timeout,
+        "max_record_bytes": max_record_bytes,
     }
     try:
         options = replace(
@@ -256,6 +279,8 @@ def merge_options(
         jobs=int(pick("jobs", os.cpu_count() or 1)),
         timestamp=timestamp,
         rules=parse_rules(",".join(map(str, _listed(pick("rules", [])))) or None),
+        call_timeout=float(pick("call_timeout", DEFAULT_CALL_TIMEOUT)) or None,
+        max_record_bytes=int(pick("max_record_bytes", DEFAULT_MAX_RECORD_BYTES)),
     )
 
 
@@ -313,6 +338,8 @@ def run(options: AuditOptions) -> int:
             fmt=options.log_format,
             jobs=options.jobs,
             progress=Progress.for_terminal(total, options.quiet),
+            call_timeout=options.call_timeout,
+            max_record_bytes=options.max_record_bytes,
         )
     except LogFormatError as error:
         raise UsageFailure(str(error.problem)) from error

@@ -34,8 +34,11 @@ def write_text(path: Path, text: str) -> None:
 def emit(text: str, output: str, to_path: Callable[[str], Path] = Path) -> None:
     """Send ``text`` to stdout (``-``) or write it atomically to a file."""
     if output == "-":
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        try:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except OSError as error:  # a full disk or a closed pipe behind a redirection
+            raise UsageFailure(f"<stdout>: cannot write: {error.strerror or error}") from error
     else:
         write_text(to_path(output), text)
 

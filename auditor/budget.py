@@ -1,0 +1,199 @@
+"""A time budget per call, enforced inside schema evaluation.
+
+Logged arguments and third-party schemas can make evaluation take forever: a pattern such as
+``^(a|a)*$`` backtracks exponentially on ``"aaaa…!"``, and ``uniqueItems`` compares every pair
+of a long array of objects. Python's ``re`` cannot be interrupted (it holds the interpreter
+until it returns), so the validators built here:
+
+- match ``pattern``, ``patternProperties``, and the property-name matching inside
+  ``additionalProperties`` and ``unevaluatedProperties`` with the ``regex`` package, whose
+  matcher takes a ``timeout``: the call's remaining budget;
+- check the budget each time a keyword that evaluates subschemas starts, so no amount of
+  descending runs past it;
+- decide ``uniqueItems`` in linear time (hashing a canonical form) instead of pairwise.
+
+When the budget runs out, ``CallTimeout`` is raised out of evaluation; replay turns it into a
+``schema_error_after`` (or ``_before``) outcome for that one call, and the run goes on.
+
+python-jsonschema's keyword functions call ``re.search`` through their module's globals
+(directly, or through helpers such as ``find_additional_properties``). Rather than copy them,
+each such function is rebuilt with the same code over a copy of its globals in which ``re`` is
+a budgeted stand-in: the semantics and messages stay python-jsonschema's own, and nothing
+global changes. ``tests/test_budget.py`` checks that every keyword that matches a regex is
+covered, so an upgrade of python-jsonschema that moves the matching cannot slip through.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+import types
+from collections.abc import Callable, Iterator
+from typing import Any, Final
+
+import regex
+from jsonschema import validators
+from jsonschema.exceptions import ValidationError
+
+DEFAULT_CALL_TIMEOUT: Final = 2.0
+"""Seconds one call may take to evaluate (old and new schema together)."""
+
+
+class CallTimeout(Exception):
+    """Evaluating one call ran past its budget; the message says what was running."""
+
+
+class UnusablePattern(Exception):
+    """A ``pattern`` the regex engine cannot compile (it passed the meta-schema's check)."""
+
+
+class CallBudget:
+    """The deadline of the call being evaluated; ``start()`` opens a new one.
+
+    Calls are evaluated one at a time, so one budget serves every tool: it is shared by the
+    two verdicts of a call and by the coverage pass that follows them.
+    """
+
+    def __init__(self, seconds: float | None = DEFAULT_CALL_TIMEOUT) -> None:
+        self.seconds = seconds
+        self._deadline: float | None = None
+        self.validator_classes: dict[Any, Any] = {}
+        """Budgeted validator classes by base class: built once per draft, not per schema."""
+
+    def start(self) -> None:
+        """Open the budget of a new call."""
+        if self.seconds is not None:
+            self._deadline = time.monotonic() + self.seconds
+
+    def remaining(self) -> float | None:
+        """Seconds left (None: unbounded); raises ``CallTimeout`` when none are."""
+        if self._deadline is None:
+            return None
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            raise CallTimeout(f"evaluating this call took longer than {self.describe()}")
+        return left
+
+    def describe(self) -> str:
+        return f"the {self.seconds:g} s budget of a call (--call-timeout)"
+
+
+@functools.lru_cache(maxsize=1024)
+def _compiled(pattern: str) -> Any:
+    try:
+        return regex.compile(pattern)
+    except (regex.error, OverflowError, RecursionError) as error:
+        raise UnusablePattern(f"pattern {pattern!r} cannot be compiled: {error}") from error
+
+
+class _BudgetedRe:
+    """Stands in for the ``re`` module inside python-jsonschema's keyword functions."""
+
+    def __init__(self, budget: CallBudget) -> None:
+        self._budget = budget
+
+    def search(self, pattern: str, string: str) -> Any:
+        compiled = _compiled(pattern)
+        try:
+            return compiled.search(string, timeout=self._budget.remaining())
+        except TimeoutError:
+            raise CallTimeout(
+                f"pattern {pattern!r} did not finish within {self._budget.describe()}"
+            ) from None
+
+
+_Keyword = Callable[..., Any]
+
+
+def _uses_re(function: types.FunctionType, seen: set[types.CodeType]) -> bool:
+    """Whether ``function`` or a module-level helper it calls looks up ``re``."""
+    if function.__code__ in seen:
+        return False
+    seen.add(function.__code__)
+    names = function.__code__.co_names
+    if "re" in names:
+        return True
+    return any(
+        isinstance(helper, types.FunctionType) and _uses_re(helper, seen)
+        for helper in (function.__globals__.get(name) for name in names)
+    )
+
+
+def _rebound(
+    function: types.FunctionType, stand_in: _BudgetedRe, done: dict[types.CodeType, Any]
+) -> types.FunctionType:
+    """``function`` over a copy of its globals where ``re`` and its helpers are budgeted."""
+    if function.__code__ in done:
+        return done[function.__code__]
+    env = dict(function.__globals__)
+    env["re"] = stand_in
+    copy = types.FunctionType(
+        function.__code__, env, function.__name__, function.__defaults__, function.__closure__
+    )
+    done[function.__code__] = copy  # before the helpers: a helper may call itself
+    for name in function.__code__.co_names:
+        helper = env.get(name)
+        if isinstance(helper, types.FunctionType) and _uses_re(helper, set()):
+            env[name] = _rebound(helper, stand_in, done)
+    return copy
+
+
+def _freeze(value: Any) -> Any:
+    """A hashable form equal for values JSON Schema calls equal (``1 == 1.0``, ``true != 1``)."""
+    if isinstance(value, bool):
+        return ("bool", value)
+    if isinstance(value, (int, float)):
+        return ("number", value)
+    if isinstance(value, dict):
+        return ("object", frozenset((key, _freeze(item)) for key, item in value.items()))
+    if isinstance(value, list):
+        return ("array", tuple(_freeze(item) for item in value))
+    return value
+
+
+def _unique_items(
+    validator: Any, unique: Any, instance: Any, schema: Any
+) -> Iterator[ValidationError]:
+    # python-jsonschema compares unhashable items pairwise: quadratic on a long array of
+    # objects, and uninterruptible. Equal values have equal canonical forms, so a set decides
+    # it in linear time; the message is python-jsonschema's.
+    if unique and validator.is_type(instance, "array"):
+        frozen = [_freeze(item) for item in instance]
+        if len(set(frozen)) != len(frozen):
+            yield ValidationError(f"{instance!r} has non-unique elements")
+
+
+def _checked(function: _Keyword, budget: CallBudget) -> _Keyword:
+    def keyword(validator: Any, value: Any, instance: Any, schema: Any) -> Any:
+        budget.remaining()  # raises once the call's time is up
+        return function(validator, value, instance, schema)
+
+    return keyword
+
+
+_DESCENDING: Final = frozenset({"descend", "evolve", "_validate_reference", "is_valid"})
+"""Names through which a keyword function evaluates subschemas."""
+
+
+def budgeted(validator_class: Any, budget: CallBudget) -> Any:
+    """``validator_class`` extended so that evaluating a call stays within ``budget``."""
+    known = budget.validator_classes.get(validator_class)
+    if known is not None:
+        return known
+    stand_in = _BudgetedRe(budget)
+    done: dict[types.CodeType, Any] = {}
+    keywords: dict[str, _Keyword] = {}
+    for name, function in validator_class.VALIDATORS.items():
+        if name == "uniqueItems":
+            function = _unique_items
+        elif isinstance(function, types.FunctionType) and _uses_re(function, set()):
+            function = _rebound(function, stand_in, done)
+        # Only where evaluation goes deeper: the other keywords take time linear in the value
+        # (uniqueItems now too), and a check costs as much as a small keyword.
+        descends = isinstance(function, types.FunctionType) and bool(
+            _DESCENDING.intersection(function.__code__.co_names)
+        )
+        keywords[name] = _checked(function, budget) if descends else function
+    extended = validators.extend(validator_class, keywords)
+    budget.validator_classes[validator_class] = extended
+    return extended

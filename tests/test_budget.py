@@ -1,0 +1,92 @@
+"""The per-call time budget: every keyword that matches a regex is interruptible, in every
+draft, and the linear ``uniqueItems`` agrees with python-jsonschema's."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from auditor.budget import CallBudget, CallTimeout, budgeted
+from auditor.keywords import Draft
+from auditor.replay import VALIDATORS
+
+BOMB = "^(a|a)*$"
+LONG = "a" * 40 + "!"
+
+CASES: list[tuple[str, Any, Any, tuple[Draft, ...]]] = [
+    ("pattern", {"pattern": BOMB}, LONG, tuple(Draft)),
+    ("patternProperties", {"patternProperties": {BOMB: {}}}, {LONG: 1}, tuple(Draft)),
+    (
+        "additionalProperties",
+        {"patternProperties": {BOMB: {}}, "additionalProperties": False},
+        {LONG: 1},
+        tuple(Draft),
+    ),
+    (
+        "propertyNames",
+        {"propertyNames": {"pattern": BOMB}},
+        {LONG: 1},
+        (Draft.DRAFT6, Draft.DRAFT7, Draft.DRAFT2019, Draft.DRAFT2020),
+    ),
+    (
+        # unevaluatedProperties first: it re-matches patternProperties on its own.
+        "unevaluatedProperties",
+        {"unevaluatedProperties": False, "allOf": [{"patternProperties": {BOMB: {}}}]},
+        {LONG: 1},
+        (Draft.DRAFT2019, Draft.DRAFT2020),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("schema", "instance", "draft"),
+    [
+        pytest.param(schema, instance, draft, id=f"{name}-{draft.name}")
+        for name, schema, instance, drafts in CASES
+        for draft in drafts
+    ],
+)
+def test_every_regex_keyword_stops_at_the_budget(schema: Any, instance: Any, draft: Draft) -> None:
+    validator = budgeted(VALIDATORS[draft], budget := CallBudget(0.2))(schema)
+    budget.start()
+    started = time.monotonic()
+    with pytest.raises(CallTimeout, match=r"pattern '\^\(a\|a\)\*\$' did not finish"):
+        list(validator.iter_errors(instance))
+    assert time.monotonic() - started < 1.5
+
+
+def test_descending_stops_at_the_budget() -> None:
+    budget = CallBudget(0.05)
+    validator = budgeted(VALIDATORS[Draft.DRAFT2020], budget)({"items": {"items": {}}})
+    budget.start()
+    time.sleep(0.06)
+    with pytest.raises(CallTimeout, match=r"longer than the 0\.05 s budget of a call"):
+        list(validator.iter_errors([[1]]))
+
+
+def test_no_budget_means_no_deadline() -> None:
+    budget = CallBudget(None)
+    validator = budgeted(VALIDATORS[Draft.DRAFT2020], budget)({"pattern": "^a+$"})
+    budget.start()
+    assert validator.is_valid("aaa")
+    assert not validator.is_valid("aab")
+
+
+scalars = st.none() | st.booleans() | st.integers(-2, 2) | st.sampled_from([1.0, 0.0, -1.0, "1"])
+values = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from("ab"), inner),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(items=st.lists(values, max_size=6))
+def test_unique_items_agrees_with_python_jsonschema(items: list[Any]) -> None:
+    plain = VALIDATORS[Draft.DRAFT2020]({"uniqueItems": True})
+    fast = budgeted(VALIDATORS[Draft.DRAFT2020], CallBudget(None))({"uniqueItems": True})
+    assert fast.is_valid(items) == plain.is_valid(items)
