@@ -93,6 +93,18 @@ def catalog_files(path: str) -> list[str]:
     return [path]
 
 
+def expand(paths: Sequence[str]) -> tuple[list[str], list[CatalogProblem]]:
+    """The catalog files under ``paths`` in order, and the paths that hold none."""
+    files: list[str] = []
+    problems: list[CatalogProblem] = []
+    for path in paths:
+        found = catalog_files(path)
+        if not found:
+            problems.append(CatalogProblem(Location(path), "no catalog files (.json, .yaml)"))
+        files.extend(found)
+    return files, problems
+
+
 def load_catalogs(
     paths: Sequence[str], allow_override: bool = False, fmt: CatalogFormat | None = None
 ) -> Catalogs:
@@ -102,30 +114,26 @@ def load_catalogs(
     """
     by_name: dict[str, ToolSchema] = {}
     overrides: list[Override] = []
-    problems: list[CatalogProblem] = []
-    for path in paths:
-        files = catalog_files(path)
-        if not files:
-            problems.append(CatalogProblem(Location(path), "no catalog files (.json, .yaml)"))
-        for file in files:
-            tools, problem = read_catalog(file, fmt)
-            if problem is not None:
-                problems.append(problem)
-                continue
-            for tool in tools:
-                earlier = by_name.get(tool.name)
-                if earlier is not None and not allow_override:
-                    problems.append(
-                        CatalogProblem(
-                            tool.location,
-                            f"tool '{tool.name}' is already defined at {earlier.location} "
-                            "(use --allow-override to let the later one win)",
-                        )
+    files, problems = expand(paths)
+    for file in files:
+        tools, problem = read_catalog(file, fmt)
+        if problem is not None:
+            problems.append(problem)
+            continue
+        for tool in tools:
+            earlier = by_name.get(tool.name)
+            if earlier is not None and not allow_override:
+                problems.append(
+                    CatalogProblem(
+                        tool.location,
+                        f"tool '{tool.name}' is already defined at {earlier.location} "
+                        "(use --allow-override to let the later one win)",
                     )
-                    continue
-                if earlier is not None:
-                    overrides.append(Override(tool.name, tool.location, earlier.location))
-                by_name[tool.name] = tool
+                )
+                continue
+            if earlier is not None:
+                overrides.append(Override(tool.name, tool.location, earlier.location))
+            by_name[tool.name] = tool
     ordered = tuple(sorted(by_name.values(), key=lambda t: t.name))
     return Catalogs(ordered, tuple(overrides), tuple(problems))
 

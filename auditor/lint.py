@@ -10,7 +10,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from auditor.catalogs import CatalogProblem, catalog_files, read_catalog
+from auditor.catalogs import CatalogProblem, expand, read_catalog
 from auditor.models import Finding, Location
 from auditor.normalize import normalize
 from auditor.positions import key_positions
@@ -63,16 +63,12 @@ def lint_paths(
 ) -> LintResult:
     """Lint every catalog file under ``paths``; ``select``/``ignore`` filter by code prefix."""
     found: list[LocatedFinding] = []
-    problems: list[CatalogProblem] = []
-    for path in paths:
-        files = catalog_files(path)
-        if not files:
-            problems.append(CatalogProblem(Location(path), "no catalog files (.json, .yaml)"))
-        for file in files:
-            located, problem = lint_file(file)
-            if problem is not None:
-                problems.append(problem)
-            found.extend(f for f in located if _wanted(f.finding.code, select, ignore))
+    files, problems = expand(list(paths))
+    for file in files:
+        located, problem = lint_file(file)
+        if problem is not None:
+            problems.append(problem)
+        found.extend(f for f in located if _wanted(f.finding.code, select, ignore))
     return LintResult(tuple(sorted(found, key=lambda f: f.sort_key)), tuple(problems))
 
 

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from auditor.catalogs import catalog_files
+from auditor.catalogs import expand
 from auditor.cli.common import (
     EXIT_FOUND,
     EXIT_OK,
@@ -41,7 +41,10 @@ def normalize(
 
 def run(paths: Iterable[str], rules: frozenset[Rule], diff: bool, write: bool) -> int:
     """Normalize every catalog file under ``paths``; returns the exit code."""
-    results = [rewrite_file(file, rules) for path in paths for file in _files(path)]
+    files, problems = expand(list(paths))
+    for problem in problems:
+        typer.echo(f"auditor: error: {problem}", err=True)
+    results = [rewrite_file(file, rules) for file in files]
     changed = [r for r in results if r.changed]
     for result in results:
         if result.problem is not None:
@@ -54,18 +57,11 @@ def run(paths: Iterable[str], rules: frozenset[Rule], diff: bool, write: bool) -
             typer.echo(f"normalized {result.path} ({plural(len(result.rewrites), 'rewrite')})")
         else:
             typer.echo(f"would normalize {result.path} ({plural(len(result.rewrites), 'rewrite')})")
-    if any(r.problem is not None for r in results):
+    if problems or any(r.problem is not None for r in results):
         return EXIT_UNUSABLE
     if write or not changed:
         return EXIT_OK
     return EXIT_FOUND
-
-
-def _files(path: str) -> list[str]:
-    files = catalog_files(path)
-    if not files:
-        typer.echo(f"auditor: error: {path}: no catalog files (.json, .yaml)", err=True)
-    return files
 
 
 def _unified_diff(result: FileRewrite) -> str:

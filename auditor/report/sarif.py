@@ -7,14 +7,11 @@ whether it is new or accepted (``baselineState``).
 
 from __future__ import annotations
 
-import json
 from typing import Any, Final
 
 from auditor.models import Group, Outcome, Report
 from auditor.report.common import group_location, group_title, plain
-
-SCHEMA_URI: Final = "https://json.schemastore.org/sarif-2.1.0.json"
-INFORMATION_URI: Final = "https://github.com/auditor/auditor"
+from auditor.report.sarif_log import physical_location, render_log
 
 # id, name, level, short description: the metadata feeds rules[] and every result.
 RULES: Final[dict[Outcome, tuple[str, str, str, str]]] = {
@@ -47,22 +44,15 @@ RULES: Final[dict[Outcome, tuple[str, str, str, str]]] = {
 
 def render(report: Report) -> str:
     """The SARIF log, one run."""
-    run: dict[str, Any] = {
-        "tool": {
-            "driver": {
-                "name": "auditor",
-                "version": report.version,
-                "informationUri": INFORMATION_URI,
-                "rules": [_rule(*meta) for meta in RULES.values()],
-            }
-        },
-        "columnKind": "unicodeCodePoints",
-        "results": [_result(report, group) for group in report.groups],
-    }
+    extra: dict[str, Any] = {}
     if report.generated_at:
-        run["invocations"] = [{"executionSuccessful": True, "endTimeUtc": report.generated_at}]
-    document = {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+        extra["invocations"] = [{"executionSuccessful": True, "endTimeUtc": report.generated_at}]
+    return render_log(
+        report.version,
+        [_rule(*meta) for meta in RULES.values()],
+        [_result(report, group) for group in report.groups],
+        **extra,
+    )
 
 
 def _rule(rule_id: str, name: str, level: str, text: str) -> dict[str, Any]:
@@ -95,12 +85,7 @@ def _result(report: Report, group: Group) -> dict[str, Any]:
     }
     location = group_location(report, group)
     if location is not None:
-        physical: dict[str, Any] = {"artifactLocation": {"uri": location.path}}
-        if location.line is not None:
-            physical["region"] = {"startLine": location.line}
-            if location.column is not None:
-                physical["region"]["startColumn"] = location.column
-        result["locations"] = [{"physicalLocation": physical}]
+        result["locations"] = [{"physicalLocation": physical_location(location)}]
     if report.baseline is not None:
         result["baselineState"] = "unchanged" if group.baselined else "new"
     return result

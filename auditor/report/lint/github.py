@@ -6,16 +6,7 @@ from collections.abc import Sequence
 
 from auditor.lint import LocatedFinding
 from auditor.models import Severity
-
-
-def escape_data(text: str) -> str:
-    """Escape a workflow command's message, as the Actions runner expects."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def escape_property(text: str) -> str:
-    """Escape a workflow command's property value (file, title), which also ends at : and ,."""
-    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+from auditor.report.github import escape_data, escape_property
 
 
 def render(findings: Sequence[LocatedFinding]) -> str:

@@ -1,0 +1,45 @@
+"""The SARIF 2.1.0 envelope shared by the audit and lint renderers."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import PurePath
+from typing import Any, Final
+from urllib.parse import quote
+
+from auditor.models import Location
+
+SCHEMA_URI: Final = "https://json.schemastore.org/sarif-2.1.0.json"
+
+
+def artifact_uri(path: str) -> str:
+    """A relative URI reference for a path as given (forward slashes, percent-encoded)."""
+    return quote(PurePath(path).as_posix())
+
+
+def physical_location(location: Location) -> dict[str, Any]:
+    """A SARIF physicalLocation: the file, and the line and column where known."""
+    physical: dict[str, Any] = {"artifactLocation": {"uri": artifact_uri(location.path)}}
+    if location.line is not None:
+        physical["region"] = {"startLine": location.line}
+        if location.column is not None:
+            physical["region"]["startColumn"] = location.column
+    return physical
+
+
+def render_log(
+    version: str,
+    rules: Sequence[dict[str, Any]],
+    results: Sequence[dict[str, Any]],
+    **run_extra: Any,
+) -> str:
+    """One run of ``auditor`` with its rules and results, as SARIF text."""
+    run: dict[str, Any] = {
+        "tool": {"driver": {"name": "auditor", "version": version, "rules": list(rules)}},
+        "columnKind": "unicodeCodePoints",
+        "results": list(results),
+        **run_extra,
+    }
+    document = {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
