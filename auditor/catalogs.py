@@ -167,6 +167,7 @@ def read_catalog(
         return [], CatalogProblem(Location(name), f"{wanted} (tried: {tried})")
     shape, entries = found
     positions = key_positions(text, is_json=as_json)
+    within = _positions_within(positions, [entry.pointer for entry in entries])
     tools: list[ToolSchema] = []
     for entry in entries:
         where = positions.get(entry.pointer, (None, None))
@@ -187,21 +188,31 @@ def read_catalog(
                 location,
                 entry.pointer,
                 shape.value,
-                _positions_within(positions, entry.pointer),
+                within.get(entry.pointer, {}),
             )
         )
     return tools, None
 
 
 def _positions_within(
-    positions: dict[str, tuple[int, int]], root: str
-) -> dict[str, tuple[int, int]]:
-    """The positions below ``root``, keyed by pointers relative to it (for rewrite locations)."""
-    return {
-        pointer[len(root) :]: where
-        for pointer, where in positions.items()
-        if pointers.is_within(pointer, root) and pointer != root
-    }
+    positions: dict[str, tuple[int, int]], roots: list[str]
+) -> dict[str, dict[str, tuple[int, int]]]:
+    """For each root, the positions below it keyed by pointers relative to it (for rewrite
+    locations); one pass over the positions, each pointer checked against its own prefixes."""
+    found: dict[str, dict[str, tuple[int, int]]] = {root: {} for root in roots}
+    whole = found.get("")  # a lone schema: the document is the tool's schema
+    for pointer, where in positions.items():
+        if whole is not None:
+            whole[pointer] = where
+            continue
+        cut = pointer.find("/", 1)
+        while cut != -1:
+            root = pointer[:cut]
+            if root in found:
+                found[root][pointer[cut:]] = where
+                break
+            cut = pointer.find("/", cut + 1)
+    return found
 
 
 def parse_document(path: str, text: str, as_json: bool) -> tuple[JSON, CatalogProblem | None]:

@@ -62,8 +62,11 @@ def nesting(value: JSON, limit: int = MAX_NESTING) -> int:
     return deepest
 
 
-def too_deep(value: JSON, limit: int = MAX_NESTING) -> bool:
-    """Whether ``value`` nests deeper than ``limit``."""
+def too_deep(value: JSON, limit: int = MAX_NESTING, text: str | None = None) -> bool:
+    """Whether ``value`` nests deeper than ``limit``. ``text``, the JSON ``value`` was parsed
+    from, answers most calls at C speed: fewer brackets than ``limit`` cannot nest deeper."""
+    if text is not None and text.count("[") + text.count("{") <= limit:
+        return False
     return nesting(value, limit) > limit
 
 

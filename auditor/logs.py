@@ -513,7 +513,7 @@ def call_from(source: str, tool: str | None, arguments: JSON) -> Call:
         text, arguments = arguments, decoded
     else:
         text = None
-    if too_deep(arguments):  # every later stage recurses into arguments: bound it here
+    if too_deep(arguments, text=text):  # later stages recurse into arguments: bound it here
         raw = text if text is not None else "<not shown: nested too deeply>"
         return _unparsed(source, tool, raw, f"arguments nest more than {MAX_NESTING} levels deep")
     return Call(source, tool, arguments, text=text)
