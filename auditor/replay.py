@@ -151,12 +151,13 @@ class ToolReplay:
         known = self._memo.get(key) if key is not None else None
         if known is None:
             result = self.replay(call)
-            known = (result, self.reached_rewrites(call))
+            reached = self.reached_rewrites(call)
             if key is not None:
-                self._memo.put(key, known)
-            return known
-        template, reached = known
-        return CallResult(call, template.outcome, template.errors, template.schema_problem), reached
+                # Not the result itself: it holds the call, whose arguments the memo need not keep.
+                self._memo.put(key, (result.outcome, result.errors, result.schema_problem, reached))
+            return result, reached
+        outcome, errors, problem, reached = known
+        return CallResult(call, outcome, errors, problem), reached
 
     def reached_rewrites(self, call: Call) -> frozenset[int]:
         """Indices of this tool's rewrites whose keyword evaluating the call reached.
@@ -234,17 +235,21 @@ class ToolReplay:
         return tuple(issues)
 
 
+Remembered = tuple[Outcome, tuple[ValidationIssue, ...], str | None, frozenset[int]]
+"""What replaying an arguments text gave: outcome, errors, schema problem, rewrites reached."""
+
+
 class Memo:
     """A bounded map from (tool, arguments text) to what replaying gave; oldest out first."""
 
     def __init__(self, capacity: int) -> None:
         self._capacity = capacity
-        self._entries: dict[tuple[str, str], tuple[CallResult, frozenset[int]]] = {}
+        self._entries: dict[tuple[str, str], Remembered] = {}
 
-    def get(self, key: tuple[str, str]) -> tuple[CallResult, frozenset[int]] | None:
+    def get(self, key: tuple[str, str]) -> Remembered | None:
         return self._entries.get(key)
 
-    def put(self, key: tuple[str, str], value: tuple[CallResult, frozenset[int]]) -> None:
+    def put(self, key: tuple[str, str], value: Remembered) -> None:
         if len(self._entries) >= self._capacity:
             del self._entries[next(iter(self._entries))]
         self._entries[key] = value
