@@ -1,0 +1,34 @@
+"""The progress line: drawn only where asked, and never in the way of the calls."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from auditor import progress
+from auditor.progress import Progress
+
+
+def test_items_pass_through_unchanged_without_a_terminal() -> None:
+    shown = Progress(100, None)
+    assert list(shown.wrap(iter(range(10_000)), lambda: 50)) == list(range(10_000))
+
+
+def test_the_line_counts_calls_and_time_left(monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = iter([0.0, 10.0, 10.0, 20.0])
+    monkeypatch.setattr(progress.time, "monotonic", lambda: next(clock))
+    stream = io.StringIO()
+    shown = Progress(1000, stream)  # started at t=0
+    shown.update(5000, 250)  # t=10: a quarter of the bytes in 10 s
+    assert stream.getvalue() == "\r5,000 calls read, 500 calls/s, about 30 s left   "
+    shown.done()
+    assert stream.getvalue().endswith("\r\033[K")
+
+
+def test_quiet_and_pipes_show_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(progress.sys.stderr, "isatty", lambda: True)
+    assert Progress.for_terminal(10, quiet=True)._stream is None
+    assert Progress.for_terminal(10, quiet=False)._stream is not None
+    monkeypatch.setattr(progress.sys.stderr, "isatty", lambda: False)
+    assert Progress.for_terminal(10, quiet=False)._stream is None
