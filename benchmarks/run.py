@@ -105,6 +105,27 @@ def naive_loop(log: Path, catalog: Path, sample: int) -> tuple[float, int]:
     return time.perf_counter() - started, count
 
 
+def reference_check(log: Path, catalog: Path, sample: int) -> tuple[int, int]:
+    """Replay the first calls with and without the fast engine: (calls compared, differing)."""
+    from auditor.catalogs import load_catalogs
+    from auditor.logs import LogReader
+    from auditor.normalize import DEFAULT_RULES
+    from auditor.pipeline import prepare, replay_call
+
+    tools = load_catalogs([str(catalog)]).tools
+    fast, reference = prepare(tools, DEFAULT_RULES), prepare(tools, DEFAULT_RULES, fast=False)
+    compared = differing = 0
+    for call in itertools.islice(LogReader([str(log)]), sample):
+        one, other = replay_call(fast, call), replay_call(reference, call)
+        compared += 1
+        differing += (one.outcome, one.errors, one.schema_problem) != (
+            other.outcome,
+            other.errors,
+            other.schema_problem,
+        )
+    return compared, differing
+
+
 def audit(log: Path, catalog: Path, jobs: int, out: Path) -> tuple[float, int]:
     """Seconds for ``auditor audit`` end to end (JSON and Markdown written), and peak RSS KiB."""
     command = [
@@ -126,6 +147,9 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--dir", type=Path, default=Path("/tmp/auditor-benchmark"))
     parser.add_argument("--cached-sample", type=int, default=None, help="Calls for the cached loop")
+    parser.add_argument(
+        "--reference-sample", type=int, default=50_000, help="Calls replayed by both engines"
+    )
     options = parser.parse_args()
     work = options.dir / f"{options.calls}-{options.seed}"
     log, catalog = work / "calls.jsonl", work / "tools.json"
@@ -152,6 +176,8 @@ def main() -> None:
         f"naive validate():      {naive_full:8.2f} s  {lines / naive_full:12,.0f} calls/s"
         f"  (measured on {naive_n:,} calls, extrapolated)"
     )
+    compared, differing = reference_check(log, catalog, options.reference_sample)
+    print(f"fast engine vs reference: {differing} of {compared:,} calls differ (must be 0)")
     print(f"audit / floor:         {audit_s / floor_s:8.2f}x  (target: at most 3x)")
     print(f"cached loop / audit:   {cached_full / audit_s:8.2f}x  (target: at least 25x)")
     print(f"naive loop / audit:    {naive_full / audit_s:8.2f}x")
