@@ -1,0 +1,57 @@
+"""The benchmark at smoke size: the workload is what it says, and the fast engine agrees.
+
+No timing here (benchmarks/run.py prints figures); only what must hold at any size.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+from auditor.catalogs import load_catalogs
+from auditor.logs import LogReader
+from auditor.models import Outcome
+from auditor.normalize import DEFAULT_RULES
+from auditor.pipeline import prepare, replay_call
+from tests.conftest import ROOT
+
+
+def _generator() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("generate", ROOT / "benchmarks" / "generate.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["generate"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_smoke_workload_replays_identically_with_and_without_the_fast_engine(
+    tmp_path: Path,
+) -> None:
+    _generator().generate(3000, 11, tmp_path)
+    tools = load_catalogs([str(tmp_path / "tools.json")]).tools
+    assert len(tools) == 200
+    fast, reference = prepare(tools, DEFAULT_RULES), prepare(tools, DEFAULT_RULES, fast=False)
+    counts = dict.fromkeys(Outcome, 0)
+    for call in LogReader([str(tmp_path / "calls.jsonl")]):
+        one, other = replay_call(fast, call), replay_call(reference, call)
+        assert (one.outcome, one.errors, one.schema_problem) == (
+            other.outcome,
+            other.errors,
+            other.schema_problem,
+        ), call.source
+        counts[one.outcome] += 1
+    assert sum(counts.values()) == 3000
+    assert 0 < counts[Outcome.NEWLY_REJECTED] < 3000 * 0.06
+    assert counts[Outcome.ACCEPTED] > 3000 * 0.6
+    assert counts[Outcome.UNPARSEABLE] < 3000 * 0.01
+
+
+def test_the_workload_is_the_same_for_the_same_seed(tmp_path: Path) -> None:
+    generate = _generator().generate
+    generate(500, 3, tmp_path / "a")
+    generate(500, 3, tmp_path / "b")
+    for name in ("tools.json", "calls.jsonl"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
