@@ -8,6 +8,7 @@ constraint, never the instance pointer or the values, which vary from call to ca
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections import Counter
@@ -40,6 +41,7 @@ _OUTCOME_ORDER: Final = {
 }
 
 
+@functools.lru_cache(maxsize=4096)
 def fingerprint(
     tool: str,
     outcome: Outcome,
@@ -48,7 +50,10 @@ def fingerprint(
     schema_pointer: str,
     problem: str = "",
 ) -> str:
-    """A stable 16-hex-digit key for a group: the same constraint gives the same key."""
+    """A stable 16-hex-digit key for a group: the same constraint gives the same key.
+
+    Remembered: a log repeats few constraints many times, and this runs per rejected call.
+    """
     payload = json.dumps(
         [
             tool,
@@ -85,23 +90,6 @@ class GroupCollector:
     def __init__(self, examples: int = DEFAULT_EXAMPLES) -> None:
         self._examples = examples
         self._pending: dict[str, _Pending] = {}
-        self._keys: dict[tuple[str, Outcome, tuple[Rewrite, ...], str, str, str], str] = {}
-
-    def _key(
-        self,
-        tool: str,
-        outcome: Outcome,
-        causes: tuple[Rewrite, ...],
-        keyword: str,
-        schema_pointer: str,
-        problem: str = "",
-    ) -> str:
-        """``fingerprint``, remembered: a log repeats few constraints many times."""
-        parts = (tool, outcome, causes, keyword, schema_pointer, problem)
-        key = self._keys.get(parts)
-        if key is None:
-            key = self._keys[parts] = fingerprint(*parts)
-        return key
 
     def add(self, result: CallResult) -> None:
         """Count ``result`` (already sanitized) in each group it belongs to, once per group."""
@@ -111,11 +99,13 @@ class GroupCollector:
         problem = result.schema_problem or ""
         seen: set[str] = set()
         if not result.errors:
-            key = self._key(tool, result.outcome, (), "", "", problem)
+            key = fingerprint(tool, result.outcome, (), "", "", problem)
             self._count(key, result, "", "", (), problem or "", "", [])
             return
         for issue in result.errors:
-            key = self._key(tool, result.outcome, issue.causes, issue.keyword, issue.schema_pointer)
+            key = fingerprint(
+                tool, result.outcome, issue.causes, issue.keyword, issue.schema_pointer
+            )
             observed = [observation_key(o) for o in issue.observed]
             if key in seen:
                 self._observe(self._pending[key], observed)
