@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from auditor.cli import expand_multi_value_options, main
+from auditor.cli import expand_multi_value_options
+from tests.conftest import AUDITOR, run_cli
 
 CATALOG = """\
 search:
@@ -19,13 +19,6 @@ search:
     tags: {type: array, min_items: 1}
   additional_properties: false
 """
-
-
-def _run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(args)
-    out, err = capsys.readouterr()
-    return int(exit_info.value.code or 0), out, err
 
 
 @pytest.fixture
@@ -45,7 +38,7 @@ def test_newly_rejected_exits_1_and_writes_both_reports(
 ) -> None:
     catalog, log = inputs
     reports = tmp_path / "out"
-    code, out, err = _run(
+    code, out, err = run_cli(
         ["audit", "--schemas", str(catalog), "--logs", str(log), "--report-dir", str(reports)],
         capsys,
     )
@@ -64,7 +57,7 @@ def test_nothing_newly_rejected_exits_0(
     catalog, _ = inputs
     log = tmp_path / "ok.jsonl"
     log.write_text('{"tool": "search", "arguments": {"tags": ["x"]}}\n')
-    code, out, _ = _run(
+    code, out, _ = run_cli(
         ["audit", "--schemas", str(catalog), "--logs", str(log), "--no-report-files"], capsys
     )
     assert code == 0
@@ -76,7 +69,7 @@ def test_format_json_to_stdout_is_the_only_stdout(
     tmp_path: Path, inputs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
     catalog, log = inputs
-    code, out, _ = _run(
+    code, out, _ = run_cli(
         [
             "audit",
             "--schemas",
@@ -101,7 +94,7 @@ def test_several_paths_after_one_option(
     catalog, log = inputs
     second = tmp_path / "more.jsonl"
     second.write_text('{"tool": "search", "arguments": {"tags": ["b"]}}\n')
-    code, out, _ = _run(
+    code, out, _ = run_cli(
         [
             "audit",
             "--schemas",
@@ -143,7 +136,7 @@ def test_unusable_input_exits_2_with_one_line(
 ) -> None:
     catalog, _ = inputs
     catalog.write_text(catalog_text)
-    code, out, err = _run(
+    code, out, err = run_cli(
         ["audit", "--schemas", str(catalog), "--logs", str(tmp_path / log_name)], capsys
     )
     assert code == 2
@@ -155,9 +148,7 @@ def test_python_dash_m_runs_the_cli(inputs: tuple[Path, Path], tmp_path: Path) -
     catalog, log = inputs
     completed = subprocess.run(
         [
-            sys.executable,
-            "-m",
-            "auditor",
+            *AUDITOR,
             "audit",
             "--schemas",
             str(catalog),
@@ -186,9 +177,7 @@ def test_reports_are_byte_identical_across_hash_seeds(inputs: tuple[Path, Path])
     for seed in ("1", "2", "3"):
         completed = subprocess.run(
             [
-                sys.executable,
-                "-m",
-                "auditor",
+                *AUDITOR,
                 "audit",
                 "--schemas",
                 str(catalog),

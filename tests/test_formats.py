@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import jsonschema
@@ -16,6 +15,7 @@ from auditor.report import RENDERERS, Format, render
 from auditor.report.github import MAX_ANNOTATIONS, escape_data, escape_property
 from auditor.report.markdown import MAX_CHARS
 from auditor.report.schema import report_schema
+from tests.conftest import AUDITOR
 from tests.reporting import make_report, write_inputs
 from tests.samples import ROOT, Scenario, run, scenarios
 
@@ -122,9 +122,7 @@ def test_every_format_is_byte_identical_across_hash_seeds(tmp_path: Path) -> Non
     outputs: dict[str, set[bytes]] = {}
     for seed in ("0", "1", "2"):
         args = [
-            sys.executable,
-            "-m",
-            "auditor",
+            *AUDITOR,
             "audit",
             "--schemas",
             str(catalog),

@@ -8,8 +8,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from auditor.cli import main
 from auditor.report.schema import report_schema
+from tests.conftest import run_cli
 from tests.reporting import write_inputs
 
 CATALOG = """\
@@ -24,13 +24,6 @@ broken:
   properties:
     ref: {$ref: "#/$defs/missing"}
 """
-
-
-def _run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(args)
-    out, err = capsys.readouterr()
-    return int(exit_info.value.code or 0), out, err
 
 
 def _audit(catalog: Path, log: Path, *extra: str) -> list[str]:
@@ -51,17 +44,17 @@ def test_baseline_generate_pass_new_rejection_fails_stale_reported(
 ) -> None:
     catalog, log = write_inputs(tmp_path, CATALOG, [("search", {"tags": []})])
     baseline = tmp_path / "baseline.json"
-    code, _, err = _run(_audit(catalog, log, "--generate-baseline", str(baseline)), capsys)
+    code, _, err = run_cli(_audit(catalog, log, "--generate-baseline", str(baseline)), capsys)
     assert code == 0, err
     entries = json.loads(baseline.read_text())["groups"]
     assert [e["keyword"] for e in entries] == ["minItems"]
     # Same log: the baseline accepts everything.
-    code, _, _ = _run(_audit(catalog, log, "--baseline", str(baseline)), capsys)
+    code, _, _ = run_cli(_audit(catalog, log, "--baseline", str(baseline)), capsys)
     assert code == 0
     # A new rejection fails; the accepted one is counted; nothing is stale yet.
     write_inputs(tmp_path, CATALOG, [("search", {"tags": []}), ("search", {"query": "toolong"})])
     out_json = tmp_path / "r.json"
-    code, _, _ = _run(
+    code, _, _ = run_cli(
         _audit(
             catalog, log, "--baseline", str(baseline), "--format", "json", "--output", str(out_json)
         ),
@@ -79,7 +72,7 @@ def test_baseline_generate_pass_new_rejection_fails_stale_reported(
     # The baselined rejection goes away: its entry is stale.
     write_inputs(tmp_path, CATALOG, [("search", {"tags": ["x"]})])
     out_md = tmp_path / "r.md"
-    code, _, _ = _run(
+    code, _, _ = run_cli(
         _audit(
             catalog,
             log,
@@ -110,7 +103,7 @@ def test_baseline_output_is_deterministic(
     )
     texts = set()
     for name in ("a.json", "b.json"):
-        _run(_audit(catalog, log, "--generate-baseline", str(tmp_path / name)), capsys)
+        run_cli(_audit(catalog, log, "--generate-baseline", str(tmp_path / name)), capsys)
         texts.add((tmp_path / name).read_text())
     assert len(texts) == 1
 
@@ -130,21 +123,21 @@ def test_fail_on(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], fail_on: str, calls: list[object], code: int
 ) -> None:
     catalog, log = write_inputs(tmp_path, CATALOG, calls)
-    assert _run(_audit(catalog, log, "--fail-on", fail_on), capsys)[0] == code
+    assert run_cli(_audit(catalog, log, "--fail-on", fail_on), capsys)[0] == code
 
 
 def test_unusable_baseline_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     catalog, log = write_inputs(tmp_path, CATALOG, [("search", {"tags": []})])
     bad = tmp_path / "bad.json"
     bad.write_text("[1, 2]")
-    code, _, err = _run(_audit(catalog, log, "--baseline", str(bad)), capsys)
+    code, _, err = run_cli(_audit(catalog, log, "--baseline", str(bad)), capsys)
     assert code == 2 and "not an auditor baseline" in err
 
 
 def test_format_output_pairs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     catalog, log = write_inputs(tmp_path, CATALOG, [("search", {"tags": []})])
     sarif, junit = tmp_path / "a.sarif", tmp_path / "a.xml"
-    code, out, _ = _run(
+    code, out, _ = run_cli(
         _audit(
             catalog,
             log,
@@ -167,7 +160,7 @@ def test_format_output_pairs(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert json.loads(sarif.read_text())["version"] == "2.1.0"
     assert junit.read_text().startswith("<?xml")
     assert out.startswith("::error ")
-    code, _, err = _run(
+    code, _, err = run_cli(
         _audit(catalog, log, "--format", "sarif", "--format", "json", "--output", "x"), capsys
     )
     assert code == 2 and "2 --format but 1 --output" in err
@@ -182,20 +175,20 @@ def test_config_file_with_cli_precedence(
         "no_report_files = true\n"
     )
     monkeypatch.chdir(tmp_path)
-    assert _run(["audit", "-q"], capsys)[0] == 0
-    assert _run(["audit", "-q", "--fail-on", "newly_rejected"], capsys)[0] == 1
+    assert run_cli(["audit", "-q"], capsys)[0] == 0
+    assert run_cli(["audit", "-q", "--fail-on", "newly_rejected"], capsys)[0] == 1
     # auditor.toml wins over pyproject.toml.
     (tmp_path / "auditor.toml").write_text(
         f'schemas = ["{catalog}"]\nlogs = ["{log}"]\nno_report_files = true\n'
     )
-    assert _run(["audit", "-q"], capsys)[0] == 1
+    assert run_cli(["audit", "-q"], capsys)[0] == 1
     (tmp_path / "auditor.toml").write_text("colour = 'red'\n")
-    code, _, err = _run(["audit", "-q"], capsys)
+    code, _, err = run_cli(["audit", "-q"], capsys)
     assert code == 2 and "unknown setting 'colour'" in err
 
 
 def test_schema_command_prints_the_report_schema(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = _run(["schema"], capsys)
+    code, out, _ = run_cli(["schema"], capsys)
     assert code == 0
     printed = json.loads(out)
     assert printed == report_schema()

@@ -19,10 +19,9 @@ from typing import Any
 import pytest
 import yaml
 
-from auditor.cli import main
 from auditor.limits import MAX_NESTING
+from tests.conftest import AUDITOR, run_cli
 
-AUDITOR = (sys.executable, "-m", "auditor", "audit")
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 MANIFEST = yaml.safe_load((HOSTILE / "manifest.yaml").read_text(encoding="utf-8"))
 NOT_REGULAR = "not a regular file (a FIFO, socket or device)"
@@ -70,13 +69,6 @@ GENERATORS: dict[str, Callable[[Path], None]] = {
 }
 
 
-def _run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(args)
-    out, err = capsys.readouterr()
-    return int(exit_info.value.code or 0), out, err
-
-
 def test_every_case_file_is_in_the_manifest() -> None:
     named = {case.get(key) for case in MANIFEST for key in ("schemas", "logs")}
     files = {p.name for p in HOSTILE.iterdir()} - {"manifest.yaml", "tools.json"}
@@ -101,7 +93,7 @@ def test_hostile_case(
     args = ["audit", "--schemas", case.get("schemas", "tools.json"), "--logs", case["logs"]]
     args += ["--no-report-files", "--format", "json", "--output", str(report)]
     started = time.monotonic()
-    code, _, err = _run([*args, *case.get("args", [])], capsys)
+    code, _, err = run_cli([*args, *case.get("args", [])], capsys)
     elapsed = time.monotonic() - started
 
     assert elapsed < case.get("seconds", 10)
@@ -154,7 +146,7 @@ def test_unreadable_file_in_a_directory_exits_2_naming_it(
         return real_open(file, *args, **kwargs)
 
     monkeypatch.setattr("auditor.logs.open", refusing, raising=False)
-    code, _, err = _run(["audit", "--schemas", str(catalog), "--logs", str(logs)], capsys)
+    code, _, err = run_cli(["audit", "--schemas", str(catalog), "--logs", str(logs)], capsys)
     assert code == 2
     assert err == f"auditor: error: {logs / 'b.jsonl'}: cannot read: Permission denied\n"
 
@@ -163,7 +155,7 @@ def test_unreadable_file_in_a_directory_exits_2_naming_it(
 def test_unreadable_file_really(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     catalog, logs = _catalog_and_log(tmp_path)
     (logs / "b.jsonl").chmod(0)
-    code, _, err = _run(["audit", "--schemas", str(catalog), "--logs", str(logs)], capsys)
+    code, _, err = run_cli(["audit", "--schemas", str(catalog), "--logs", str(logs)], capsys)
     assert (code, err) == (
         2,
         f"auditor: error: {logs / 'b.jsonl'}: cannot read: Permission denied\n",
@@ -175,7 +167,7 @@ def test_fifo_in_a_directory_is_named_not_waited_for(
 ) -> None:
     catalog, logs = _catalog_and_log(tmp_path)
     os.mkfifo(logs / "c.jsonl")  # opening it would wait forever for a writer
-    code, _, err = _run(["audit", "--schemas", str(catalog), "--logs", str(logs)], capsys)
+    code, _, err = run_cli(["audit", "--schemas", str(catalog), "--logs", str(logs)], capsys)
     assert code == 2
     assert (
         err
@@ -221,7 +213,7 @@ def test_disk_full_while_writing_a_report(
     monkeypatch.setattr("auditor.output.os.fdopen", lambda *a, **k: Full(real_fdopen(*a, **k)))
     reports = tmp_path / "reports"
     args = ["audit", "--schemas", str(catalog), "--logs", str(logs), "--report-dir", str(reports)]
-    code, _, err = _run(args, capsys)
+    code, _, err = run_cli(args, capsys)
     assert code == 2
     assert err == f"auditor: error: {reports / 'audit.md'}: cannot write: No space left on device\n"
     assert list(reports.iterdir()) == []  # neither the report nor its temporary file
@@ -232,7 +224,7 @@ def test_disk_full_on_stdout(tmp_path: Path) -> None:
     for extra in (["--format", "json"], ["--report-dir", str(tmp_path / "reports")]):
         with open("/dev/full", "w") as full:
             done = subprocess.run(
-                [*AUDITOR, "--schemas", str(catalog), "--logs", str(logs), *extra],
+                [*AUDITOR, "audit", "--schemas", str(catalog), "--logs", str(logs), *extra],
                 stdout=full,
                 stderr=subprocess.PIPE,
                 cwd=tmp_path,
@@ -252,7 +244,7 @@ def test_interrupted_run_exits_nonzero_and_writes_no_report(
     catalog.write_bytes((HOSTILE / "tools.json").read_bytes())
     reports = tmp_path / "reports"
     process = subprocess.Popen(
-        [*AUDITOR, "--schemas", str(catalog), "--logs", "-", "--report-dir", str(reports)],
+        [*AUDITOR, "audit", "--schemas", str(catalog), "--logs", "-", "--report-dir", str(reports)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 from jsonschema import validators
 
-from auditor.cli import main
-from tests.conftest import ROOT
+from tests.conftest import ROOT, run_cli
 
 CLASSIC = """\
 # a catalog written for a framework that never checked it
@@ -25,13 +24,6 @@ read_files:
 SARIF_SCHEMA = json.loads((ROOT / "tests" / "schemas" / "sarif-2.1.0.json").read_text())
 
 
-def _run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(args)
-    out, err = capsys.readouterr()
-    return int(exit_info.value.code or 0), out, err
-
-
 @pytest.fixture
 def classic(tmp_path: Path) -> Path:
     path = tmp_path / "tools.yaml"
@@ -42,7 +34,7 @@ def classic(tmp_path: Path) -> Path:
 def test_lint_classic_example_gives_exactly_four_findings(
     classic: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, _ = _run(["lint", str(classic)], capsys)
+    code, out, _ = run_cli(["lint", str(classic)], capsys)
     assert code == 1
     assert out.splitlines() == [
         f"{classic}:5:12: TY001 type `String` is not a JSON type: it is `string`",
@@ -56,20 +48,20 @@ def test_lint_classic_example_gives_exactly_four_findings(
 def test_lint_clean_catalog_exits_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "tools.json"
     path.write_text(json.dumps({"t": {"type": "object", "properties": {"min_items": {}}}}))
-    assert _run(["lint", str(path)], capsys) == (0, "", "")
+    assert run_cli(["lint", str(path)], capsys) == (0, "", "")
 
 
 def test_lint_select_and_ignore(classic: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    _, out, _ = _run(["lint", str(classic), "--select", "TY"], capsys)
+    _, out, _ = run_cli(["lint", str(classic), "--select", "TY"], capsys)
     assert [line.split()[1] for line in out.splitlines()] == ["TY001"]
-    code, out, _ = _run(["lint", str(classic), "--ignore", "KW001,TY001"], capsys)
+    code, out, _ = run_cli(["lint", str(classic), "--ignore", "KW001,TY001"], capsys)
     assert (code, out) == (0, "")
-    code, _, err = _run(["lint", str(classic), "--select", "ZZ9"], capsys)
+    code, _, err = run_cli(["lint", str(classic), "--select", "ZZ9"], capsys)
     assert code == 2 and "unknown finding code ZZ9" in err
 
 
 def test_lint_json_format(classic: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    _, out, _ = _run(["lint", str(classic), "--format", "json"], capsys)
+    _, out, _ = run_cli(["lint", str(classic), "--format", "json"], capsys)
     first = json.loads(out)[0]
     assert first == {
         "code": "TY001",
@@ -86,7 +78,7 @@ def test_lint_json_format(classic: Path, capsys: pytest.CaptureFixture[str]) -> 
 
 
 def test_lint_sarif_is_valid_sarif_2_1_0(classic: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    _, out, _ = _run(["lint", str(classic), "--format", "sarif"], capsys)
+    _, out, _ = run_cli(["lint", str(classic), "--format", "sarif"], capsys)
     log = json.loads(out)
     validator = validators.validator_for(SARIF_SCHEMA)(SARIF_SCHEMA)
     assert list(validator.iter_errors(log)) == []
@@ -108,7 +100,7 @@ def test_sarif_validation_would_catch_a_broken_log() -> None:
 def test_lint_github_annotations(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "a,b.yaml"
     path.write_text("t:\n  min_items: 1\n")
-    _, out, _ = _run(["lint", str(path), "--format", "github"], capsys)
+    _, out, _ = run_cli(["lint", str(path), "--format", "github"], capsys)
     escaped = str(path).replace(",", "%2C")
     assert out == (
         f"::error file={escaped},line=2,col=3,title=KW001 snake-case-keyword::"
@@ -119,19 +111,19 @@ def test_lint_github_annotations(tmp_path: Path, capsys: pytest.CaptureFixture[s
 def test_lint_unusable_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "bad.json"
     path.write_text("{")
-    code, _, err = _run(["lint", str(path)], capsys)
+    code, _, err = run_cli(["lint", str(path)], capsys)
     assert code == 2 and f"{path}:1:2: invalid JSON" in err and "Traceback" not in err
 
 
 def test_normalize_diff_check_write(classic: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = _run(["normalize", str(classic), "--diff"], capsys)
+    code, out, _ = run_cli(["normalize", str(classic), "--diff"], capsys)
     assert code == 1
     assert "-    path: {type: String}          # capitalized type" in out
     assert "+    path: {type: string}          # capitalized type" in out
-    code, out, _ = _run(["normalize", str(classic), "--check"], capsys)
+    code, out, _ = run_cli(["normalize", str(classic), "--check"], capsys)
     assert (code, out) == (1, f"would normalize {classic} (4 rewrites)\n")
     assert classic.read_text() == CLASSIC, "--check and --diff must not write"
-    code, out, _ = _run(["normalize", str(classic), "--write"], capsys)
+    code, out, _ = run_cli(["normalize", str(classic), "--write"], capsys)
     assert (code, out) == (0, f"normalized {classic} (4 rewrites)\n")
     assert classic.read_text() == (
         CLASSIC.replace("String", "string")
@@ -139,8 +131,8 @@ def test_normalize_diff_check_write(classic: Path, capsys: pytest.CaptureFixture
         .replace("any_of", "anyOf")
         .replace("additional_properties", "additionalProperties")
     )
-    assert _run(["normalize", str(classic), "--check"], capsys) == (0, "", "")
-    assert _run(["lint", str(classic)], capsys)[0] == 0
+    assert run_cli(["normalize", str(classic), "--check"], capsys) == (0, "", "")
+    assert run_cli(["lint", str(classic)], capsys)[0] == 0
 
 
 def test_normalize_leaves_an_unparseable_file_untouched(
@@ -148,7 +140,7 @@ def test_normalize_leaves_an_unparseable_file_untouched(
 ) -> None:
     broken = tmp_path / "broken.yaml"
     broken.write_text("t: [unclosed\n")
-    code, out, err = _run(["normalize", str(broken), str(classic), "--write"], capsys)
+    code, out, err = run_cli(["normalize", str(broken), str(classic), "--write"], capsys)
     assert code == 2
     assert broken.read_text() == "t: [unclosed\n"
     assert f"{broken}:" in err and "invalid YAML" in err
@@ -158,15 +150,15 @@ def test_normalize_leaves_an_unparseable_file_untouched(
 def test_normalize_needs_exactly_one_mode(
     classic: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert _run(["normalize", str(classic)], capsys)[0] == 2
-    assert _run(["normalize", str(classic), "--diff", "--write"], capsys)[0] == 2
-    code, _, err = _run(["normalize", str(classic), "--check", "--rules", "nope"], capsys)
+    assert run_cli(["normalize", str(classic)], capsys)[0] == 2
+    assert run_cli(["normalize", str(classic), "--diff", "--write"], capsys)[0] == 2
+    code, _, err = run_cli(["normalize", str(classic), "--check", "--rules", "nope"], capsys)
     assert code == 2 and "unknown rule family nope" in err
 
 
 def test_normalize_keeps_the_file_mode(classic: Path, capsys: pytest.CaptureFixture[str]) -> None:
     classic.chmod(0o640)
-    _run(["normalize", str(classic), "--write"], capsys)
+    run_cli(["normalize", str(classic), "--write"], capsys)
     assert classic.stat().st_mode & 0o777 == 0o640
 
 
@@ -178,10 +170,10 @@ def test_audit_rules_choose_the_normalization(
     log = tmp_path / "calls.jsonl"
     log.write_text('{"tool": "t", "arguments": {}}\n{"tool": "t", "arguments": null}\n')
     args = ["audit", "--schemas", str(catalog), "--logs", str(log), "--format", "json"]
-    _, out, _ = _run([*args, "--no-report-files"], capsys)
+    _, out, _ = run_cli([*args, "--no-report-files"], capsys)
     assert json.loads(out)["totals"]["newly_rejected"] == 1
-    _, out, _ = _run([*args, "--no-report-files", "--rules", "type-case"], capsys)
+    _, out, _ = run_cli([*args, "--no-report-files", "--rules", "type-case"], capsys)
     assert json.loads(out)["totals"]["newly_rejected"] == 0
-    _, out, _ = _run([*args, "--no-report-files", "--rules", "keyword-case,openapi"], capsys)
+    _, out, _ = run_cli([*args, "--no-report-files", "--rules", "keyword-case,openapi"], capsys)
     totals = json.loads(out)["totals"]
     assert (totals["newly_rejected"], totals["newly_accepted"]) == (1, 1)

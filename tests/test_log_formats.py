@@ -10,7 +10,6 @@ from __future__ import annotations
 import gzip
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ from auditor.cli import main
 from auditor.log_formats import FORMATS, LogFormat, describe
 from auditor.logs import LogFormatError, LogReader
 from auditor.models import Call, LogStats
+from tests.conftest import AUDITOR
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "logs"
 EXPECTED = sorted(FIXTURES.glob("*.expected.yaml"))
@@ -174,7 +174,7 @@ CATALOG = '{"get_weather": {"type": "object", "properties": {"city": {"min_lengt
 
 def _audit(args: list[str], stdin: bytes) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
-        [sys.executable, "-m", "auditor", "audit", *args, "--format", "json", "--no-report-files"],
+        [*AUDITOR, "audit", *args, "--format", "json", "--no-report-files"],
         input=stdin, capture_output=True, check=False,
     )  # fmt: skip
 
