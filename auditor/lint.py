@@ -8,12 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
-from pathlib import Path
 
 from auditor.catalogs import CatalogProblem, expand, read_catalog
 from auditor.models import Finding, Location
 from auditor.normalize import normalize
-from auditor.positions import key_positions
 
 
 @dataclass(frozen=True)
@@ -46,12 +44,11 @@ def lint_file(path: str) -> tuple[list[LocatedFinding], CatalogProblem | None]:
     tools, problem = read_catalog(path)
     if problem is not None:
         return [], problem
-    text = Path(path).read_text(encoding="utf-8-sig")
-    positions = key_positions(text, is_json=path.lower().endswith(".json"))
     located = []
     for tool in tools:
         for finding in normalize(tool.schema).findings:
-            line, column = positions.get(tool.pointer + finding.pointer, (None, None))
+            # The catalog reader placed every key below the tool's schema already.
+            line, column = tool.positions.get(finding.pointer, (None, None))
             located.append(LocatedFinding(finding, tool.name, Location(path, line, column)))
     return located, None
 
