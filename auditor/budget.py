@@ -79,7 +79,8 @@ class CallBudget:
 
 
 @functools.lru_cache(maxsize=1024)
-def _compiled(pattern: str) -> Any:
+def compiled_pattern(pattern: str) -> Any:
+    """``pattern`` compiled by the ``regex`` engine (which takes a timeout), remembered."""
     try:
         return regex.compile(pattern)
     except (regex.error, OverflowError, RecursionError) as error:
@@ -93,7 +94,7 @@ class _BudgetedRe:
         self._budget = budget
 
     def search(self, pattern: str, string: str) -> Any:
-        compiled = _compiled(pattern)
+        compiled = compiled_pattern(pattern)
         try:
             return compiled.search(string, timeout=self._budget.remaining())
         except TimeoutError:

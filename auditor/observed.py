@@ -6,13 +6,15 @@ so they can be counted and printed under ``--redact``; details may (see ``Observ
 
 from __future__ import annotations
 
-import re
 from typing import Final
 
 from jsonschema.exceptions import ValidationError
 
+from auditor.budget import UnusablePattern, compiled_pattern
 from auditor.models import JSON, Observation
 
+OBSERVATION_TIMEOUT: Final = 0.1
+"""Seconds one property-name match may take while describing an error."""
 MAX_OBSERVATIONS: Final = 5
 """Per error: a call sending twenty extra properties needs only a few named."""
 
@@ -67,7 +69,10 @@ def _extra_properties(error: ValidationError) -> list[str]:
 
 
 def _search(pattern: str, text: str) -> bool:
+    # A user's regex: on the budgeted engine, like every match during replay (a catastrophic
+    # patternProperties key must not hang the description of an error). Observations are only
+    # hints, so a pattern that cannot be used, or that runs out of time, matches nothing.
     try:
-        return re.search(pattern, text) is not None
-    except re.error:  # the meta-schema check makes this rare; a bad pattern matches nothing
+        return compiled_pattern(pattern).search(text, timeout=OBSERVATION_TIMEOUT) is not None
+    except (UnusablePattern, TimeoutError):
         return False
