@@ -1,11 +1,13 @@
 """Which rewritten keywords a call's evaluation reaches under the normalized schema.
 
 Two ways to the same answer. Most schemas lead to their rewritten keywords only through
-``properties``, ``items``, ``prefixItems``, ``patternProperties``, ``additionalProperties``,
+``properties``, ``items``, ``prefixItems``, ``additionalProperties``,
 ``allOf`` and local ``$ref``: there, which keywords python-jsonschema runs depends on the
 shape of the arguments alone, and ``_Paths`` follows that shape in a few microseconds.
 Where a rewritten keyword lies below anything else (``anyOf``, ``not``, ``if``...), whether
-it runs depends on verdicts, and the tracking validator below evaluates the call for real.
+it runs depends on verdicts, and where a schema has ``patternProperties`` it depends on user
+regexes, which run only under the call's time budget: there the tracking validator below
+evaluates the call for real.
 
 "0 newly rejected" means little when no logged call ever reached the rewritten keyword. A
 tracking validator, built once per tool, wraps the function of every keyword some rewrite
@@ -19,7 +21,6 @@ later optimization can memoize ``reached`` per distinct arguments text.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Final
 
@@ -91,7 +92,6 @@ class CoverageTracker:
 _FOLLOWED: Final = frozenset(
     {
         "properties",
-        "patternProperties",
         "additionalProperties",
         "items",
         "prefixItems",
@@ -111,7 +111,7 @@ class _Paths:
     Mirrors python-jsonschema: every keyword of an evaluated schema object runs (before
     2019-09, only ``$ref`` where it stands); ``properties`` descends into the properties the
     instance has, ``items`` into the items after ``prefixItems``, ``additionalProperties``
-    into the properties neither ``properties`` nor ``patternProperties`` claim, and so on.
+    into the properties ``properties`` does not name, and so on.
     """
 
     def __init__(
@@ -192,19 +192,12 @@ class _Paths:
         properties = node.get("properties") if "properties" in keywords else None
         if isinstance(properties, dict):
             found += [(sub, value[name]) for name, sub in properties.items() if name in value]
-        patterns = node.get("patternProperties") if "patternProperties" in keywords else None
-        if isinstance(patterns, dict):
-            for regex, sub in patterns.items():
-                found += [(sub, v) for k, v in value.items() if re.search(regex, k)]
+        # No patternProperties here: ``build`` leaves such schemas to the budgeted evaluation,
+        # so the properties that ``properties`` does not name are all additional.
         extra = node.get("additionalProperties") if "additionalProperties" in keywords else None
         if isinstance(extra, dict):
             named = properties if isinstance(properties, dict) else {}
-            regexes = list(patterns) if isinstance(patterns, dict) else []
-            found += [
-                (extra, v)
-                for k, v in value.items()
-                if k not in named and not any(re.search(r, k) for r in regexes)
-            ]
+            found += [(extra, v) for k, v in value.items() if k not in named]
         return found
 
     def _array_children(
