@@ -37,6 +37,7 @@ from typing import Any, Final
 import jsonschema_rs
 
 from auditor import pointers
+from auditor.budget import MAX_PATTERN_EXPANSION, pattern_expansion
 from auditor.keywords import Draft, draft_of
 from auditor.models import JSON
 
@@ -91,7 +92,12 @@ def _plain_regex(pattern: str) -> bool:
     classes, groups without flags or look-around, and quantifiers."""
     if "(?" in pattern.replace("(?:", "") or any(op in pattern for op in ("&&", "--", "~~")):
         return False
-    return _PLAIN_REGEX.fullmatch(pattern) is not None
+    # A pattern too big for the reference to compile is refused there, per call; the fast
+    # engine must not answer "accepted" in its place (nor spend its memory compiling it).
+    return (
+        _PLAIN_REGEX.fullmatch(pattern) is not None
+        and pattern_expansion(pattern) <= MAX_PATTERN_EXPANSION
+    )
 
 
 def _objects(node: JSON) -> Iterator[dict[str, JSON]]:
