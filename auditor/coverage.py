@@ -152,10 +152,14 @@ class _Paths:
         if id(self._root) not in self._leads:
             return visited
         stack: list[tuple[JSON, JSON, int]] = [(self._root, instance, 0)]
+        # What a schema object runs on a value depends on the two alone: each pair is walked
+        # once, so ``allOf``/``$ref`` fan-out (2^26 paths through 26 levels) costs its size.
+        done: set[tuple[int, int]] = set()
         while stack:
             node, value, depth = stack.pop()
-            if not isinstance(node, dict):
+            if not isinstance(node, dict) or (id(node), id(value)) in done:
                 continue
+            done.add((id(node), id(value)))
             if depth > _MAX_DEPTH or id(node) in self._blocked or node is _UNRESOLVED:
                 return None
             keywords = ("$ref",) if self._legacy_ref and "$ref" in node else tuple(node)

@@ -20,7 +20,9 @@ Where the engines differ, and how it is kept out:
   engine is built with format validation off; ``content*`` schemas stay with the reference;
 - references: the fast engine resolves every ``$ref`` when it is built and refuses remote
   ones (offline); a recursive schema stays with the reference, whose recursion limit can turn
-  a deep argument into a schema error the fast engine would not raise;
+  a deep argument into a schema error the fast engine would not raise; so does a schema whose
+  references fan out (``allOf`` of ``$ref``s to ``allOf`` of ``$ref``s...) into more
+  evaluations than ``MAX_FAN_OUT``, which the fast engine would run without any budget;
 - infinities cannot come from JSON, and anything the fast engine cannot take raises and falls
   back.
 
@@ -77,7 +79,8 @@ def trusted(schema: JSON) -> bool:
         divisor = node.get("multipleOf")
         if divisor is not None and not (isinstance(divisor, int) and not isinstance(divisor, bool)):
             return False
-    return not _recursive(schema)
+    weighed = fan_out(schema)
+    return weighed is not None and weighed[0] <= MAX_FAN_OUT and weighed[1] <= MAX_EVALUATION_DEPTH
 
 
 _PLAIN = r"[\x20-\x5a\x5e-\x7e]"
@@ -111,42 +114,81 @@ def _objects(node: JSON) -> Iterator[dict[str, JSON]]:
             stack.extend(current)
 
 
-def _recursive(schema: JSON) -> bool:
-    """Whether following local ``$ref``s from some subschema can lead back into it."""
-    refs: dict[str, list[str]] = {}  # pointer of a subschema -> the targets of refs below it
-    stack: list[tuple[JSON, str]] = [(schema, "")]
+MAX_FAN_OUT: Final = 100_000
+"""Subschema evaluations one instance value may cause, following ``$ref`` with multiplicity,
+above which the fast engine is not trusted: 40 nested ``allOf`` of two ``$ref``s to the next
+(2.9 KB) cause 2^40, and the fast engine cannot be interrupted (it holds the interpreter, deaf
+to the call budget and to signals). The reference engine checks the budget as it descends."""
+MAX_EVALUATION_DEPTH: Final = 300
+"""Steps (into a subschema or through a ``$ref``) on the longest evaluation path above which
+the fast engine is not trusted: python-jsonschema's recursion limit turns a chain of ~500
+references into a schema error, which the fast engine would not raise."""
+
+_NOT_EVALUATED: Final = frozenset({"$defs", "definitions"})
+"""Containers whose members run only where a ``$ref`` leads (then counted there)."""
+
+
+def fan_out(schema: JSON) -> tuple[int, int] | None:
+    """How many subschema evaluations one instance value can cause at most (saturating just
+    above ``MAX_FAN_OUT``) and the longest evaluation path; None when following references
+    can lead back into a subschema (or leaves the document: the fast engine refuses remote
+    references anyway).
+
+    Every object and list counts, data included, so neither is ever less than the truth.
+    Linear in the size of the schema: each node is weighed once, by identity.
+    """
+    weight: dict[int, tuple[int, int]] = {}
+    on_path: set[int] = set()
+    stack: list[tuple[JSON, list[tuple[JSON, bool]] | None]] = [(schema, None)]
     while stack:
-        node, at = stack.pop()
-        if isinstance(node, dict):
-            ref = node.get("$ref")
-            if isinstance(ref, str):
-                if not ref.startswith("#"):
-                    return True  # remote: the fast engine refuses it anyway; stay safe
-                target = (
-                    ""
-                    if ref == "#"
-                    else pointers.join("", *map(pointers.decode_token, ref[2:].split("/")))
-                )
-                refs.setdefault(at, []).append(target)
-            stack.extend((v, pointers.join(at, k)) for k, v in node.items())
-        elif isinstance(node, list):
-            stack.extend((v, pointers.join(at, i)) for i, v in enumerate(node))
+        node, successors = stack[-1]
+        if successors is None:  # first visit: note what this node leads to
+            if id(node) in weight:
+                stack.pop()
+                continue
+            found = _successors(schema, node)
+            if found is None:
+                return None
+            on_path.add(id(node))
+            stack[-1] = (node, found)
+            for successor, _ in found:
+                if id(successor) in on_path:
+                    return None  # a reference back into a subschema being evaluated
+                if id(successor) not in weight:
+                    stack.append((successor, None))
+            continue
+        stack.pop()
+        on_path.discard(id(node))
+        evaluated = [weight[id(successor)] for successor, runs in successors if runs]
+        total = 1 + sum(count for count, _ in evaluated)
+        depth = 1 + max((steps for _, steps in evaluated), default=0)
+        weight[id(node)] = (min(total, MAX_FAN_OUT + 1), min(depth, MAX_EVALUATION_DEPTH + 1))
+    return weight[id(schema)]
 
-    # A ref at site S reaches target T; T (and everything below it) runs the refs below T.
-    def below(target: str) -> list[str]:
-        return [t for site, ts in refs.items() if pointers.is_within(site, target) for t in ts]
 
-    for site, targets in refs.items():
-        seen: set[str] = set()
-        todo = list(targets)
-        while todo:
-            target = todo.pop()
-            if pointers.is_within(site, target):
-                return True
-            if target not in seen:
-                seen.add(target)
-                todo.extend(below(target))
-    return False
+def _successors(root: JSON, node: JSON) -> list[tuple[JSON, bool]] | None:
+    """The objects and lists directly in ``node`` and the target of its ``$ref``, each with
+    whether evaluating ``node`` evaluates it; None for a reference not followed here."""
+    if isinstance(node, list):
+        return [(value, True) for value in node if isinstance(value, (dict, list))]
+    if not isinstance(node, dict):
+        return []
+    found: list[tuple[JSON, bool]] = [
+        (value, key not in _NOT_EVALUATED)
+        for key, value in node.items()
+        if isinstance(value, (dict, list))
+    ]
+    ref = node.get("$ref")
+    if isinstance(ref, str):
+        if ref != "#" and not ref.startswith("#/"):
+            return None  # remote, or an anchor: not followed here; stay safe
+        tokens = ref[2:].split("/") if ref != "#" else []
+        resolved, target = pointers.resolve(
+            root, pointers.join("", *map(pointers.decode_token, tokens))
+        )
+        if resolved and isinstance(target, (dict, list)):
+            found.append((target, True))
+    return found
 
 
 class FastCheck:

@@ -4,6 +4,8 @@ are the units behind them, each with an ordinary input that must still be accept
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from auditor.budget import (
@@ -12,7 +14,7 @@ from auditor.budget import (
     compiled_pattern,
     pattern_expansion,
 )
-from auditor.engine import trusted
+from auditor.engine import MAX_EVALUATION_DEPTH, fan_out, trusted
 
 REGEX_BOMB = "^(?:(?:(?:a{1000}){1000}){1000})$"
 
@@ -54,3 +56,46 @@ def test_ordinary_patterns_still_compile_and_stay_with_the_fast_engine() -> None
     assert trusted({"properties": {"q": {"pattern": "^[a-z]{1,64}$"}}})
     assert not trusted({"properties": {"q": {"pattern": REGEX_BOMB}}})
     assert not trusted({"patternProperties": {REGEX_BOMB: {}}})
+
+
+def _fan(levels: int) -> dict[str, Any]:
+    defs: dict[str, Any] = {
+        f"d{i}": {"allOf": [{"$ref": f"#/$defs/d{i + 1}"}, {"$ref": f"#/$defs/d{i + 1}"}]}
+        for i in range(levels)
+    }
+    defs[f"d{levels}"] = {"type": "string"}
+    return {"$defs": defs, "properties": {"q": {"$ref": "#/$defs/d0"}}}
+
+
+def _chain(length: int) -> dict[str, Any]:
+    defs: dict[str, Any] = {f"c{i}": {"$ref": f"#/$defs/c{i + 1}"} for i in range(length)}
+    defs[f"c{length}"] = {"type": "string"}
+    return {"$defs": defs, "properties": {"q": {"$ref": "#/$defs/c0"}}}
+
+
+def test_fan_out_counts_reference_multiplicity() -> None:
+    # d3 = {"type": ...} weighs 1; each d(k) = 1 (itself) + its allOf list (1 + two refs, each
+    # 1 + d(k+1)); the root adds itself, "properties" and "q" (a ref: 1 + d0); $defs runs only
+    # where a ref leads, so it adds nothing.
+    d = 1
+    for _ in range(3):
+        d = 1 + 1 + 2 * (1 + d)
+    weighed = fan_out(_fan(3))
+    assert weighed is not None
+    assert weighed[0] == 1 + 1 + (1 + d) == 39
+
+
+def test_fanned_out_references_keep_the_schema_with_the_reference_engine() -> None:
+    assert trusted(_fan(10))  # 2^10 evaluations: fine for the fast engine
+    assert not trusted(_fan(40))  # 2^40: the fast engine would never return
+    assert not trusted({"$ref": "#"})  # recursive, as before
+    assert not trusted({"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}})
+
+
+def test_reference_chains_are_weighed_in_linear_time() -> None:
+    # The old walk was cubic in the chain's length (800 references: 89 s); 20,000 here.
+    weighed = fan_out(_chain(20_000))
+    assert weighed is not None
+    assert weighed[1] > MAX_EVALUATION_DEPTH  # deeper than the reference's recursion allows
+    assert not trusted(_chain(20_000))
+    assert trusted(_chain(100))  # an ordinary chain stays with the fast engine
