@@ -7,6 +7,7 @@ is ever fetched: a remote ``$ref`` is unresolvable, found when a call reaches it
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import islice
@@ -42,8 +43,12 @@ MAX_ERRORS: Final = 20
 """Errors kept per call: enough to explain it, bounded for pathological arguments."""
 MAX_MESSAGE: Final = 300
 MEMO_ENTRIES: Final = 200_000
-"""Distinct (tool, arguments) remembered across all tools: bounded memory (tens of MB), and
-most repeats are recent."""
+"""Distinct (tool, arguments) remembered across all tools: most repeats are recent."""
+MEMO_BYTES: Final = 64 << 20
+"""Memory the remembered entries may take (their keys and what they hold), whatever their
+number: 300 distinct 2 MB arguments took 600 MB when only entries were counted."""
+MEMO_MAX_ARGUMENT: Final = 256 << 10
+"""Arguments texts longer than this are replayed each time, never remembered."""
 
 _LOCAL_ONLY: Final = jsonschema_specifications.REGISTRY
 VALIDATORS: Final[dict[Draft, Any]] = {
@@ -240,19 +245,61 @@ Remembered = tuple[Outcome, tuple[ValidationIssue, ...], str | None, frozenset[i
 
 
 class Memo:
-    """A bounded map from (tool, arguments text) to what replaying gave; oldest out first."""
+    """A bounded map from (tool, arguments text) to what replaying gave; oldest out first.
 
-    def __init__(self, capacity: int) -> None:
+    Bounded in entries and in bytes: an entry is weighed by its key text and the logged data
+    its errors hold (observed values), and a text above ``max_argument`` is not kept at all.
+    """
+
+    def __init__(
+        self,
+        capacity: int,
+        max_bytes: int = MEMO_BYTES,
+        max_argument: int = MEMO_MAX_ARGUMENT,
+    ) -> None:
         self._capacity = capacity
-        self._entries: dict[tuple[str, str], Remembered] = {}
+        self._max_bytes = max_bytes
+        self._max_argument = max_argument
+        self._entries: dict[tuple[str, str], tuple[Remembered, int]] = {}
+        self.bytes = 0
+        """What the entries kept now weigh, by the measure above."""
 
     def get(self, key: tuple[str, str]) -> Remembered | None:
-        return self._entries.get(key)
+        found = self._entries.get(key)
+        return None if found is None else found[0]
 
     def put(self, key: tuple[str, str], value: Remembered) -> None:
-        if len(self._entries) >= self._capacity:
-            del self._entries[next(iter(self._entries))]
-        self._entries[key] = value
+        if len(key[1]) > self._max_argument or key in self._entries:
+            return
+        weight = _weight(key, value)
+        if weight > self._max_bytes:
+            return
+        while self._entries and (
+            len(self._entries) >= self._capacity or self.bytes + weight > self._max_bytes
+        ):
+            oldest = next(iter(self._entries))
+            self.bytes -= self._entries.pop(oldest)[1]
+        self._entries[key] = (value, weight)
+        self.bytes += weight
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+_ENTRY_OVERHEAD: Final = 256
+"""Bytes of an entry beside its texts: the tuples and records that hold them."""
+
+
+def _weight(key: tuple[str, str], value: Remembered) -> int:
+    weight = sys.getsizeof(key[0]) + sys.getsizeof(key[1]) + _ENTRY_OVERHEAD
+    for issue in value[1]:
+        weight += _ENTRY_OVERHEAD + len(issue.message)
+        for observation in issue.observed:
+            detail = observation.detail
+            weight += _ENTRY_OVERHEAD + (
+                sys.getsizeof(detail) if isinstance(detail, str) else len(_text_of(detail) or "")
+            )
+    return weight
 
 
 def _text_of(arguments: JSON) -> str | None:

@@ -4,6 +4,7 @@ are the units behind them, each with an ordinary input that must still be accept
 
 from __future__ import annotations
 
+import tracemalloc
 from typing import Any
 
 import pytest
@@ -15,6 +16,8 @@ from auditor.budget import (
     pattern_expansion,
 )
 from auditor.engine import MAX_EVALUATION_DEPTH, fan_out, trusted
+from auditor.models import Outcome
+from auditor.replay import MEMO_BYTES, MEMO_ENTRIES, MEMO_MAX_ARGUMENT, Memo, Remembered
 
 REGEX_BOMB = "^(?:(?:(?:a{1000}){1000}){1000})$"
 
@@ -99,3 +102,35 @@ def test_reference_chains_are_weighed_in_linear_time() -> None:
     assert weighed[1] > MAX_EVALUATION_DEPTH  # deeper than the reference's recursion allows
     assert not trusted(_chain(20_000))
     assert trusted(_chain(100))  # an ordinary chain stays with the fast engine
+
+
+REMEMBERED: Remembered = (Outcome.ACCEPTED, (), None, frozenset())
+
+
+@pytest.mark.parametrize("argument_bytes", [2_000_000, 250_000])
+def test_the_verdict_memo_is_bounded_in_bytes(argument_bytes: int) -> None:
+    # 300 distinct 2 MB arguments kept 600 MB when the memo counted only entries.
+    memo = Memo(MEMO_ENTRIES)
+    tracemalloc.start()
+    try:
+        for i in range(300):
+            memo.put(("search", f"{i:04}" + "x" * argument_bytes), REMEMBERED)
+        held, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert held < MEMO_BYTES + (8 << 20)
+    assert memo.bytes <= MEMO_BYTES
+    if argument_bytes > MEMO_MAX_ARGUMENT:
+        assert len(memo) == 0  # too big to be worth remembering
+    else:  # 75 MB offered: the oldest make room for the newest; ~268 fit in 64 MiB
+        assert 260 <= len(memo) < 300
+        assert memo.get(("search", "0299" + "x" * argument_bytes)) == REMEMBERED
+        assert memo.get(("search", "0000" + "x" * argument_bytes)) is None
+
+
+def test_the_verdict_memo_still_remembers_ordinary_arguments() -> None:
+    memo = Memo(MEMO_ENTRIES)
+    for i in range(1000):
+        memo.put(("search", f'{{"q": "{i}"}}'), REMEMBERED)
+    assert len(memo) == 1000
+    assert memo.get(("search", '{"q": "7"}')) == REMEMBERED
