@@ -3,14 +3,25 @@
 Each worker reads its own run of lines (no call crosses the pipe), replays it with the tools
 prepared before the workers were forked, and sends back a tally; merging the tallies in log
 order gives the tally of one pass over the log, so ``--jobs`` never changes a report.
+
+A worker that dies (the out-of-memory killer sends SIGKILL) would leave its part uncounted:
+the run stops the other workers and raises ``WorkerLost`` instead of waiting for it or
+writing a report that misses the part. A worker whose parent dies exits at once, silently.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import multiprocessing
 import os
 import signal
+import sys
+import threading
+import time
 from collections.abc import Collection, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Final
 
 from auditor.budget import DEFAULT_CALL_TIMEOUT
@@ -27,6 +38,14 @@ MIN_PART_BYTES: Final = 4 << 20
 """Below this a part costs more to hand out than to read in place."""
 PARTS_PER_JOB: Final = 4
 """More parts than workers, so a slow part does not leave the others idle."""
+
+PR_SET_PDEATHSIG: Final = 1
+"""prctl(2) option: the signal a Linux process gets when its parent dies."""
+
+
+class WorkerLost(Exception):
+    """A worker process died before returning its part: the tally would miss it."""
+
 
 _prepared: list[tuple[dict[str, ToolReplay], ReportSettings, int]] = []
 """What the workers inherit when they are forked: the replays and settings."""
@@ -92,23 +111,81 @@ def tally_in_parallel(
     stats: dict[str, LogStats] = {}
     calls = done = 0
     # fork: the workers share the prepared (compiled) tools instead of rebuilding them.
-    with multiprocessing.get_context("fork").Pool(jobs, initializer=_quiet_worker) as pool:
-        for part, (part_tally, part_stats) in zip(parts, pool.imap(_work, parts), strict=True):
+    pool = ProcessPoolExecutor(
+        jobs,
+        mp_context=multiprocessing.get_context("fork"),
+        initializer=_worker_setup,
+        initargs=(os.getpid(),),
+    )
+    finished = False
+    try:
+        results = pool.map(_work, parts)
+        for part, (part_tally, part_stats) in zip(parts, results, strict=True):
             tally.merge(part_tally)
             earlier = stats.get(part.file)
             stats[part.file] = part_stats if earlier is None else merge_stats(earlier, part_stats)
             calls += part_stats.calls
             done += part.end - part.start
             progress.update(calls, done)
+        finished = True
+    except BrokenProcessPool:
+        raise WorkerLost(_lost(pool)) from None
+    finally:
+        _stop(pool, kill=not finished)
     progress.done()
     return tally, tuple(stats[file] for file in files)
 
 
-def _quiet_worker() -> None:
+def _lost(pool: ProcessPoolExecutor) -> str:
+    """What became of the worker that died, in words."""
+    processes = dict(getattr(pool, "_processes", None) or {})
+    # The pool ends the other workers with SIGTERM once one is lost: that one is the other.
+    codes = sorted(
+        (p.exitcode for p in processes.values() if p.exitcode not in (None, 0)),
+        key=lambda code: code == -signal.SIGTERM,
+    )
+    if codes and codes[0] is not None and codes[0] < 0:
+        name = signal.Signals(-codes[0]).name
+        how = f"killed by {name}" + (
+            " (the out-of-memory killer sends it)" if name == "SIGKILL" else ""
+        )
+    else:
+        how = f"exited with code {codes[0]}" if codes else "ended unexpectedly"
+    return f"a worker process was {how}: its part of the logs was not counted"
+
+
+def _stop(pool: ProcessPoolExecutor, kill: bool) -> None:
+    """End the workers; ``kill`` ends them now (after a failure or an interruption nothing
+    they do is used)."""
+    if kill:
+        for process in list((getattr(pool, "_processes", None) or {}).values()):
+            with contextlib.suppress(Exception):
+                process.kill()
+    pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _worker_setup(parent: int) -> None:
     """Ctrl-C reaches the whole process group: only the parent reports the interruption (and
-    then ends the workers), never each worker with a traceback of its own."""
+    then ends the workers), never each worker with a traceback of its own. A worker whose
+    parent is gone (killed, say) has no one to report to: it ends at once, silently."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    armed = False
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            armed = libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+    if os.getppid() != parent:  # the parent died before the line above took effect
+        os._exit(0)
+    if not armed:
+        threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+
+
+def _watch_parent(parent: int) -> None:
+    # Where prctl is unavailable (not Linux), the parent's death shows as a new parent id.
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(0)
 
 
 def _work(part: LogPart) -> tuple[Tally, LogStats]:

@@ -4,11 +4,18 @@ are the units behind them, each with an ordinary input that must still be accept
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import subprocess
+import time
 import tracemalloc
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from auditor import parallel
 from auditor.budget import (
     MAX_PATTERN_EXPANSION,
     UnusablePattern,
@@ -16,8 +23,10 @@ from auditor.budget import (
     pattern_expansion,
 )
 from auditor.engine import MAX_EVALUATION_DEPTH, fan_out, trusted
+from auditor.logs import LogPart
 from auditor.models import Outcome
 from auditor.replay import MEMO_BYTES, MEMO_ENTRIES, MEMO_MAX_ARGUMENT, Memo, Remembered
+from tests.conftest import AUDITOR, ROOT, run_cli
 
 REGEX_BOMB = "^(?:(?:(?:a{1000}){1000}){1000})$"
 
@@ -134,3 +143,90 @@ def test_the_verdict_memo_still_remembers_ordinary_arguments() -> None:
         memo.put(("search", f'{{"q": "{i}"}}'), REMEMBERED)
     assert len(memo) == 1000
     assert memo.get(("search", '{"q": "7"}')) == REMEMBERED
+
+
+def _big_log(folder: Path) -> Path:
+    text = (ROOT / "sample_logs" / "mcp_files" / "calls.jsonl").read_text(encoding="utf-8")
+    log = folder / "calls.jsonl"
+    log.write_text(text * 30, encoding="utf-8")
+    return log
+
+
+_WORK = parallel._work
+
+
+def _dying(part: LogPart) -> Any:
+    """A worker's work that is killed after the first part, as the out-of-memory killer would."""
+    if part.start > 0:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return _WORK(part)
+
+
+def test_a_lost_worker_is_a_loud_failure_without_a_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = _big_log(tmp_path)
+    monkeypatch.setattr(parallel, "MIN_PART_BYTES", 1024)
+    monkeypatch.setattr(parallel, "_work", _dying)
+    reports = tmp_path / "reports"
+    catalog = ROOT / "sample_logs" / "mcp_files" / "tools.json"
+    args = ["audit", "--schemas", str(catalog), "--logs", str(log), "--jobs", "2"]
+    code, _, err = run_cli([*args, "--report-dir", str(reports), "-q"], capsys)
+    assert code == 3
+    assert err == (
+        "auditor: internal error: a worker process was killed by SIGKILL (the out-of-memory"
+        " killer sends it): its part of the logs was not counted; no report was written\n"
+    )
+    assert not reports.exists() or list(reports.iterdir()) == []
+
+
+JOBS_2 = ("--jobs", "2", "--no-report-files", "-q")
+
+
+def _children(pid: int) -> set[int]:
+    found: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError):
+            found |= {int(c) for c in (task / "children").read_text().split()}
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads /proc (Linux)")
+def test_workers_end_at_once_when_the_parent_is_killed(tmp_path: Path) -> None:
+    catalog = tmp_path / "tools.json"
+    catalog.write_text('{"search": {"properties": {"q": {"pattern": "^(a|a)*$"}}}}')
+    # Every call distinct (nothing memoized) and backtracking until its 2 s budget: the
+    # workers stay busy for hours unless something ends them. Over 8 MiB: two parts or more.
+    log = tmp_path / "calls.jsonl"
+    with log.open("w") as stream:
+        for i in range(120_000):
+            stream.write(f'{{"tool": "search", "arguments": {{"q": "{"a" * 28}!{i}"}}}}\n')
+    process = subprocess.Popen(
+        [*AUDITOR, "audit", "--schemas", str(catalog), "--logs", str(log), *JOBS_2],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while len(workers := _children(process.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(workers) >= 2
+        time.sleep(1)  # let them start on their parts
+    finally:
+        process.kill()
+        process.wait()
+    deadline = time.monotonic() + 20
+    while any(map(_alive, workers)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = [pid for pid in workers if _alive(pid)]
+    for pid in left:  # never leave them behind, even when the test fails
+        os.kill(pid, signal.SIGKILL)
+    assert left == []

@@ -2,7 +2,7 @@
 
 Exit codes: 0 nothing fails under ``--fail-on``; 1 a group fails (``auditor.gate``); 2 an input
 or output cannot be used (missing file, bad catalog, bad baseline or config), never for what
-the logs show.
+the logs show; 3 auditor itself failed (a ``--jobs`` worker was lost) and wrote no report.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from auditor.baseline import Baseline, BaselineProblem, parse_baseline, render_b
 from auditor.budget import DEFAULT_CALL_TIMEOUT
 from auditor.catalogs import STDIN, CatalogFormat, load_catalogs
 from auditor.cli.common import (
+    EXIT_INTERNAL,
     EXIT_OK,
     EXIT_UNUSABLE,
     UsageFailure,
@@ -35,7 +36,7 @@ from auditor.log_formats import LogFormat
 from auditor.logs import LogFormatError, check_logs
 from auditor.models import FailOn, Report, Rule
 from auditor.normalize import DEFAULT_RULES
-from auditor.parallel import audit_logs
+from auditor.parallel import WorkerLost, audit_logs
 from auditor.pipeline import DEFAULT_MAX_CALLS, ReportSettings
 from auditor.progress import Progress
 from auditor.report import Format, render
@@ -241,6 +242,9 @@ def audit(
     except (UsageFailure, ConfigProblem, BaselineProblem) as failure:
         typer.echo(f"auditor: error: {failure}", err=True)
         code = EXIT_UNUSABLE
+    except WorkerLost as lost:
+        typer.echo(f"auditor: internal error: {lost}; no report was written", err=True)
+        code = EXIT_INTERNAL
     raise typer.Exit(code)
 
 

@@ -17,6 +17,8 @@ EXIT_OK: Final = 0
 EXIT_FOUND: Final = 1
 """Something was found: a newly rejected call, a finding, a file that would change."""
 EXIT_UNUSABLE: Final = 2
+EXIT_INTERNAL: Final = 3
+"""auditor itself failed (a worker process was lost): no report was written."""
 
 
 class UsageFailure(Exception):
