@@ -323,6 +323,9 @@ class Report:
     """Every call whose outcome is not ``accepted``, in log order (up to ``max_calls``), with
     arguments redacted or truncated as the report's settings say."""
     unknown_tools: dict[str, int] = field(default_factory=dict)
+    """Calls by unknown tool name, for the first names in sorted order (a bounded number)."""
+    unknown_tools_other: int = 0
+    """Calls of the unknown tools beyond those named in ``unknown_tools``."""
     nameless_calls: int = 0
     """Unparseable calls that name no tool (a line that is not JSON, or has no tool name)."""
     overrides: tuple[Override, ...] = ()

@@ -19,6 +19,8 @@ DEFAULT_LIMIT: Final = 80
 """Characters of a logged string shown in reports: enough to recognize it, not to leak a page."""
 MAX_ITEMS: Final = 20
 """Items of a logged list shown; the rest is counted."""
+MAX_KEYS: Final = 100
+"""Keys of a logged object shown; the rest is counted under the key ``…``."""
 
 
 @dataclass(frozen=True)
@@ -31,7 +33,14 @@ class Sanitizer:
     def value(self, value: JSON) -> JSON:
         """A logged value as reports may show it."""
         if isinstance(value, dict):
-            return {key: self.value(item) for key, item in value.items()}
+            # Keys are logged data too: a long one is cut like a string, even under redaction.
+            shown_object: dict[str, JSON] = {}
+            for key, item in value.items():
+                if len(shown_object) == MAX_KEYS:
+                    shown_object["…"] = f"<{len(value) - MAX_KEYS} more keys>"
+                    break
+                shown_object.setdefault(self.key(key), self.value(item))
+            return shown_object
         if isinstance(value, list):
             shown: list[JSON] = [self.value(item) for item in value[:MAX_ITEMS]]
             if len(value) > MAX_ITEMS:
@@ -39,9 +48,13 @@ class Sanitizer:
             return shown
         if self.redact:
             return shape(value)
-        if isinstance(value, str) and len(value) > self.limit:
-            return f"{value[: self.limit]}… (+{len(value) - self.limit} chars)"
+        if isinstance(value, str):
+            return _cut(value, self.limit)
         return value
+
+    def key(self, key: str) -> str:
+        """A logged object key as reports may show it: cut to the limit, never masked."""
+        return _cut(key, self.limit)
 
     def text(self, raw: str) -> str:
         """Log text that did not parse."""
@@ -69,6 +82,8 @@ class Sanitizer:
 
     def observation(self, observation: Observation) -> Observation:
         if not observation.detail_is_value:
+            if isinstance(observation.detail, str):  # a property name: a key
+                return replace(observation, detail=self.key(observation.detail))
             return observation
         return replace(observation, detail=self.value(observation.detail))
 
@@ -88,15 +103,22 @@ class Sanitizer:
         _, value = pointers.resolve(arguments, issue.instance_pointer)
         return replace(
             issue,
+            instance_pointer=pointers.from_segments(
+                self.key(segment) for segment in pointers.split(issue.instance_pointer)
+            ),
             message=self.message(issue.message, value, issue.keyword, issue.instance_pointer),
             observed=tuple(self.observation(o) for o in issue.observed),
         )
 
 
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else f"{text[:limit]}… (+{len(text) - limit} chars)"
+
+
 def shape(value: JSON) -> JSON:
     """A scalar's shape: ``"<string, 12 chars>"``, ``"<number>"``; containers keep structure."""
     if isinstance(value, dict):
-        return {key: shape(item) for key, item in value.items()}
+        return {_cut(key, DEFAULT_LIMIT): shape(item) for key, item in value.items()}
     if isinstance(value, list):
         return [shape(item) for item in value]
     return shape_text(value)
@@ -115,6 +137,9 @@ def shape_text(value: JSON) -> str:
     if isinstance(value, list):
         return f"<list, {len(value)} items>"
     if isinstance(value, dict):
-        keys = json.dumps(sorted(value), ensure_ascii=False)
+        names = [_cut(key, DEFAULT_LIMIT) for key in sorted(value)[:MAX_KEYS]]
+        if len(value) > MAX_KEYS:
+            names.append(f"<{len(value) - MAX_KEYS} more keys>")
+        keys = json.dumps(names, ensure_ascii=False)
         return f"<object, keys {keys}>"
     return f"<{type(value).__name__}>"

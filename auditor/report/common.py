@@ -108,6 +108,9 @@ def summary_rows(report: Report) -> tuple[list[str], list[list[object]]]:
     rows: list[list[object]] = [_tool_row(tool) for tool in report.tools]
     for name, count in report.unknown_tools.items():
         rows.append([f"{name} (unknown tool)", count, *([0] * len(SUMMARY_OUTCOMES)), "-"])
+    if report.unknown_tools_other:
+        count = report.unknown_tools_other
+        rows.append(["(other unknown tools)", count, *([0] * len(SUMMARY_OUTCOMES)), "-"])
     if report.nameless_calls:
         nameless = [0] * len(SUMMARY_OUTCOMES)
         nameless[SUMMARY_OUTCOMES.index(Outcome.UNPARSEABLE)] = report.nameless_calls

@@ -55,6 +55,7 @@ def as_dict(report: Report) -> dict[str, Any]:
             for o in report.overrides
         ],
         "unknown_tools": dict(report.unknown_tools),
+        "unknown_tools_other_calls": report.unknown_tools_other,
         "calls_naming_no_tool": report.nameless_calls,
         "coverage": {
             "rewrites": report.rewrite_count,
