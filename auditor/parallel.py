@@ -139,6 +139,8 @@ def tally_in_parallel(
 def _lost(pool: ProcessPoolExecutor) -> str:
     """What became of the worker that died, in words."""
     processes = dict(getattr(pool, "_processes", None) or {})
+    for process in processes.values():
+        process.join(timeout=5)  # the pool is ending them: their exit codes say how
     # The pool ends the other workers with SIGTERM once one is lost: that one is the other.
     codes = sorted(
         (p.exitcode for p in processes.values() if p.exitcode not in (None, 0)),

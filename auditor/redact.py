@@ -95,7 +95,12 @@ class Sanitizer:
             unparsed = Unparsed(self.text(unparsed.raw), unparsed.reason)
         return replace(
             result,
-            call=replace(call, arguments=self.value(call.arguments), unparsed=unparsed),
+            call=replace(
+                call,
+                tool=None if call.tool is None else self.key(call.tool),
+                arguments=self.value(call.arguments),
+                unparsed=unparsed,
+            ),
             errors=tuple(self.issue(issue, call.arguments) for issue in result.errors),
         )
 

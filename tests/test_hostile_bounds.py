@@ -5,7 +5,9 @@ are the units behind them, each with an ordinary input that must still be accept
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import random
 import signal
 import subprocess
 import time
@@ -24,7 +26,8 @@ from auditor.budget import (
 )
 from auditor.engine import MAX_EVALUATION_DEPTH, fan_out, trusted
 from auditor.logs import LogPart
-from auditor.models import Outcome
+from auditor.models import Call, CallResult, Outcome
+from auditor.pipeline import MAX_TOOL_NAME, MAX_UNKNOWN_TOOLS, ReportSettings, Tally
 from auditor.replay import MEMO_BYTES, MEMO_ENTRIES, MEMO_MAX_ARGUMENT, Memo, Remembered
 from tests.conftest import AUDITOR, ROOT, run_cli
 
@@ -230,3 +233,107 @@ def test_workers_end_at_once_when_the_parent_is_killed(tmp_path: Path) -> None:
     for pid in left:  # never leave them behind, even when the test fails
         os.kill(pid, signal.SIGKILL)
     assert left == []
+
+
+def _run_json(
+    folder: Path, catalog: str, lines: list[str], capsys: pytest.CaptureFixture[str], *extra: str
+) -> tuple[str, dict[str, Any]]:
+    (folder / "tools.json").write_text(catalog)
+    (folder / "calls.jsonl").write_text("".join(line + "\n" for line in lines))
+    report = folder / "report.json"
+    args = ["audit", "--schemas", str(folder / "tools.json"), "--logs", str(folder / "calls.jsonl")]
+    code, _, err = run_cli(
+        [
+            *args,
+            "--no-report-files",
+            "--fail-on",
+            "never",
+            "--format",
+            "json",
+            "--output",
+            str(report),
+            *extra,
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    text = report.read_text(encoding="utf-8")
+    return text, json.loads(text)
+
+
+def _unknown(name: str) -> str:
+    return json.dumps({"tool": name, "arguments": {}})
+
+
+def test_unknown_tool_names_are_capped_and_the_rest_counted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    names = ["a" * 10_000, *(f"tool-{i:05}" for i in range(3000)), "tool-00000", "tool-00000"]
+    names.append("z" * 10_000)
+    text, report = _run_json(tmp_path, '{"search": {}}', [_unknown(n) for n in names], capsys)
+    # The first 1,000 names in sorted order: the long "a…" one, tool-00000 (3 calls) and
+    # tool-00001 to tool-00998; the other 2,001 tool-… names and the long "z…" one are counted.
+    kept = report["unknown_tools"]
+    assert len(kept) == MAX_UNKNOWN_TOOLS == 1000
+    assert kept["a" * MAX_TOOL_NAME + "… (+9800 chars)"] == 1
+    assert kept["tool-00000"] == 3
+    assert "tool-00998" in kept and "tool-00999" not in kept
+    assert report["unknown_tools_other_calls"] == 2002
+    assert report["totals"]["unknown_tool"] == 3004 == sum(kept.values()) + 2002
+    # Neither 10,000-character name is anywhere whole (the calls list cuts them to 80).
+    assert "a" * 1000 not in text and "z" * 1000 not in text
+
+
+def test_unknown_tool_names_merge_exactly_across_parts() -> None:
+    rng = random.Random(11)
+    names = [f"t{rng.randrange(5000)}" for _ in range(20_000)]
+    results = [
+        CallResult(Call(f"log:{i}", name, {}), Outcome.UNKNOWN_TOOL) for i, name in enumerate(names)
+    ]
+    settings = ReportSettings(max_calls=0)
+    whole = Tally({}, settings)
+    for result in results:
+        whole.add(result, frozenset())
+    whole.trim_unknown()
+    merged = Tally({}, settings)
+    for start in range(0, len(results), 3000):
+        part = Tally({}, settings)
+        for result in results[start : start + 3000]:
+            part.add(result, frozenset())
+        merged.merge(part)
+    merged.trim_unknown()
+    assert merged.unknown == whole.unknown
+    assert len(whole.unknown) == MAX_UNKNOWN_TOOLS
+    assert merged.unknown_other == whole.unknown_other
+    assert whole.unknown_other + sum(whole.unknown.values()) == len(names)
+
+
+LONG_KEY = "k" * 100_000
+KEYED_CATALOG = json.dumps(
+    {
+        "open": {"type": "object", "additional_properties": {"type": "string"}},
+        "closed": {"type": "object", "additional_properties": False},
+    }
+)
+
+
+@pytest.mark.parametrize("extra", [(), ("--redact",)])
+def test_logged_keys_are_cut_like_values(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: tuple[str, ...]
+) -> None:
+    lines = [
+        json.dumps({"tool": "open", "arguments": {LONG_KEY: 1}}),
+        json.dumps({"tool": "closed", "arguments": {LONG_KEY: "x"}}),
+        json.dumps({"tool": "closed", "arguments": {f"p{i}": i for i in range(1000)}}),
+    ]
+    text, report = _run_json(tmp_path, KEYED_CATALOG, lines, capsys, *extra)
+    assert report["totals"]["newly_rejected"] == 3
+    shown = "k" * 80 + "… (+99920 chars)"
+    first, second, third = report["calls"]
+    assert list(first["arguments"]) == [shown]
+    assert first["errors"][0]["instance_pointer"] == "/" + shown
+    assert list(second["arguments"]) == [shown]
+    assert len(third["arguments"]) == 101 and third["arguments"]["…"] == "<900 more keys>"
+    # The three 100 KB keys and the 1,000-key object are nowhere whole.
+    assert LONG_KEY[:1000] not in text
+    assert len(text) < 100_000
