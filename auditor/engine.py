@@ -32,11 +32,13 @@ arguments and on the project's own cases.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from typing import Any, Final
 
 import jsonschema_rs
+from jsonschema import validators
 
 from auditor import pointers
 from auditor.budget import MAX_PATTERN_EXPANSION, pattern_expansion
@@ -50,6 +52,14 @@ _RS_CLASSES: Final[dict[Draft, Any]] = {
     Draft.DRAFT2019: jsonschema_rs.Draft201909Validator,
     Draft.DRAFT2020: jsonschema_rs.Draft202012Validator,
 }
+VALIDATORS_BY_DRAFT: Final[dict[Draft, Any]] = {
+    Draft.DRAFT4: validators.Draft4Validator,
+    Draft.DRAFT6: validators.Draft6Validator,
+    Draft.DRAFT7: validators.Draft7Validator,
+    Draft.DRAFT2019: validators.Draft201909Validator,
+    Draft.DRAFT2020: validators.Draft202012Validator,
+}
+"""python-jsonschema's validator per draft, for its meta-schemas."""
 _REFERENCE_ONLY: Final = frozenset(
     {
         "contentEncoding",
@@ -189,6 +199,42 @@ def _successors(root: JSON, node: JSON) -> list[tuple[JSON, bool]] | None:
         if resolved and isinstance(target, (dict, list)):
             found.append((target, True))
     return found
+
+
+@functools.cache
+def _meta_validator(draft: Draft) -> Any:
+    meta_schema = VALIDATORS_BY_DRAFT[draft].META_SCHEMA
+    return _RS_CLASSES[draft](meta_schema, validate_formats=False, offline=True)
+
+
+def meta_valid(draft: Draft, schema: JSON) -> bool:
+    """True only when ``schema`` certainly passes its draft's meta-schema as python-jsonschema
+    checks it; False means *ask python-jsonschema*, which says why.
+
+    The fast engine checks the meta-schema without formats; the one format python-jsonschema
+    asserts there, ``regex``, is checked here with Python's ``re`` on every ``pattern`` and
+    ``patternProperties`` key (data included: a false alarm only costs the slow check).
+    Checking the meta-schema is most of what preparing a tool costs.
+    """
+    for node in _objects(schema):
+        regexes = [node.get("pattern")]
+        if isinstance(node.get("patternProperties"), dict):
+            regexes += list(node["patternProperties"])
+        for regex in regexes:
+            if isinstance(regex, str) and not _python_regex(regex):
+                return False
+    try:
+        return bool(_meta_validator(draft).is_valid(schema))
+    except Exception:  # a schema the fast engine cannot take: python-jsonschema decides
+        return False
+
+
+def _python_regex(pattern: str) -> bool:
+    try:
+        re.compile(pattern)
+    except (re.error, RecursionError, OverflowError, ValueError):
+        return False
+    return True
 
 
 class FastCheck:

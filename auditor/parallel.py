@@ -1,7 +1,8 @@
 """Audit log files, in worker processes part by part where the logs allow it.
 
 Each worker reads its own run of lines (no call crosses the pipe), replays it with the tools
-prepared before the workers were forked, and sends back a tally; merging the tallies in log
+it inherits from the parent (each compiled on its first call in that worker), and sends back
+a tally; merging the tallies in log
 order gives the tally of one pass over the log, so ``--jobs`` never changes a report.
 
 A worker that dies (the out-of-memory killer sends SIGKILL) would leave its part uncounted:
@@ -30,9 +31,15 @@ from auditor.log_formats import LogFormat
 from auditor.logs import LogPart, LogReader, merge_stats, split
 from auditor.models import LogStats, Override, Report, Rule, ToolSchema
 from auditor.normalize import DEFAULT_RULES
-from auditor.pipeline import ReportSettings, Tally, build_report, count_calls, prepare
+from auditor.pipeline import (
+    Replays,
+    ReportSettings,
+    Tally,
+    build_report,
+    count_calls,
+    prepare,
+)
 from auditor.progress import Progress
-from auditor.replay import ToolReplay
 
 MIN_PART_BYTES: Final = 4 << 20
 """Below this a part costs more to hand out than to read in place."""
@@ -47,7 +54,7 @@ class WorkerLost(Exception):
     """A worker process died before returning its part: the tally would miss it."""
 
 
-_prepared: list[tuple[dict[str, ToolReplay], ReportSettings, int]] = []
+_prepared: list[tuple[Replays, ReportSettings, int]] = []
 """What the workers inherit when they are forked: the replays and settings."""
 
 
@@ -85,7 +92,7 @@ def audit_logs(
 
 
 def tally_in_parallel(
-    replays: dict[str, ToolReplay],
+    replays: Replays,
     files: Sequence[str],
     fmt: LogFormat | None,
     jobs: int,
@@ -110,7 +117,7 @@ def tally_in_parallel(
     tally = Tally(replays, settings)
     stats: dict[str, LogStats] = {}
     calls = done = 0
-    # fork: the workers share the prepared (compiled) tools instead of rebuilding them.
+    # fork: the workers share the loaded catalog and whatever the parent compiled already.
     pool = ProcessPoolExecutor(
         jobs,
         mp_context=multiprocessing.get_context("fork"),

@@ -6,7 +6,7 @@ give the same Report.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, Protocol
 
@@ -34,7 +34,7 @@ from auditor.models import (
 )
 from auditor.normalize import DEFAULT_RULES, Normalized, normalize
 from auditor.redact import DEFAULT_LIMIT, Sanitizer
-from auditor.replay import MEMO_ENTRIES, Memo, ToolReplay
+from auditor.replay import MEMO_ENTRIES, Memo, ToolReplay, schema_problem
 
 
 class CallSource(Protocol):
@@ -45,19 +45,70 @@ class CallSource(Protocol):
     def stats(self) -> tuple[LogStats, ...]: ...
 
 
+class Replays(Mapping[str, ToolReplay]):
+    """Every tool's replay by name, each built on its tool's first call.
+
+    Compiling a tool (validators, the fast engine, coverage, causes) is most of an audit's
+    setup, and a catalog may hold far more tools than the logs call: 100,000 tools took
+    765 MB and 50 s up front. A tool never called is only normalized and checked against its
+    meta-schema when the report is built (``summary``), then forgotten.
+    """
+
+    def __init__(
+        self,
+        tools: Iterable[ToolSchema],
+        rules: Collection[Rule],
+        fast: bool = True,
+        call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
+    ) -> None:
+        self._tools = {tool.name: tool for tool in tools}
+        self._rules = rules
+        self._fast = fast
+        self._memo = Memo(MEMO_ENTRIES)
+        self._budget = CallBudget(call_timeout)  # calls run one at a time: one budget serves all
+        self._built: dict[str, ToolReplay] = {}
+
+    def __getitem__(self, name: str) -> ToolReplay:
+        replay = self._built.get(name)
+        if replay is None:
+            tool = self._tools[name]
+            replay = ToolReplay(
+                tool, _normalize(tool, self._rules), self._fast, self._memo, self._budget
+            )
+            self._built[name] = replay
+        return replay
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._tools)
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def summary(self, name: str) -> tuple[ToolSchema, Normalized, str | None, str | None]:
+        """A tool, its normalization and why its old and new schema cannot be used (None:
+        they can), without compiling a tool that was never called."""
+        replay = self._built.get(name)
+        if replay is not None:
+            return replay.tool, replay.normalized, replay.old.problem, replay.new.problem
+        tool = self._tools[name]
+        normalized = _normalize(tool, self._rules)
+        new = schema_problem(normalized.schema)
+        old = new if not normalized.rewrites else schema_problem(tool.schema)
+        return tool, normalized, old, new
+
+
 def prepare(
     tools: Iterable[ToolSchema],
     rules: Collection[Rule],
     fast: bool = True,
     call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
-) -> dict[str, ToolReplay]:
-    """Normalize and compile every tool once. ``fast=False``: the reference engine only;
-    evaluating one call may take ``call_timeout`` seconds (None: unbounded)."""
-    memo = Memo(MEMO_ENTRIES)
-    budget = CallBudget(call_timeout)  # calls run one at a time: one budget serves all
-    return {
-        tool.name: ToolReplay(tool, _normalize(tool, rules), fast, memo, budget) for tool in tools
-    }
+) -> Replays:
+    """Every tool, normalized and compiled on its first call. ``fast=False``: the reference
+    engine only; evaluating one call may take ``call_timeout`` seconds (None: unbounded)."""
+    return Replays(tools, rules, fast, call_timeout)
 
 
 def _normalize(tool: ToolSchema, rules: Collection[Rule]) -> Normalized:
@@ -74,7 +125,7 @@ def _unresolved(normalized: Normalized) -> tuple[Finding, ...]:
     return tuple(f for f in normalized.findings if f.pointer not in fixed)
 
 
-def replay_call(replays: dict[str, ToolReplay], call: Call) -> CallResult:
+def replay_call(replays: Mapping[str, ToolReplay], call: Call) -> CallResult:
     """One call's outcome, checked in the order DESIGN.md gives."""
     return evaluate_call(replays, call)[0]
 
@@ -82,7 +133,9 @@ def replay_call(replays: dict[str, ToolReplay], call: Call) -> CallResult:
 _NOTHING_REACHED: frozenset[int] = frozenset()
 
 
-def evaluate_call(replays: dict[str, ToolReplay], call: Call) -> tuple[CallResult, frozenset[int]]:
+def evaluate_call(
+    replays: Mapping[str, ToolReplay], call: Call
+) -> tuple[CallResult, frozenset[int]]:
     """One call's outcome and the indices of its tool's rewrites its evaluation reached."""
     if call.tool is not None and call.tool not in replays:
         return CallResult(call, Outcome.UNKNOWN_TOOL), _NOTHING_REACHED
@@ -124,11 +177,14 @@ class Tally:
     order, which gives exactly the tally of one pass over the whole log.
     """
 
-    def __init__(self, replays: dict[str, ToolReplay], settings: ReportSettings) -> None:
+    def __init__(self, replays: Mapping[str, ToolReplay], settings: ReportSettings) -> None:
+        """``replays``: the tools calls are counted for (only the called ones take room)."""
         self._sanitizer = Sanitizer(settings.redact, settings.value_limit)
         self._max_calls = settings.max_calls
-        self.counts = {name: dict.fromkeys(Outcome, 0) for name in replays}
-        self.reached = {name: [0] * len(r.normalized.rewrites) for name, r in replays.items()}
+        self.counts: dict[str, dict[Outcome, int]] = {}
+        """Outcome counts of each tool called at least once."""
+        self.reached: dict[str, dict[int, int]] = {}
+        """Calls that reached each rewrite (by index) of each tool called at least once."""
         self.totals = dict.fromkeys(Outcome, 0)
         self.unknown: dict[str, int] = {}
         """Calls by unknown tool name: the ``MAX_UNKNOWN_TOOLS`` first names in sorted order,
@@ -147,10 +203,15 @@ class Tally:
         self.totals[result.outcome] += 1
         if result.outcome is Outcome.UNKNOWN_TOOL and call.tool is not None:
             self._count_unknown(_short_name(call.tool), 1)
-        elif call.tool in self.counts:
-            self.counts[call.tool][result.outcome] += 1
-            for index in reached:
-                self.reached[call.tool][index] += 1
+        elif call.tool is not None:  # a known tool: unknown ones are counted above
+            counts = self.counts.get(call.tool)
+            if counts is None:
+                counts = self.counts[call.tool] = dict.fromkeys(Outcome, 0)
+            counts[result.outcome] += 1
+            if reached:
+                tool_reached = self.reached.setdefault(call.tool, {})
+                for index in reached:
+                    tool_reached[index] = tool_reached.get(index, 0) + 1
         else:
             self.nameless += 1
         if result.outcome is Outcome.ACCEPTED:
@@ -186,10 +247,13 @@ class Tally:
         for outcome, count in later.totals.items():
             self.totals[outcome] += count
         for name, counts in later.counts.items():
+            mine = self.counts.setdefault(name, dict.fromkeys(Outcome, 0))
             for outcome, count in counts.items():
-                self.counts[name][outcome] += count
+                mine[outcome] += count
         for name, reached in later.reached.items():
-            self.reached[name] = [a + b for a, b in zip(self.reached[name], reached, strict=True)]
+            tool_reached = self.reached.setdefault(name, {})
+            for index, count in reached.items():
+                tool_reached[index] = tool_reached.get(index, 0) + count
         for name, count in later.unknown.items():
             self._count_unknown(name, count)
         self.unknown_other += later.unknown_other
@@ -227,7 +291,7 @@ def audit(
 
 
 def count_calls(
-    replays: dict[str, ToolReplay], calls: Iterable[Call], settings: ReportSettings
+    replays: Mapping[str, ToolReplay], calls: Iterable[Call], settings: ReportSettings
 ) -> Tally:
     """Replay a stream of calls into a fresh tally."""
     tally = Tally(replays, settings)
@@ -237,7 +301,7 @@ def count_calls(
 
 
 def build_report(
-    replays: dict[str, ToolReplay],
+    replays: Replays,
     tally: Tally,
     log_inputs: tuple[LogStats, ...],
     schema_inputs: Sequence[str],
@@ -246,22 +310,7 @@ def build_report(
 ) -> Report:
     """The Report of a complete tally."""
     tally.trim_unknown()
-    summaries = tuple(
-        ToolSummary(
-            name=name,
-            location=replay.tool.location,
-            pointer=replay.tool.pointer,
-            shape=replay.tool.shape,
-            rewrites=replay.normalized.rewrites,
-            findings=_unresolved(replay.normalized),
-            counts=tally.counts[name],
-            old_schema_problem=replay.old.problem,
-            new_schema_problem=replay.new.problem,
-            reached=tuple(tally.reached[name]),
-            rewrite_locations=tuple(_location(replay.tool, r) for r in replay.normalized.rewrites),
-        )
-        for name, replay in sorted(replays.items())
-    )
+    summaries = tuple(_summary(name, replays, tally) for name in sorted(replays))
     accepted = settings.baseline.fingerprints if settings.baseline else frozenset()
     groups = tally.collector.groups({t.name: t.call_count for t in summaries}, accepted)
     return Report(
@@ -281,6 +330,24 @@ def build_report(
         baseline=_baseline_use(settings.baseline, groups),
         generated_at=settings.generated_at,
         fail_on=settings.fail_on,
+    )
+
+
+def _summary(name: str, replays: Replays, tally: Tally) -> ToolSummary:
+    tool, normalized, old_problem, new_problem = replays.summary(name)
+    reached = tally.reached.get(name, {})
+    return ToolSummary(
+        name=name,
+        location=tool.location,
+        pointer=tool.pointer,
+        shape=tool.shape,
+        rewrites=normalized.rewrites,
+        findings=_unresolved(normalized),
+        counts=tally.counts.get(name) or dict.fromkeys(Outcome, 0),
+        old_schema_problem=old_problem,
+        new_schema_problem=new_problem,
+        reached=tuple(reached.get(index, 0) for index in range(len(normalized.rewrites))),
+        rewrite_locations=tuple(_location(tool, r) for r in normalized.rewrites),
     )
 
 

@@ -23,7 +23,7 @@ from auditor import pointers
 from auditor.budget import CallBudget, CallTimeout, UnusablePattern, budgeted
 from auditor.causes import CauseFinder
 from auditor.coverage import CoverageTracker
-from auditor.engine import FastCheck
+from auditor.engine import FastCheck, meta_valid
 from auditor.keywords import Draft, draft_of
 from auditor.limits import MAX_NESTING, too_deep
 from auditor.models import (
@@ -72,11 +72,25 @@ class Compiled:
 def compile_schema(schema: JSON, budget: CallBudget | None = None) -> Compiled:
     """Check ``schema`` against its meta-schema and build its validator once; with a
     ``budget``, evaluating a call stops with ``CallTimeout`` when it runs out."""
+    problem = schema_problem(schema)
+    if problem is not None:
+        return Compiled(None, problem)
+    cls: Any = VALIDATORS[draft_of(schema)]
+    evaluator = cls if budget is None else budgeted(cls, budget)
+    return Compiled(evaluator(schema, registry=_LOCAL_ONLY), None)
+
+
+def schema_problem(schema: JSON) -> str | None:
+    """Why ``schema`` cannot be used for any call (its meta-schema refuses it, or it nests too
+    deeply), or None; what ``compile_schema`` says, without building anything."""
     if too_deep(schema):  # checked first: the meta-schema check itself recurses
-        return Compiled(None, f"nests more than {MAX_NESTING} levels deep (too deep to evaluate)")
+        return f"nests more than {MAX_NESTING} levels deep (too deep to evaluate)"
     # The draft is read the way the normalizer reads it (https and a missing "#" included),
     # so both stages always agree on the vocabulary.
-    cls: Any = VALIDATORS[draft_of(schema)]
+    draft = draft_of(schema)
+    if meta_valid(draft, schema):  # the fast engine's word, where it is python-jsonschema's
+        return None
+    cls: Any = VALIDATORS[draft]
     meta_cls: Any = validators.validator_for(cls.META_SCHEMA, default=cls)
     meta = meta_cls(cls.META_SCHEMA, format_checker=cls.FORMAT_CHECKER)
     try:
@@ -86,13 +100,12 @@ def compile_schema(schema: JSON, budget: CallBudget | None = None) -> Compiled:
             (pointers.from_segments(e.absolute_path), e.message) for e in meta.iter_errors(schema)
         )
     except RecursionError:
-        return Compiled(None, "is nested too deeply to check against its meta-schema")
+        return "is nested too deeply to check against its meta-schema"
     if problems:
         where, message = problems[0]
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-        return Compiled(None, _clip(f"fails its meta-schema at '{where}': {message}{more}"))
-    evaluator = cls if budget is None else budgeted(cls, budget)
-    return Compiled(evaluator(schema, registry=_LOCAL_ONLY), None)
+        return _clip(f"fails its meta-schema at '{where}': {message}{more}")
+    return None
 
 
 class ToolReplay:

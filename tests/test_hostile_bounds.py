@@ -5,6 +5,7 @@ are the units behind them, each with an ordinary input that must still be accept
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
 import os
 import random
@@ -12,10 +13,12 @@ import signal
 import subprocess
 import time
 import tracemalloc
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from jsonschema import validators
 
 from auditor import parallel
 from auditor.budget import (
@@ -24,12 +27,32 @@ from auditor.budget import (
     compiled_pattern,
     pattern_expansion,
 )
-from auditor.engine import MAX_EVALUATION_DEPTH, fan_out, trusted
+from auditor.engine import MAX_EVALUATION_DEPTH, fan_out, meta_valid, trusted
+from auditor.keywords import draft_of
 from auditor.logs import LogPart
-from auditor.models import Call, CallResult, Outcome
-from auditor.pipeline import MAX_TOOL_NAME, MAX_UNKNOWN_TOOLS, ReportSettings, Tally
-from auditor.replay import MEMO_BYTES, MEMO_ENTRIES, MEMO_MAX_ARGUMENT, Memo, Remembered
-from tests.conftest import AUDITOR, ROOT, run_cli
+from auditor.models import Call, CallResult, Location, LogStats, Outcome, ToolSchema
+from auditor.normalize import DEFAULT_RULES
+from auditor.pipeline import (
+    MAX_TOOL_NAME,
+    MAX_UNKNOWN_TOOLS,
+    ReportSettings,
+    Tally,
+    build_report,
+    count_calls,
+    prepare,
+)
+from auditor.replay import (
+    MEMO_BYTES,
+    MEMO_ENTRIES,
+    MEMO_MAX_ARGUMENT,
+    VALIDATORS,
+    Memo,
+    Remembered,
+    ToolReplay,
+    schema_problem,
+)
+from auditor.report import Format, render
+from tests.conftest import AUDITOR, ROOT, load_cases, run_cli
 
 REGEX_BOMB = "^(?:(?:(?:a{1000}){1000}){1000})$"
 
@@ -337,3 +360,109 @@ def test_logged_keys_are_cut_like_values(
     # The three 100 KB keys and the 1,000-key object are nowhere whole.
     assert LONG_KEY[:1000] not in text
     assert len(text) < 100_000
+
+
+def _catalog_of(count: int) -> list[ToolSchema]:
+    shapes: list[Any] = [
+        {"type": "object", "properties": {"q": {"type": "string", "min_length": 1}}},
+        {"type": "object", "properties": {"n": {"type": "Integer"}}},  # unusable before
+        {"type": "object", "properties": {"p": {"pattern": "("}}},  # unusable either way
+        {"type": "object", "properties": {"q": {"type": "string"}}},  # nothing to rewrite
+    ]
+    return [
+        ToolSchema(
+            f"t{i:04}",
+            copy.deepcopy(shapes[i % 4]),
+            Location("tools.json", i + 1, 1),
+            "",
+            "mapping",
+        )
+        for i in range(count)
+    ]
+
+
+class _Calls:
+    def __init__(self, calls: list[Call]) -> None:
+        self._calls = calls
+
+    def __iter__(self) -> Iterator[Call]:
+        return iter(self._calls)
+
+    def stats(self) -> tuple[LogStats, ...]:
+        return ()
+
+
+def test_only_called_tools_are_compiled_and_the_report_is_the_same(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # 10^5 tools took 50 s and 765 MB to compile up front; now a tool compiles on its first
+    # call, and a tool never called is summarized (rewrites, findings, problems) at the end.
+    tools = _catalog_of(400)
+    calls = [Call(f"log:{i}", name, {"q": ""}) for i, name in enumerate(["t0000", "t0001"] * 3)]
+    built: list[str] = []
+    real_init = ToolReplay.__init__
+
+    def counting(self: ToolReplay, tool: ToolSchema, *args: Any, **kwargs: Any) -> None:
+        built.append(tool.name)
+        real_init(self, tool, *args, **kwargs)
+
+    monkeypatch.setattr(ToolReplay, "__init__", counting)
+    settings = ReportSettings()
+    replays = prepare(tools, DEFAULT_RULES)
+    lazy = build_report(
+        replays, count_calls(replays, _Calls(calls), settings), (), [], [], settings
+    )
+    assert built == ["t0000", "t0001"]
+
+    eager = prepare(tools, DEFAULT_RULES)
+    for name in eager:  # every tool compiled up front, as before
+        eager[name]
+    tally = count_calls(eager, _Calls(calls), settings)
+    assert render(lazy, Format.JSON) == render(
+        build_report(eager, tally, (), [], [], settings), Format.JSON
+    )
+    summaries = {tool.name: tool for tool in lazy.tools}
+    assert summaries["t0001"].old_schema_problem is not None  # type: Integer
+    assert summaries["t0005"].old_schema_problem == summaries["t0001"].old_schema_problem
+    assert summaries["t0006"].new_schema_problem is not None  # pattern "("
+
+
+def _case_schemas() -> list[Any]:
+    found: list[Any] = []
+    for folder in ("replay", "normalize", "lint"):
+        for case in load_cases(folder):
+            for key in ("schema", "input", "expected"):
+                value = case.values[0].get(key)
+                if isinstance(value, (dict, bool)):
+                    found.append(pytest.param(value, id=f"{case.id}: {key}"))
+    return found
+
+
+@pytest.mark.parametrize("schema", _case_schemas())
+def test_the_fast_meta_schema_check_never_passes_what_python_jsonschema_refuses(
+    schema: Any,
+) -> None:
+    draft = draft_of(schema)
+    if meta_valid(draft, schema):
+        cls = VALIDATORS[draft]
+        meta = validators.validator_for(cls.META_SCHEMA, default=cls)(
+            cls.META_SCHEMA, format_checker=cls.FORMAT_CHECKER
+        )
+        assert list(meta.iter_errors(schema)) == []
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "String"},
+        {"pattern": "("},
+        {"pattern": "\\p{L}"},  # a regex for the fast engine, not for Python
+        {"patternProperties": {"(?<n>a)": {}}},
+        {"minLength": -1},
+        {"minItems": 1.5},
+        {"$schema": "http://json-schema.org/draft-04/schema#", "minLength": 1.0},
+    ],
+)
+def test_the_fast_meta_schema_check_leaves_refusals_to_python_jsonschema(schema: Any) -> None:
+    assert not meta_valid(draft_of(schema), schema)
+    assert schema_problem(schema) is not None
