@@ -100,3 +100,25 @@ def on_deep_stack(function: Callable[[], T], depth: int = MAX_PARSE_NESTING) -> 
     if failure:
         raise failure[0]
     return result[0]
+
+
+MAX_SCHEMA_NODES: Final = 200_000
+"""Most values (objects, arrays, keys' values and items, counted where they appear) one tool
+schema may hold. Preparing a schema (its meta-schema check, the fast engine's trust, causes,
+coverage) is linear in its size: this bounds the work done before any call of the tool."""
+
+
+def too_large(value: JSON, limit: int = MAX_SCHEMA_NODES) -> bool:
+    """Whether ``value`` holds more than ``limit`` values, counting no further."""
+    count = 0
+    stack: list[JSON] = [value]
+    while stack:
+        node = stack.pop()
+        count += 1
+        if count > limit:
+            return True
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False

@@ -25,7 +25,7 @@ from auditor.causes import CauseFinder
 from auditor.coverage import CoverageTracker
 from auditor.engine import FastCheck, meta_valid
 from auditor.keywords import Draft, draft_of
-from auditor.limits import MAX_NESTING, too_deep
+from auditor.limits import MAX_NESTING, MAX_SCHEMA_NODES, too_deep, too_large
 from auditor.models import (
     JSON,
     Call,
@@ -85,6 +85,8 @@ def schema_problem(schema: JSON) -> str | None:
     deeply), or None; what ``compile_schema`` says, without building anything."""
     if too_deep(schema):  # checked first: the meta-schema check itself recurses
         return f"nests more than {MAX_NESTING} levels deep (too deep to evaluate)"
+    if too_large(schema):  # preparing it takes time and memory in proportion
+        return f"holds more than {MAX_SCHEMA_NODES:,} values (too large to prepare)"
     # The draft is read the way the normalizer reads it (https and a missing "#" included),
     # so both stages always agree on the vocabulary.
     draft = draft_of(schema)

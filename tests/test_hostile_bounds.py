@@ -40,6 +40,7 @@ from auditor.pipeline import (
     build_report,
     count_calls,
     prepare,
+    replay_call,
 )
 from auditor.replay import (
     MEMO_BYTES,
@@ -466,3 +467,23 @@ def test_the_fast_meta_schema_check_never_passes_what_python_jsonschema_refuses(
 def test_the_fast_meta_schema_check_leaves_refusals_to_python_jsonschema(schema: Any) -> None:
     assert not meta_valid(draft_of(schema), schema)
     assert schema_problem(schema) is not None
+
+
+def test_a_schema_too_large_to_prepare_is_unusable_in_one_line() -> None:
+    def properties(count: int) -> dict[str, Any]:
+        return {f"p{i}": {"type": "string", "enum": ["a", "b"]} for i in range(count)}
+
+    # 5 values per property (the object, "string", the list and its two items): 250,005 here.
+    huge = {"type": "object", "properties": properties(50_000)}
+    ordinary = {"type": "object", "properties": properties(100)}
+    tools = [
+        ToolSchema(name, schema, Location("tools.json"), "", "mapping")
+        for name, schema in (("huge", huge), ("ordinary", ordinary))
+    ]
+    replays = prepare(tools, DEFAULT_RULES)
+    result = replay_call(replays, Call("log:1", "huge", {"p1": "a"}))
+    assert result.outcome is Outcome.SCHEMA_ERROR_AFTER
+    assert result.schema_problem == "holds more than 200,000 values (too large to prepare)"
+    assert replay_call(replays, Call("log:2", "ordinary", {"p1": "a"})).outcome is Outcome.ACCEPTED
+    # 150,003 values: still prepared
+    assert schema_problem({"type": "object", "properties": properties(30_000)}) is None
