@@ -45,6 +45,9 @@ MIN_PART_BYTES: Final = 4 << 20
 """Below this a part costs more to hand out than to read in place."""
 PARTS_PER_JOB: Final = 4
 """More parts than workers, so a slow part does not leave the others idle."""
+SHARED_TOOLS: Final = 2_000
+"""Catalogs of at most this many tools are compiled before the workers are forked, so that
+they share them; the tools of a larger catalog are compiled where they are first called."""
 
 PR_SET_PDEATHSIG: Final = 1
 """prctl(2) option: the signal a Linux process gets when its parent dies."""
@@ -113,6 +116,7 @@ def tally_in_parallel(
         parts.extend(found)
     if len(parts) < 2:
         return None
+    replays.build_all(SHARED_TOOLS)
     _prepared[:] = [(replays, settings, max_record_bytes)]
     tally = Tally(replays, settings)
     stats: dict[str, LogStats] = {}

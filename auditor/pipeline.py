@@ -87,6 +87,13 @@ class Replays(Mapping[str, ToolReplay]):
     def __len__(self) -> int:
         return len(self._tools)
 
+    def build_all(self, most: int) -> None:
+        """Compile every tool now when there are at most ``most`` of them: before forking
+        workers, so that they share the compiled tools instead of each compiling its own."""
+        if len(self._tools) <= most:
+            for name in self._tools:
+                self[name]
+
     def summary(self, name: str) -> tuple[ToolSchema, Normalized, str | None, str | None]:
         """A tool, its normalization and why its old and new schema cannot be used (None:
         they can), without compiling a tool that was never called."""
