@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from jsonschema import validators
+from jsonschema.exceptions import ValidationError
 
 from auditor import parallel
 from auditor.budget import (
@@ -30,8 +31,17 @@ from auditor.budget import (
 from auditor.engine import MAX_EVALUATION_DEPTH, fan_out, meta_valid, trusted
 from auditor.keywords import draft_of
 from auditor.logs import LogPart
-from auditor.models import Call, CallResult, Location, LogStats, Outcome, ToolSchema
+from auditor.models import (
+    Call,
+    CallResult,
+    Location,
+    LogStats,
+    Observation,
+    Outcome,
+    ToolSchema,
+)
 from auditor.normalize import DEFAULT_RULES
+from auditor.observed import observe
 from auditor.pipeline import (
     MAX_TOOL_NAME,
     MAX_UNKNOWN_TOOLS,
@@ -487,3 +497,17 @@ def test_a_schema_too_large_to_prepare_is_unusable_in_one_line() -> None:
     assert replay_call(replays, Call("log:2", "ordinary", {"p1": "a"})).outcome is Outcome.ACCEPTED
     # 150,003 values: still prepared
     assert schema_problem({"type": "object", "properties": properties(30_000)}) is None
+
+
+def test_describing_an_error_never_compiles_a_pattern_past_the_bound() -> None:
+    # An extra property is named by matching patternProperties keys on the regex engine: a
+    # key that expands past the bound matches nothing there instead of being compiled.
+    schema = {"patternProperties": {REGEX_BOMB: {}}, "additionalProperties": False}
+    error = ValidationError(
+        "Additional properties are not allowed ('aaa' was unexpected)",
+        validator="additionalProperties",
+        validator_value=False,
+        instance={"aaa": 1},
+        schema=schema,
+    )
+    assert observe(error) == (Observation("extra property", "aaa"),)
