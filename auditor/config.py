@@ -7,6 +7,8 @@ over ``pyproject.toml`` when both exist; a command-line option wins over either.
 
 from __future__ import annotations
 
+import math
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,8 +34,23 @@ KEYS: Final[dict[str, type | tuple[type, ...]]] = {
     "allow_override": bool,
     "call_timeout": (int, float),
     "max_record_bytes": int,
+    "max_catalog_bytes": int,
+    "jobs": int,
 }
 """Keys accepted in the table, with their TOML types; names are the CLI's, with underscores."""
+
+MINIMUMS: Final[dict[str, int]] = {
+    "examples": 0,
+    "max_calls": 0,
+    "call_timeout": 0,
+    "max_record_bytes": 1,
+    "max_catalog_bytes": 1,
+    "jobs": 1,
+}
+"""The least value of each number, as the command line's options allow it."""
+
+OUTPUTS: Final = ("output", "report_dir")
+"""Settings that name files to write: they must stay inside the working directory."""
 
 
 class ConfigProblem(Exception):
@@ -49,7 +66,13 @@ class Config:
 
 
 def load_config(directory: Path) -> Config:
-    """Read ``auditor.toml`` (whole file) or ``pyproject.toml`` (``[tool.auditor]``)."""
+    """Read ``auditor.toml`` (whole file) or ``pyproject.toml`` (``[tool.auditor]``).
+
+    Values are checked as the command line checks them (types, least values, finite
+    numbers, lists of strings); ``output`` and ``report_dir`` must name paths inside
+    ``directory``, so that a configuration checked into a repository cannot aim a write at
+    the rest of the machine (the command line can).
+    """
     own = directory / "auditor.toml"
     if own.is_file():
         return Config(_check(own, _read(own)), own)
@@ -67,8 +90,11 @@ def _read(path: Path) -> dict[str, Any]:
     try:
         with path.open("rb") as stream:
             return tomllib.load(stream)
-    except tomllib.TOMLDecodeError as error:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, ValueError) as error:
+        # ValueError: an integer of more digits than Python converts (4300 by default).
         raise ConfigProblem(f"{path}: invalid TOML: {error}") from error
+    except RecursionError as error:
+        raise ConfigProblem(f"{path}: invalid TOML: nested too deeply") from error
     except OSError as error:
         raise ConfigProblem(f"{path}: cannot read: {error.strerror or error}") from error
 
@@ -81,5 +107,34 @@ def _check(path: Path, table: dict[str, Any]) -> dict[str, Any]:
             raise ConfigProblem(f"{path}: unknown setting '{key}' (known: {', '.join(KEYS)})")
         if not isinstance(value, KEYS[name]) or (isinstance(value, bool) and KEYS[name] is int):
             raise ConfigProblem(f"{path}: setting '{key}' has the wrong type")
+        _check_value(path, key, name, value)
         values[name] = value
     return values
+
+
+def _check_value(path: Path, key: str, name: str, value: Any) -> None:
+    """What the command line's options check: least values, finite numbers, and here also
+    lists of strings and outputs that stay in the configuration file's folder."""
+    if isinstance(value, list) and not all(isinstance(item, str) for item in value):
+        raise ConfigProblem(f"{path}: setting '{key}' must be a list of strings")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ConfigProblem(f"{path}: setting '{key}' must be a finite number")
+    least = MINIMUMS.get(name)
+    if least is not None and value < least:
+        raise ConfigProblem(f"{path}: setting '{key}' must be at least {least}, not {value}")
+    if name in OUTPUTS:
+        _inside(path, key, value)
+
+
+def _inside(path: Path, key: str, value: str | list[str]) -> None:
+    """Refuse an output setting that leaves the folder of the configuration file."""
+    root = os.path.realpath(path.parent)
+    for named in [value] if isinstance(value, str) else value:
+        if named == "-":
+            continue
+        real = os.path.realpath(os.path.join(root, named))
+        if os.path.commonpath([real, root]) != root:
+            raise ConfigProblem(
+                f"{path}: setting '{key}' names {named!r}, outside {root}: "
+                "give such a path on the command line"
+            )

@@ -35,6 +35,7 @@ from auditor.limits import DEFAULT_MAX_RECORD_BYTES, MAX_NESTING, too_deep
 from auditor.lines import Line, Overlong, Unreadable, bounded_lines, lone_surrogate
 from auditor.log_formats import FORMATS, Found, LogFormat, describe, detect, extract, item_at
 from auditor.models import JSON, Call, LogStats, Unparsed
+from auditor.paths import shown, walk
 from auditor.positions import key_positions
 
 LOG_SUFFIXES: Final = (".jsonl", ".ndjson", ".json", ".log", ".gz")
@@ -69,21 +70,18 @@ class LogFormatError(Exception):
 
 
 def display_name(path: str) -> str:
-    """The name a log goes by in sources and messages."""
-    return STDIN_NAME if path == STDIN else path
+    """The name a log goes by in sources and messages (a non-UTF-8 name escaped)."""
+    return STDIN_NAME if path == STDIN else shown(path)
 
 
-def log_files(path: str) -> list[str]:
-    """``path`` itself, or the log files below a directory in a stable order."""
-    root = Path(path)
-    if path != STDIN and root.is_dir():
-        return [
-            str(p)
-            for p in sorted(root.rglob("*"))
-            # Not only regular files: a FIFO or a broken link is named (check_logs), not skipped.
-            if not p.is_dir() and p.name.lower().endswith(LOG_SUFFIXES)
-        ]
-    return [path]
+def log_files(path: str) -> tuple[list[str], list[LogProblem]]:
+    """``path`` itself, or the log files below a directory in a stable order, with the
+    entries there that cannot be read: a FIFO (opening it would wait forever for a writer),
+    a broken link, an unreadable folder. A path given by name is the user's choice."""
+    if path == STDIN or not Path(path).is_dir():
+        return [path], []
+    files, unreadable = walk(path, lambda name: name.lower().endswith(LOG_SUFFIXES))
+    return files, [LogProblem(shown(entry), why) for entry, why in unreadable]
 
 
 def check_logs(paths: Sequence[str]) -> tuple[list[str], list[LogProblem]]:
@@ -91,39 +89,26 @@ def check_logs(paths: Sequence[str]) -> tuple[list[str], list[LogProblem]]:
     files: list[str] = []
     problems: list[LogProblem] = []
     for path in paths:
-        found = log_files(path)
-        if not found:
-            problems.append(LogProblem(path, "no log files (.jsonl, .ndjson, .json, .log, .gz)"))
+        found, unreadable = log_files(path)
+        problems.extend(unreadable)
+        if not found and not unreadable:
+            problems.append(
+                LogProblem(shown(path), "no log files (.jsonl, .ndjson, .json, .log, .gz)")
+            )
         for file in found:
             if file == STDIN:  # read once, when its turn comes
                 files.append(file)
-                continue
-            unusable = _not_a_file(file, found_in=path)
-            if unusable is not None:
-                problems.append(LogProblem(file, unusable))
                 continue
             try:
                 # Opened, not read: peeking would consume what a pipe holds.
                 open(file, "rb").close()
             except FileNotFoundError:
-                problems.append(LogProblem(file, "no such file"))
+                problems.append(LogProblem(shown(file), "no such file"))
             except OSError as error:
-                problems.append(LogProblem(file, f"cannot read: {error.strerror or error}"))
+                problems.append(LogProblem(shown(file), f"cannot read: {error.strerror or error}"))
             else:
                 files.append(file)
     return files, problems
-
-
-def _not_a_file(file: str, found_in: str) -> str | None:
-    """Why an entry found in a directory cannot be read as a log (a FIFO would block)."""
-    if file == found_in:
-        return None  # given by name: a FIFO or /dev/fd/N is the user's choice
-    entry = Path(file)
-    if not entry.exists():
-        return "no such file (a broken symbolic link?)"
-    if not entry.is_file():
-        return "not a regular file (a FIFO, socket or device)"
-    return None
 
 
 @dataclass(frozen=True)

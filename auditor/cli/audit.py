@@ -22,20 +22,24 @@ from auditor.catalogs import STDIN, CatalogFormat, load_catalogs
 from auditor.cli.common import (
     EXIT_OK,
     EXIT_UNUSABLE,
+    MaxCatalogBytesOption,
     UsageFailure,
     emit,
     parse_rules,
+    write_pair,
     write_text,
 )
 from auditor.config import ConfigProblem, load_config
 from auditor.gate import exit_code
 from auditor.groups import DEFAULT_EXAMPLES
-from auditor.limits import DEFAULT_MAX_RECORD_BYTES
+from auditor.limits import DEFAULT_MAX_CATALOG_BYTES, DEFAULT_MAX_RECORD_BYTES
 from auditor.log_formats import LogFormat
 from auditor.logs import LogFormatError, check_logs
 from auditor.models import FailOn, Report, Rule
 from auditor.normalize import DEFAULT_RULES
+from auditor.output import names_stdout
 from auditor.parallel import audit_logs
+from auditor.paths import shown
 from auditor.pipeline import DEFAULT_MAX_CALLS, ReportSettings
 from auditor.progress import Progress
 from auditor.report import Format, render
@@ -103,6 +107,12 @@ class AuditOptions:
     call_timeout: float | None = DEFAULT_CALL_TIMEOUT
     """Seconds one call may take to evaluate; None: unbounded."""
     max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES
+    max_catalog_bytes: int = DEFAULT_MAX_CATALOG_BYTES
+    outputs_within: Path | None = None
+    """The folder ``outputs`` must stay in (link targets too): the working directory when
+    the configuration file named them; None when the command line did."""
+    reports_within: Path | None = None
+    """The same for the report files, unless ``--report-dir`` was given."""
 
 
 def audit(
@@ -210,6 +220,7 @@ def audit(
             help="Longest log line or JSON document parsed; longer is unparseable (64 MiB).",
         ),
     ] = None,
+    max_catalog_bytes: MaxCatalogBytesOption = None,
 ) -> None:
     """Replay logged calls against old and normalized schemas; exit 1 per --fail-on."""
     given = {
@@ -229,10 +240,16 @@ def audit(
         "rules": rules,
         "call_timeout": call_timeout,
         "max_record_bytes": max_record_bytes,
+        "max_catalog_bytes": max_catalog_bytes,
     }
     try:
+        config = load_config(Path.cwd())
+        if config.path is not None:
+            # Settings nobody typed change what runs and where it writes: say where they are.
+            table = " [tool.auditor]" if config.path.name == "pyproject.toml" else ""
+            typer.echo(f"auditor: using {config.path.name}{table}", err=True)
         options = replace(
-            merge_options(given, load_config(Path.cwd()).values, quiet, timestamp),
+            merge_options(given, config.values, quiet, timestamp, Path.cwd()),
             generate_baseline=generate_baseline,
             catalog_format=catalog_format.to_format(),
             log_format=log_format.to_format(),
@@ -245,9 +262,17 @@ def audit(
 
 
 def merge_options(
-    given: dict[str, Any], config: dict[str, Any], quiet: bool, timestamp: bool
+    given: dict[str, Any],
+    config: dict[str, Any],
+    quiet: bool,
+    timestamp: bool,
+    cwd: Path | None = None,
 ) -> AuditOptions:
-    """The CLI's values where given, else the config file's, else the defaults."""
+    """The CLI's values where given, else the config file's, else the defaults.
+
+    Outputs the command line did not name (from the config file, or the default report
+    folder) are confined to ``cwd`` when it is given.
+    """
 
     def pick(name: str, default: Any = None) -> Any:
         value = given.get(name)
@@ -281,6 +306,9 @@ def merge_options(
         rules=parse_rules(",".join(map(str, _listed(pick("rules", [])))) or None),
         call_timeout=float(pick("call_timeout", DEFAULT_CALL_TIMEOUT)) or None,
         max_record_bytes=int(pick("max_record_bytes", DEFAULT_MAX_RECORD_BYTES)),
+        max_catalog_bytes=int(pick("max_catalog_bytes", DEFAULT_MAX_CATALOG_BYTES)),
+        outputs_within=None if given.get("output") else cwd,
+        reports_within=None if given.get("report_dir") is not None else cwd,
     )
 
 
@@ -311,7 +339,10 @@ def run(options: AuditOptions) -> int:
     if STDIN in options.schemas and STDIN in options.logs:
         raise UsageFailure("standard input ('-') can feed the catalogs or the logs, not both")
     catalogs = load_catalogs(
-        options.schemas, allow_override=options.allow_override, fmt=options.catalog_format
+        options.schemas,
+        allow_override=options.allow_override,
+        fmt=options.catalog_format,
+        max_bytes=options.max_catalog_bytes,
     )
     if catalogs.problems:
         raise UsageFailure(str(catalogs.problems[0]))
@@ -331,7 +362,7 @@ def run(options: AuditOptions) -> int:
         report = audit_logs(
             catalogs.tools,
             files,
-            options.schemas,
+            [shown(path) for path in options.schemas],
             catalogs.overrides,
             rules=options.rules,
             settings=settings,
@@ -345,14 +376,14 @@ def run(options: AuditOptions) -> int:
         raise UsageFailure(str(error.problem)) from error
     written = _write_reports(report, options)
     for fmt, path in options.outputs:
-        emit(render(report, fmt), path)
+        emit(render(report, fmt), path, within=options.outputs_within)
     if options.generate_baseline is not None:
         write_text(Path(options.generate_baseline), render_baseline(report.groups))
         written.append(Path(options.generate_baseline))
-    if not options.quiet and all(path != "-" for _, path in options.outputs):
+    if not options.quiet and not any(names_stdout(path) for _, path in options.outputs):
         typer.echo(render(report, Format.TABLE), nl=False)
         if written:
-            typer.echo(f"\nReports written: {', '.join(str(p) for p in written)}")
+            typer.echo(f"\nReports written: {', '.join(shown(p) for p in written)}")
     # Writing a baseline accepts the current state: that run does not fail.
     return EXIT_OK if options.generate_baseline is not None else exit_code(report)
 
@@ -363,8 +394,12 @@ def _read_baseline(path: str | None) -> Baseline | None:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as error:
-        raise UsageFailure(f"{path}: cannot read baseline: {error.strerror or error}") from error
-    return parse_baseline(path, text)
+        raise UsageFailure(
+            f"{shown(path)}: cannot read baseline: {error.strerror or error}"
+        ) from error
+    except UnicodeDecodeError as error:
+        raise UsageFailure(f"{shown(path)}: not an auditor baseline: not UTF-8 text") from error
+    return parse_baseline(shown(path), text)
 
 
 def _now() -> str:
@@ -374,9 +409,9 @@ def _now() -> str:
 def _write_reports(report: Report, options: AuditOptions) -> list[Path]:
     if options.report_dir is None:
         return []
-    written = []
-    for fmt, name in ((Format.MARKDOWN, "audit.md"), (Format.JSON, "audit.json")):
-        path = options.report_dir / name
-        write_text(path, render(report, fmt))
-        written.append(path)
-    return written
+    files = [
+        (options.report_dir / name, render(report, fmt))
+        for fmt, name in ((Format.MARKDOWN, "audit.md"), (Format.JSON, "audit.json"))
+    ]
+    write_pair(files, options.report_dir, within=options.reports_within)
+    return [path for path, _ in files]
