@@ -30,6 +30,7 @@ from auditor.limits import (
     MAX_YAML_NODES,
     byte_size,
     on_deep_stack,
+    readable_value_error,
 )
 from auditor.lines import lone_surrogate
 from auditor.models import JSON, Location, Override, ToolSchema
@@ -282,14 +283,6 @@ def _first_lone_surrogate(text: str) -> tuple[int | None, int | None]:
     return line, found.start() - (text.rfind("\n", 0, found.start()) + 1) + 1
 
 
-def _too_many_digits(error: ValueError) -> str:
-    """Python's message for an integer it will not convert names its own setting."""
-    if "integer string conversion" in str(error):
-        limit = getattr(sys, "get_int_max_str_digits", lambda: 4300)()
-        return f"a number of more than {limit:,} digits"
-    return str(error)
-
-
 def _parse(path: str, text: str, as_json: bool) -> tuple[JSON, CatalogProblem | None]:
     if as_json:
         try:
@@ -299,7 +292,9 @@ def _parse(path: str, text: str, as_json: bool) -> tuple[JSON, CatalogProblem | 
                 Location(path, error.lineno, error.colno), f"invalid JSON: {error.msg}"
             )
         except ValueError as error:
-            return None, CatalogProblem(Location(path), f"invalid JSON: {_too_many_digits(error)}")
+            return None, CatalogProblem(
+                Location(path), f"invalid JSON: {readable_value_error(error)}"
+            )
         except RecursionError:
             return None, CatalogProblem(
                 Location(path), f"invalid JSON: nested more than {MAX_PARSE_NESTING:,} levels"
@@ -326,7 +321,7 @@ def _parse(path: str, text: str, as_json: bool) -> tuple[JSON, CatalogProblem | 
         message = " ".join(str(error).split()) or type(error).__name__
         return None, CatalogProblem(Location(path), f"invalid YAML: {message}")
     except ValueError as error:  # an integer too long to convert, an invalid timestamp
-        return None, CatalogProblem(Location(path), f"invalid YAML: {_too_many_digits(error)}")
+        return None, CatalogProblem(Location(path), f"invalid YAML: {readable_value_error(error)}")
 
 
 def _not_json(name: str) -> JSON:

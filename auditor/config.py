@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from auditor.limits import readable_value_error
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on 3.10 only
@@ -90,9 +92,12 @@ def _read(path: Path) -> dict[str, Any]:
     try:
         with path.open("rb") as stream:
             return tomllib.load(stream)
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError, ValueError) as error:
-        # ValueError: an integer of more digits than Python converts (4300 by default).
+    except tomllib.TOMLDecodeError as error:
         raise ConfigProblem(f"{path}: invalid TOML: {error}") from error
+    except UnicodeDecodeError as error:
+        raise ConfigProblem(f"{path}: invalid TOML: not UTF-8 text ({error.reason})") from error
+    except ValueError as error:  # an integer of more digits than Python converts
+        raise ConfigProblem(f"{path}: invalid TOML: {readable_value_error(error)}") from error
     except RecursionError as error:
         raise ConfigProblem(f"{path}: invalid TOML: nested too deeply") from error
     except OSError as error:

@@ -109,3 +109,12 @@ def byte_size(count: int) -> str:
     """``268435456`` -> ``256 MiB``; a count that is no whole number of MiB, in bytes."""
     mib = 1024 * 1024
     return f"{count // mib:,} MiB" if count % mib == 0 else f"{count:,} bytes"
+
+
+def readable_value_error(error: ValueError) -> str:
+    """A parser's ValueError for the user: Python's message for an integer it will not
+    convert (more than ``sys.get_int_max_str_digits()`` digits) names its own setting."""
+    if "integer string conversion" in str(error):
+        limit = getattr(sys, "get_int_max_str_digits", lambda: 4300)()
+        return f"a number of more than {limit:,} digits"
+    return str(error)
