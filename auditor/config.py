@@ -8,7 +8,6 @@ over ``pyproject.toml`` when both exist; a command-line option wins over either.
 from __future__ import annotations
 
 import math
-import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,9 +50,6 @@ MINIMUMS: Final[dict[str, int]] = {
 }
 """The least value of each number, as the command line's options allow it."""
 
-OUTPUTS: Final = ("output", "report_dir")
-"""Settings that name files to write: they must stay inside the working directory."""
-
 
 class ConfigProblem(Exception):
     """A configuration file that cannot be used; the message names it."""
@@ -71,9 +67,8 @@ def load_config(directory: Path) -> Config:
     """Read ``auditor.toml`` (whole file) or ``pyproject.toml`` (``[tool.auditor]``).
 
     Values are checked as the command line checks them (types, least values, finite
-    numbers, lists of strings); ``output`` and ``report_dir`` must name paths inside
-    ``directory``, so that a configuration checked into a repository cannot aim a write at
-    the rest of the machine (the command line can).
+    numbers, lists of strings). Where the outputs it names may go is the CLI's business
+    (``auditor.cli.audit``): inside the working directory.
     """
     own = directory / "auditor.toml"
     if own.is_file():
@@ -118,8 +113,8 @@ def _check(path: Path, table: dict[str, Any]) -> dict[str, Any]:
 
 
 def _check_value(path: Path, key: str, name: str, value: Any) -> None:
-    """What the command line's options check: least values, finite numbers, and here also
-    lists of strings and outputs that stay in the configuration file's folder."""
+    """What the command line's options check (least values, finite numbers), and lists of
+    strings."""
     if isinstance(value, list) and not all(isinstance(item, str) for item in value):
         raise ConfigProblem(f"{path}: setting '{key}' must be a list of strings")
     if isinstance(value, float) and not math.isfinite(value):
@@ -127,19 +122,3 @@ def _check_value(path: Path, key: str, name: str, value: Any) -> None:
     least = MINIMUMS.get(name)
     if least is not None and value < least:
         raise ConfigProblem(f"{path}: setting '{key}' must be at least {least}, not {value}")
-    if name in OUTPUTS:
-        _inside(path, key, value)
-
-
-def _inside(path: Path, key: str, value: str | list[str]) -> None:
-    """Refuse an output setting that leaves the folder of the configuration file."""
-    root = os.path.realpath(path.parent)
-    for named in [value] if isinstance(value, str) else value:
-        if named == "-":
-            continue
-        real = os.path.realpath(os.path.join(root, named))
-        if os.path.commonpath([real, root]) != root:
-            raise ConfigProblem(
-                f"{path}: setting '{key}' names {named!r}, outside {root}: "
-                "give such a path on the command line"
-            )

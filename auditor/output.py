@@ -117,6 +117,13 @@ def _naming(path: Path) -> Iterator[None]:
         raise
 
 
+def check_confined(path: Path, within: Path) -> None:
+    """Raise ``WriteRefused`` now if writing ``path`` would leave ``within`` (through its
+    folders or links), before any work is done; a folder is fine here."""
+    with contextlib.suppress(IsADirectoryError):
+        _target(path, within)
+
+
 def _target(path: Path, within: Path | None) -> _Target:
     """Follow ``path``'s symbolic links to what it names, refusing what must not be written."""
     root = os.path.realpath(within) if within is not None else None
@@ -141,7 +148,10 @@ def _target(path: Path, within: Path | None) -> _Target:
         # The final name: the folders on the way may still be links; resolve them.
         real = os.path.join(os.path.realpath(os.path.dirname(current)), os.path.basename(current))
         if root is not None and os.path.commonpath([real, root]) != root:
-            raise WriteRefused(f"resolves to {real}, outside {root}")
+            raise WriteRefused(
+                f"resolves to {real}, outside {root} (only a path given on the command line "
+                "may lead outside the working directory)"
+            )
         if status is None:
             return _Target(Path(real))
         if stat.S_ISDIR(status.st_mode):

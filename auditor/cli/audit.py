@@ -37,7 +37,7 @@ from auditor.log_formats import LogFormat
 from auditor.logs import LogFormatError, check_logs
 from auditor.models import FailOn, Report, Rule
 from auditor.normalize import DEFAULT_RULES
-from auditor.output import names_stdout
+from auditor.output import check_confined, names_stdout
 from auditor.parallel import audit_logs
 from auditor.paths import shown
 from auditor.pipeline import DEFAULT_MAX_CALLS, ReportSettings
@@ -289,11 +289,19 @@ def merge_options(
         fail_on = FailOn(pick("fail_on", FailOn.NEWLY_REJECTED))
     except ValueError as error:
         raise UsageFailure(f"config: {error}") from error
+    outputs = pair_outputs(formats, _listed(pick("output", [])))
+    report_dir = None if pick("no_report_files", False) else Path(pick("report_dir", "reports"))
+    outputs_within = None if given.get("output") else cwd
+    reports_within = None if given.get("report_dir") is not None else cwd
+    if outputs_within is not None:
+        _confined([Path(path) for _, path in outputs if path != "-"], outputs_within)
+    if reports_within is not None and report_dir is not None:
+        _confined([report_dir, report_dir / "audit.md", report_dir / "audit.json"], reports_within)
     return AuditOptions(
         schemas=tuple(schemas),
         logs=tuple(logs),
-        outputs=pair_outputs(formats, _listed(pick("output", []))),
-        report_dir=None if pick("no_report_files", False) else Path(pick("report_dir", "reports")),
+        outputs=outputs,
+        report_dir=report_dir,
         allow_override=bool(pick("allow_override", False)),
         quiet=quiet,
         fail_on=fail_on,
@@ -307,9 +315,19 @@ def merge_options(
         call_timeout=float(pick("call_timeout", DEFAULT_CALL_TIMEOUT)) or None,
         max_record_bytes=int(pick("max_record_bytes", DEFAULT_MAX_RECORD_BYTES)),
         max_catalog_bytes=int(pick("max_catalog_bytes", DEFAULT_MAX_CATALOG_BYTES)),
-        outputs_within=None if given.get("output") else cwd,
-        reports_within=None if given.get("report_dir") is not None else cwd,
+        outputs_within=outputs_within,
+        reports_within=reports_within,
     )
+
+
+def _confined(paths: list[Path], within: Path) -> None:
+    """Refuse, before the audit runs, outputs the command line did not name (the config
+    file's, the default report folder) that would be written outside ``within``."""
+    for path in paths:
+        try:
+            check_confined(path, within)
+        except OSError as error:
+            raise UsageFailure(f"{shown(path)}: cannot write: {error.strerror}") from error
 
 
 def _call_limit(value: Any) -> int | None:
