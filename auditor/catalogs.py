@@ -508,16 +508,25 @@ _NAMED_SHAPES: Final = frozenset(
 
 def recognisable(tools: Sequence[ToolSchema]) -> bool:
     """Whether a file's tools look like a catalog on their own, not only because some shape
-    fits: a shape that names its tools (``openai``, ``anthropic``, ``mcp``, ...), or a lone
-    schema or mapping whose every schema is an object schema (``type: object`` in any case,
-    or ``properties`` holding schemas). Any YAML of nested mappings is a ``mapping`` — an ML
-    config's ``{"tokenizer": {"max_length": 512}}`` too — so a file found in a directory is
-    rewritten only when this holds."""
+    fits: a shape that names its tools (``openai``, ``anthropic``, ``mcp``, ...); a lone
+    schema that is an object schema (``type: object`` in any case, or ``properties`` holding
+    schemas); a mapping whose every value is a schema (a boolean, or an object with a schema
+    keyword such as ``type`` or ``properties``) and one at least an object schema.
+
+    Any YAML of nested mappings fits the ``mapping`` shape — an ML config's
+    ``{"tokenizer": {"max_length": 512}}`` too — so a file found in a directory is rewritten
+    only when this holds.
+    """
     if not tools:
         return False
     if all(tool.shape in _NAMED_SHAPES for tool in tools):
         return True
-    return all(_object_schema(tool.schema) for tool in tools)
+    schemas = [tool.schema for tool in tools]
+    return any(_object_schema(schema) for schema in schemas) and all(
+        isinstance(schema, bool)
+        or (isinstance(schema, dict) and bool(_SCHEMA_MARKERS.intersection(schema)))
+        for schema in schemas
+    )
 
 
 def _object_schema(schema: JSON) -> bool:

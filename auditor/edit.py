@@ -80,7 +80,11 @@ def rewrite_file(
         return FileRewrite(path, "", "", (), problem.message)
     if found_in_directory and not recognisable(tools):
         return FileRewrite(
-            path, "", "", (), skipped="not recognisably a catalog (no tools with object schemas)"
+            path,
+            "",
+            "",
+            (),
+            skipped="not recognisably a catalog (no tool schemas found), left alone",
         )
     try:
         with open(path, encoding="utf-8", newline="") as stream:

@@ -457,3 +457,354 @@ def test_normalize_write_failure_is_one_line_and_leaves_the_file(
     assert (code, out) == (2, "")
     assert err == f"auditor: error: {catalog}: cannot write: {os.strerror(failure)}\n"
     assert catalog.read_bytes() == before
+
+
+# --- part 6: every unusable input is one line and exit 2 ---------------------------------
+
+
+def test_file_names_that_are_not_utf8_are_shown_escaped(tmp_path: Path) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    raw = os.fsencode(folder)
+    catalog, log = raw + b"/caf\xe9.json", raw + b"/l\xf6g.jsonl"
+    Path(os.fsdecode(catalog)).write_bytes((HOSTILE / "tools.json").read_bytes())
+    Path(os.fsdecode(log)).write_bytes(OK_LINE)
+    shown_catalog, shown_log = f"{folder}/caf\\xe9.json", f"{folder}/l\\xf6g.jsonl"
+    runs = {
+        "json": [catalog, b"--format", b"json"],
+        "table": [catalog, b"--no-report-files"],
+        "found in a directory": [raw, b"--format", b"json"],
+    }
+    for name, extra in runs.items():
+        args = [b"audit", b"--logs", log, b"--schemas", *extra]
+        done = subprocess.run([*AUDITOR, *args], capture_output=True, cwd=tmp_path, timeout=60)
+        assert done.returncode == 0, (name, done.stderr)
+        done.stdout.decode("utf-8")  # strict: no invalid UTF-8 reached stdout
+        done.stderr.decode("utf-8")
+    document = json.loads(
+        subprocess.run(
+            [*AUDITOR, "audit", "--schemas", catalog, "--logs", log, "--format", "json"],
+            capture_output=True,
+            cwd=tmp_path,
+            timeout=60,
+        ).stdout
+    )
+    assert document["inputs"]["schemas"] == [shown_catalog]
+    assert document["inputs"]["logs"][0]["path"] == shown_log
+    # An error about such a file names it the same way on stderr.
+    broken = raw + b"/\xff.json"
+    Path(os.fsdecode(broken)).write_bytes(b"{")
+    for command in ([b"lint", broken], [b"audit", b"--schemas", broken, b"--logs", log]):
+        done = subprocess.run([*AUDITOR, *command], capture_output=True, timeout=60)
+        assert done.returncode == 2
+        assert done.stderr.decode("utf-8") == (
+            f"auditor: error: {folder}/\\xff.json:1:2: invalid JSON: "
+            "Expecting property name enclosed in double quotes\n"
+        )
+
+
+def test_a_catalog_larger_than_the_limit_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    big = tmp_path / "big.json"
+    with big.open("wb") as stream:
+        stream.truncate(300 * 1024 * 1024)  # sparse: 300 MiB that take no room on the disk
+    log = tmp_path / "calls.jsonl"
+    log.write_bytes(OK_LINE)
+    command = " ".join([*AUDITOR, "audit", "--schemas", str(big), "--logs", str(log)])
+    # Reading it whole, decoding and parsing it would take over 1 GB; 600 MB is plenty else.
+    done = subprocess.run(
+        ["bash", "-c", f"ulimit -v 600000; exec timeout 60 {command}"],
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
+    assert (done.returncode, done.stderr) == (
+        2,
+        f"auditor: error: {big}: larger than the 256 MiB a catalog may have "
+        "(--max-catalog-bytes)\n",
+    )
+
+
+@pytest.mark.parametrize("command", ["audit", "lint", "normalize", "stdin", "config"])
+def test_max_catalog_bytes_bounds_every_reader(
+    command: str,
+    inputs: tuple[Path, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    catalog, log = inputs  # tools.json is 230 bytes
+    limit = ["--max-catalog-bytes", "100"]
+    name = str(catalog)
+    if command == "stdin":
+        done = subprocess.run(
+            [*AUDITOR, "audit", "--schemas", "-", "--logs", str(log), *limit],
+            input=catalog.read_bytes(),
+            capture_output=True,
+            timeout=60,
+        )
+        code, err = done.returncode, done.stderr.decode()
+        name = "<stdin>"
+    elif command == "config":
+        monkeypatch.chdir(tmp_path)
+        (tmp_path / "auditor.toml").write_text("max_catalog_bytes = 100\n")
+        code, _, err = run_cli(_audit(inputs, "--no-report-files"), capsys)
+        assert err.startswith("auditor: using auditor.toml\n")
+        err = err.partition("\n")[2]
+    else:
+        args = {
+            "audit": _audit(inputs, "--no-report-files"),
+            "lint": ["lint", str(catalog)],
+            "normalize": ["normalize", "--check", str(catalog)],
+        }[command]
+        code, _, err = run_cli([*args, *limit], capsys)
+    said = "larger than the 100 bytes a catalog may have (--max-catalog-bytes)"
+    assert (code, err) == (2, f"auditor: error: {name}: {said}\n")
+    # Within the limit, the same catalog is read.
+    if command in ("audit", "lint"):
+        raised = ["--max-catalog-bytes", "1000"]
+        assert run_cli([*_audit(inputs, "--no-report-files"), *raised], capsys)[0] == 0
+
+
+BAD_BASELINES = {
+    "not UTF-8": (b"\xff\xfe{}", "not an auditor baseline: not UTF-8 text"),
+    "a 5,000-digit integer": (
+        b'{"auditor_baseline": 1, "groups": [' + b"9" * 5000 + b"]}",
+        "invalid JSON: a number of more than 4,300 digits",
+    ),
+    "nested 100,000 levels": (b"[" * 100_000 + b"]" * 100_000, "invalid JSON: nested too deeply"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_BASELINES))
+def test_a_bad_baseline_is_one_line(
+    case: str, inputs: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    content, message = BAD_BASELINES[case]
+    baseline = tmp_path / "baseline.json"
+    baseline.write_bytes(content)
+    args = _audit(inputs, "--no-report-files", "--baseline", str(baseline))
+    code, _, err = run_cli(args, capsys)
+    assert (code, err) == (2, f"auditor: error: {baseline}: {message}\n")
+
+
+BAD_CONFIGS = {
+    "negative call_timeout": (b"call_timeout = -1\n", "'call_timeout' must be at least 0, not -1"),
+    "call_timeout nan": (b"call_timeout = nan\n", "'call_timeout' must be a finite number"),
+    "call_timeout inf": (b"call_timeout = inf\n", "'call_timeout' must be a finite number"),
+    "zero max_record_bytes": (
+        b"max_record_bytes = 0\n",
+        "'max_record_bytes' must be at least 1, not 0",
+    ),
+    "negative examples": (b"examples = -2\n", "'examples' must be at least 0, not -2"),
+    "negative max_calls": (b"max_calls = -1\n", "'max_calls' must be at least 0, not -1"),
+    "zero jobs": (b"jobs = 0\n", "'jobs' must be at least 1, not 0"),
+    "a list of numbers": (b"schemas = [1, 2]\n", "'schemas' must be a list of strings"),
+    "a 5,000-digit integer": (
+        b"examples = " + b"9" * 5000 + b"\n",
+        "invalid TOML: a number of more than 4,300 digits",
+    ),
+    "not UTF-8": (b"examples = 1\n# \xff\n", "invalid TOML: not UTF-8 text (invalid start byte)"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_CONFIGS))
+def test_a_bad_config_value_is_one_line(
+    case: str,
+    inputs: tuple[Path, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    content, message = BAD_CONFIGS[case]
+    (tmp_path / "auditor.toml").write_bytes(content)
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run_cli(_audit(inputs, "--no-report-files"), capsys)
+    assert code == 2
+    assert err.endswith(f"{message}\n") and len(err.splitlines()) == 1
+    assert err.startswith(f"auditor: error: {tmp_path / 'auditor.toml'}: ")
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "announced"),
+    [
+        ("auditor.toml", "examples = 1\n", "auditor: using auditor.toml\n"),
+        ("pyproject.toml", "[tool.auditor]\nexamples = 1\n", "auditor: using pyproject.toml "
+         "[tool.auditor]\n"),
+    ],
+)  # fmt: skip
+def test_a_config_file_in_use_is_announced(
+    name: str,
+    content: str,
+    announced: str,
+    inputs: tuple[Path, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    (tmp_path / name).write_text(content)
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run_cli(_audit(inputs, "--no-report-files", "--quiet"), capsys)
+    assert (code, err) == (0, announced)
+    (tmp_path / name).unlink()  # no config, nothing said
+    assert run_cli(_audit(inputs, "--no-report-files", "--quiet"), capsys) == (0, "", "")
+
+
+# --- part 7: only what the user meant ----------------------------------------------------
+
+ML_CONFIG = """\
+# training settings, not a tool catalog
+tokenizer:
+  max_length: 512
+  padding: max_length
+trainer:
+  min_items: 3
+"""
+OPENAI_CATALOG = """\
+[{"type": "function", "function": {"name": "search",
+  "parameters": {"type": "object", "properties": {"tags": {"type": "array", "min_items": 1}}}}}]
+"""
+
+
+def test_normalize_in_a_directory_touches_only_catalogs_and_names_each_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "repo"
+    (folder / "configs").mkdir(parents=True)
+    (folder / "configs" / "model.yaml").write_text(ML_CONFIG)
+    (folder / "lone.json").write_text('{"type": "transformer", "max_length": 512}\n')
+    (folder / "openai.json").write_text(OPENAI_CATALOG)
+    (folder / "tools.json").write_bytes((HOSTILE / "tools.json").read_bytes())
+    code, out, err = run_cli(["normalize", "--check", str(folder)], capsys)
+    assert code == 1
+    assert out == (
+        f"would normalize {folder / 'openai.json'} (1 rewrite)\n"
+        f"would normalize {folder / 'tools.json'} (2 rewrites)\n"
+    )
+    code, out, err = run_cli(["normalize", "--write", str(folder)], capsys)
+    assert (code, out) == (0, "")
+    left_alone = "not recognisably a catalog (no tool schemas found), left alone"
+    assert err.splitlines() == [
+        f"auditor: skipped {folder / 'configs' / 'model.yaml'}: {left_alone}",
+        f"auditor: skipped {folder / 'lone.json'}: {left_alone}",
+        f"auditor: normalized {folder / 'openai.json'} (1 rewrite)",
+        f"auditor: normalized {folder / 'tools.json'} (2 rewrites)",
+    ]
+    assert (folder / "configs" / "model.yaml").read_text() == ML_CONFIG
+    assert (folder / "lone.json").read_text() == '{"type": "transformer", "max_length": 512}\n'
+    assert '"minItems": 1' in (folder / "openai.json").read_text()
+    assert '"uniqueItems": true' in (folder / "tools.json").read_text()
+
+
+def test_normalize_in_a_directory_does_not_follow_a_link_out_of_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    outside = tmp_path / "elsewhere.json"
+    outside.write_text(OPENAI_CATALOG)
+    folder = tmp_path / "repo"
+    folder.mkdir()
+    (folder / "linked.json").symlink_to(outside)
+    (folder / "inside.json").write_text(OPENAI_CATALOG)
+    (folder / "alias.json").symlink_to("inside.json")
+    code, _, err = run_cli(["normalize", "--write", str(folder)], capsys)
+    assert code == 2
+    assert f"auditor: normalized {folder / 'alias.json'} (1 rewrite)" in err.splitlines()
+    refused = f"auditor: error: {folder / 'linked.json'}: cannot write: resolves to {outside}"
+    assert any(line.startswith(refused) for line in err.splitlines())
+    assert outside.read_text() == OPENAI_CATALOG
+    assert (folder / "alias.json").is_symlink()
+
+
+def _unreadable(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
+    """Listing ``folder`` fails as it does for a user without the permission (tests run as
+    root, which reads any folder; see test_unreadable_subfolder_really)."""
+    real_scandir = os.scandir
+
+    def scandir(path: Any) -> Any:
+        if os.fspath(path) == str(folder):
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+
+
+ENTRIES = {
+    "FIFO": "not a regular file (a FIFO, socket or device)",
+    "dangling symlink": "no such file (a broken symbolic link?)",
+    "unreadable subfolder": "cannot read the folder: Permission denied",
+}
+
+
+def _hostile_entry(kind: str, folder: Path, suffix: str, monkeypatch: pytest.MonkeyPatch) -> Path:
+    if kind == "FIFO":
+        entry = folder / f"pipe{suffix}"
+        os.mkfifo(entry)  # opening it would wait forever for a writer
+    elif kind == "dangling symlink":
+        entry = folder / f"gone{suffix}"
+        entry.symlink_to(folder / "missing")
+    else:
+        entry = folder / "private"
+        entry.mkdir()
+        (entry / f"hidden{suffix}").write_bytes(b"")
+        _unreadable(monkeypatch, entry)
+    return entry
+
+
+@pytest.mark.parametrize("command", ["audit", "lint", "normalize"])
+@pytest.mark.parametrize("kind", list(ENTRIES))
+def test_an_unreadable_entry_among_catalogs_is_named(
+    kind: str,
+    command: str,
+    inputs: tuple[Path, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _, log = inputs
+    folder = tmp_path / "catalogs"
+    folder.mkdir()
+    (folder / "tools.json").write_bytes((HOSTILE / "tools.json").read_bytes())
+    entry = _hostile_entry(kind, folder, ".json", monkeypatch)
+    args = {
+        "audit": ["audit", "--schemas", str(folder), "--logs", str(log), "--no-report-files"],
+        "lint": ["lint", str(folder)],
+        "normalize": ["normalize", "--check", str(folder)],
+    }[command]
+    code, _, err = run_cli(args, capsys)
+    assert code == 2
+    assert f"auditor: error: {entry}: {ENTRIES[kind]}\n" in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("kind", list(ENTRIES))
+def test_an_unreadable_entry_among_logs_is_named(
+    kind: str,
+    inputs: tuple[Path, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    catalog, _ = inputs
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    (folder / "a.jsonl").write_bytes(OK_LINE)
+    entry = _hostile_entry(kind, folder, ".jsonl", monkeypatch)
+    args = ["audit", "--schemas", str(catalog), "--logs", str(folder), "--no-report-files"]
+    code, _, err = run_cli(args, capsys)
+    assert (code, err) == (2, f"auditor: error: {entry}: {ENTRIES[kind]}\n")
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads folders whatever their mode")
+def test_unreadable_subfolder_really(
+    inputs: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    catalog, _ = inputs
+    private = tmp_path / "logs" / "private"
+    private.mkdir(parents=True)
+    (tmp_path / "logs" / "a.jsonl").write_bytes(OK_LINE)
+    private.chmod(0)
+    try:
+        args = ["audit", "--schemas", str(catalog), "--logs", str(tmp_path / "logs")]
+        code, _, err = run_cli([*args, "--no-report-files"], capsys)
+    finally:
+        private.chmod(0o755)
+    assert (code, err) == (2, f"auditor: error: {private}: {ENTRIES['unreadable subfolder']}\n")
