@@ -198,7 +198,7 @@ def read_catalog(
                 return [], CatalogProblem(
                     location, "a lone schema on standard input has no tool name: use a file"
                 )
-            tool = Path(path).stem
+            tool = shown(Path(path).stem)
         if not isinstance(tool, str) or not tool:
             return [], CatalogProblem(location, "a tool has no name (a non-empty string)")
         tools.append(

@@ -491,6 +491,18 @@ def test_file_names_that_are_not_utf8_are_shown_escaped(tmp_path: Path) -> None:
     )
     assert document["inputs"]["schemas"] == [shown_catalog]
     assert document["inputs"]["logs"][0]["path"] == shown_log
+    # A lone schema is named after its file: the tool's name is escaped the same way.
+    lone = tmp_path / "lone"
+    lone.mkdir()
+    schema = os.fsencode(lone) + b"/s\xe9arch.json"
+    Path(os.fsdecode(schema)).write_text('{"type": "object"}\n')
+    done = subprocess.run(
+        [*AUDITOR, "audit", "--schemas", schema, "--logs", log, "--no-report-files"],
+        capture_output=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "s\\xe9arch" in done.stdout.decode("utf-8")
     # An error about such a file names it the same way on stderr.
     broken = raw + b"/\xff.json"
     Path(os.fsdecode(broken)).write_bytes(b"{")

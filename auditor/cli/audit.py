@@ -186,7 +186,10 @@ def audit(
         bool | None,
         typer.Option("--allow-override", help="A tool defined twice: the later one wins."),
     ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")] = False,
+    quiet: Annotated[
+        bool,
+        typer.Option("--quiet", "-q", help="Print nothing but errors (and the config file used)."),
+    ] = False,
     catalog_format: Annotated[
         CatalogFormatChoice,
         typer.Option("--catalog-format", help="Read every catalog in this format."),
