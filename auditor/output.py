@@ -149,8 +149,7 @@ def _target(path: Path, within: Path | None) -> _Target:
         real = os.path.join(os.path.realpath(os.path.dirname(current)), os.path.basename(current))
         if root is not None and os.path.commonpath([real, root]) != root:
             raise WriteRefused(
-                f"resolves to {real}, outside {root} (only a path given on the command line "
-                "may lead outside the working directory)"
+                f"resolves to {real}, outside {root}; name it on the command line to write there"
             )
         if status is None:
             return _Target(Path(real))
