@@ -155,7 +155,10 @@ class CauseFinder:
                 continue
             walked = self._walk(resolved[0], resolved[1], "", segments, target, hops + 1)
             if walked is not None:
-                return walked[0], (pointers.join(pointer, keyword), *walked[1])
+                # A rename above the target changed what the reference lands on: it is on
+                # the path too, behind the reference itself (which is nearer when rewritten).
+                above = tuple(p for p in _prefixes(resolved[1]) if p != resolved[1])
+                return walked[0], (*above, pointers.join(pointer, keyword), *walked[1])
         return None
 
     def _resolve(self, ref: str, resource: str) -> tuple[JSON, str] | None:

@@ -32,6 +32,7 @@ KEYS: Final[dict[str, type | tuple[type, ...]]] = {
     "allow_override": bool,
     "call_timeout": (int, float),
     "max_record_bytes": int,
+    "old_runtime": str,
 }
 """Keys accepted in the table, with their TOML types; names are the CLI's, with underscores."""
 

@@ -33,7 +33,7 @@ from auditor.groups import DEFAULT_EXAMPLES
 from auditor.limits import DEFAULT_MAX_RECORD_BYTES
 from auditor.log_formats import LogFormat
 from auditor.logs import LogFormatError, check_logs
-from auditor.models import FailOn, Report, Rule
+from auditor.models import FailOn, OldRuntime, Report, Rule
 from auditor.normalize import DEFAULT_RULES
 from auditor.parallel import audit_logs
 from auditor.pipeline import DEFAULT_MAX_CALLS, ReportSettings
@@ -103,6 +103,7 @@ class AuditOptions:
     call_timeout: float | None = DEFAULT_CALL_TIMEOUT
     """Seconds one call may take to evaluate; None: unbounded."""
     max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES
+    old_runtime: OldRuntime = OldRuntime.LENIENT
 
 
 def audit(
@@ -210,6 +211,15 @@ def audit(
             help="Longest log line or JSON document parsed; longer is unparseable (64 MiB).",
         ),
     ] = None,
+    old_runtime: Annotated[
+        OldRuntime | None,
+        typer.Option(
+            "--old-runtime",
+            help="What enforced the old schema when the logs were written: lenient (default; "
+            "what it cannot evaluate enforces nothing), standard (a conforming validator), "
+            "none (nothing was validated).",
+        ),
+    ] = None,
 ) -> None:
     """Replay logged calls against old and normalized schemas; exit 1 per --fail-on."""
     given = {
@@ -229,6 +239,7 @@ def audit(
         "rules": rules,
         "call_timeout": call_timeout,
         "max_record_bytes": max_record_bytes,
+        "old_runtime": old_runtime,
     }
     try:
         options = replace(
@@ -262,6 +273,7 @@ def merge_options(
     try:
         formats = [Format(f) for f in _listed(pick("format", []))]
         fail_on = FailOn(pick("fail_on", FailOn.NEWLY_REJECTED))
+        old_runtime = OldRuntime(pick("old_runtime", OldRuntime.LENIENT))
     except ValueError as error:
         raise UsageFailure(f"config: {error}") from error
     return AuditOptions(
@@ -281,6 +293,7 @@ def merge_options(
         rules=parse_rules(",".join(map(str, _listed(pick("rules", [])))) or None),
         call_timeout=float(pick("call_timeout", DEFAULT_CALL_TIMEOUT)) or None,
         max_record_bytes=int(pick("max_record_bytes", DEFAULT_MAX_RECORD_BYTES)),
+        old_runtime=old_runtime,
     )
 
 
@@ -325,6 +338,7 @@ def run(options: AuditOptions) -> int:
         baseline=_read_baseline(options.baseline),
         generated_at=_now() if options.timestamp else None,
         fail_on=options.fail_on,
+        old_runtime=options.old_runtime,
     )
     total = sum(os.path.getsize(f) for f in files if os.path.isfile(f))
     try:
