@@ -44,7 +44,9 @@ DANGLING_REF = "points to nothing in the schema"
 REMOTE_REF = "is a remote reference (never fetched)"
 
 
-def read_leniently(schema: JSON, draft: Draft, meta: Any) -> tuple[JSON, tuple[LenientReading, ...]]:
+def read_leniently(
+    schema: JSON, draft: Draft, meta: Any
+) -> tuple[JSON, tuple[LenientReading, ...]]:
     """``schema`` with every place a lenient runtime cannot evaluate removed, and those places.
 
     ``meta`` is the meta-schema validator of the schema's draft. The input is not modified.

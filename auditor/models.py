@@ -322,6 +322,8 @@ class Example:
     source: str
     arguments: JSON
     instance_pointer: str
+    evidence: Evidence | None = None
+    """What the log says became of the call."""
 
 
 @dataclass(frozen=True)
@@ -351,6 +353,8 @@ class Group:
     examples: tuple[Example, ...]
     hint: DecisionHint
     baselined: bool = False
+    proven: int = 0
+    """Calls of the group that the log shows ran: certain regressions (newly rejected)."""
 
     @property
     def share(self) -> float:

@@ -194,9 +194,7 @@ def audit(
     Streaming: memory holds counts, ``settings.examples`` calls per group, and the kept
     ``calls`` (all non-accepted ones unless ``settings.max_calls`` bounds them).
     """
-    replays = prepare(
-        tools, rules, call_timeout=call_timeout, old_runtime=settings.old_runtime
-    )
+    replays = prepare(tools, rules, call_timeout=call_timeout, old_runtime=settings.old_runtime)
     tally = count_calls(replays, calls, settings)
     return build_report(replays, tally, calls.stats(), schema_inputs, overrides, settings)
 

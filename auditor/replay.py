@@ -25,8 +25,8 @@ from auditor.causes import CauseFinder
 from auditor.coverage import CoverageTracker
 from auditor.engine import FastCheck
 from auditor.keywords import Draft, draft_of
-from auditor.limits import MAX_NESTING, too_deep
 from auditor.lenient import read_leniently, tolerant
+from auditor.limits import MAX_NESTING, too_deep
 from auditor.models import (
     ACCEPTS,
     JSON,

@@ -39,6 +39,7 @@ from auditor.parallel import audit_logs
 from auditor.pipeline import DEFAULT_MAX_CALLS, ReportSettings
 from auditor.progress import Progress
 from auditor.report import Format, render
+from auditor.report.common import gate_line, plain
 
 MULTI_VALUE_OPTIONS = ("--schemas", "--logs")
 """Options of this command that take several values (`--logs a.jsonl b.jsonl`)."""
@@ -363,12 +364,18 @@ def run(options: AuditOptions) -> int:
     if options.generate_baseline is not None:
         write_text(Path(options.generate_baseline), render_baseline(report.groups))
         written.append(Path(options.generate_baseline))
-    if not options.quiet and all(path != "-" for _, path in options.outputs):
+    table_shown = not options.quiet and all(path != "-" for _, path in options.outputs)
+    if table_shown:
         typer.echo(render(report, Format.TABLE), nl=False)
         if written:
             typer.echo(f"\nReports written: {', '.join(str(p) for p in written)}")
     # Writing a baseline accepts the current state: that run does not fail.
-    return EXIT_OK if options.generate_baseline is not None else exit_code(report)
+    if options.generate_baseline is not None:
+        return EXIT_OK
+    code = exit_code(report)
+    if (line := gate_line(report)) and not table_shown:  # the table names them already
+        typer.echo(f"auditor: {plain(line)}", err=True)  # a failing gate always says why
+    return code
 
 
 def _read_baseline(path: str | None) -> Baseline | None:
