@@ -364,8 +364,7 @@ def run(options: AuditOptions) -> int:
     if options.generate_baseline is not None:
         write_text(Path(options.generate_baseline), render_baseline(report.groups))
         written.append(Path(options.generate_baseline))
-    table_shown = not options.quiet and all(path != "-" for _, path in options.outputs)
-    if table_shown:
+    if not options.quiet and all(path != "-" for _, path in options.outputs):
         typer.echo(render(report, Format.TABLE), nl=False)
         if written:
             typer.echo(f"\nReports written: {', '.join(str(p) for p in written)}")
@@ -373,7 +372,7 @@ def run(options: AuditOptions) -> int:
     if options.generate_baseline is not None:
         return EXIT_OK
     code = exit_code(report)
-    if (line := gate_line(report)) and not table_shown:  # the table names them already
+    if line := gate_line(report):
         typer.echo(f"auditor: {plain(line)}", err=True)  # a failing gate always says why
     return code
 
