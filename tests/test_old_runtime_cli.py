@@ -28,9 +28,16 @@ def _audit(tmp_path: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> t
     for fmt in ("json", "markdown", "junit", "github", "sarif", "html", "table"):
         outputs += ["--format", fmt, "--output", str(tmp_path / f"out.{fmt}")]
     code, _, err = run_cli(
-        ["audit", "--schemas", str(catalog), "--logs", str(log), "--no-report-files"]
-        + outputs
-        + list(extra),
+        [
+            "audit",
+            "--schemas",
+            str(catalog),
+            "--logs",
+            str(log),
+            "--no-report-files",
+            *outputs,
+            *extra,
+        ],
         capsys,
     )
     return code, err
