@@ -56,8 +56,14 @@ class CauseFinder:
         rewrites: Sequence[Rewrite],
         draft: Draft,
         unblocking: Sequence[Rewrite] = (),
+        unblocking_in_reach: bool = False,
     ) -> None:
+        """``unblocking``: value fixes that made the schema, or parts of it, evaluable; with
+        ``unblocking_in_reach`` only those on an error's path or inside its failing keyword
+        are its causes (the lenient reading made only parts unevaluable), else all of them
+        (the whole schema was unusable)."""
         self._root = schema
+        self._in_reach = unblocking_in_reach
         self._draft = draft
         self._unblocking = tuple(unblocking)
         self._rewrites = tuple(rewrites)
@@ -187,7 +193,14 @@ class CauseFinder:
         if not found:
             found = _unique(c for sub in error.context for c in self._direct(sub, self.locate(sub)))
         if not found:
-            found = self._unblocking
+            located = located or self.locate(error)
+            found = tuple(
+                r
+                for r in self._unblocking
+                if not self._in_reach
+                or keyword_position(r) in located.path
+                or pointers.is_within(keyword_position(r), located.pointer)
+            )
         return found
 
     def _direct(self, error: ValidationError, located: Located) -> tuple[Rewrite, ...]:

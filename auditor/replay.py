@@ -137,7 +137,11 @@ class ToolReplay:
             self.old = compile_schema(old_schema, self._budget)
         self.unblocking = self._unblocking()
         self._causes = CauseFinder(
-            normalized.schema, normalized.rewrites, normalized.draft, self.unblocking
+            normalized.schema,
+            normalized.rewrites,
+            normalized.draft,
+            self.unblocking,
+            unblocking_in_reach=old_runtime is OldRuntime.LENIENT,
         )
         self._fast_new = FastCheck(normalized.schema if fast and self.new.validator else None)
         self._fast_old = (

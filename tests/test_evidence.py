@@ -13,7 +13,7 @@ import yaml
 from auditor.catalogs import load_catalogs
 from auditor.log_formats import Answer
 from auditor.logs import LogReader
-from auditor.models import Call, Evidence, OldRuntime, Outcome
+from auditor.models import Call, Evidence, Location, OldRuntime, Outcome, ToolSchema
 from auditor.normalize import DEFAULT_RULES
 from auditor.pairing import Pairing
 from auditor.pipeline import ReportSettings, audit, evaluate_call, prepare
@@ -130,3 +130,20 @@ def test_weak_evidence_never_changes_an_outcome() -> None:
     )[0]
     assert plain.outcome is answered.outcome is Outcome.STILL_REJECTED
     assert not answered.contradicts
+
+
+def test_a_type_fix_elsewhere_is_not_the_cause_of_a_proven_regression() -> None:
+    # "String" on path made only path unevaluable before; limit's type was always checked.
+    # The call ran (the log says so), so it is newly rejected, but no change explains it.
+    schema = {
+        "type": "object",
+        "properties": {"path": {"type": "String"}, "limit": {"type": "array"}},
+    }
+    tool = ToolSchema("t", schema, Location("t.json"), "", "mapping")
+    replays = prepare([tool], DEFAULT_RULES)
+    ran = Call("l:1", "t", {"path": "a", "limit": "x"}, evidence=Evidence.RAN)
+    result = evaluate_call(replays, ran)[0]
+    assert result.outcome is Outcome.NEWLY_REJECTED and result.proven
+    assert [e.causes for e in result.errors] == [()]
+    wrong_type = evaluate_call(replays, Call("l:2", "t", {"path": 1}))[0]
+    assert [r.pointer for e in wrong_type.errors for r in e.causes] == ["/properties/path/type"]
