@@ -81,7 +81,7 @@ def test_reports_show_evidence_proven_regressions_first_and_contradictions() -> 
     )
     markdown = render(report, Format.MARKDOWN)
     assert markdown.index("proven regressions") < markdown.index("would be newly rejected")
-    assert "contradicts the lenient model for 2 calls of `read_file`" in markdown
+    assert "contradicts the lenient model for 2 calls (2 of `read_file`)" in markdown
     assert "the log says it ran" in markdown
 
 

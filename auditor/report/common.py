@@ -105,14 +105,17 @@ def proven_line(report: Report) -> str | None:
 
 
 def contradiction_lines(report: Report) -> list[str]:
-    """Per tool, the calls whose strong evidence contradicts the old-runtime model."""
+    """The calls whose strong evidence contradicts the old-runtime model, per tool, in one
+    line (none when there are none)."""
+    tools = [t for t in report.tools if t.contradictions]
+    if not tools:
+        return []
+    per_tool = ", ".join(f"{t.contradictions} of `{t.name}`" for t in tools)
     return [
         f"Evidence in the log contradicts the {report.old_runtime.value} model for "
-        f"{plural(tool.contradictions, 'call')} of `{tool.name}`: the log shows what the model "
-        "did not predict (a call it rejects ran, or one it accepts was refused); the model may "
-        "be wrong for this log (see --old-runtime)."
-        for tool in report.tools
-        if tool.contradictions
+        f"{plural(report.contradiction_count, 'call')} ({per_tool}): a call it rejects ran, "
+        "or one it accepts was refused; the log decides those calls, and the model may be "
+        "wrong for the rest (see --old-runtime)."
     ]
 
 
