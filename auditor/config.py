@@ -37,6 +37,7 @@ KEYS: Final[dict[str, type | tuple[type, ...]]] = {
     "max_record_bytes": int,
     "max_catalog_bytes": int,
     "jobs": int,
+    "old_runtime": str,
 }
 """Keys accepted in the table, with their TOML types; names are the CLI's, with underscores."""
 

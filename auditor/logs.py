@@ -33,8 +33,19 @@ import orjson
 from auditor import pointers
 from auditor.limits import DEFAULT_MAX_RECORD_BYTES, MAX_NESTING, too_deep
 from auditor.lines import Line, Overlong, Unreadable, bounded_lines, lone_surrogate
-from auditor.log_formats import FORMATS, Found, LogFormat, describe, detect, extract, item_at
-from auditor.models import JSON, Call, LogStats, Unparsed
+from auditor.log_formats import (
+    FORMATS,
+    Found,
+    LogFormat,
+    answered,
+    answers,
+    describe,
+    detect,
+    extract,
+    item_at,
+)
+from auditor.models import JSON, Call, Evidence, LogStats, Unparsed
+from auditor.pairing import Pairing
 from auditor.paths import shown, walk
 from auditor.positions import key_positions
 
@@ -123,9 +134,10 @@ class LogPart:
     fmt: LogFormat
 
 
-SPLITTABLE: Final = frozenset({LogFormat.JSONL, LogFormat.MCP, LogFormat.OTEL})
-"""Formats whose records are independent: no call repeats one of an earlier record, so parts
-of a file can be read apart and their counts added."""
+SPLITTABLE: Final = frozenset({LogFormat.JSONL, LogFormat.OTEL})
+"""Formats whose records are independent: no call repeats one of an earlier record, nor is
+answered by a later one (MCP replies are), so parts of a file can be read apart and their
+counts added."""
 
 
 def split(
@@ -301,28 +313,43 @@ class LogReader:
         self, records: Iterable[_Record], fmt: LogFormat, name: str, counts: _Counts
     ) -> Iterator[Call]:
         counts.format = fmt.value
-        for record in records:
+        pairing = Pairing() if answered(fmt) else None
+        for number, record in enumerate(records):
             counts.records += 1
             calls = self._calls(record, fmt, name)
             if not calls:
                 counts.records_without_calls += 1
-            for call in calls:
-                if call is None:
+            for item in calls:
+                if item is None:
                     counts.repeated_calls += 1
-                else:
-                    counts.calls += 1
+                    continue
+                counts.calls += 1
+                call, key = item
+                if pairing is None:
                     yield call
+                else:
+                    pairing.add(call, key, number)
+            if pairing is not None:
+                if record.problem is None:
+                    for answer in answers(fmt, record.value):
+                        pairing.answer(answer)
+                yield from pairing.ready(number)
+        if pairing is not None:
+            yield from pairing.rest()
 
-    def _calls(self, record: _Record, fmt: LogFormat, name: str) -> list[Call | None]:
-        """The calls of one record; None stands for a call already read (a repeat)."""
+    def _calls(
+        self, record: _Record, fmt: LogFormat, name: str
+    ) -> list[tuple[Call, str | None] | None]:
+        """The calls of one record, with the key an answer would name each by; None stands
+        for a call already read (a repeat)."""
         if record.problem is not None:
-            return [_unparsed(f"{name}:{record.line}", None, record.text, record.problem)]
+            return [(_unparsed(f"{name}:{record.line}", None, record.text, record.problem), None)]
         found = extract(fmt, record.value)
         positions = {}
         if record.document and found:
             # Pad with the lines before the document so that positions are file lines.
             positions = key_positions("\n" * (record.line - 1) + record.text)
-        calls: list[Call | None] = []
+        calls: list[tuple[Call, str | None] | None] = []
         for item in found:
             if item.call_id is not None and not self._first_sight(fmt, item.call_id):
                 calls.append(None)
@@ -335,7 +362,7 @@ class LogReader:
             source = f"{name}:{line}"
             if len(found) > 1:  # the position tells apart the calls of one record
                 source += f"#{describe(item.at)}"
-            calls.append(_call(item, record, source))
+            calls.append((_call(item, record, source), item.answer_key))
         return calls
 
     def _first_sight(self, fmt: LogFormat, call_id: str) -> bool:
@@ -485,10 +512,12 @@ def _call(item: Found, record: _Record, source: str) -> Call:
     if item.problem is not None:
         raw = json.dumps(item_at(record.value, item.at)) if item.at else record.text
         return _unparsed(source, item.tool, raw, item.problem)
-    return call_from(source, item.tool, item.arguments)
+    return call_from(source, item.tool, item.arguments, item.evidence)
 
 
-def call_from(source: str, tool: str | None, arguments: JSON) -> Call:
+def call_from(
+    source: str, tool: str | None, arguments: JSON, evidence: Evidence | None = None
+) -> Call:
     """A call whose arguments, when a string, are JSON text to decode (as OpenAI logs them);
     text that does not decode is kept, with the reason, as an ``Unparsed`` call."""
     if isinstance(arguments, str):
@@ -501,7 +530,7 @@ def call_from(source: str, tool: str | None, arguments: JSON) -> Call:
     if too_deep(arguments, text=text):  # later stages recurse into arguments: bound it here
         raw = text if text is not None else "<not shown: nested too deeply>"
         return _unparsed(source, tool, raw, f"arguments nest more than {MAX_NESTING} levels deep")
-    return Call(source, tool, arguments, text=text)
+    return Call(source, tool, arguments, text=text, evidence=evidence)
 
 
 def _unparsed(source: str, tool: str | None, raw: str, reason: str) -> Call:

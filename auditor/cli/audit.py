@@ -35,7 +35,7 @@ from auditor.groups import DEFAULT_EXAMPLES
 from auditor.limits import DEFAULT_MAX_CATALOG_BYTES, DEFAULT_MAX_RECORD_BYTES
 from auditor.log_formats import LogFormat
 from auditor.logs import LogFormatError, check_logs
-from auditor.models import FailOn, Report, Rule
+from auditor.models import FailOn, OldRuntime, Report, Rule
 from auditor.normalize import DEFAULT_RULES
 from auditor.output import check_confined, names_stdout
 from auditor.parallel import audit_logs
@@ -43,6 +43,7 @@ from auditor.paths import shown
 from auditor.pipeline import DEFAULT_MAX_CALLS, ReportSettings
 from auditor.progress import Progress
 from auditor.report import Format, render
+from auditor.report.common import gate_line, plain
 
 MULTI_VALUE_OPTIONS = ("--schemas", "--logs")
 """Options of this command that take several values (`--logs a.jsonl b.jsonl`)."""
@@ -113,6 +114,7 @@ class AuditOptions:
     the configuration file named them; None when the command line did."""
     reports_within: Path | None = None
     """The same for the report files, unless ``--report-dir`` was given."""
+    old_runtime: OldRuntime = OldRuntime.LENIENT
 
 
 def audit(
@@ -224,6 +226,15 @@ def audit(
         ),
     ] = None,
     max_catalog_bytes: MaxCatalogBytesOption = None,
+    old_runtime: Annotated[
+        OldRuntime | None,
+        typer.Option(
+            "--old-runtime",
+            help="What enforced the old schema when the logs were written: lenient (default; "
+            "what it cannot evaluate enforces nothing), standard (a conforming validator), "
+            "none (nothing was validated).",
+        ),
+    ] = None,
 ) -> None:
     """Replay logged calls against old and normalized schemas; exit 1 per --fail-on."""
     given = {
@@ -244,6 +255,7 @@ def audit(
         "call_timeout": call_timeout,
         "max_record_bytes": max_record_bytes,
         "max_catalog_bytes": max_catalog_bytes,
+        "old_runtime": old_runtime,
     }
     try:
         config = load_config(Path.cwd())
@@ -290,6 +302,7 @@ def merge_options(
     try:
         formats = [Format(f) for f in _listed(pick("format", []))]
         fail_on = FailOn(pick("fail_on", FailOn.NEWLY_REJECTED))
+        old_runtime = OldRuntime(pick("old_runtime", OldRuntime.LENIENT))
     except ValueError as error:
         raise UsageFailure(f"config: {error}") from error
     outputs = pair_outputs(formats, _listed(pick("output", [])))
@@ -320,6 +333,7 @@ def merge_options(
         max_catalog_bytes=int(pick("max_catalog_bytes", DEFAULT_MAX_CATALOG_BYTES)),
         outputs_within=outputs_within,
         reports_within=reports_within,
+        old_runtime=old_runtime,
     )
 
 
@@ -377,6 +391,7 @@ def run(options: AuditOptions) -> int:
         baseline=_read_baseline(options.baseline),
         generated_at=_now() if options.timestamp else None,
         fail_on=options.fail_on,
+        old_runtime=options.old_runtime,
     )
     total = sum(os.path.getsize(f) for f in files if os.path.isfile(f))
     try:
@@ -406,7 +421,12 @@ def run(options: AuditOptions) -> int:
         if written:
             typer.echo(f"\nReports written: {', '.join(shown(p) for p in written)}")
     # Writing a baseline accepts the current state: that run does not fail.
-    return EXIT_OK if options.generate_baseline is not None else exit_code(report)
+    if options.generate_baseline is not None:
+        return EXIT_OK
+    code = exit_code(report)
+    if line := gate_line(report):
+        typer.echo(f"auditor: {plain(line)}", err=True)  # a failing gate always says why
+    return code
 
 
 def _read_baseline(path: str | None) -> Baseline | None:
