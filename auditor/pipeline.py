@@ -24,6 +24,7 @@ from auditor.models import (
     Group,
     Location,
     LogStats,
+    OldRuntime,
     Outcome,
     Override,
     Report,
@@ -34,7 +35,7 @@ from auditor.models import (
 )
 from auditor.normalize import DEFAULT_RULES, Normalized, normalize
 from auditor.redact import DEFAULT_LIMIT, Sanitizer
-from auditor.replay import MEMO_ENTRIES, Memo, ToolReplay, schema_problem
+from auditor.replay import MEMO_ENTRIES, Memo, SchemaSummary, ToolReplay, summarize
 
 
 class CallSource(Protocol):
@@ -60,10 +61,12 @@ class Replays(Mapping[str, ToolReplay]):
         rules: Collection[Rule],
         fast: bool = True,
         call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
+        old_runtime: OldRuntime = OldRuntime.LENIENT,
     ) -> None:
         self._tools = {tool.name: tool for tool in tools}
         self._rules = rules
         self._fast = fast
+        self._old_runtime = old_runtime
         self._memo = Memo(MEMO_ENTRIES)
         self._budget = CallBudget(call_timeout)  # calls run one at a time: one budget serves all
         self._built: dict[str, ToolReplay] = {}
@@ -72,8 +75,9 @@ class Replays(Mapping[str, ToolReplay]):
         replay = self._built.get(name)
         if replay is None:
             tool = self._tools[name]
+            normalized = _normalize(tool, self._rules)
             replay = ToolReplay(
-                tool, _normalize(tool, self._rules), self._fast, self._memo, self._budget
+                tool, normalized, self._fast, self._memo, self._budget, self._old_runtime
             )
             self._built[name] = replay
         return replay
@@ -94,17 +98,16 @@ class Replays(Mapping[str, ToolReplay]):
             for name in self._tools:
                 self[name]
 
-    def summary(self, name: str) -> tuple[ToolSchema, Normalized, str | None, str | None]:
-        """A tool, its normalization and why its old and new schema cannot be used (None:
-        they can), without compiling a tool that was never called."""
+    def summary(self, name: str) -> tuple[ToolSchema, Normalized, SchemaSummary]:
+        """A tool, its normalization and what the report says of its schemas, without
+        compiling a tool that was never called."""
         replay = self._built.get(name)
         if replay is not None:
-            return replay.tool, replay.normalized, replay.old.problem, replay.new.problem
+            schemas = SchemaSummary(replay.old_problem, replay.new.problem, replay.readings)
+            return replay.tool, replay.normalized, schemas
         tool = self._tools[name]
         normalized = _normalize(tool, self._rules)
-        new = schema_problem(normalized.schema)
-        old = new if not normalized.rewrites else schema_problem(tool.schema)
-        return tool, normalized, old, new
+        return tool, normalized, summarize(tool, normalized, self._old_runtime)
 
 
 def prepare(
@@ -112,10 +115,12 @@ def prepare(
     rules: Collection[Rule],
     fast: bool = True,
     call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
+    old_runtime: OldRuntime = OldRuntime.LENIENT,
 ) -> Replays:
     """Every tool, normalized and compiled on its first call. ``fast=False``: the reference
-    engine only; evaluating one call may take ``call_timeout`` seconds (None: unbounded)."""
-    return Replays(tools, rules, fast, call_timeout)
+    engine only; evaluating one call may take ``call_timeout`` seconds (None: unbounded);
+    ``old_runtime`` is what enforced the old schemas when the logs were written."""
+    return Replays(tools, rules, fast, call_timeout, old_runtime)
 
 
 def _normalize(tool: ToolSchema, rules: Collection[Rule]) -> Normalized:
@@ -175,6 +180,7 @@ class ReportSettings:
     baseline: Baseline | None = None
     generated_at: str | None = None
     fail_on: FailOn = FailOn.NEWLY_REJECTED
+    old_runtime: OldRuntime = OldRuntime.LENIENT
 
 
 class Tally:
@@ -192,6 +198,8 @@ class Tally:
         """Outcome counts of each tool called at least once."""
         self.reached: dict[str, dict[int, int]] = {}
         """Calls that reached each rewrite (by index) of each tool called at least once."""
+        self.proven: dict[str, int] = {}
+        self.contradictions: dict[str, int] = {}
         self.totals = dict.fromkeys(Outcome, 0)
         self.unknown: dict[str, int] = {}
         """Calls by unknown tool name: the ``MAX_UNKNOWN_TOOLS`` first names in sorted order,
@@ -214,7 +222,10 @@ class Tally:
             counts = self.counts.get(call.tool)
             if counts is None:
                 counts = self.counts[call.tool] = dict.fromkeys(Outcome, 0)
+                self.proven[call.tool] = self.contradictions[call.tool] = 0
             counts[result.outcome] += 1
+            self.proven[call.tool] += result.proven
+            self.contradictions[call.tool] += result.contradicts
             if reached:
                 tool_reached = self.reached.setdefault(call.tool, {})
                 for index in reached:
@@ -257,6 +268,11 @@ class Tally:
             mine = self.counts.setdefault(name, dict.fromkeys(Outcome, 0))
             for outcome, count in counts.items():
                 mine[outcome] += count
+        for name in later.counts:
+            self.proven[name] = self.proven.get(name, 0) + later.proven[name]
+            self.contradictions[name] = (
+                self.contradictions.get(name, 0) + later.contradictions[name]
+            )
         for name, reached in later.reached.items():
             tool_reached = self.reached.setdefault(name, {})
             for index, count in reached.items():
@@ -292,7 +308,7 @@ def audit(
     Streaming: memory holds counts, ``settings.examples`` calls per group, and the kept
     ``calls`` (all non-accepted ones unless ``settings.max_calls`` bounds them).
     """
-    replays = prepare(tools, rules, call_timeout=call_timeout)
+    replays = prepare(tools, rules, call_timeout=call_timeout, old_runtime=settings.old_runtime)
     tally = count_calls(replays, calls, settings)
     return build_report(replays, tally, calls.stats(), schema_inputs, overrides, settings)
 
@@ -337,11 +353,12 @@ def build_report(
         baseline=_baseline_use(settings.baseline, groups),
         generated_at=settings.generated_at,
         fail_on=settings.fail_on,
+        old_runtime=settings.old_runtime,
     )
 
 
 def _summary(name: str, replays: Replays, tally: Tally) -> ToolSummary:
-    tool, normalized, old_problem, new_problem = replays.summary(name)
+    tool, normalized, schemas = replays.summary(name)
     reached = tally.reached.get(name, {})
     return ToolSummary(
         name=name,
@@ -351,10 +368,13 @@ def _summary(name: str, replays: Replays, tally: Tally) -> ToolSummary:
         rewrites=normalized.rewrites,
         findings=_unresolved(normalized),
         counts=tally.counts.get(name) or dict.fromkeys(Outcome, 0),
-        old_schema_problem=old_problem,
-        new_schema_problem=new_problem,
+        old_schema_problem=schemas.old_problem,
+        new_schema_problem=schemas.new_problem,
         reached=tuple(reached.get(index, 0) for index in range(len(normalized.rewrites))),
         rewrite_locations=tuple(_location(tool, r) for r in normalized.rewrites),
+        lenient_readings=schemas.readings,
+        proven=tally.proven.get(name, 0),
+        contradictions=tally.contradictions.get(name, 0),
     )
 
 

@@ -18,8 +18,10 @@ from auditor.report.common import (
     cause_text,
     compact,
     coverage_line,
+    gate_line,
     groups_of,
     plural,
+    runtime_lines,
     share_text,
     summary_rows,
     verdict,
@@ -59,6 +61,12 @@ def render(report: Report) -> str:
         "<h1>auditor: pre-upgrade audit</h1>",
         f"<p>{_markup(verdict(report))}</p>",
     ]
+    first, *notes = runtime_lines(report)
+    body.append(f"<p>{_markup(first)}</p>")
+    if notes:
+        body.append("<ul>" + "".join(f"<li>{_markup(n)}</li>" for n in notes) + "</ul>")
+    if line := gate_line(report):
+        body.append(f"<p>{_markup(line)}</p>")
     if line := baseline_line(report):
         body.append(f"<p>{_markup(line)}</p>")
     body += _unusable(report)

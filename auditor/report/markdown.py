@@ -20,8 +20,10 @@ from auditor.report.common import (
     cause_text,
     compact,
     coverage_line,
+    gate_line,
     groups_of,
     plural,
+    runtime_lines,
     share_text,
     summary_rows,
     unexercised,
@@ -55,6 +57,10 @@ def render(report: Report, limit: int = MAX_CHARS) -> str:
     """The Markdown report, at most ``limit`` characters."""
     budget = _Budget(limit - 400)  # the cut notice and the inputs line always fit
     head = ["# auditor: pre-upgrade audit", "", verdict(report), ""]
+    first, *notes = runtime_lines(report)
+    head += [first, "", *(f"- {_inline_code(line)}" for line in notes), *([""] if notes else [])]
+    if line := gate_line(report):
+        head += [_inline_code(line), ""]
     if line := baseline_line(report):
         head += [line, ""]
     body = budget.take(head, "header")
@@ -124,6 +130,11 @@ def _group(number: int, group: Group) -> list[str]:
         f"- **Cause:** {_inline(cause_text(group.causes))}",
         f"- **Error:** {_inline(group.error)}",
         f"- **Share:** {share_text(group)}; first `{group.first}`, last `{group.last}`",
+        *(
+            [f"- **Proven:** the log shows {plural(group.proven, 'call')} of it ran before"]
+            if group.proven
+            else []
+        ),
         f"- **Fingerprint:** `{group.fingerprint}`"
         + (" (accepted by the baseline)" if group.baselined else ""),
         "",
@@ -132,8 +143,9 @@ def _group(number: int, group: Group) -> list[str]:
         out += ["<details><summary>Example arguments</summary>", ""]
         for example in group.examples:
             fence = _fence(compact(example.arguments))
+            ran = f"; the log says it {example.evidence.value}" if example.evidence else ""
             out += [
-                f"`{example.source}` (failing at `{example.instance_pointer or '/'}`)",
+                f"`{example.source}` (failing at `{example.instance_pointer or '/'}`{ran})",
                 "",
                 fence + "json",
                 compact(example.arguments),
@@ -277,6 +289,11 @@ def _inputs(report: Report) -> str:
 def _inline(text: str) -> str:
     """Text from schemas or logs, safe on one Markdown line: no HTML, no table breaks."""
     return html.escape(text.replace("\n", " "), quote=False).replace("|", "\\|")
+
+
+def _inline_code(text: str) -> str:
+    """Shared wording with code marks around data: safe on one Markdown line."""
+    return text.replace("\n", " ").replace("|", "\\|")
 
 
 def _cell(text: str) -> str:
