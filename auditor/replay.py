@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any, Final
@@ -309,11 +309,25 @@ class ToolReplay:
 def _read_leniently(schema: JSON) -> tuple[JSON, tuple[LenientReading, ...]]:
     if too_deep(schema):  # the new side reports it: unusable, too deep to evaluate
         return schema, ()
-    cls: Any = VALIDATORS[draft_of(schema)]
+    draft = draft_of(schema)
     try:
-        return read_leniently(schema, draft_of(schema), _meta_validator(cls))
+        return read_leniently(schema, draft, _FastFirstMeta(draft))
     except RecursionError:
         return {}, (LenientReading("", None, "is nested too deeply to read"),)
+
+
+class _FastFirstMeta:
+    """A draft's meta-schema validator that asks the fast engine first: a schema it passes
+    has no errors to list (see ``auditor.engine.meta_valid``), which is most schemas."""
+
+    def __init__(self, draft: Draft) -> None:
+        self._draft = draft
+        self._meta = _meta_validator(VALIDATORS[draft])
+
+    def iter_errors(self, instance: JSON) -> Iterator[exceptions.ValidationError]:
+        if meta_valid(self._draft, instance):
+            return iter(())
+        return iter(self._meta.iter_errors(instance))
 
 
 def _compile_tolerant(schema: JSON, budget: CallBudget) -> Compiled:
