@@ -172,7 +172,9 @@ def _scanned_size(pattern: str) -> int:
         elif counted is not None and (counted.group(1) or counted.group(2)):
             count = max(int(n) if len(n) < 7 else 10**7 for n in counted.groups("0") if n)
             stack[-1] += last * (max(count, 1) - 1)
-            last *= max(count, 1)
+            last = min(last * max(count, 1), MAX_PATTERN_EXPANSION + 1)
+            if stack[-1] > MAX_PATTERN_EXPANSION:  # before ``last`` can grow any further
+                return MAX_PATTERN_EXPANSION + 1
             i = counted.end()
             continue
         else:
