@@ -21,9 +21,9 @@ import sys
 import threading
 import time
 from collections.abc import Collection, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Final
+from typing import Any, Final
 
 from auditor.budget import DEFAULT_CALL_TIMEOUT
 from auditor.limits import DEFAULT_MAX_RECORD_BYTES
@@ -130,8 +130,9 @@ def tally_in_parallel(
     )
     finished = False
     try:
-        results = pool.map(_work, parts)
-        for part, (part_tally, part_stats) in zip(parts, results, strict=True):
+        futures = [pool.submit(_work, part) for part in parts]
+        for part, future in zip(parts, futures, strict=True):
+            part_tally, part_stats = _result(future, pool)
             tally.merge(part_tally)
             earlier = stats.get(part.file)
             stats[part.file] = part_stats if earlier is None else merge_stats(earlier, part_stats)
@@ -139,12 +140,25 @@ def tally_in_parallel(
             done += part.end - part.start
             progress.update(calls, done)
         finished = True
-    except BrokenProcessPool:
-        raise WorkerLost(_lost(pool)) from None
     finally:
         _stop(pool, kill=not finished)
     progress.done()
     return tally, tuple(stats[file] for file in files)
+
+
+def _result(future: Future[tuple[Tally, LogStats]], pool: ProcessPoolExecutor) -> Any:
+    """A part's tally and stats; ``WorkerLost`` when its worker died or failed (a
+    MemoryError, say), so that no report is built without the part."""
+    try:
+        return future.result()
+    except BrokenProcessPool:
+        raise WorkerLost(_lost(pool)) from None
+    except Exception as error:
+        said = " ".join(f"{type(error).__name__}: {error}".split()).removesuffix(":")
+        said = said if len(said) <= 200 else said[:199] + "…"
+        raise WorkerLost(
+            f"a worker process failed ({said}): its part of the logs was not counted"
+        ) from None
 
 
 def _lost(pool: ProcessPoolExecutor) -> str:

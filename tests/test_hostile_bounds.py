@@ -223,6 +223,31 @@ def test_a_lost_worker_is_a_loud_failure_without_a_report(
 JOBS_2 = ("--jobs", "2", "--no-report-files", "-q")
 
 
+def _failing(part: LogPart) -> Any:
+    """A worker's work that runs out of memory after the first part."""
+    if part.start > 0:
+        raise MemoryError
+    return _WORK(part)
+
+
+def test_a_failing_worker_is_a_loud_failure_without_a_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = _big_log(tmp_path)
+    monkeypatch.setattr(parallel, "MIN_PART_BYTES", 1024)
+    monkeypatch.setattr(parallel, "_work", _failing)
+    reports = tmp_path / "reports"
+    catalog = ROOT / "sample_logs" / "mcp_files" / "tools.json"
+    args = ["audit", "--schemas", str(catalog), "--logs", str(log), "--jobs", "2"]
+    code, _, err = run_cli([*args, "--report-dir", str(reports), "-q"], capsys)
+    assert (code, err) == (
+        3,
+        "auditor: internal error: a worker process failed (MemoryError): its part of the logs"
+        " was not counted; no report was written\n",
+    )
+    assert not reports.exists() or list(reports.iterdir()) == []
+
+
 def _children(pid: int) -> set[int]:
     found: set[int] = set()
     for task in Path(f"/proc/{pid}/task").iterdir():
