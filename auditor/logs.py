@@ -19,6 +19,7 @@ import gzip
 import hashlib
 import io
 import json
+import math
 import os
 import sys
 from collections.abc import Iterable, Iterator, Sequence
@@ -528,19 +529,31 @@ def _reject_constant(name: str) -> JSON:
     raise ValueError(f"{name} is not JSON")
 
 
+def _finite_float(text: str) -> float:
+    # A number past a float's range (1e400) would be read as infinity, which no strict JSON
+    # report can hold: it is refused as NaN and Infinity are.
+    value = float(text)
+    if math.isinf(value):
+        shown = text if len(text) <= 40 else text[:39] + "…"
+        raise ValueError(f"number out of range: {shown}")
+    return value
+
+
 def _loads(text: str) -> tuple[JSON, str | None]:
-    """Strict JSON: ``NaN`` and ``Infinity`` are refused, as JSON itself refuses them.
+    """Strict JSON: ``NaN`` and ``Infinity`` are refused, as JSON itself refuses them, and so
+    is a number past a float's range (``1e400``), which would otherwise become infinity.
 
     orjson parses what it can (most of the time of a large audit is parsing); what it refuses
-    (an integer beyond 64 bits, nesting past 1024 levels, a lone surrogate, or plain bad
-    JSON) is parsed again by the json module, whose verdict and message are the reference.
+    (an integer beyond 64 bits, a number past a float's range, nesting past 1024 levels, a
+    lone surrogate, or plain bad JSON) is parsed again by the json module, whose verdict and
+    message are the reference.
     """
     try:
         return orjson.loads(text), None
     except orjson.JSONDecodeError:
         pass
     try:
-        value = json.loads(text, parse_constant=_reject_constant)
+        value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
         if lone_surrogate(text, value):
             return None, "holds a \\u escape of half a surrogate pair, which is not Unicode text"
         return value, None
