@@ -39,6 +39,7 @@ from auditor.parallel import audit_logs
 from auditor.pipeline import DEFAULT_MAX_CALLS, ReportSettings
 from auditor.progress import Progress
 from auditor.report import Format, render
+from auditor.report.escape import one_line, terminal
 
 MULTI_VALUE_OPTIONS = ("--schemas", "--logs")
 """Options of this command that take several values (`--logs a.jsonl b.jsonl`)."""
@@ -239,7 +240,7 @@ def audit(
         )
         code = run(options)
     except (UsageFailure, ConfigProblem, BaselineProblem) as failure:
-        typer.echo(f"auditor: error: {failure}", err=True)
+        typer.echo(f"auditor: error: {one_line(str(failure))}", err=True)
         code = EXIT_UNUSABLE
     raise typer.Exit(code)
 
@@ -352,7 +353,7 @@ def run(options: AuditOptions) -> int:
     if not options.quiet and all(path != "-" for _, path in options.outputs):
         typer.echo(render(report, Format.TABLE), nl=False)
         if written:
-            typer.echo(f"\nReports written: {', '.join(str(p) for p in written)}")
+            typer.echo(f"\nReports written: {terminal(', '.join(str(p) for p in written))}")
     # Writing a baseline accepts the current state: that run does not fail.
     return EXIT_OK if options.generate_baseline is not None else exit_code(report)
 

@@ -9,6 +9,7 @@ import typer
 from auditor.cli.common import EXIT_FOUND, EXIT_OK, EXIT_UNUSABLE, emit, split_codes
 from auditor.findings import RULES
 from auditor.lint import lint_paths
+from auditor.report.escape import one_line
 from auditor.report.lint import LINT_RENDERERS, LintFormat
 
 
@@ -28,11 +29,12 @@ def lint(
     selected, ignored = split_codes(select), split_codes(ignore)
     unknown = sorted(c for c in (*selected, *ignored) if not any(r.startswith(c) for r in RULES))
     if unknown:
-        typer.echo(f"auditor: error: unknown finding code {', '.join(unknown)}", err=True)
+        codes = one_line(", ".join(unknown))
+        typer.echo(f"auditor: error: unknown finding code {codes}", err=True)
         raise typer.Exit(EXIT_UNUSABLE)
     result = lint_paths(paths, selected, ignored)
     for problem in result.problems:
-        typer.echo(f"auditor: error: {problem}", err=True)
+        typer.echo(f"auditor: error: {one_line(str(problem))}", err=True)
     emit(LINT_RENDERERS[fmt](result.findings), output)
     if result.problems:
         raise typer.Exit(EXIT_UNUSABLE)

@@ -21,6 +21,7 @@ from auditor.edit import FileRewrite, rewrite_file
 from auditor.models import Rule
 from auditor.normalize import DEFAULT_RULES
 from auditor.report.common import plural
+from auditor.report.escape import one_line, terminal
 
 
 def normalize(
@@ -43,20 +44,22 @@ def run(paths: Iterable[str], rules: frozenset[Rule], diff: bool, write: bool) -
     """Normalize every catalog file under ``paths``; returns the exit code."""
     files, problems = expand(list(paths))
     for problem in problems:
-        typer.echo(f"auditor: error: {problem}", err=True)
+        typer.echo(f"auditor: error: {one_line(str(problem))}", err=True)
     results = [rewrite_file(file, rules) for file in files]
     changed = [r for r in results if r.changed]
     for result in results:
         if result.problem is not None:
-            typer.echo(f"auditor: error: {result.path}: {result.problem}", err=True)
+            typer.echo(f"auditor: error: {one_line(f'{result.path}: {result.problem}')}", err=True)
     for result in changed:
         if diff:
             typer.echo(_unified_diff(result), nl=False)
         elif write:
             write_text(Path(result.path), result.after)
-            typer.echo(f"normalized {result.path} ({plural(len(result.rewrites), 'rewrite')})")
+            rewrites = plural(len(result.rewrites), "rewrite")
+            typer.echo(f"normalized {terminal(result.path)} ({rewrites})")
         else:
-            typer.echo(f"would normalize {result.path} ({plural(len(result.rewrites), 'rewrite')})")
+            rewrites = plural(len(result.rewrites), "rewrite")
+            typer.echo(f"would normalize {terminal(result.path)} ({rewrites})")
     if problems or any(r.problem is not None for r in results):
         return EXIT_UNUSABLE
     if write or not changed:
@@ -77,5 +80,6 @@ def _unified_diff(result: FileRewrite) -> str:
 
 
 def _side(prefix: str, path: str) -> str:
-    """``a/tools.yaml`` as git writes it; an absolute path stays as it is."""
-    return path if Path(path).is_absolute() else f"{prefix}/{path}"
+    """``a/tools.yaml`` as git writes it; an absolute path stays as it is. One visible line:
+    a file name cannot end the header and start a line of its own."""
+    return terminal(path) if Path(path).is_absolute() else f"{prefix}/{terminal(path)}"

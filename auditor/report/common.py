@@ -6,6 +6,7 @@ import json
 from typing import Final
 
 from auditor.models import JSON, Group, Location, Outcome, Report, Rewrite, ToolSummary
+from auditor.report import escape
 
 MAX_ARGUMENTS: Final = 300
 """Characters of one example's arguments in human-readable formats."""
@@ -92,12 +93,12 @@ def baseline_line(report: Report) -> str | None:
     if use is None:
         return None
     text = (
-        f"Baseline `{use.path}` accepted {plural(use.accepted_groups, 'group')} "
+        f"Baseline {escape.md_code(use.path)} accepted {plural(use.accepted_groups, 'group')} "
         f"({plural(use.accepted_calls, 'call')})"
     )
     if use.stale:
         return f"{text}; {plural(len(use.stale), 'stale entry')} no longer occur: " + ", ".join(
-            use.stale
+            escape.md_text(entry) for entry in use.stale
         )
     return text + "."
 
@@ -133,7 +134,8 @@ def _tool_row(tool: ToolSummary) -> list[object]:
 
 
 def verdict(report: Report) -> str:
-    """One paragraph: is it safe, and if not, how unsafe. Markdown emphasis only."""
+    """One paragraph: is it safe, and if not, how unsafe. Markdown emphasis and code spans
+    only, data in code spans (``escape.spans`` reads it back)."""
     total = report.call_count
     newly = report.totals.get(Outcome.NEWLY_REJECTED, 0)
     after = report.totals.get(Outcome.SCHEMA_ERROR_AFTER, 0)
@@ -143,12 +145,12 @@ def verdict(report: Report) -> str:
     if after:
         parts.append(
             f"**{after} calls cannot be checked because the normalized schema is unusable** "
-            f"({', '.join(f'`{t}`' for t in broken)})."
+            f"({', '.join(escape.md_code(t) for t in broken)})."
         )
     if newly:
         groups = groups_of(report, Outcome.NEWLY_REJECTED)
         tools = sorted({g.tool for g in groups})
-        names = ", ".join(f"`{t}`" for t in tools)
+        names = ", ".join(escape.md_code(t) for t in tools)
         parts.append(
             f"**{newly} of {total} logged calls would be newly rejected** after normalization, "
             f"in {plural(len(tools), 'tool')} ({names}), {plural(len(groups), 'group')} by "
@@ -182,5 +184,5 @@ def group_location(report: Report, group: Group) -> Location | None:
 
 
 def plain(text: str) -> str:
-    """Markdown emphasis and code marks removed, for formats that show text as is."""
-    return text.replace("**", "").replace("`", "")
+    """The shared wording's Markdown as the text it shows, for formats without markup."""
+    return escape.plain(text)

@@ -14,6 +14,7 @@ from xml.etree import ElementTree as ET
 from auditor.gate import failing_groups
 from auditor.models import Group, Report, ToolSummary
 from auditor.report.common import OUTCOME_LABELS, cause_text, compact, group_title, plain
+from auditor.report.escape import xml_text
 
 EPOCH: Final = "1970-01-01T00:00:00"
 """The schema requires a timestamp; without ``--timestamp`` a fixed one keeps runs identical."""
@@ -36,8 +37,8 @@ def _suite(
     suite = ET.Element(
         "testsuite",
         {
-            "name": tool.name,
-            "package": str(tool.location.path) or "auditor",
+            "name": xml_text(tool.name),
+            "package": xml_text(str(tool.location.path)) or "auditor",
             "id": str(number),
             "timestamp": _timestamp(report),
             "hostname": "auditor",
@@ -53,7 +54,9 @@ def _suite(
         ET.SubElement(properties, "property", {"name": outcome.value, "value": str(count)})
     if not groups:
         ET.SubElement(
-            suite, "testcase", {"name": "no changed calls", "classname": tool.name, "time": "0"}
+            suite,
+            "testcase",
+            {"name": "no changed calls", "classname": xml_text(tool.name), "time": "0"},
         )
     for group in groups:
         suite.append(_case(group, group.fingerprint in failing))
@@ -66,8 +69,8 @@ def _case(group: Group, fails: bool) -> ET.Element:
     case = ET.Element(
         "testcase",
         {
-            "name": f"{group_title(group)} [{group.fingerprint}]",
-            "classname": group.tool,
+            "name": xml_text(f"{group_title(group)} [{group.fingerprint}]"),
+            "classname": xml_text(group.tool),
             "time": "0",
         },
     )
@@ -75,7 +78,9 @@ def _case(group: Group, fails: bool) -> ET.Element:
         ET.SubElement(case, "skipped", {"message": "accepted by the baseline"})
     elif fails:
         failure = ET.SubElement(
-            case, "failure", {"message": plain(group.hint.text), "type": group.outcome.value}
+            case,
+            "failure",
+            {"message": xml_text(plain(group.hint.text)), "type": group.outcome.value},
         )
         failure.text = _details(group)
     return case
@@ -89,7 +94,7 @@ def _details(group: Group) -> str:
         f"calls: {group.count} of {group.tool_calls}; first {group.first}, last {group.last}",
     ]
     lines += [f"example {e.source}: {compact(e.arguments)}" for e in group.examples]
-    return "\n".join(lines)
+    return "\n".join(map(xml_text, lines))
 
 
 def _timestamp(report: Report) -> str:
