@@ -172,7 +172,7 @@ def _multiple_of(
     # only when the quotient, not the division, overflows: an integer past a float's range
     # (10**400 against ``multipleOf: 0.5``) raises OverflowError, which would make the schema
     # look unusable for what is a property of the value. Exact arithmetic decides it instead;
-    # the message is python-jsonschema's.
+    # the message is python-jsonschema's, with the number cut to a readable length.
     if (
         isinstance(divisor, float)
         and isinstance(instance, int)
@@ -180,9 +180,15 @@ def _multiple_of(
         and abs(instance) >= _FLOAT_INTEGERS
     ):
         if (Fraction(instance) / Fraction(divisor)).denominator != 1:
-            yield ValidationError(f"{instance!r} is not a multiple of {divisor}")
+            yield ValidationError(f"{_digits(instance)} is not a multiple of {divisor}")
         return
     yield from _ORIGINAL_MULTIPLE_OF(validator, divisor, instance, schema)
+
+
+def _digits(number: int) -> str:
+    """A huge integer in a message short enough to read whole: ``1000…0000 (401 digits)``."""
+    text = str(number)
+    return f"{text[:12]}…{text[-4:]} ({len(text.lstrip('-'))} digits)"
 
 
 _FLOAT_INTEGERS: Final = 2**1023
