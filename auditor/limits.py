@@ -28,6 +28,11 @@ MAX_PARSE_NESTING: Final = 20_000
 """Deepest JSON catalog that is parsed at all (deeper: an invalid-JSON problem, exit 2)."""
 DEFAULT_MAX_RECORD_BYTES: Final = 64 * 1024 * 1024
 """Longest log line (or whole-file JSON document) parsed; longer is ``unparseable``."""
+MAX_DECOMPRESSED_BYTES: Final = 16 * 1024**3
+"""Most bytes read out of one gzip log (or gzip standard input). Gzip packs up to ~1,000
+bytes into one, so a small file can hold a very large stream; past this bound the rest of the
+file is one ``unparseable`` record, counted like a truncated gzip. A larger log is read in full
+when decompressed outside (``zcat big.jsonl.gz | auditor audit ... --logs -``)."""
 MAX_YAML_NODES: Final = 1_000_000
 """Most nodes a YAML catalog may expand to through its aliases (a "billion laughs" bomb
 expands a few hundred bytes to 10^9 nodes; every walk over the schema would visit them all)."""
