@@ -100,13 +100,16 @@ def md_cell(text: str) -> str:
 def md_code(text: str, cell: bool = False) -> str:
     """A code span holding ``text``: a fence longer than any backtick run inside, padded when
     the content starts or ends with a backtick or a space; ``cell`` for a table cell, where
-    GitHub splits on ``|`` even inside code."""
+    GitHub splits on ``|`` even inside code. Markdown has no empty code span: ``""`` shows as
+    one space."""
     content = visible(text)
+    if not content:
+        return "` `"
     if cell:
         content = content.replace("|", "\\|")
     longest = max((len(run) for run in re.findall(r"`+", content)), default=0)
     fence = "`" * (longest + 1)
-    if not content or content[0] in "` " or content[-1] in "` ":
+    if content[0] in "` " or content[-1] in "` ":
         content = f" {content} "
     return f"{fence}{content}{fence}"
 
