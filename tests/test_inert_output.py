@@ -328,3 +328,22 @@ def test_the_json_writers_refuse_a_non_finite_number(tmp_path: Path) -> None:
     infinite = replace(result, call=replace(result.call, arguments={"n": float("inf")}))
     with pytest.raises(ValueError, match="Out of range float values are not JSON compliant"):
         json_report.render(replace(report, calls=(infinite,)))
+
+
+def test_normalize_names_a_hostile_file_on_one_visible_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "catalogs"
+    folder.mkdir()
+    (folder / "x\n::error::forged.json").write_text(
+        '{"search": {"type": "object", "min_properties": 1}}\n', encoding="utf-8"
+    )
+    code, out, _ = run_cli(["normalize", str(folder), "--check"], capsys)
+    assert code == 1
+    assert out == f"would normalize {folder}/x\\n::error::forged.json (1 rewrite)\n"
+    code, out, _ = run_cli(["normalize", str(folder), "--diff"], capsys)
+    assert code == 1
+    assert out.splitlines()[:2] == [
+        f"--- {folder}/x\\n::error::forged.json",
+        f"+++ {folder}/x\\n::error::forged.json",
+    ]
