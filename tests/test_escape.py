@@ -16,6 +16,7 @@ from auditor.report.escape import (
     html_from_markdown,
     html_text,
     json_text,
+    md_cell,
     md_code,
     md_quoted,
     md_text,
@@ -72,7 +73,9 @@ def test_md_text(text: str, markdown: str) -> None:
         ("search_docs", "`search_docs`"),
         ("a`b", "``a`b``"),
         ("`a``", "``` `a`` ```"),
-        (" a", "`  a `"),
+        (" a", "` a`"),
+        (" a ", "`  a  `"),
+        ("  ", "`  `"),
         ("a|b", "`a|b`"),
     ],
 )
@@ -143,3 +146,15 @@ def test_workflow_commands_stay_on_one_line(text: str) -> None:
 def test_json_text_writes_surrogates_as_their_escape_text() -> None:
     assert json_text('{"path": "caf\udce9"}') == '{"path": "caf\\\\xe9"}'
     assert json_text('{"a": "é"}') == '{"a": "é"}'
+
+
+@given(TEXT)
+@settings(max_examples=300, deadline=None)
+def test_a_table_cell_shows_the_text_exactly_and_stays_one_cell(text: str) -> None:
+    source = f"| h | i |\n|---|---|\n| {md_cell(text)} | {md_code(text, cell=True)} |\n"
+    inline = [t for t in _MD.parse(source) if t.type == "inline"]
+    assert len(inline) == 4  # two headers, two cells: no forged cell or row
+    shown = "".join(c.content for c in inline[2].children or []).replace("@\u200b", "@")
+    assert shown == visible(text).strip()  # a cell's outer white space is layout
+    code = [c for c in inline[3].children or [] if c.type == "code_inline"]
+    assert code and code[0].content == (visible(text) or " ")

@@ -99,9 +99,9 @@ def md_cell(text: str) -> str:
 
 def md_code(text: str, cell: bool = False) -> str:
     """A code span holding ``text``: a fence longer than any backtick run inside, padded when
-    the content starts or ends with a backtick or a space; ``cell`` for a table cell, where
-    GitHub splits on ``|`` even inside code. Markdown has no empty code span: ``""`` shows as
-    one space."""
+    the content starts or ends with a backtick or with a space at both ends. ``cell`` for a
+    table cell, where GitHub splits on ``|`` even inside code. Markdown has no empty code
+    span: ``""`` shows as one space."""
     content = visible(text)
     if not content:
         return "` `"
@@ -109,7 +109,10 @@ def md_code(text: str, cell: bool = False) -> str:
         content = content.replace("|", "\\|")
     longest = max((len(run) for run in re.findall(r"`+", content)), default=0)
     fence = "`" * (longest + 1)
-    if content[0] in "` " or content[-1] in "` ":
+    # CommonMark strips one space from each end when both are spaces (and not all are): the
+    # padding is what it strips, and a backtick at an end cannot join the fence.
+    spaced = content[0] == content[-1] == " " and content.strip(" ")
+    if content[0] == "`" or content[-1] == "`" or spaced:
         content = f" {content} "
     return f"{fence}{content}{fence}"
 
@@ -149,7 +152,7 @@ def spans(markdown: str) -> Iterator[tuple[str, str]]:
             content = match.group("content")
             if content.startswith(" ") and content.endswith(" ") and content.strip(" "):
                 content = content[1:-1]  # the padding md_code adds, as CommonMark strips it
-            yield ("code", content.replace("\\|", "|"))
+            yield ("code", content)  # a table cell's code (cell=True) is not read back
         elif match.group("bold") is not None:
             yield from flush()
             bold = not bold
