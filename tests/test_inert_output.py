@@ -303,8 +303,10 @@ def test_a_non_utf8_file_name_never_writes_invalid_utf8(
         output = tmp_path / f"out.{fmt}"
         args = ["audit", "--schemas", str(catalog), "--logs", str(logs), "--format", fmt]
         args += ["--output", str(output), "--report-dir", str(tmp_path / "reports")]
-        code, _, err = run_cli(args, capsys)
+        code, stdout, err = run_cli(args, capsys)
         assert code == 1, err
+        assert shown in stdout  # the table, and the reports written
+        stdout.encode("utf-8")  # strict: what reaches the terminal is UTF-8
         text = output.read_bytes().decode("utf-8")  # strict: no surrogate, no stray byte
         if fmt == "json":
             assert _strict_json(text)["inputs"]["logs"][0]["path"] == shown
