@@ -216,17 +216,28 @@ def _next_line_start(stream: IO[bytes], offset: int) -> int:
 
 
 class _Range:
-    """The lines of a file from where it stands up to ``end``, for ``bounded_lines``."""
+    """The lines of a file from where it stands up to ``end``, for ``bounded_lines`` (with
+    ``peek`` and ``read``, so that runs of blank lines are skipped in bulk here too)."""
 
-    def __init__(self, stream: IO[bytes], end: int) -> None:
+    def __init__(self, stream: io.BufferedReader, end: int) -> None:
         self._stream = stream
         self._end = end
 
-    def readline(self, size: int = -1) -> bytes:
+    def _left(self, size: int) -> int:
         left = self._end - self._stream.tell()
-        if left <= 0:
-            return b""
-        return self._stream.readline(left if size < 0 else min(size, left))
+        return max(0, left if size < 0 else min(size, left))
+
+    def readline(self, size: int = -1) -> bytes:
+        left = self._left(size)
+        return self._stream.readline(left) if left else b""
+
+    def read(self, size: int = -1) -> bytes:
+        left = self._left(size)
+        return self._stream.read(left) if left else b""
+
+    def peek(self, size: int = 0) -> bytes:
+        left = self._left(-1)
+        return self._stream.peek(size)[:left] if left else b""
 
 
 def _line_numbers(stream: IO[bytes], starts: Sequence[int]) -> list[int]:
