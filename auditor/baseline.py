@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from auditor.models import Group
+from auditor.report.escape import json_text
 
 FORMAT_VERSION: Final = 1
 
@@ -33,7 +34,8 @@ def render_baseline(groups: Iterable[Group]) -> str:
     """The baseline file for ``groups``: deterministic, one entry per fingerprint."""
     entries = sorted((_entry(g) for g in groups), key=lambda e: e["fingerprint"])
     document = {"auditor_baseline": FORMAT_VERSION, "groups": entries}
-    return json.dumps(document, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+    text = json.dumps(document, indent=2, ensure_ascii=False, sort_keys=True, allow_nan=False)
+    return json_text(text) + "\n"  # a surrogate in a catalog's tool name as its escape text
 
 
 def _entry(group: Group) -> dict[str, Any]:
