@@ -192,7 +192,8 @@ def _check_json(text: str, names: list[str], redacted: bool) -> None:
     assert set(document["unknown_tools"]) == {"unknown " + n for n in names}
     if not redacted:
         sent = [e["arguments"] for g in document["groups"] for e in g["examples"]]
-        assert all({"v": "long " + n} in sent for n in names)
+        assert all({"v": "long " + n} in sent for n in names)  # values
+        assert all({"k " + n: 1} in sent for n in names)  # keys
 
 
 def _check_sarif(text: str, names: list[str]) -> None:
