@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final
 
+from auditor.limits import readable_value_error
 from auditor.models import Group
 from auditor.report.escape import json_text
 
@@ -55,6 +56,10 @@ def parse_baseline(path: str, text: str) -> Baseline:
         document = json.loads(text)
     except json.JSONDecodeError as error:
         raise BaselineProblem(f"{path}:{error.lineno}: invalid JSON: {error.msg}") from error
+    except ValueError as error:  # an integer of more digits than Python converts
+        raise BaselineProblem(f"{path}: invalid JSON: {readable_value_error(error)}") from error
+    except RecursionError as error:
+        raise BaselineProblem(f"{path}: invalid JSON: nested too deeply") from error
     if not isinstance(document, dict):
         document = {}
     groups = document.get("groups")

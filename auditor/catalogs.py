@@ -12,6 +12,8 @@ a list (an OpenAI, Anthropic or Gemini request body, an MCP result).
 from __future__ import annotations
 
 import json
+import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -22,8 +24,17 @@ from typing import Final
 import yaml
 
 from auditor import pointers
-from auditor.limits import MAX_PARSE_NESTING, MAX_YAML_NODES, on_deep_stack
+from auditor.limits import (
+    DEFAULT_MAX_CATALOG_BYTES,
+    MAX_PARSE_NESTING,
+    MAX_YAML_NODES,
+    byte_size,
+    on_deep_stack,
+    readable_value_error,
+)
+from auditor.lines import lone_surrogate
 from auditor.models import JSON, Location, Override, ToolSchema
+from auditor.paths import shown, walk
 from auditor.positions import key_positions
 
 CATALOG_SUFFIXES: Final = (".json", ".yaml", ".yml")
@@ -79,44 +90,47 @@ class Catalogs:
     problems: tuple[CatalogProblem, ...]
 
 
-def catalog_files(path: str) -> list[str]:
-    """``path`` itself, or the catalog files below a directory in a stable order."""
-    if path == STDIN:
-        return [path]
-    root = Path(path)
-    if root.is_dir():
-        return [
-            str(p)
-            for p in sorted(root.rglob("*"))
-            if p.is_file() and p.suffix.lower() in CATALOG_SUFFIXES
-        ]
-    return [path]
+def catalog_files(path: str) -> tuple[list[str], list[CatalogProblem]]:
+    """``path`` itself, or the catalog files below a directory in a stable order, with the
+    entries there that cannot be read (a FIFO, a broken link, an unreadable folder)."""
+    if path == STDIN or not Path(path).is_dir():
+        return [path], []
+    files, unreadable = walk(path, lambda name: name.lower().endswith(CATALOG_SUFFIXES))
+    return files, [CatalogProblem(Location(shown(entry)), why) for entry, why in unreadable]
 
 
 def expand(paths: Sequence[str]) -> tuple[list[str], list[CatalogProblem]]:
-    """The catalog files under ``paths`` in order, and the paths that hold none."""
+    """The catalog files under ``paths`` in order, and the problems: paths that hold none,
+    entries of a directory that cannot be read."""
     files: list[str] = []
     problems: list[CatalogProblem] = []
     for path in paths:
-        found = catalog_files(path)
-        if not found:
-            problems.append(CatalogProblem(Location(path), "no catalog files (.json, .yaml)"))
+        found, unreadable = catalog_files(path)
+        problems.extend(unreadable)
+        if not found and not unreadable:
+            problems.append(
+                CatalogProblem(Location(shown(path)), "no catalog files (.json, .yaml)")
+            )
         files.extend(found)
     return files, problems
 
 
 def load_catalogs(
-    paths: Sequence[str], allow_override: bool = False, fmt: CatalogFormat | None = None
+    paths: Sequence[str],
+    allow_override: bool = False,
+    fmt: CatalogFormat | None = None,
+    max_bytes: int = DEFAULT_MAX_CATALOG_BYTES,
 ) -> Catalogs:
     """Read every catalog; a tool defined twice is a problem unless ``allow_override``.
 
-    ``fmt`` forces one shape for every file instead of detecting each one's.
+    ``fmt`` forces one shape for every file instead of detecting each one's; a file larger
+    than ``max_bytes`` is a problem.
     """
     by_name: dict[str, ToolSchema] = {}
     overrides: list[Override] = []
     files, problems = expand(paths)
     for file in files:
-        tools, problem = read_catalog(file, fmt)
+        tools, problem = read_catalog(file, fmt, max_bytes)
         if problem is not None:
             problems.append(problem)
             continue
@@ -139,13 +153,19 @@ def load_catalogs(
 
 
 def read_catalog(
-    path: str, fmt: CatalogFormat | None = None
+    path: str, fmt: CatalogFormat | None = None, max_bytes: int = DEFAULT_MAX_CATALOG_BYTES
 ) -> tuple[list[ToolSchema], CatalogProblem | None]:
     """The tools of one catalog file (``-``: standard input), or the problem that makes it
-    unusable; ``fmt`` forces a shape instead of detecting it."""
-    name = STDIN_NAME if path == STDIN else path
+    unusable; ``fmt`` forces a shape instead of detecting it. A file of more than
+    ``max_bytes`` is refused before it is read (a pipe: once that much has been read)."""
+    name = STDIN_NAME if path == STDIN else shown(path)
     try:
-        data = sys.stdin.buffer.read() if path == STDIN else Path(path).read_bytes()
+        data = read_bounded(path, max_bytes)
+        if data is None:
+            return [], CatalogProblem(
+                Location(name),
+                f"larger than the {byte_size(max_bytes)} a catalog may have (--max-catalog-bytes)",
+            )
         text = data.decode("utf-8-sig")
     except FileNotFoundError:
         return [], CatalogProblem(Location(name), "no such file")
@@ -178,7 +198,7 @@ def read_catalog(
                 return [], CatalogProblem(
                     location, "a lone schema on standard input has no tool name: use a file"
                 )
-            tool = Path(path).stem
+            tool = shown(Path(path).stem)
         if not isinstance(tool, str) or not tool:
             return [], CatalogProblem(location, "a tool has no name (a non-empty string)")
         tools.append(
@@ -192,6 +212,19 @@ def read_catalog(
             )
         )
     return tools, None
+
+
+def read_bounded(path: str, max_bytes: int) -> bytes | None:
+    """The bytes of ``path`` (``-``: standard input), or None when there are more than
+    ``max_bytes``; a regular file's size is checked before anything is read."""
+    if path == STDIN:
+        data = sys.stdin.buffer.read(max_bytes + 1)
+        return None if len(data) > max_bytes else data
+    with open(path, "rb") as stream:
+        if os.fstat(stream.fileno()).st_size > max_bytes:
+            return None
+        data = stream.read(max_bytes + 1)
+    return None if len(data) > max_bytes else data
 
 
 def _positions_within(
@@ -223,6 +256,34 @@ def parse_document(path: str, text: str, as_json: bool) -> tuple[JSON, CatalogPr
     YAML is composed first and refused when its aliases expand beyond ``MAX_YAML_NODES`` or
     refer to themselves. Duplicate keys: the last one wins, in both (as ``JSON.parse`` does).
     """
+    kind = "JSON" if as_json else "YAML"
+    document, problem = _parse(path, text, as_json)
+    if problem is None and lone_surrogate(text, document):
+        # JSON's grammar lets "\ud800" through, but it is not a character: no report, table
+        # or terminal could write the name or key it is in.
+        line, column = _first_lone_surrogate(text)
+        return None, CatalogProblem(
+            Location(path, line, column),
+            f"invalid {kind}: a \\ud800-style escape without its pair is not Unicode text",
+        )
+    return document, problem
+
+
+_LONE_SURROGATE: Final = re.compile(
+    r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+    r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+)
+
+
+def _first_lone_surrogate(text: str) -> tuple[int | None, int | None]:
+    found = _LONE_SURROGATE.search(text)
+    if found is None:
+        return None, None
+    line = text.count("\n", 0, found.start()) + 1
+    return line, found.start() - (text.rfind("\n", 0, found.start()) + 1) + 1
+
+
+def _parse(path: str, text: str, as_json: bool) -> tuple[JSON, CatalogProblem | None]:
     if as_json:
         try:
             return on_deep_stack(lambda: json.loads(text, parse_constant=_not_json)), None
@@ -231,7 +292,9 @@ def parse_document(path: str, text: str, as_json: bool) -> tuple[JSON, CatalogPr
                 Location(path, error.lineno, error.colno), f"invalid JSON: {error.msg}"
             )
         except ValueError as error:
-            return None, CatalogProblem(Location(path), f"invalid JSON: {error}")
+            return None, CatalogProblem(
+                Location(path), f"invalid JSON: {readable_value_error(error)}"
+            )
         except RecursionError:
             return None, CatalogProblem(
                 Location(path), f"invalid JSON: nested more than {MAX_PARSE_NESTING:,} levels"
@@ -257,6 +320,8 @@ def parse_document(path: str, text: str, as_json: bool) -> tuple[JSON, CatalogPr
     except (yaml.YAMLError, RecursionError) as error:
         message = " ".join(str(error).split()) or type(error).__name__
         return None, CatalogProblem(Location(path), f"invalid YAML: {message}")
+    except ValueError as error:  # an integer too long to convert, an invalid timestamp
+        return None, CatalogProblem(Location(path), f"invalid YAML: {readable_value_error(error)}")
 
 
 def _not_json(name: str) -> JSON:
@@ -428,6 +493,55 @@ def _mapping(document: JSON) -> list[_Entry] | None:
     if not all(isinstance(schema, (dict, bool)) for schema in document.values()):
         return None
     return [_Entry(name, schema, pointers.join("", name)) for name, schema in document.items()]
+
+
+_NAMED_SHAPES: Final = frozenset(
+    {
+        CatalogFormat.OPENAI.value,
+        CatalogFormat.OPENAI_RESPONSES.value,
+        CatalogFormat.ANTHROPIC.value,
+        CatalogFormat.MCP.value,
+        CatalogFormat.GEMINI.value,
+    }
+)
+
+
+def recognisable(tools: Sequence[ToolSchema]) -> bool:
+    """Whether a file's tools look like a catalog on their own, not only because some shape
+    fits: a shape that names its tools (``openai``, ``anthropic``, ``mcp``, ...); a lone
+    schema that is an object schema (``type: object`` in any case, or ``properties`` holding
+    schemas); a mapping whose every value is a schema (a boolean, or an object with a schema
+    keyword such as ``type`` or ``properties``) and one at least an object schema.
+
+    Any YAML of nested mappings fits the ``mapping`` shape — an ML config's
+    ``{"tokenizer": {"max_length": 512}}`` too — so a file found in a directory is rewritten
+    only when this holds.
+    """
+    if not tools:
+        return False
+    if all(tool.shape in _NAMED_SHAPES for tool in tools):
+        return True
+    schemas = [tool.schema for tool in tools]
+    return any(_object_schema(schema) for schema in schemas) and all(
+        isinstance(schema, bool)
+        or (isinstance(schema, dict) and bool(_SCHEMA_MARKERS.intersection(schema)))
+        for schema in schemas
+    )
+
+
+def _object_schema(schema: JSON) -> bool:
+    if not isinstance(schema, dict):
+        return False
+    kind = schema.get("type")
+    kinds = kind if isinstance(kind, list) else [kind]
+    if any(isinstance(k, str) and k.lower() == "object" for k in kinds):
+        return True
+    found = schema.get("properties")
+    return (
+        isinstance(found, dict)
+        and bool(found)
+        and all(isinstance(value, (dict, bool)) for value in found.values())
+    )
 
 
 def _all_dicts(document: JSON) -> bool:

@@ -56,8 +56,14 @@ class CauseFinder:
         rewrites: Sequence[Rewrite],
         draft: Draft,
         unblocking: Sequence[Rewrite] = (),
+        unblocking_in_reach: bool = False,
     ) -> None:
+        """``unblocking``: value fixes that made the schema, or parts of it, evaluable; with
+        ``unblocking_in_reach`` only those on an error's path or inside its failing keyword
+        are its causes (the lenient reading made only parts unevaluable), else all of them
+        (the whole schema was unusable)."""
         self._root = schema
+        self._in_reach = unblocking_in_reach
         self._draft = draft
         self._unblocking = tuple(unblocking)
         self._rewrites = tuple(rewrites)
@@ -155,7 +161,10 @@ class CauseFinder:
                 continue
             walked = self._walk(resolved[0], resolved[1], "", segments, target, hops + 1)
             if walked is not None:
-                return walked[0], (pointers.join(pointer, keyword), *walked[1])
+                # A rename above the target changed what the reference lands on: it is on
+                # the path too, behind the reference itself (which is nearer when rewritten).
+                above = tuple(p for p in _prefixes(resolved[1]) if p != resolved[1])
+                return walked[0], (*above, pointers.join(pointer, keyword), *walked[1])
         return None
 
     def _resolve(self, ref: str, resource: str) -> tuple[JSON, str] | None:
@@ -184,7 +193,14 @@ class CauseFinder:
         if not found:
             found = _unique(c for sub in error.context for c in self._direct(sub, self.locate(sub)))
         if not found:
-            found = self._unblocking
+            located = located or self.locate(error)
+            found = tuple(
+                r
+                for r in self._unblocking
+                if not self._in_reach
+                or keyword_position(r) in located.path
+                or pointers.is_within(keyword_position(r), located.pointer)
+            )
         return found
 
     def _direct(self, error: ValidationError, located: Located) -> tuple[Rewrite, ...]:

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 import yaml
 
 from auditor import pointers
-from auditor.catalogs import parse_document, read_catalog
+from auditor.catalogs import parse_document, read_catalog, recognisable
+from auditor.limits import DEFAULT_MAX_CATALOG_BYTES
 from auditor.models import JSON, Change, Rewrite, Rule, ToolSchema
 from auditor.normalize import DEFAULT_RULES, normalize
 from auditor.positions import composable
@@ -34,10 +35,12 @@ class FileRewrite:
     rewrites: tuple[tuple[str, Rewrite], ...]
     """(tool name, rewrite) for every rewrite applied."""
     problem: str | None = None
+    skipped: str | None = None
+    """Why a file found in a directory was left alone without being a problem."""
 
     @property
     def changed(self) -> bool:
-        return self.problem is None and self.after != self.before
+        return self.problem is None and self.skipped is None and self.after != self.before
 
 
 @dataclass(frozen=True)
@@ -61,16 +64,33 @@ class EditError(Exception):
     """A rewrite that cannot be applied to the text as written."""
 
 
-def rewrite_file(path: str, rules: Collection[Rule] = DEFAULT_RULES) -> FileRewrite:
-    """Normalize every tool schema of one catalog file, editing only what changes."""
+def rewrite_file(
+    path: str,
+    rules: Collection[Rule] = DEFAULT_RULES,
+    max_bytes: int = DEFAULT_MAX_CATALOG_BYTES,
+    found_in_directory: bool = False,
+) -> FileRewrite:
+    """Normalize every tool schema of one catalog file, editing only what changes.
+
+    A file ``found_in_directory`` (not named by the user) is left alone, as ``skipped``,
+    unless it is recognisably a catalog (``auditor.catalogs.recognisable``).
+    """
+    tools, problem = read_catalog(path, max_bytes=max_bytes)
+    if problem is not None:
+        return FileRewrite(path, "", "", (), problem.message)
+    if found_in_directory and not recognisable(tools):
+        return FileRewrite(
+            path,
+            "",
+            "",
+            (),
+            skipped="not recognisably a catalog (no tool schemas found), left alone",
+        )
     try:
         with open(path, encoding="utf-8", newline="") as stream:
             before = stream.read()
     except (OSError, UnicodeDecodeError) as error:
         return FileRewrite(path, "", "", (), f"cannot read: {error}")
-    tools, problem = read_catalog(path)
-    if problem is not None:
-        return FileRewrite(path, before, before, (), problem.message)
     targets = [(tool, normalize(tool.schema, rules)) for tool in tools]
     applied = tuple((tool.name, r) for tool, result in targets for r in result.rewrites)
     if not applied:

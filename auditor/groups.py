@@ -79,6 +79,7 @@ class _Pending:
     error: str
     problem: str
     count: int = 0
+    proven: int = 0
     last: str = ""
     examples: list[Example] = field(default_factory=list)
     observed: Counter[str] = field(default_factory=Counter)
@@ -147,9 +148,12 @@ class GroupCollector:
                 problem=result.schema_problem or "",
             )
         pending.count += 1
+        pending.proven += result.proven
         pending.last = source
         if len(pending.examples) < self._examples:
-            pending.examples.append(Example(source, result.call.arguments, instance_pointer))
+            pending.examples.append(
+                Example(source, result.call.arguments, instance_pointer, result.call.evidence)
+            )
         self._observe(pending, observed)
 
     def merge(self, later: GroupCollector) -> None:
@@ -160,6 +164,7 @@ class GroupCollector:
                 self._pending[key] = theirs
                 continue
             mine.count += theirs.count
+            mine.proven += theirs.proven
             mine.last = theirs.last
             mine.examples.extend(theirs.examples[: self._examples - len(mine.examples)])
             for observed, count in theirs.observed.items():
@@ -173,7 +178,8 @@ class GroupCollector:
                 pending.observed[key] += 1
 
     def groups(self, tool_calls: Mapping[str, int], baseline: frozenset[str]) -> tuple[Group, ...]:
-        """The groups, largest first within each outcome, schema errors after first."""
+        """The groups, schema errors after first, then within each outcome the groups with
+        proven regressions (calls the log shows ran) first, largest first."""
         built = [
             Group(
                 fingerprint=key,
@@ -183,6 +189,7 @@ class GroupCollector:
                 keyword=p.keyword,
                 schema_pointer=p.schema_pointer,
                 count=p.count,
+                proven=p.proven,
                 tool_calls=tool_calls.get(p.tool, p.count),
                 first=p.first,
                 last=p.last,
@@ -207,6 +214,7 @@ class GroupCollector:
                 built,
                 key=lambda g: (
                     _OUTCOME_ORDER[g.outcome],
+                    not g.proven,
                     -g.count,
                     g.tool,
                     g.schema_pointer,

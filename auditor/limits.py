@@ -28,6 +28,9 @@ MAX_PARSE_NESTING: Final = 20_000
 """Deepest JSON catalog that is parsed at all (deeper: an invalid-JSON problem, exit 2)."""
 DEFAULT_MAX_RECORD_BYTES: Final = 64 * 1024 * 1024
 """Longest log line (or whole-file JSON document) parsed; longer is ``unparseable``."""
+DEFAULT_MAX_CATALOG_BYTES: Final = 256 * 1024 * 1024
+"""Largest catalog file read (``--max-catalog-bytes``): a catalog is held whole, parsed and
+placed key by key, which takes several times its size in memory; larger is refused (exit 2)."""
 MAX_DECOMPRESSED_BYTES: Final = 16 * 1024**3
 """Most bytes read out of one gzip log (or gzip standard input). Gzip packs up to ~1,000
 bytes into one, so a small file can hold a very large stream; past this bound the rest of the
@@ -105,3 +108,18 @@ def on_deep_stack(function: Callable[[], T], depth: int = MAX_PARSE_NESTING) -> 
     if failure:
         raise failure[0]
     return result[0]
+
+
+def byte_size(count: int) -> str:
+    """``268435456`` -> ``256 MiB``; a count that is no whole number of MiB, in bytes."""
+    mib = 1024 * 1024
+    return f"{count // mib:,} MiB" if count % mib == 0 else f"{count:,} bytes"
+
+
+def readable_value_error(error: ValueError) -> str:
+    """A parser's ValueError for the user: Python's message for an integer it will not
+    convert (more than ``sys.get_int_max_str_digits()`` digits) names its own setting."""
+    if "integer string conversion" in str(error):
+        limit = getattr(sys, "get_int_max_str_digits", lambda: 4300)()
+        return f"a number of more than {limit:,} digits"
+    return str(error)

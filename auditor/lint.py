@@ -10,8 +10,10 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 from auditor.catalogs import CatalogProblem, expand, read_catalog
+from auditor.limits import DEFAULT_MAX_CATALOG_BYTES
 from auditor.models import Finding, Location
 from auditor.normalize import normalize
+from auditor.paths import shown
 
 
 @dataclass(frozen=True)
@@ -39,9 +41,11 @@ class LintResult:
     problems: tuple[CatalogProblem, ...]
 
 
-def lint_file(path: str) -> tuple[list[LocatedFinding], CatalogProblem | None]:
+def lint_file(
+    path: str, max_bytes: int = DEFAULT_MAX_CATALOG_BYTES
+) -> tuple[list[LocatedFinding], CatalogProblem | None]:
     """Every finding in one catalog file, or the problem that makes the file unusable."""
-    tools, problem = read_catalog(path)
+    tools, problem = read_catalog(path, max_bytes=max_bytes)
     if problem is not None:
         return [], problem
     located = []
@@ -49,7 +53,8 @@ def lint_file(path: str) -> tuple[list[LocatedFinding], CatalogProblem | None]:
         for finding in normalize(tool.schema).findings:
             # The catalog reader placed every key below the tool's schema already.
             line, column = tool.positions.get(finding.pointer, (None, None))
-            located.append(LocatedFinding(finding, tool.name, Location(path, line, column)))
+            place = Location(shown(path), line, column)
+            located.append(LocatedFinding(finding, tool.name, place))
     return located, None
 
 
@@ -57,12 +62,13 @@ def lint_paths(
     paths: Iterable[str],
     select: Collection[str] = (),
     ignore: Collection[str] = (),
+    max_bytes: int = DEFAULT_MAX_CATALOG_BYTES,
 ) -> LintResult:
     """Lint every catalog file under ``paths``; ``select``/``ignore`` filter by code prefix."""
     found: list[LocatedFinding] = []
     files, problems = expand(list(paths))
     for file in files:
-        located, problem = lint_file(file)
+        located, problem = lint_file(file, max_bytes)
         if problem is not None:
             problems.append(problem)
         found.extend(f for f in located if _wanted(f.finding.code, select, ignore))

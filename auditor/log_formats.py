@@ -1,19 +1,28 @@
-"""The log formats: one parsed record -> the tool calls it holds, each with its position.
+"""The log formats: one parsed record -> the tool calls it holds, each with its position,
+and the answers it holds to calls of earlier records.
 
-Each format is a pair of small functions in the table ``FORMATS``: ``detect`` says whether a
+Each format is a few small functions in the table ``FORMATS``: ``detect`` says whether a
 record looks like that format (detection tries the table in order), ``extract`` yields a
-``Found`` for every tool call in the record. Files, lines, decoding JSON text, dedupe and
-accounting belong to ``auditor.logs``; nothing here reads a file.
+``Found`` for every tool call in the record, ``answers`` an ``Answer`` for every reply to a
+call that says what became of it (the log's evidence). Files, lines, decoding JSON text,
+dedupe, pairing answers with calls and accounting belong to ``auditor.logs``; nothing here
+reads a file.
+
+Evidence, by format: an MCP ``tools/call`` answered by a ``result`` ran (``isError`` or not),
+one answered by a JSON-RPC error -32602 was refused, any other error answered it; an OTel
+``execute_tool`` span ran unless its status is an error (then it answered); an Anthropic
+``tool_result`` ran unless ``is_error`` (then it answered); an OpenAI ``role: "tool"`` message
+or Responses ``function_call_output`` answered (a refusal and a run look alike there).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Final
 
-from auditor.models import JSON
+from auditor.models import JSON, Evidence
 
 At = tuple[str | int, ...]
 """Where a call stands inside its record: keys and indexes from the record's root."""
@@ -44,12 +53,29 @@ class Found:
     """The provider's id of the call, where a later record may repeat the same call."""
     problem: str | None = None
     """Why no usable call could be taken from this place (no name, no arguments)."""
+    answer_key: str | None = None
+    """What a later reply to this call names it by (a JSON-RPC id, a tool-call id)."""
+    evidence: Evidence | None = None
+    """What the record itself says became of the call (an OTel span's status)."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A reply to an earlier call, and what it shows became of that call."""
+
+    key: str
+    evidence: Evidence
+
+
+def _no_answers(record: JSON) -> Iterator[Answer]:
+    return iter(())
 
 
 @dataclass(frozen=True)
 class _Format:
     detect: Callable[[JSON], bool]
     extract: Callable[[JSON], Iterator[Found]]
+    answers: Callable[[JSON], Iterator[Answer]] = _no_answers
 
 
 def detect(record: JSON) -> LogFormat | None:
@@ -60,6 +86,16 @@ def detect(record: JSON) -> LogFormat | None:
 def extract(fmt: LogFormat, record: JSON) -> list[Found]:
     """Every call in one record, in record order (a request's history before the response)."""
     return list(FORMATS[fmt].extract(record))
+
+
+def answers(fmt: LogFormat, record: JSON) -> list[Answer]:
+    """Every reply in one record to a call, in record order."""
+    return list(FORMATS[fmt].answers(record))
+
+
+def answered(fmt: LogFormat) -> bool:
+    """Whether calls of this format may be answered by a later record."""
+    return FORMATS[fmt].answers is not _no_answers
 
 
 def describe(at: At) -> str:
@@ -124,9 +160,10 @@ def _found(
     """A call named ``tool`` with the arguments under the first of ``keys`` in ``holder``."""
     if not isinstance(tool, str) or not tool:
         return Found(at, None, problem="names no tool")
+    identity = call_id if isinstance(call_id, str) else None
     for key in keys:
         if key in holder:
-            return Found(at, tool, holder[key], call_id if isinstance(call_id, str) else None)
+            return Found(at, tool, holder[key], identity, answer_key=identity)
     return Found(at, tool, problem=f"has no '{keys[0]}'")
 
 
@@ -203,6 +240,14 @@ def _chat_message(at: At, message: dict[str, JSON]) -> Iterator[Found]:
         yield _found((*at, "function_call"), legacy.get("name"), legacy, ("arguments",))
 
 
+def _answers_openai(record: JSON) -> Iterator[Answer]:
+    for _, body in _bodies(record):
+        for _, message in _each(body, "messages"):
+            call_id = message.get("tool_call_id")
+            if message.get("role") == "tool" and isinstance(call_id, str):
+                yield Answer(call_id, Evidence.ANSWERED)
+
+
 # --- OpenAI Responses -----------------------------------------------------------------------
 
 
@@ -229,6 +274,14 @@ def _extract_openai_responses(record: JSON) -> Iterator[Found]:
                     yield _found(
                         (*base, key, i), item.get("name"), item, ("arguments",), item.get("call_id")
                     )
+
+
+def _answers_openai_responses(record: JSON) -> Iterator[Answer]:
+    for _, body in _bodies(record):
+        for _, item in _each(body, "input"):
+            call_id = item.get("call_id")
+            if item.get("type") == "function_call_output" and isinstance(call_id, str):
+                yield Answer(call_id, Evidence.ANSWERED)
 
 
 # --- Anthropic Messages ---------------------------------------------------------------------
@@ -272,6 +325,16 @@ def _tool_use_blocks(at: At, message: dict[str, JSON]) -> Iterator[Found]:
             yield _found((*at, "content", j), block.get("name"), block, ("input",), block.get("id"))
 
 
+def _answers_anthropic(record: JSON) -> Iterator[Answer]:
+    for _, body in _bodies(record):
+        for _, message in _each(body, "messages"):
+            for _, block in _each(message, "content"):
+                call_id = block.get("tool_use_id")
+                if block.get("type") == "tool_result" and isinstance(call_id, str):
+                    failed = block.get("is_error") is True
+                    yield Answer(call_id, Evidence.ANSWERED if failed else Evidence.RAN)
+
+
 # --- MCP JSON-RPC ---------------------------------------------------------------------------
 
 
@@ -296,13 +359,42 @@ def _extract_mcp(record: JSON) -> Iterator[Found]:
         params = message.get("params")
         params = params if isinstance(params, dict) else {}
         # MCP makes ``arguments`` optional: a call without it passes no arguments.
-        yield _found(at, params.get("name"), {"arguments": {}, **params}, ("arguments",))
+        found = _found(at, params.get("name"), {"arguments": {}, **params}, ("arguments",))
+        # Not a call id for dedupe: JSON-RPC ids restart with every session.
+        yield replace(found, answer_key=_rpc_id(message))
+
+
+INVALID_PARAMS: Final = -32602
+"""The JSON-RPC error code of a server that refused a call's arguments."""
+
+
+def _rpc_id(message: dict[str, JSON]) -> str | None:
+    identity = message.get("id")
+    if isinstance(identity, bool) or not isinstance(identity, (str, int)):
+        return None
+    return f"{type(identity).__name__}:{identity}"  # 1 and "1" are different ids
+
+
+def _answers_mcp(record: JSON) -> Iterator[Answer]:
+    for _, message in _messages(record):
+        key = _rpc_id(message)
+        if key is None or "method" in message:
+            continue
+        if "result" in message:
+            yield Answer(key, Evidence.RAN)
+        elif isinstance(message.get("error"), dict):
+            code = message["error"].get("code")
+            refused = code == INVALID_PARAMS and not isinstance(code, bool)
+            yield Answer(key, Evidence.REFUSED if refused else Evidence.ANSWERED)
 
 
 # --- OpenTelemetry GenAI spans (OTLP JSON) --------------------------------------------------
 
 OTEL_TOOL: Final = "gen_ai.tool.name"
 OTEL_ARGUMENTS: Final = "gen_ai.tool.call.arguments"
+OTEL_OPERATION: Final = "gen_ai.operation.name"
+EXECUTE_TOOL: Final = "execute_tool"
+_OTEL_ERROR: Final = (2, "STATUS_CODE_ERROR")
 
 
 def _detect_otel(record: JSON) -> bool:
@@ -319,7 +411,19 @@ def _extract_otel(record: JSON) -> Iterator[Found]:
                 }
                 if OTEL_TOOL in attributes:  # other spans (chat, HTTP) are not tool calls
                     at = ("resourceSpans", i, "scopeSpans", j, "spans", k)
-                    yield _found(at, attributes[OTEL_TOOL], attributes, (OTEL_ARGUMENTS,))
+                    found = _found(at, attributes[OTEL_TOOL], attributes, (OTEL_ARGUMENTS,))
+                    yield replace(found, evidence=_span_evidence(span, attributes))
+
+
+def _span_evidence(span: dict[str, JSON], attributes: dict[str, JSON]) -> Evidence | None:
+    """An ``execute_tool`` span records the tool's execution: it ran unless it failed."""
+    operation = attributes.get(OTEL_OPERATION)
+    name = span.get("name")
+    if operation != EXECUTE_TOOL and not (isinstance(name, str) and name.startswith(EXECUTE_TOOL)):
+        return None
+    status = span.get("status")
+    code = status.get("code") if isinstance(status, dict) else None
+    return Evidence.ANSWERED if code in _OTEL_ERROR else Evidence.RAN
 
 
 _SCALARS: Final = ("stringValue", "boolValue", "doubleValue")
@@ -349,10 +453,12 @@ def _any_value(value: JSON) -> JSON:
 
 FORMATS: Final[dict[LogFormat, _Format]] = {
     LogFormat.OTEL: _Format(_detect_otel, _extract_otel),
-    LogFormat.MCP: _Format(_detect_mcp, _extract_mcp),
-    LogFormat.OPENAI_RESPONSES: _Format(_detect_openai_responses, _extract_openai_responses),
-    LogFormat.ANTHROPIC: _Format(_detect_anthropic, _extract_anthropic),
-    LogFormat.OPENAI: _Format(_detect_openai, _extract_openai),
+    LogFormat.MCP: _Format(_detect_mcp, _extract_mcp, _answers_mcp),
+    LogFormat.OPENAI_RESPONSES: _Format(
+        _detect_openai_responses, _extract_openai_responses, _answers_openai_responses
+    ),
+    LogFormat.ANTHROPIC: _Format(_detect_anthropic, _extract_anthropic, _answers_anthropic),
+    LogFormat.OPENAI: _Format(_detect_openai, _extract_openai, _answers_openai),
     # Last: the catch-all for records that name a tool themselves.
     LogFormat.JSONL: _Format(_detect_jsonl, _extract_jsonl),
 }

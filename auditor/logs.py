@@ -39,8 +39,20 @@ from auditor.limits import (
     too_deep,
 )
 from auditor.lines import Blank, Line, Overlong, Unreadable, bounded_lines, lone_surrogate
-from auditor.log_formats import FORMATS, Found, LogFormat, describe, detect, extract, item_at
-from auditor.models import JSON, Call, LogStats, Unparsed
+from auditor.log_formats import (
+    FORMATS,
+    Found,
+    LogFormat,
+    answered,
+    answers,
+    describe,
+    detect,
+    extract,
+    item_at,
+)
+from auditor.models import JSON, Call, Evidence, LogStats, Unparsed
+from auditor.pairing import Pairing
+from auditor.paths import shown, walk
 from auditor.positions import key_positions
 
 LOG_SUFFIXES: Final = (".jsonl", ".ndjson", ".json", ".log", ".gz")
@@ -79,21 +91,18 @@ class LogFormatError(Exception):
 
 
 def display_name(path: str) -> str:
-    """The name a log goes by in sources and messages."""
-    return STDIN_NAME if path == STDIN else path
+    """The name a log goes by in sources and messages (a non-UTF-8 name escaped)."""
+    return STDIN_NAME if path == STDIN else shown(path)
 
 
-def log_files(path: str) -> list[str]:
-    """``path`` itself, or the log files below a directory in a stable order."""
-    root = Path(path)
-    if path != STDIN and root.is_dir():
-        return [
-            str(p)
-            for p in sorted(root.rglob("*"))
-            # Not only regular files: a FIFO or a broken link is named (check_logs), not skipped.
-            if not p.is_dir() and p.name.lower().endswith(LOG_SUFFIXES)
-        ]
-    return [path]
+def log_files(path: str) -> tuple[list[str], list[LogProblem]]:
+    """``path`` itself, or the log files below a directory in a stable order, with the
+    entries there that cannot be read: a FIFO (opening it would wait forever for a writer),
+    a broken link, an unreadable folder. A path given by name is the user's choice."""
+    if path == STDIN or not Path(path).is_dir():
+        return [path], []
+    files, unreadable = walk(path, lambda name: name.lower().endswith(LOG_SUFFIXES))
+    return files, [LogProblem(shown(entry), why) for entry, why in unreadable]
 
 
 def check_logs(paths: Sequence[str]) -> tuple[list[str], list[LogProblem]]:
@@ -101,39 +110,26 @@ def check_logs(paths: Sequence[str]) -> tuple[list[str], list[LogProblem]]:
     files: list[str] = []
     problems: list[LogProblem] = []
     for path in paths:
-        found = log_files(path)
-        if not found:
-            problems.append(LogProblem(path, "no log files (.jsonl, .ndjson, .json, .log, .gz)"))
+        found, unreadable = log_files(path)
+        problems.extend(unreadable)
+        if not found and not unreadable:
+            problems.append(
+                LogProblem(shown(path), "no log files (.jsonl, .ndjson, .json, .log, .gz)")
+            )
         for file in found:
             if file == STDIN:  # read once, when its turn comes
                 files.append(file)
-                continue
-            unusable = _not_a_file(file, found_in=path)
-            if unusable is not None:
-                problems.append(LogProblem(file, unusable))
                 continue
             try:
                 # Opened, not read: peeking would consume what a pipe holds.
                 open(file, "rb").close()
             except FileNotFoundError:
-                problems.append(LogProblem(file, "no such file"))
+                problems.append(LogProblem(shown(file), "no such file"))
             except OSError as error:
-                problems.append(LogProblem(file, f"cannot read: {error.strerror or error}"))
+                problems.append(LogProblem(shown(file), f"cannot read: {error.strerror or error}"))
             else:
                 files.append(file)
     return files, problems
-
-
-def _not_a_file(file: str, found_in: str) -> str | None:
-    """Why an entry found in a directory cannot be read as a log (a FIFO would block)."""
-    if file == found_in:
-        return None  # given by name: a FIFO or /dev/fd/N is the user's choice
-    entry = Path(file)
-    if not entry.exists():
-        return "no such file (a broken symbolic link?)"
-    if not entry.is_file():
-        return "not a regular file (a FIFO, socket or device)"
-    return None
 
 
 @dataclass(frozen=True)
@@ -148,9 +144,10 @@ class LogPart:
     fmt: LogFormat
 
 
-SPLITTABLE: Final = frozenset({LogFormat.JSONL, LogFormat.MCP, LogFormat.OTEL})
-"""Formats whose records are independent: no call repeats one of an earlier record, so parts
-of a file can be read apart and their counts added."""
+SPLITTABLE: Final = frozenset({LogFormat.JSONL, LogFormat.OTEL})
+"""Formats whose records are independent: no call repeats one of an earlier record, nor is
+answered by a later one (MCP replies are), so parts of a file can be read apart and their
+counts added."""
 
 
 def split(
@@ -337,28 +334,43 @@ class LogReader:
         self, records: Iterable[_Record], fmt: LogFormat, name: str, counts: _Counts
     ) -> Iterator[Call]:
         counts.format = fmt.value
-        for record in records:
+        pairing = Pairing() if answered(fmt) else None
+        for number, record in enumerate(records):
             counts.records += 1
             calls = self._calls(record, fmt, name)
             if not calls:
                 counts.records_without_calls += 1
-            for call in calls:
-                if call is None:
+            for item in calls:
+                if item is None:
                     counts.repeated_calls += 1
-                else:
-                    counts.calls += 1
+                    continue
+                counts.calls += 1
+                call, key = item
+                if pairing is None:
                     yield call
+                else:
+                    pairing.add(call, key, number)
+            if pairing is not None:
+                if record.problem is None:
+                    for answer in answers(fmt, record.value):
+                        pairing.answer(answer)
+                yield from pairing.ready(number)
+        if pairing is not None:
+            yield from pairing.rest()
 
-    def _calls(self, record: _Record, fmt: LogFormat, name: str) -> list[Call | None]:
-        """The calls of one record; None stands for a call already read (a repeat)."""
+    def _calls(
+        self, record: _Record, fmt: LogFormat, name: str
+    ) -> list[tuple[Call, str | None] | None]:
+        """The calls of one record, with the key an answer would name each by; None stands
+        for a call already read (a repeat)."""
         if record.problem is not None:
-            return [_unparsed(f"{name}:{record.line}", None, record.text, record.problem)]
+            return [(_unparsed(f"{name}:{record.line}", None, record.text, record.problem), None)]
         found = extract(fmt, record.value)
         positions = {}
         if record.document and found:
             # Pad with the lines before the document so that positions are file lines.
             positions = key_positions("\n" * (record.line - 1) + record.text)
-        calls: list[Call | None] = []
+        calls: list[tuple[Call, str | None] | None] = []
         for item in found:
             if item.call_id is not None and not self._first_sight(fmt, item.call_id):
                 calls.append(None)
@@ -371,7 +383,7 @@ class LogReader:
             source = f"{name}:{line}"
             if len(found) > 1:  # the position tells apart the calls of one record
                 source += f"#{describe(item.at)}"
-            calls.append(_call(item, record, source))
+            calls.append((_call(item, record, source), item.answer_key))
         return calls
 
     def _first_sight(self, fmt: LogFormat, call_id: str) -> bool:
@@ -572,10 +584,12 @@ def _call(item: Found, record: _Record, source: str) -> Call:
     if item.problem is not None:
         raw = json.dumps(item_at(record.value, item.at)) if item.at else record.text
         return _unparsed(source, item.tool, raw, item.problem)
-    return call_from(source, item.tool, item.arguments)
+    return call_from(source, item.tool, item.arguments, item.evidence)
 
 
-def call_from(source: str, tool: str | None, arguments: JSON) -> Call:
+def call_from(
+    source: str, tool: str | None, arguments: JSON, evidence: Evidence | None = None
+) -> Call:
     """A call whose arguments, when a string, are JSON text to decode (as OpenAI logs them);
     text that does not decode is kept, with the reason, as an ``Unparsed`` call."""
     if isinstance(arguments, str):
@@ -588,7 +602,7 @@ def call_from(source: str, tool: str | None, arguments: JSON) -> Call:
     if too_deep(arguments, text=text):  # later stages recurse into arguments: bound it here
         raw = text if text is not None else "<not shown: nested too deeply>"
         return _unparsed(source, tool, raw, f"arguments nest more than {MAX_NESTING} levels deep")
-    return Call(source, tool, arguments, text=text)
+    return Call(source, tool, arguments, text=text, evidence=evidence)
 
 
 def _unparsed(source: str, tool: str | None, raw: str, reason: str) -> Call:

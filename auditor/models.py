@@ -32,6 +32,38 @@ class Outcome(str, Enum):
     NEWLY_ACCEPTED = "newly_accepted"
 
 
+class OldRuntime(str, Enum):
+    """What enforced the old schema when the logs were written (``--old-runtime``).
+
+    "Passed before" is a property of that runtime, not of a textbook validator: most agent
+    runtimes never checked a tool schema against its meta-schema.
+    """
+
+    LENIENT = "lenient"
+    """Unknown keywords, invalid type names and keywords that cannot be evaluated enforce
+    nothing; the rest of the schema applies (what agent runtimes do in practice)."""
+    STANDARD = "standard"
+    """A conforming validator: a schema failing its meta-schema is unusable."""
+    NONE = "none"
+    """Nothing was validated: every call passed."""
+
+
+class Evidence(str, Enum):
+    """What the log itself records about what became of a call."""
+
+    RAN = "ran"
+    """The tool ran (an MCP result, an OTel span without error, an Anthropic tool_result)."""
+    REFUSED = "refused"
+    """The server refused the arguments (an MCP JSON-RPC error -32602)."""
+    ANSWERED = "answered"
+    """Something answered the call, but a refusal and a run look alike there (weak)."""
+
+    @property
+    def strong(self) -> bool:
+        """Whether it says for certain whether the old runtime let the call through."""
+        return self is not Evidence.ANSWERED
+
+
 class Rule(str, Enum):
     """The families of rewrites the normalizer can make; the first two are on by default."""
 
@@ -147,6 +179,8 @@ class Call:
     unparsed: Unparsed | None = None
     text: str | None = None
     """The arguments as logged, when they were JSON text: what replay remembers them by."""
+    evidence: Evidence | None = None
+    """What the log records about what became of the call, where it does."""
 
 
 @dataclass(frozen=True)
@@ -178,6 +212,36 @@ class ValidationIssue:
 
 
 @dataclass(frozen=True)
+class Verdict:
+    """What one schema said of one call: it accepts, it rejects with errors, or it could not
+    be used for this call (``problem``)."""
+
+    accepts: bool
+    errors: tuple[ValidationIssue, ...] = ()
+    problem: str | None = None
+
+    @property
+    def usable(self) -> bool:
+        return self.problem is None
+
+
+ACCEPTS = Verdict(True)
+REJECTS = Verdict(False)
+
+
+@dataclass(frozen=True)
+class LenientReading:
+    """A place of an old schema that a lenient runtime reads as enforcing nothing."""
+
+    pointer: str
+    """RFC 6901 pointer of the keyword (or schema) in the old schema."""
+    value: JSON
+    """What is written there."""
+    reason: str
+    """Why it cannot be evaluated (never holds logged data)."""
+
+
+@dataclass(frozen=True)
 class CallResult:
     """The outcome of replaying one call, with what a reviewer needs to understand it."""
 
@@ -187,6 +251,13 @@ class CallResult:
     """Errors of the new schema (newly or still rejected; schema_error_before when it rejects)."""
     schema_problem: str | None = None
     """Why a schema could not be used for this call (schema_error_before/after)."""
+    contradicts: bool = False
+    """Strong evidence in the log says the opposite of the old-runtime model for this call."""
+
+    @property
+    def proven(self) -> bool:
+        """A newly rejected call that the log shows ran: a certain regression."""
+        return self.outcome is Outcome.NEWLY_REJECTED and self.call.evidence is Evidence.RAN
 
 
 @dataclass(frozen=True)
@@ -206,6 +277,12 @@ class ToolSummary:
     """Per rewrite (same order): how many calls evaluated the rewritten keyword."""
     rewrite_locations: tuple[Location | None, ...] = ()
     """Per rewrite (same order): where its key stands in the catalog file, when known."""
+    lenient_readings: tuple[LenientReading, ...] = ()
+    """Under ``--old-runtime lenient``: where the old schema was read as enforcing nothing."""
+    proven: int = 0
+    """Newly rejected calls that the log shows ran."""
+    contradictions: int = 0
+    """Calls whose strong evidence contradicts the old-runtime model."""
 
     @property
     def call_count(self) -> int:
@@ -245,6 +322,8 @@ class Example:
     source: str
     arguments: JSON
     instance_pointer: str
+    evidence: Evidence | None = None
+    """What the log says became of the call."""
 
 
 @dataclass(frozen=True)
@@ -274,6 +353,8 @@ class Group:
     examples: tuple[Example, ...]
     hint: DecisionHint
     baselined: bool = False
+    proven: int = 0
+    """Calls of the group that the log shows ran: certain regressions (newly rejected)."""
 
     @property
     def share(self) -> float:
@@ -334,6 +415,16 @@ class Report:
     baseline: BaselineUse | None = None
     generated_at: str | None = None
     fail_on: FailOn = FailOn.NEWLY_REJECTED
+    old_runtime: OldRuntime = OldRuntime.LENIENT
+
+    @property
+    def proven_count(self) -> int:
+        """Newly rejected calls that the log shows ran."""
+        return sum(t.proven for t in self.tools)
+
+    @property
+    def contradiction_count(self) -> int:
+        return sum(t.contradictions for t in self.tools)
 
     @property
     def call_count(self) -> int:

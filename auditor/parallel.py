@@ -49,8 +49,8 @@ def audit_logs(
 
     The report is the same whatever ``jobs`` is: parts are merged in log order.
     """
-    replays = prepare(tools, rules, call_timeout=call_timeout)
     settings = settings or ReportSettings()
+    replays = prepare(tools, rules, call_timeout=call_timeout, old_runtime=settings.old_runtime)
     progress = progress or Progress(0)
     counted = (
         tally_in_parallel(replays, files, fmt, jobs, settings, progress, max_record_bytes)

@@ -24,6 +24,7 @@ from auditor.models import (
     Group,
     Location,
     LogStats,
+    OldRuntime,
     Outcome,
     Override,
     Report,
@@ -50,13 +51,16 @@ def prepare(
     rules: Collection[Rule],
     fast: bool = True,
     call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
+    old_runtime: OldRuntime = OldRuntime.LENIENT,
 ) -> dict[str, ToolReplay]:
     """Normalize and compile every tool once. ``fast=False``: the reference engine only;
-    evaluating one call may take ``call_timeout`` seconds (None: unbounded)."""
+    evaluating one call may take ``call_timeout`` seconds (None: unbounded); ``old_runtime``
+    is what enforced the old schemas when the logs were written."""
     memo = Memo(MEMO_ENTRIES)
     budget = CallBudget(call_timeout)  # calls run one at a time: one budget serves all
     return {
-        tool.name: ToolReplay(tool, _normalize(tool, rules), fast, memo, budget) for tool in tools
+        tool.name: ToolReplay(tool, _normalize(tool, rules), fast, memo, budget, old_runtime)
+        for tool in tools
     }
 
 
@@ -109,6 +113,7 @@ class ReportSettings:
     baseline: Baseline | None = None
     generated_at: str | None = None
     fail_on: FailOn = FailOn.NEWLY_REJECTED
+    old_runtime: OldRuntime = OldRuntime.LENIENT
 
 
 class Tally:
@@ -123,6 +128,8 @@ class Tally:
         self._max_calls = settings.max_calls
         self.counts = {name: dict.fromkeys(Outcome, 0) for name in replays}
         self.reached = {name: [0] * len(r.normalized.rewrites) for name, r in replays.items()}
+        self.proven = dict.fromkeys(replays, 0)
+        self.contradictions = dict.fromkeys(replays, 0)
         self.totals = dict.fromkeys(Outcome, 0)
         self.unknown: dict[str, int] = {}
         self.nameless = 0
@@ -137,6 +144,8 @@ class Tally:
             self.unknown[call.tool] = self.unknown.get(call.tool, 0) + 1
         elif call.tool in self.counts:
             self.counts[call.tool][result.outcome] += 1
+            self.proven[call.tool] += result.proven
+            self.contradictions[call.tool] += result.contradicts
             for index in reached:
                 self.reached[call.tool][index] += 1
         else:
@@ -157,6 +166,9 @@ class Tally:
         for name, counts in later.counts.items():
             for outcome, count in counts.items():
                 self.counts[name][outcome] += count
+        for name in later.counts:
+            self.proven[name] += later.proven[name]
+            self.contradictions[name] += later.contradictions[name]
         for name, reached in later.reached.items():
             self.reached[name] = [a + b for a, b in zip(self.reached[name], reached, strict=True)]
         for name, count in later.unknown.items():
@@ -182,7 +194,7 @@ def audit(
     Streaming: memory holds counts, ``settings.examples`` calls per group, and the kept
     ``calls`` (all non-accepted ones unless ``settings.max_calls`` bounds them).
     """
-    replays = prepare(tools, rules, call_timeout=call_timeout)
+    replays = prepare(tools, rules, call_timeout=call_timeout, old_runtime=settings.old_runtime)
     tally = count_calls(replays, calls, settings)
     return build_report(replays, tally, calls.stats(), schema_inputs, overrides, settings)
 
@@ -215,10 +227,13 @@ def build_report(
             rewrites=replay.normalized.rewrites,
             findings=_unresolved(replay.normalized),
             counts=tally.counts[name],
-            old_schema_problem=replay.old.problem,
+            old_schema_problem=replay.old_problem,
             new_schema_problem=replay.new.problem,
             reached=tuple(tally.reached[name]),
             rewrite_locations=tuple(_location(replay.tool, r) for r in replay.normalized.rewrites),
+            lenient_readings=replay.readings,
+            proven=tally.proven[name],
+            contradictions=tally.contradictions[name],
         )
         for name, replay in sorted(replays.items())
     )
@@ -240,6 +255,7 @@ def build_report(
         baseline=_baseline_use(settings.baseline, groups),
         generated_at=settings.generated_at,
         fail_on=settings.fail_on,
+        old_runtime=settings.old_runtime,
     )
 
 

@@ -7,6 +7,7 @@ is ever fetched: a remote ``$ref`` is unresolvable, found when a call reaches it
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import islice
@@ -24,19 +25,25 @@ from auditor.causes import CauseFinder
 from auditor.coverage import CoverageTracker
 from auditor.engine import FastCheck
 from auditor.keywords import Draft, draft_of
+from auditor.lenient import read_leniently, tolerant
 from auditor.limits import MAX_NESTING, too_deep
 from auditor.models import (
+    ACCEPTS,
     JSON,
+    REJECTS,
     Call,
     CallResult,
-    Outcome,
+    LenientReading,
+    OldRuntime,
     Rewrite,
     Rule,
     ToolSchema,
     ValidationIssue,
+    Verdict,
 )
 from auditor.normalize import Normalized
 from auditor.observed import observe
+from auditor.outcome import decide
 
 MAX_ERRORS: Final = 20
 """Errors kept per call: enough to explain it, bounded for pathological arguments."""
@@ -72,8 +79,7 @@ def compile_schema(schema: JSON, budget: CallBudget | None = None) -> Compiled:
     # The draft is read the way the normalizer reads it (https and a missing "#" included),
     # so both stages always agree on the vocabulary.
     cls: Any = VALIDATORS[draft_of(schema)]
-    meta_cls: Any = validators.validator_for(cls.META_SCHEMA, default=cls)
-    meta = meta_cls(cls.META_SCHEMA, format_checker=cls.FORMAT_CHECKER)
+    meta = _meta_validator(cls)
     try:
         # All errors, sorted: which one python-jsonschema meets first depends on set order,
         # which changes from run to run, and reports must not.
@@ -90,6 +96,11 @@ def compile_schema(schema: JSON, budget: CallBudget | None = None) -> Compiled:
     return Compiled(evaluator(schema, registry=_LOCAL_ONLY), None)
 
 
+def _meta_validator(cls: Any) -> Any:
+    meta_cls: Any = validators.validator_for(cls.META_SCHEMA, default=cls)
+    return meta_cls(cls.META_SCHEMA, format_checker=cls.FORMAT_CHECKER)
+
+
 class ToolReplay:
     """A tool's old and new schema, compiled, with what it takes to explain new errors."""
 
@@ -100,36 +111,43 @@ class ToolReplay:
         fast: bool = True,
         memo: Memo | None = None,
         budget: CallBudget | None = None,
+        old_runtime: OldRuntime = OldRuntime.LENIENT,
     ) -> None:
         """``fast=False`` leaves every verdict to python-jsonschema (the differential tests
         compare the two); ``memo`` is shared by the tools of one audit to bound its size;
-        ``budget`` bounds the time one call's evaluation may take."""
+        ``budget`` bounds the time one call's evaluation may take; ``old_runtime`` is what
+        enforced the old schema when the logs were written."""
         self.tool = tool
         self.normalized = normalized
+        self.old_runtime = old_runtime
         self._budget = budget or CallBudget(None)
         # Error locations are found by the identity of schema nodes, so the new validator is
         # built over the very object the cause finder indexes. Without rewrites the two
         # schemas are equal and one validator serves both verdicts.
         self.new = compile_schema(normalized.schema, self._budget)
-        self.old = (
-            self.new if not normalized.rewrites else compile_schema(tool.schema, self._budget)
-        )
-        unblocked = self.old.problem is not None and self.new.problem is None
-        # Renames only add constraints; what turns a refused schema into a usable one is a
-        # fixed value: a type name, a bound.
-        self.unblocking: tuple[Rewrite, ...] = tuple(
-            r
-            for r in normalized.rewrites
-            if unblocked and r.rule in _VALUE_FIXES and not r.pointer.endswith("/$ref")
-        )
+        self.readings: tuple[LenientReading, ...] = ()
+        old_schema: JSON = tool.schema
+        if old_runtime is OldRuntime.LENIENT:
+            old_schema, self.readings = _read_leniently(tool.schema)
+        if not normalized.rewrites and not self.readings:
+            self.old = self.new
+        elif old_runtime is OldRuntime.LENIENT:
+            self.old = _compile_tolerant(old_schema, self._budget)
+        else:
+            self.old = compile_schema(old_schema, self._budget)
+        self.unblocking = self._unblocking()
         self._causes = CauseFinder(
-            normalized.schema, normalized.rewrites, normalized.draft, self.unblocking
+            normalized.schema,
+            normalized.rewrites,
+            normalized.draft,
+            self.unblocking,
+            unblocking_in_reach=old_runtime is OldRuntime.LENIENT,
         )
         self._fast_new = FastCheck(normalized.schema if fast and self.new.validator else None)
         self._fast_old = (
             self._fast_new
             if self.old is self.new
-            else FastCheck(tool.schema if self.old.validator else None)
+            else FastCheck(old_schema if fast and self.old.validator else None)
         )
         self._memo = memo if memo is not None else Memo(MEMO_ENTRIES)
         self._coverage = (
@@ -140,24 +158,48 @@ class ToolReplay:
             else None
         )
 
+    @property
+    def old_problem(self) -> str | None:
+        """Why the old runtime could not use the old schema for any call (standard only)."""
+        return self.old.problem if self.old_runtime is OldRuntime.STANDARD else None
+
+    def _unblocking(self) -> tuple[Rewrite, ...]:
+        """Value fixes (a type name, a bound) that made a part of the schema evaluable, named
+        as causes where nothing nearer is: renames only add constraints."""
+        fixes = [
+            r
+            for r in self.normalized.rewrites
+            if r.rule in _VALUE_FIXES and not r.pointer.endswith("/$ref")
+        ]
+        if self.old_runtime is OldRuntime.STANDARD:
+            unblocked = self.old.problem is not None and self.new.problem is None
+            return tuple(fixes) if unblocked else ()
+        if self.old_runtime is OldRuntime.LENIENT:
+            return tuple(
+                r
+                for r in fixes
+                if any(pointers.is_within(r.pointer, place.pointer) for place in self.readings)
+            )
+        return ()
+
     def evaluate(self, call: Call) -> tuple[CallResult, frozenset[int]]:
         """The call's result and the rewrites its evaluation reached (for coverage).
 
-        Both depend on the arguments alone, so they are remembered by the arguments' JSON
-        text: logs repeat the same arguments often, and a repeat costs a lookup.
+        The verdicts depend on the arguments alone, so they are remembered by the arguments'
+        JSON text: logs repeat the same arguments often, and a repeat costs a lookup. What the
+        log says happened to this call is applied afterwards (``auditor.outcome.decide``).
         """
         text = call.text if call.text is not None else _text_of(call.arguments)
         key = None if text is None else (self.tool.name, text)
         known = self._memo.get(key) if key is not None else None
         if known is None:
-            result = self.replay(call)
+            old, new = self.verdicts(call.arguments)
             reached = self.reached_rewrites(call)
             if key is not None:
-                # Not the result itself: it holds the call, whose arguments the memo need not keep.
-                self._memo.put(key, (result.outcome, result.errors, result.schema_problem, reached))
-            return result, reached
-        outcome, errors, problem, reached = known
-        return CallResult(call, outcome, errors, problem), reached
+                self._memo.put(key, (old, new, reached))
+        else:
+            old, new, reached = known
+        return decide(call, old, new), reached
 
     def reached_rewrites(self, call: Call) -> frozenset[int]:
         """Indices of this tool's rewrites whose keyword evaluating the call reached.
@@ -170,55 +212,42 @@ class ToolReplay:
 
     def replay(self, call: Call) -> CallResult:
         """The outcome of a parsed call of this tool (see DESIGN.md for the order)."""
-        arguments = call.arguments
+        return decide(call, *self.verdicts(call.arguments))
+
+    def verdicts(self, arguments: JSON) -> tuple[Verdict | None, Verdict]:
+        """The old runtime's verdict (None when the new schema cannot be used, which decides
+        the outcome alone) and the new schema's, with the new errors and their causes."""
         self._budget.start()  # shared by both verdicts and the coverage pass that follows
         if self.new.validator is None:
-            return CallResult(call, Outcome.SCHEMA_ERROR_AFTER, schema_problem=self.new.problem)
+            return None, Verdict(False, problem=self.new.problem)
         if self._fast_new.accepts(arguments):
             # The fast engine only ever answers "accepted" for schemas where it agrees with
             # the reference; every other answer is the reference's (auditor.engine).
-            if self.old.validator is None:
-                return CallResult(
-                    call, Outcome.SCHEMA_ERROR_BEFORE, schema_problem=self.old.problem
-                )
-            if self.old is self.new or self._fast_old.accepts(arguments):
-                return CallResult(call, Outcome.ACCEPTED)
+            return self._old_verdict(arguments, None), ACCEPTS
         try:
-            new_errors = _errors(self.new.validator, arguments)
+            errors = _errors(self.new.validator, arguments)
         except Exception as error:  # evaluation of user schemas may raise anything
-            return CallResult(
-                call, Outcome.SCHEMA_ERROR_AFTER, schema_problem=_evaluation_problem(error)
-            )
-        if self.old.validator is None:
-            return CallResult(
-                call,
-                Outcome.SCHEMA_ERROR_BEFORE,
-                errors=self._issues(new_errors),
-                schema_problem=self.old.problem,
-            )
-        if self.old is self.new:
-            old_accepts = not new_errors
-        else:
-            try:
-                old_accepts = self.old.validator.is_valid(arguments)
-            except Exception as error:
-                return CallResult(
-                    call,
-                    Outcome.SCHEMA_ERROR_BEFORE,
-                    errors=self._issues(new_errors),
-                    schema_problem=_evaluation_problem(error),
-                )
-        if old_accepts and not new_errors:
-            return CallResult(call, Outcome.ACCEPTED)
-        if old_accepts:
-            return CallResult(call, Outcome.NEWLY_REJECTED, errors=self._issues(new_errors))
-        if new_errors:
-            return CallResult(call, Outcome.STILL_REJECTED, errors=self._issues(new_errors, False))
-        return CallResult(call, Outcome.NEWLY_ACCEPTED)
+            return None, Verdict(False, problem=_evaluation_problem(error))
+        new = Verdict(not errors, self._issues(errors))
+        return self._old_verdict(arguments, new), new
 
-    def _issues(
-        self, errors: Sequence[exceptions.ValidationError], with_causes: bool = True
-    ) -> tuple[ValidationIssue, ...]:
+    def _old_verdict(self, arguments: JSON, new: Verdict | None) -> Verdict:
+        """``new``: the new verdict, when the reference computed it (None: the fast engine
+        accepted)."""
+        if self.old_runtime is OldRuntime.NONE:
+            return ACCEPTS
+        if self.old.validator is None:
+            return Verdict(False, problem=self.old.problem)
+        if self.old is self.new:
+            return ACCEPTS if new is None or new.accepts else REJECTS
+        if self._fast_old.accepts(arguments):
+            return ACCEPTS
+        try:
+            return ACCEPTS if self.old.validator.is_valid(arguments) else REJECTS
+        except Exception as error:  # only the standard reading raises (tolerant swallows)
+            return Verdict(False, problem=_evaluation_problem(error))
+
+    def _issues(self, errors: Sequence[exceptions.ValidationError]) -> tuple[ValidationIssue, ...]:
         issues = []
         for error in errors:
             located = self._causes.locate(error)
@@ -228,15 +257,36 @@ class ToolReplay:
                     keyword=located.keyword,
                     schema_pointer=located.pointer,
                     message=_clip(error.message),
-                    causes=self._causes.causes(error, located) if with_causes else (),
+                    causes=self._causes.causes(error, located),
                     observed=observe(error),
                 )
             )
         return tuple(issues)
 
 
-Remembered = tuple[Outcome, tuple[ValidationIssue, ...], str | None, frozenset[int]]
-"""What replaying an arguments text gave: outcome, errors, schema problem, rewrites reached."""
+def _read_leniently(schema: JSON) -> tuple[JSON, tuple[LenientReading, ...]]:
+    if too_deep(schema):  # the new side reports it: unusable, too deep to evaluate
+        return schema, ()
+    cls: Any = VALIDATORS[draft_of(schema)]
+    try:
+        return read_leniently(schema, draft_of(schema), _meta_validator(cls))
+    except RecursionError:
+        return {}, (LenientReading("", None, "is nested too deeply to read"),)
+
+
+def _compile_tolerant(schema: JSON, budget: CallBudget) -> Compiled:
+    """The old schema as a lenient runtime evaluates it: never unusable."""
+    cls: Any = VALIDATORS[draft_of(schema)]
+    return Compiled(_tolerant_class(budgeted(cls, budget))(schema, registry=_LOCAL_ONLY), None)
+
+
+@functools.lru_cache(maxsize=64)
+def _tolerant_class(cls: Any) -> Any:
+    return tolerant(cls)
+
+
+Remembered = tuple[Verdict | None, Verdict, frozenset[int]]
+"""What replaying an arguments text gave: the old and new verdicts, rewrites reached."""
 
 
 class Memo:

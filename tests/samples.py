@@ -5,13 +5,13 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from auditor.catalogs import load_catalogs
 from auditor.logs import LogReader, check_logs
-from auditor.models import Report
-from auditor.pipeline import audit
+from auditor.models import Call, LogStats, OldRuntime, Report
+from auditor.pipeline import ReportSettings, audit
 from auditor.report import Format, render
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -68,14 +68,38 @@ def _at_root() -> Iterator[None]:
         os.chdir(before)
 
 
-def run(scenario: Scenario) -> Report:
-    """The audit of one scenario, with paths as given from the repository root."""
+class _WithoutEvidence:
+    """The calls of a log with what the log says became of them left out: the old-runtime
+    model alone decides the old verdict."""
+
+    def __init__(self, reader: LogReader) -> None:
+        self._reader = reader
+
+    def __iter__(self) -> Iterator[Call]:
+        return (replace(call, evidence=None) for call in self._reader)
+
+    def stats(self) -> tuple[LogStats, ...]:
+        return self._reader.stats()
+
+
+def run(
+    scenario: Scenario, old_runtime: OldRuntime = OldRuntime.LENIENT, evidence: bool = True
+) -> Report:
+    """The audit of one scenario, with paths as given from the repository root, as the
+    ``old_runtime`` would have enforced the old schemas (the default: lenient), and with the
+    log's evidence about each call applied unless ``evidence`` is False."""
     with _at_root():
         catalogs = load_catalogs([scenario.catalog])
         assert not catalogs.problems, catalogs.problems
         files, problems = check_logs([scenario.log])
         assert not problems, problems
-        return audit(catalogs.tools, LogReader(files), [scenario.catalog])
+        reader = LogReader(files)
+        return audit(
+            catalogs.tools,
+            reader if evidence else _WithoutEvidence(reader),
+            [scenario.catalog],
+            settings=ReportSettings(old_runtime=old_runtime),
+        )
 
 
 def rendered(scenario: Scenario) -> dict[str, str]:

@@ -161,6 +161,7 @@ def test_every_tricky_value_against_every_risky_keyword(schema: dict[str, Any]) 
 def test_the_fast_engine_is_trusted_with_plain_schemas_and_not_with_risky_ones() -> None:
     assert trusted({"type": "object", "properties": {"a": {"pattern": "^[A-Z]+$"}}})
     assert trusted({"$defs": {"t": {"type": "string"}}, "items": {"$ref": "#/$defs/t"}})
+    risky: dict[str, Any]
     for risky in (
         {"pattern": "^\\w+$"},
         {"patternProperties": {"^\\d+$": {}}},

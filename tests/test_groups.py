@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from auditor.models import HintKind, Outcome
 from auditor.pipeline import ReportSettings
@@ -49,7 +50,7 @@ def test_one_group_per_constraint_with_a_stable_fingerprint(tmp_path: Path) -> N
 
 
 def test_examples_are_bounded(tmp_path: Path) -> None:
-    calls = [("search", {"tags": []})] * 10
+    calls: list[tuple[str, Any]] = [("search", {"tags": []})] * 10
     report = make_report(tmp_path, CATALOG, calls, ReportSettings(examples=2))
     assert report.groups[0].count == 10
     assert len(report.groups[0].examples) == 2
@@ -64,7 +65,8 @@ def test_hint_loosen_when_every_call_breaks_the_constraint(tmp_path: Path) -> No
 
 
 def test_hint_fix_callers_when_few_calls_break_it(tmp_path: Path) -> None:
-    calls = [("search", {"tags": []})] * 3 + [("search", {"tags": ["x"]})] * 977
+    calls: list[tuple[str, Any]] = [("search", {"tags": []})] * 3
+    calls += [("search", {"tags": ["x"]})] * 977
     report = make_report(tmp_path, CATALOG, calls)
     hint = report.groups[0].hint
     assert hint.kind is HintKind.FIX_CALLERS
@@ -73,7 +75,8 @@ def test_hint_fix_callers_when_few_calls_break_it(tmp_path: Path) -> None:
 
 
 def test_hint_between_the_thresholds_and_on_too_few_calls(tmp_path: Path) -> None:
-    calls = [("search", {"tags": []})] * 3 + [("search", {"tags": ["x"]})] * 7
+    calls: list[tuple[str, Any]] = [("search", {"tags": []})] * 3
+    calls += [("search", {"tags": ["x"]})] * 7
     assert make_report(tmp_path, CATALOG, calls).groups[0].hint.kind is HintKind.REVIEW
     few = make_report(tmp_path, CATALOG, [("search", {"tags": []})] * 2)
     assert few.groups[0].hint.kind is HintKind.REVIEW

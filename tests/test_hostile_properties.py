@@ -23,7 +23,7 @@ from auditor.budget import CallBudget
 from auditor.catalogs import read_catalog
 from auditor.log_formats import LogFormat
 from auditor.logs import LogFormatError, LogReader
-from auditor.models import Call, Location, Outcome, ToolSchema
+from auditor.models import Call, Location, OldRuntime, Outcome, ToolSchema
 from auditor.normalize import normalize
 from auditor.pipeline import audit
 from auditor.replay import ToolReplay
@@ -182,8 +182,12 @@ def test_normalizer_and_replay_never_raise(schema: Any, arguments: Any) -> None:
 
 
 def _replay_all(tool: ToolSchema, arguments: Any = None) -> None:
-    replay = ToolReplay(tool, normalize(tool.schema), CallBudget(0.2))
-    for args in ({}, arguments, "aaaaaaaaaaaaaaaaaaaaaaaa!"):
-        result = replay.replay(Call("calls.jsonl:1", tool.name, args))
-        assert result.outcome in Outcome
-        replay.reached_rewrites(Call("calls.jsonl:1", tool.name, args))
+    for runtime in OldRuntime:
+        replay = ToolReplay(
+            tool, normalize(tool.schema), budget=CallBudget(0.2), old_runtime=runtime
+        )
+        tried: tuple[Any, ...] = ({}, arguments, "aaaaaaaaaaaaaaaaaaaaaaaa!")
+        for args in tried:
+            result = replay.replay(Call("calls.jsonl:1", tool.name, args))
+            assert result.outcome in Outcome
+            replay.reached_rewrites(Call("calls.jsonl:1", tool.name, args))

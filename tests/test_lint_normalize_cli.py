@@ -123,8 +123,8 @@ def test_normalize_diff_check_write(classic: Path, capsys: pytest.CaptureFixture
     code, out, _ = run_cli(["normalize", str(classic), "--check"], capsys)
     assert (code, out) == (1, f"would normalize {classic} (4 rewrites)\n")
     assert classic.read_text() == CLASSIC, "--check and --diff must not write"
-    code, out, _ = run_cli(["normalize", str(classic), "--write"], capsys)
-    assert (code, out) == (0, f"normalized {classic} (4 rewrites)\n")
+    code, out, err = run_cli(["normalize", str(classic), "--write"], capsys)
+    assert (code, out, err) == (0, "", f"auditor: normalized {classic} (4 rewrites)\n")
     assert classic.read_text() == (
         CLASSIC.replace("String", "string")
         .replace("min_items", "minItems")
@@ -140,11 +140,11 @@ def test_normalize_leaves_an_unparseable_file_untouched(
 ) -> None:
     broken = tmp_path / "broken.yaml"
     broken.write_text("t: [unclosed\n")
-    code, out, err = run_cli(["normalize", str(broken), str(classic), "--write"], capsys)
+    code, _, err = run_cli(["normalize", str(broken), str(classic), "--write"], capsys)
     assert code == 2
     assert broken.read_text() == "t: [unclosed\n"
     assert f"{broken}:" in err and "invalid YAML" in err
-    assert f"normalized {classic}" in out
+    assert f"auditor: normalized {classic}" in err
 
 
 def test_normalize_needs_exactly_one_mode(

@@ -2,6 +2,10 @@
 
 Each case holds calls that must be accepted and calls that must be rejected, so a replay that
 rejects everything fails here as surely as one that accepts everything.
+
+A case's expectations hold under the old runtimes its ``old_runtime`` names (one or a list;
+by default ``standard`` and ``lenient``, which agree wherever the old schema is valid). A call
+may instead give ``outcomes``, one per old runtime, each checked under that runtime.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from typing import Any
 import pytest
 
 from auditor.logs import call_from
-from auditor.models import Call, Location, Outcome, ToolSchema
+from auditor.models import Call, Location, OldRuntime, Outcome, ToolSchema
 from auditor.normalize import DEFAULT_RULES
 from auditor.pipeline import prepare, replay_call
 from tests.conftest import load_cases
@@ -27,34 +31,78 @@ def _call(index: int, spec: dict[str, Any]) -> Call:
     return Call(f"case:{index}", "t", spec["arguments"])
 
 
-def _replay(case: dict[str, Any]) -> list[tuple[dict[str, Any], Any]]:
+DEFAULT_RUNTIMES = ("standard", "lenient")
+
+
+def _runtimes(case: dict[str, Any]) -> list[str]:
+    named = case.get("old_runtime", DEFAULT_RUNTIMES)
+    return [named] if isinstance(named, str) else list(named)
+
+
+def _replay(case: dict[str, Any], runtime: str) -> list[tuple[dict[str, Any], Any]]:
     tool = ToolSchema("t", case["schema"], Location("case.yaml"), "", "mapping")
-    replays = prepare([tool], DEFAULT_RULES)
+    replays = prepare([tool], DEFAULT_RULES, old_runtime=OldRuntime(runtime))
     return [(spec, replay_call(replays, _call(i, spec))) for i, spec in enumerate(case["calls"], 1)]
+
+
+def _expected(spec: dict[str, Any], runtime: str, case: dict[str, Any]) -> dict[str, Any] | None:
+    """What a call must give under ``runtime``: outcome, and causes and keywords if named."""
+    if runtime in spec.get("outcomes", {}):
+        own = spec["outcomes"][runtime]
+        own = {"outcome": own} if isinstance(own, str) else own
+        return {**{k: v for k, v in spec.items() if k in ("causes", "keywords")}, **own}
+    if "outcome" in spec and runtime in _runtimes(case):
+        return spec
+    return None
+
+
+def _runtimes_of(case: dict[str, Any]) -> list[str]:
+    named = {r for spec in case["calls"] for r in spec.get("outcomes", {})}
+    return sorted(named | set(_runtimes(case)))
 
 
 @pytest.mark.parametrize("case", CASES)
 def test_case(case: dict[str, Any]) -> None:
     mismatches = []
-    for spec, result in _replay(case):
-        got: dict[str, Any] = {"outcome": result.outcome.value}
-        want: dict[str, Any] = {"outcome": spec["outcome"]}
-        if "causes" in spec:
-            got["causes"] = sorted({r.pointer for e in result.errors for r in e.causes})
-            want["causes"] = sorted(set(spec["causes"]))
-        if "keywords" in spec:
-            got["keywords"] = sorted({e.keyword for e in result.errors})
-            want["keywords"] = sorted(set(spec["keywords"]))
-        if got != want:
-            args = spec.get("arguments", spec.get("arguments_text"))
-            mismatches.append(f"{json.dumps(args)}: want {want}, got {got}")
+    for runtime in _runtimes_of(case):
+        mismatches.extend(_mismatches(case, runtime))
     assert not mismatches, "\n".join(mismatches)
 
 
+def _mismatches(case: dict[str, Any], runtime: str) -> list[str]:
+    mismatches = []
+    for spec, result in _replay(case, runtime):
+        expected = _expected(spec, runtime, case)
+        if expected is None:
+            continue
+        got: dict[str, Any] = {"outcome": result.outcome.value}
+        want: dict[str, Any] = {"outcome": expected["outcome"]}
+        if "causes" in expected:
+            got["causes"] = sorted({r.pointer for e in result.errors for r in e.causes})
+            want["causes"] = sorted(set(expected["causes"]))
+        if "keywords" in expected:
+            got["keywords"] = sorted({e.keyword for e in result.errors})
+            want["keywords"] = sorted(set(expected["keywords"]))
+        if got != want:
+            args = spec.get("arguments", spec.get("arguments_text"))
+            mismatches.append(f"{runtime}: {json.dumps(args)}: want {want}, got {got}")
+    return mismatches
+
+
 def test_cases_reach_every_outcome_except_log_level_ones() -> None:
-    seen = Counter(spec["outcome"] for param in CASES for spec in param.values[0]["calls"])
+    seen = Counter(
+        outcome
+        for param in CASES
+        for spec in param.values[0]["calls"]
+        for outcome in _all_outcomes(spec)
+    )
     expected = {o.value for o in Outcome} - {Outcome.UNKNOWN_TOOL.value}
     assert expected <= set(seen), f"outcomes never reached: {expected - set(seen)}"
+
+
+def _all_outcomes(spec: dict[str, Any]) -> list[str]:
+    named = [o if isinstance(o, str) else o["outcome"] for o in spec.get("outcomes", {}).values()]
+    return [spec["outcome"], *named] if "outcome" in spec else named
 
 
 @pytest.mark.parametrize(

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 import yaml
 
-from auditor.models import Outcome
+from auditor.models import OldRuntime, Outcome, Report
 from tests.samples import Scenario, rendered, run, scenarios
 
 SCENARIOS = scenarios()
@@ -31,11 +32,52 @@ def _place(entry: dict[str, Any]) -> str:
     return f"{entry['line']}#{entry['at']}" if "at" in entry else str(entry["line"])
 
 
-@pytest.mark.parametrize("scenario", SCENARIOS, ids=IDS)
-def test_every_call_has_its_expected_outcome(scenario: Scenario) -> None:
+@dataclass(frozen=True)
+class Mode:
+    """One way of auditing a scenario, and where expected.yaml says what it gives."""
+
+    name: str
+    old_runtime: OldRuntime
+    evidence: bool
+    """Whether the log's evidence about each call is applied (as ``auditor audit`` does)."""
+    totals: tuple[str, ...]
+    """The totals block that holds, the first present of these."""
+
+    def expectation(self, entry: dict[str, Any]) -> dict[str, Any]:
+        """The outcome, causes and why of one call in this mode: ``evidence:`` where the log
+        shows what became of the call, else ``lenient:`` under lenient, else the entry."""
+        if self.evidence and "evidence" in entry:
+            return dict(entry["evidence"])
+        if self.old_runtime is OldRuntime.LENIENT and "lenient" in entry:
+            return dict(entry["lenient"])
+        return entry
+
+
+MODES = [
+    # The old-runtime models alone: what `--old-runtime standard` and `lenient` decide.
+    Mode("standard", OldRuntime.STANDARD, False, ("totals",)),
+    Mode("lenient", OldRuntime.LENIENT, False, ("lenient_totals",)),
+    # The default audit (the committed reports): lenient, and the log's evidence applied.
+    Mode("default", OldRuntime.LENIENT, True, ("evidence_totals", "lenient_totals")),
+]
+CASES = [(s, m) for s in SCENARIOS for m in MODES]
+CASE_IDS = [f"{s.name}-{m.name}" for s, m in CASES]
+
+
+def _run(scenario: Scenario, mode: Mode) -> Report:
+    return run(scenario, mode.old_runtime, evidence=mode.evidence)
+
+
+def _totals(expected: dict[str, Any], mode: Mode) -> dict[str, int]:
+    name = next(n for n in mode.totals if n in expected)
+    return dict(expected[name])
+
+
+@pytest.mark.parametrize(("scenario", "mode"), CASES, ids=CASE_IDS)
+def test_every_call_has_its_expected_outcome(scenario: Scenario, mode: Mode) -> None:
     expected = _expected(scenario)
-    report = run(scenario)
-    by_place = {_place(entry): entry for entry in expected["calls"]}
+    report = _run(scenario, mode)
+    by_place = {_place(entry): mode.expectation(entry) for entry in expected["calls"]}
     assert len(by_place) == len(expected["calls"]), "two expectations for one call"
     got = {r.call.source.split(":")[-1]: r for r in report.calls}
     mismatches = []
@@ -54,22 +96,39 @@ def test_every_call_has_its_expected_outcome(scenario: Scenario) -> None:
     assert not mismatches, "\n".join(mismatches)
 
 
-@pytest.mark.parametrize("scenario", SCENARIOS, ids=IDS)
-def test_totals_match_and_add_up(scenario: Scenario) -> None:
-    expected = _expected(scenario)["totals"]
-    report = run(scenario)
-    assert report.call_count == expected["calls"] == sum(s.calls for s in report.log_inputs)
+@pytest.mark.parametrize(("scenario", "mode"), CASES, ids=CASE_IDS)
+def test_totals_match_and_add_up(scenario: Scenario, mode: Mode) -> None:
+    expected = _expected(scenario)
+    totals = _totals(expected, mode)
+    # The totals block is the count of the calls' expectations, and adds up to `calls`.
+    counted = Counter(mode.expectation(entry)["outcome"] for entry in expected["calls"])
+    assert {o.value: totals.get(o.value, 0) for o in Outcome} == {
+        o.value: counted[o.value] for o in Outcome
+    }
+    assert sum(counted.values()) == totals["calls"]
+    report = _run(scenario, mode)
+    assert report.call_count == totals["calls"] == sum(s.calls for s in report.log_inputs)
     assert {o.value: n for o, n in report.totals.items()} == {
-        o.value: expected.get(o.value, 0) for o in Outcome
+        o.value: totals.get(o.value, 0) for o in Outcome
     }
     for tool in report.tools:
         assert sum(tool.counts.values()) <= report.call_count
 
 
+def test_only_the_standard_runtime_has_schema_errors_before() -> None:
+    for scenario in SCENARIOS:
+        expected = _expected(scenario)
+        for mode in MODES:
+            if mode.old_runtime is not OldRuntime.STANDARD:
+                assert _totals(expected, mode).get(Outcome.SCHEMA_ERROR_BEFORE.value, 0) == 0
+
+
 def test_samples_reach_every_outcome() -> None:
+    """Over every mode checked above: schema_error_before happens only under standard."""
     seen: Counter[Outcome] = Counter()
     for scenario in SCENARIOS:
-        seen.update({o: n for o, n in run(scenario).totals.items() if n})
+        for mode in MODES:
+            seen.update({o: n for o, n in _run(scenario, mode).totals.items() if n})
     assert set(seen) == set(Outcome)
 
 

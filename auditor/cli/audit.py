@@ -22,23 +22,28 @@ from auditor.catalogs import STDIN, CatalogFormat, load_catalogs
 from auditor.cli.common import (
     EXIT_OK,
     EXIT_UNUSABLE,
+    MaxCatalogBytesOption,
     UsageFailure,
     emit,
     parse_rules,
+    write_pair,
     write_text,
 )
 from auditor.config import ConfigProblem, load_config
 from auditor.gate import exit_code
 from auditor.groups import DEFAULT_EXAMPLES
-from auditor.limits import DEFAULT_MAX_RECORD_BYTES
+from auditor.limits import DEFAULT_MAX_CATALOG_BYTES, DEFAULT_MAX_RECORD_BYTES
 from auditor.log_formats import LogFormat
 from auditor.logs import LogFormatError, check_logs
-from auditor.models import FailOn, Report, Rule
+from auditor.models import FailOn, OldRuntime, Report, Rule
 from auditor.normalize import DEFAULT_RULES
+from auditor.output import check_confined, names_stdout
 from auditor.parallel import audit_logs
+from auditor.paths import shown
 from auditor.pipeline import DEFAULT_MAX_CALLS, ReportSettings
 from auditor.progress import Progress
 from auditor.report import Format, render
+from auditor.report.common import gate_line, plain
 from auditor.report.escape import one_line, terminal
 
 MULTI_VALUE_OPTIONS = ("--schemas", "--logs")
@@ -104,6 +109,13 @@ class AuditOptions:
     call_timeout: float | None = DEFAULT_CALL_TIMEOUT
     """Seconds one call may take to evaluate; None: unbounded."""
     max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES
+    max_catalog_bytes: int = DEFAULT_MAX_CATALOG_BYTES
+    outputs_within: Path | None = None
+    """The folder ``outputs`` must stay in (link targets too): the working directory when
+    the configuration file named them; None when the command line did."""
+    reports_within: Path | None = None
+    """The same for the report files, unless ``--report-dir`` was given."""
+    old_runtime: OldRuntime = OldRuntime.LENIENT
 
 
 def audit(
@@ -177,7 +189,10 @@ def audit(
         bool | None,
         typer.Option("--allow-override", help="A tool defined twice: the later one wins."),
     ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")] = False,
+    quiet: Annotated[
+        bool,
+        typer.Option("--quiet", "-q", help="Print nothing but errors (and the config file used)."),
+    ] = False,
     catalog_format: Annotated[
         CatalogFormatChoice,
         typer.Option("--catalog-format", help="Read every catalog in this format."),
@@ -211,6 +226,16 @@ def audit(
             help="Longest log line or JSON document parsed; longer is unparseable (64 MiB).",
         ),
     ] = None,
+    max_catalog_bytes: MaxCatalogBytesOption = None,
+    old_runtime: Annotated[
+        OldRuntime | None,
+        typer.Option(
+            "--old-runtime",
+            help="What enforced the old schema when the logs were written: lenient (default; "
+            "what it cannot evaluate enforces nothing), standard (a conforming validator), "
+            "none (nothing was validated).",
+        ),
+    ] = None,
 ) -> None:
     """Replay logged calls against old and normalized schemas; exit 1 per --fail-on."""
     given = {
@@ -230,10 +255,17 @@ def audit(
         "rules": rules,
         "call_timeout": call_timeout,
         "max_record_bytes": max_record_bytes,
+        "max_catalog_bytes": max_catalog_bytes,
+        "old_runtime": old_runtime,
     }
     try:
+        config = load_config(Path.cwd())
+        if config.path is not None:
+            # Settings nobody typed change what runs and where it writes: say where they are.
+            table = " [tool.auditor]" if config.path.name == "pyproject.toml" else ""
+            typer.echo(f"auditor: using {config.path.name}{table}", err=True)
         options = replace(
-            merge_options(given, load_config(Path.cwd()).values, quiet, timestamp),
+            merge_options(given, config.values, quiet, timestamp, Path.cwd()),
             generate_baseline=generate_baseline,
             catalog_format=catalog_format.to_format(),
             log_format=log_format.to_format(),
@@ -246,9 +278,17 @@ def audit(
 
 
 def merge_options(
-    given: dict[str, Any], config: dict[str, Any], quiet: bool, timestamp: bool
+    given: dict[str, Any],
+    config: dict[str, Any],
+    quiet: bool,
+    timestamp: bool,
+    cwd: Path | None = None,
 ) -> AuditOptions:
-    """The CLI's values where given, else the config file's, else the defaults."""
+    """The CLI's values where given, else the config file's, else the defaults.
+
+    Outputs the command line did not name (from the config file, or the default report
+    folder) are confined to ``cwd`` when it is given.
+    """
 
     def pick(name: str, default: Any = None) -> Any:
         value = given.get(name)
@@ -263,13 +303,22 @@ def merge_options(
     try:
         formats = [Format(f) for f in _listed(pick("format", []))]
         fail_on = FailOn(pick("fail_on", FailOn.NEWLY_REJECTED))
+        old_runtime = OldRuntime(pick("old_runtime", OldRuntime.LENIENT))
     except ValueError as error:
         raise UsageFailure(f"config: {error}") from error
+    outputs = pair_outputs(formats, _listed(pick("output", [])))
+    report_dir = None if pick("no_report_files", False) else Path(pick("report_dir", "reports"))
+    outputs_within = None if given.get("output") else cwd
+    reports_within = None if given.get("report_dir") is not None else cwd
+    if outputs_within is not None:
+        _confined([Path(path) for _, path in outputs if path != "-"], outputs_within)
+    if reports_within is not None and report_dir is not None:
+        _confined([report_dir, report_dir / "audit.md", report_dir / "audit.json"], reports_within)
     return AuditOptions(
         schemas=tuple(schemas),
         logs=tuple(logs),
-        outputs=pair_outputs(formats, _listed(pick("output", []))),
-        report_dir=None if pick("no_report_files", False) else Path(pick("report_dir", "reports")),
+        outputs=outputs,
+        report_dir=report_dir,
         allow_override=bool(pick("allow_override", False)),
         quiet=quiet,
         fail_on=fail_on,
@@ -282,7 +331,21 @@ def merge_options(
         rules=parse_rules(",".join(map(str, _listed(pick("rules", [])))) or None),
         call_timeout=float(pick("call_timeout", DEFAULT_CALL_TIMEOUT)) or None,
         max_record_bytes=int(pick("max_record_bytes", DEFAULT_MAX_RECORD_BYTES)),
+        max_catalog_bytes=int(pick("max_catalog_bytes", DEFAULT_MAX_CATALOG_BYTES)),
+        outputs_within=outputs_within,
+        reports_within=reports_within,
+        old_runtime=old_runtime,
     )
+
+
+def _confined(paths: list[Path], within: Path) -> None:
+    """Refuse, before the audit runs, outputs the command line did not name (the config
+    file's, the default report folder) that would be written outside ``within``."""
+    for path in paths:
+        try:
+            check_confined(path, within)
+        except OSError as error:
+            raise UsageFailure(f"{shown(path)}: cannot write: {error.strerror}") from error
 
 
 def _call_limit(value: Any) -> int | None:
@@ -312,7 +375,10 @@ def run(options: AuditOptions) -> int:
     if STDIN in options.schemas and STDIN in options.logs:
         raise UsageFailure("standard input ('-') can feed the catalogs or the logs, not both")
     catalogs = load_catalogs(
-        options.schemas, allow_override=options.allow_override, fmt=options.catalog_format
+        options.schemas,
+        allow_override=options.allow_override,
+        fmt=options.catalog_format,
+        max_bytes=options.max_catalog_bytes,
     )
     if catalogs.problems:
         raise UsageFailure(str(catalogs.problems[0]))
@@ -326,13 +392,14 @@ def run(options: AuditOptions) -> int:
         baseline=_read_baseline(options.baseline),
         generated_at=_now() if options.timestamp else None,
         fail_on=options.fail_on,
+        old_runtime=options.old_runtime,
     )
     total = sum(os.path.getsize(f) for f in files if os.path.isfile(f))
     try:
         report = audit_logs(
             catalogs.tools,
             files,
-            options.schemas,
+            [shown(path) for path in options.schemas],
             catalogs.overrides,
             rules=options.rules,
             settings=settings,
@@ -346,16 +413,21 @@ def run(options: AuditOptions) -> int:
         raise UsageFailure(str(error.problem)) from error
     written = _write_reports(report, options)
     for fmt, path in options.outputs:
-        emit(render(report, fmt), path)
+        emit(render(report, fmt), path, within=options.outputs_within)
     if options.generate_baseline is not None:
         write_text(Path(options.generate_baseline), render_baseline(report.groups))
         written.append(Path(options.generate_baseline))
-    if not options.quiet and all(path != "-" for _, path in options.outputs):
+    if not options.quiet and not any(names_stdout(path) for _, path in options.outputs):
         typer.echo(render(report, Format.TABLE), nl=False)
         if written:
-            typer.echo(f"\nReports written: {terminal(', '.join(str(p) for p in written))}")
+            typer.echo(f"\nReports written: {terminal(', '.join(shown(p) for p in written))}")
     # Writing a baseline accepts the current state: that run does not fail.
-    return EXIT_OK if options.generate_baseline is not None else exit_code(report)
+    if options.generate_baseline is not None:
+        return EXIT_OK
+    code = exit_code(report)
+    if line := gate_line(report):
+        typer.echo(f"auditor: {one_line(plain(line))}", err=True)  # a failing gate says why
+    return code
 
 
 def _read_baseline(path: str | None) -> Baseline | None:
@@ -364,8 +436,12 @@ def _read_baseline(path: str | None) -> Baseline | None:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as error:
-        raise UsageFailure(f"{path}: cannot read baseline: {error.strerror or error}") from error
-    return parse_baseline(path, text)
+        raise UsageFailure(
+            f"{shown(path)}: cannot read baseline: {error.strerror or error}"
+        ) from error
+    except UnicodeDecodeError as error:
+        raise UsageFailure(f"{shown(path)}: not an auditor baseline: not UTF-8 text") from error
+    return parse_baseline(shown(path), text)
 
 
 def _now() -> str:
@@ -375,9 +451,9 @@ def _now() -> str:
 def _write_reports(report: Report, options: AuditOptions) -> list[Path]:
     if options.report_dir is None:
         return []
-    written = []
-    for fmt, name in ((Format.MARKDOWN, "audit.md"), (Format.JSON, "audit.json")):
-        path = options.report_dir / name
-        write_text(path, render(report, fmt))
-        written.append(path)
-    return written
+    files = [
+        (options.report_dir / name, render(report, fmt))
+        for fmt, name in ((Format.MARKDOWN, "audit.md"), (Format.JSON, "audit.json"))
+    ]
+    write_pair(files, options.report_dir, within=options.reports_within)
+    return [path for path, _ in files]

@@ -9,9 +9,11 @@ from typing import Annotated, Final
 
 import typer
 
+from auditor.limits import DEFAULT_MAX_CATALOG_BYTES, byte_size
 from auditor.models import Rule
 from auditor.normalize import DEFAULT_RULES
-from auditor.output import write_atomic
+from auditor.output import write_atomic, write_together
+from auditor.paths import shown
 
 EXIT_OK: Final = 0
 EXIT_FOUND: Final = 1
@@ -23,16 +25,29 @@ class UsageFailure(Exception):
     """An input or output that cannot be used; the message names it in one line."""
 
 
-def write_text(path: Path, text: str) -> None:
-    """Write a report atomically, turning an OS error into a UsageFailure naming the path."""
+def write_text(path: Path, text: str, within: Path | None = None) -> None:
+    """Write a file (``auditor.output``), turning an OS error into a UsageFailure naming the
+    path; ``within`` confines it and its link targets to a folder."""
     try:
-        write_atomic(path, text)
+        write_atomic(path, text, within)
     except OSError as error:
-        raise UsageFailure(f"{path}: cannot write: {error.strerror or error}") from error
+        raise UsageFailure(f"{shown(path)}: cannot write: {error.strerror or error}") from error
 
 
-def emit(text: str, output: str, to_path: Callable[[str], Path] = Path) -> None:
-    """Send ``text`` to stdout (``-``) or write it atomically to a file."""
+def write_pair(files: list[tuple[Path, str]], folder: Path, within: Path | None = None) -> None:
+    """Write files that belong together (a report in two formats) so that two runs writing
+    the same ``folder`` never leave one file of each (``auditor.output.write_together``)."""
+    try:
+        write_together(files, within, lock=folder)
+    except OSError as error:
+        name = error.filename if error.filename is not None else files[0][0]
+        raise UsageFailure(f"{shown(name)}: cannot write: {error.strerror or error}") from error
+
+
+def emit(
+    text: str, output: str, to_path: Callable[[str], Path] = Path, within: Path | None = None
+) -> None:
+    """Send ``text`` to stdout (``-``) or write it to a file (``within`` that folder)."""
     if output == "-":
         try:
             sys.stdout.write(text)
@@ -40,7 +55,7 @@ def emit(text: str, output: str, to_path: Callable[[str], Path] = Path) -> None:
         except OSError as error:  # a full disk or a closed pipe behind a redirection
             raise UsageFailure(f"<stdout>: cannot write: {error.strerror or error}") from error
     else:
-        write_text(to_path(output), text)
+        write_text(to_path(output), text, within)
 
 
 def split_codes(values: Iterable[str] | None) -> tuple[str, ...]:
@@ -85,3 +100,15 @@ RulesOption = Annotated[
     ),
 ]
 """The ``--rules`` option, shared by the commands that normalize (exit 2 when unknown)."""
+
+
+MaxCatalogBytesOption = Annotated[
+    int | None,
+    typer.Option(
+        "--max-catalog-bytes",
+        min=1,
+        metavar="N",
+        help=f"Largest catalog file read; larger exits 2 ({byte_size(DEFAULT_MAX_CATALOG_BYTES)}).",
+    ),
+]
+"""``--max-catalog-bytes``: None means the default (or the config file's value, for audit)."""

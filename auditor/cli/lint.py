@@ -6,8 +6,17 @@ from typing import Annotated
 
 import typer
 
-from auditor.cli.common import EXIT_FOUND, EXIT_OK, EXIT_UNUSABLE, emit, split_codes
+from auditor.cli.common import (
+    EXIT_FOUND,
+    EXIT_OK,
+    EXIT_UNUSABLE,
+    MaxCatalogBytesOption,
+    UsageFailure,
+    emit,
+    split_codes,
+)
 from auditor.findings import RULES
+from auditor.limits import DEFAULT_MAX_CATALOG_BYTES
 from auditor.lint import lint_paths
 from auditor.report.escape import one_line
 from auditor.report.lint import LINT_RENDERERS, LintFormat
@@ -24,6 +33,7 @@ def lint(
     ignore: Annotated[
         list[str] | None, typer.Option("--ignore", help="Leave out these codes or prefixes.")
     ] = None,
+    max_catalog_bytes: MaxCatalogBytesOption = None,
 ) -> None:
     """Report keywords and type names that are not evaluated as written; exit 1 if any."""
     selected, ignored = split_codes(select), split_codes(ignore)
@@ -32,10 +42,15 @@ def lint(
         codes = one_line(", ".join(unknown))
         typer.echo(f"auditor: error: unknown finding code {codes}", err=True)
         raise typer.Exit(EXIT_UNUSABLE)
-    result = lint_paths(paths, selected, ignored)
+    limit = DEFAULT_MAX_CATALOG_BYTES if max_catalog_bytes is None else max_catalog_bytes
+    result = lint_paths(paths, selected, ignored, limit)
     for problem in result.problems:
         typer.echo(f"auditor: error: {one_line(str(problem))}", err=True)
-    emit(LINT_RENDERERS[fmt](result.findings), output)
+    try:
+        emit(LINT_RENDERERS[fmt](result.findings), output)
+    except UsageFailure as failure:  # a read-only folder, a full disk
+        typer.echo(f"auditor: error: {one_line(str(failure))}", err=True)
+        raise typer.Exit(EXIT_UNUSABLE) from failure
     if result.problems:
         raise typer.Exit(EXIT_UNUSABLE)
     raise typer.Exit(EXIT_FOUND if result.findings else EXIT_OK)

@@ -9,17 +9,21 @@ from typing import Annotated
 
 import typer
 
-from auditor.catalogs import expand
+from auditor.catalogs import STDIN, catalog_files
 from auditor.cli.common import (
     EXIT_FOUND,
     EXIT_OK,
     EXIT_UNUSABLE,
+    MaxCatalogBytesOption,
     RulesOption,
+    UsageFailure,
     write_text,
 )
 from auditor.edit import FileRewrite, rewrite_file
+from auditor.limits import DEFAULT_MAX_CATALOG_BYTES
 from auditor.models import Rule
 from auditor.normalize import DEFAULT_RULES
+from auditor.paths import shown
 from auditor.report.common import plural
 from auditor.report.escape import one_line, terminal
 
@@ -30,37 +34,76 @@ def normalize(
     check: Annotated[
         bool, typer.Option("--check", help="Exit 1 when a file would change.")
     ] = False,
-    write: Annotated[bool, typer.Option("--write", help="Rewrite the files in place.")] = False,
+    write: Annotated[
+        bool,
+        typer.Option("--write", help="Rewrite the files in place; each one is named on stderr."),
+    ] = False,
     rules: RulesOption = DEFAULT_RULES,
+    max_catalog_bytes: MaxCatalogBytesOption = None,
 ) -> None:
-    """Rewrite dialect spellings into JSON Schema, changing nothing else in the files."""
+    """Rewrite dialect spellings into JSON Schema, changing nothing else in the files.
+
+    In a directory, only files that are recognisably catalogs are considered; the others
+    are named on stderr and left alone.
+    """
     if sum((diff, check, write)) != 1:
         typer.echo("auditor: error: give exactly one of --diff, --check, --write", err=True)
         raise typer.Exit(EXIT_UNUSABLE)
-    raise typer.Exit(run(paths, rules, diff=diff, write=write))
+    limit = DEFAULT_MAX_CATALOG_BYTES if max_catalog_bytes is None else max_catalog_bytes
+    raise typer.Exit(run(paths, rules, diff=diff, write=write, max_bytes=limit))
 
 
-def run(paths: Iterable[str], rules: frozenset[Rule], diff: bool, write: bool) -> int:
+def run(
+    paths: Iterable[str],
+    rules: frozenset[Rule],
+    diff: bool,
+    write: bool,
+    max_bytes: int = DEFAULT_MAX_CATALOG_BYTES,
+) -> int:
     """Normalize every catalog file under ``paths``; returns the exit code."""
-    files, problems = expand(list(paths))
-    for problem in problems:
-        typer.echo(f"auditor: error: {one_line(str(problem))}", err=True)
-    results = [rewrite_file(file, rules) for file in files]
+    results: list[FileRewrite] = []
+    confined: dict[str, Path] = {}
+    """A file found in a directory, and its links' targets, stay in that directory."""
+    failed = False
+    for path in paths:
+        files, problems = catalog_files(path)
+        for problem in problems:
+            typer.echo(f"auditor: error: {one_line(str(problem))}", err=True)
+        if not files and not problems:
+            typer.echo(
+                f"auditor: error: {one_line(shown(path))}: no catalog files (.json, .yaml)",
+                err=True,
+            )
+        failed = failed or bool(problems) or not files
+        in_directory = path != STDIN and Path(path).is_dir()
+        results.extend(rewrite_file(file, rules, max_bytes, in_directory) for file in files)
+        if in_directory:
+            confined.update((file, Path(path)) for file in files)
     changed = [r for r in results if r.changed]
     for result in results:
         if result.problem is not None:
-            typer.echo(f"auditor: error: {one_line(f'{result.path}: {result.problem}')}", err=True)
+            typer.echo(
+                f"auditor: error: {one_line(f'{shown(result.path)}: {result.problem}')}", err=True
+            )
+        elif result.skipped is not None:
+            typer.echo(
+                f"auditor: skipped {one_line(f'{shown(result.path)}: {result.skipped}')}", err=True
+            )
     for result in changed:
+        count = plural(len(result.rewrites), "rewrite")
         if diff:
             typer.echo(_unified_diff(result), nl=False)
         elif write:
-            write_text(Path(result.path), result.after)
-            rewrites = plural(len(result.rewrites), "rewrite")
-            typer.echo(f"normalized {terminal(result.path)} ({rewrites})")
+            try:
+                write_text(Path(result.path), result.after, confined.get(result.path))
+            except UsageFailure as failure:  # a read-only folder, a full disk: say, go on
+                typer.echo(f"auditor: error: {one_line(str(failure))}", err=True)
+                failed = True
+                continue
+            typer.echo(f"auditor: normalized {one_line(shown(result.path))} ({count})", err=True)
         else:
-            rewrites = plural(len(result.rewrites), "rewrite")
-            typer.echo(f"would normalize {terminal(result.path)} ({rewrites})")
-    if problems or any(r.problem is not None for r in results):
+            typer.echo(f"would normalize {terminal(shown(result.path))} ({count})")
+    if failed or any(r.problem is not None for r in results):
         return EXIT_UNUSABLE
     if write or not changed:
         return EXIT_OK
@@ -82,4 +125,5 @@ def _unified_diff(result: FileRewrite) -> str:
 def _side(prefix: str, path: str) -> str:
     """``a/tools.yaml`` as git writes it; an absolute path stays as it is. One visible line:
     a file name cannot end the header and start a line of its own."""
-    return terminal(path) if Path(path).is_absolute() else f"{prefix}/{terminal(path)}"
+    path = terminal(shown(path))
+    return path if Path(path).is_absolute() else f"{prefix}/{path}"

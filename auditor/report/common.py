@@ -5,7 +5,19 @@ from __future__ import annotations
 import json
 from typing import Final
 
-from auditor.models import JSON, Group, Location, Outcome, Report, Rewrite, ToolSummary
+from auditor.gate import failing_groups
+from auditor.lenient import DANGLING_REF, REMOTE_REF
+from auditor.models import (
+    JSON,
+    Group,
+    LenientReading,
+    Location,
+    OldRuntime,
+    Outcome,
+    Report,
+    Rewrite,
+    ToolSummary,
+)
 from auditor.report import escape
 
 MAX_ARGUMENTS: Final = 300
@@ -32,6 +44,105 @@ SUMMARY_OUTCOMES: Final[tuple[Outcome, ...]] = (
     Outcome.SCHEMA_ERROR_BEFORE,
     Outcome.UNPARSEABLE,
 )
+
+
+RUNTIME_LINES: Final[dict[OldRuntime, str]] = {
+    OldRuntime.LENIENT: (
+        "Old runtime: lenient (what the old schema could not evaluate enforced nothing: unknown "
+        "keywords, invalid type names, invalid keyword values, unresolvable references; "
+        "the rest applied)."
+    ),
+    OldRuntime.STANDARD: (
+        "Old runtime: standard (a conforming JSON Schema validator; an old schema failing its "
+        "meta-schema was unusable)."
+    ),
+    OldRuntime.NONE: (
+        "Old runtime: none (nothing validated the arguments before: every call passed)."
+    ),
+}
+"""One line per model of the old runtime, said by every format."""
+
+
+def runtime_line(report: Report) -> str:
+    """Which old-runtime model the verdicts rest on, in one line."""
+    return RUNTIME_LINES[report.old_runtime]
+
+
+def runtime_note(tool: ToolSummary) -> str | None:
+    """Why the lenient reading changes this tool's outcomes, in one sentence; None when it
+    does not (a valid old schema, or no call of the tool)."""
+    if not tool.lenient_readings or not tool.call_count:
+        return None
+    first = tool.lenient_readings[0]
+    more = len(tool.lenient_readings) - 1
+    also = f" (and {plural(more, 'more place')})" if more else ""
+    return f"{reading_text(first)}; read as enforcing nothing there{also}"
+
+
+def reading_text(reading: LenientReading) -> str:
+    """``the old schema is not valid JSON Schema at `/type` (`"String"`)``."""
+    shown = escape.md_code(compact(reading.value, 60))
+    if reading.reason in (DANGLING_REF, REMOTE_REF):
+        pointer = escape.md_code(reading.pointer)
+        return f"the old schema's $ref at {pointer} ({shown}) {reading.reason}"
+    pointer = escape.md_code(reading.pointer or "/")
+    return f"the old schema is not valid JSON Schema at {pointer} ({shown})"
+
+
+def runtime_lines(report: Report) -> list[str]:
+    """The old-runtime line, then one line per tool whose outcomes it changes, and the
+    contradictions between the log's evidence and the model (Markdown code marks)."""
+    notes = [
+        f"{escape.md_code(tool.name)}: {note}."
+        for tool in report.tools
+        if (note := runtime_note(tool))
+    ]
+    return [runtime_line(report), *notes, *contradiction_lines(report)]
+
+
+def proven_line(report: Report) -> str | None:
+    """The proven regressions, counted apart; None when the log proves none."""
+    proven = report.proven_count
+    if not proven:
+        return None
+    return (
+        f"**{plural(proven, 'proven regression')}:** newly rejected calls that the log shows "
+        "ran before (an MCP result, an OTel span without error, a tool result)."
+    )
+
+
+def contradiction_lines(report: Report) -> list[str]:
+    """The calls whose strong evidence contradicts the old-runtime model, per tool, in one
+    line (none when there are none)."""
+    tools = [t for t in report.tools if t.contradictions]
+    if not tools:
+        return []
+    per_tool = ", ".join(f"{t.contradictions} of {escape.md_code(t.name)}" for t in tools)
+    return [
+        f"Evidence in the log contradicts the {report.old_runtime.value} model for "
+        f"{plural(report.contradiction_count, 'call')} ({per_tool}): a call it rejects ran, "
+        "or one it accepts was refused; the log decides those calls, and the model may be "
+        "wrong for the rest (see --old-runtime)."
+    ]
+
+
+def gate_line(report: Report) -> str | None:
+    """Which groups fail the run under ``--fail-on``; None when none do."""
+    failing = failing_groups(report)
+    if not failing:
+        return None
+    shown = "; ".join(
+        f"{escape.md_text(group_title(g))} [`{g.fingerprint}`]" for g in failing[:GATE_LISTED]
+    )
+    more = len(failing) - GATE_LISTED
+    rest = f"; and {plural(more, 'more group')}" if more > 0 else ""
+    return (
+        f"--fail-on {report.fail_on.value} fails on {plural(len(failing), 'group')}: {shown}{rest}."
+    )
+
+
+GATE_LISTED: Final = 10
+"""Failing groups named one by one where the gate is explained."""
 
 
 def plural(count: int, word: str) -> str:
@@ -142,6 +253,8 @@ def verdict(report: Report) -> str:
     before = report.totals.get(Outcome.SCHEMA_ERROR_BEFORE, 0)
     broken = [t.name for t in report.tools if t.counts.get(Outcome.SCHEMA_ERROR_AFTER)]
     parts = []
+    if proven := proven_line(report):
+        parts.append(proven)  # certain regressions come first
     if after:
         parts.append(
             f"**{after} calls cannot be checked because the normalized schema is unusable** "

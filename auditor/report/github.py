@@ -32,13 +32,15 @@ def render(report: Report) -> str:
     """Annotations, failures first, then one summary line."""
     failing = failing_groups(report)
     ordered = failing + [g for g in report.groups if g not in failing]
-    lines = [_annotation(report, group) for group in ordered[:MAX_ANNOTATIONS]]
+    lines = [_annotation(report, g, g in failing) for g in ordered[:MAX_ANNOTATIONS]]
     lines.append(_summary(report, failing, len(ordered) - len(lines)))
     return "\n".join(lines) + "\n"
 
 
-def _annotation(report: Report, group: Group) -> str:
-    level = "notice" if group.baselined else _LEVELS[group.outcome]
+def _annotation(report: Report, group: Group, fails: bool) -> str:
+    # A group that fails the run is an error whatever its outcome: the gate and the
+    # annotations must tell the same story.
+    level = "notice" if group.baselined else "error" if fails else _LEVELS[group.outcome]
     properties = []
     location = group_location(report, group)
     if location is not None:
@@ -48,15 +50,22 @@ def _annotation(report: Report, group: Group) -> str:
         if location.column is not None:
             properties.append(f"col={location.column}")
     properties.append(f"title={github_property('auditor: ' + group_title(group))}")
-    message = f"{plain(group.hint.text)} Error: {group.error} (fingerprint {group.fingerprint})"
+    proven = (
+        f" {plural(group.proven, 'call')} of it ran before (the log says)." if group.proven else ""
+    )
+    message = (
+        f"{plain(group.hint.text)}{proven} Error: {group.error} (fingerprint {group.fingerprint})"
+    )
     return f"::{level} {','.join(properties)}::{github_data(message)}"
 
 
 def _summary(report: Report, failing: list[Group], hidden: int) -> str:
     newly = report.totals.get(Outcome.NEWLY_REJECTED, 0)
     text = (
-        f"{newly} of {report.call_count} logged calls would be newly rejected; "
-        f"{plural(len(failing), 'group')} not accepted by a baseline"
+        f"{newly} of {report.call_count} logged calls would be newly rejected "
+        f"({report.proven_count} proven by the log; old runtime: {report.old_runtime.value}); "
+        f"{plural(len(failing), 'group')} fail --fail-on {report.fail_on.value} and are not "
+        "accepted by a baseline"
     )
     if hidden:
         text += f"; {plural(hidden, 'more group')} not annotated (see the report)"

@@ -16,8 +16,10 @@ from auditor.report.common import (
     cause_text,
     compact,
     coverage_line,
+    gate_line,
     groups_of,
     plural,
+    runtime_lines,
     share_text,
     summary_rows,
     verdict,
@@ -58,6 +60,12 @@ def render(report: Report) -> str:
         "<h1>auditor: pre-upgrade audit</h1>",
         f"<p>{html_from_markdown(verdict(report))}</p>",
     ]
+    first, *notes = runtime_lines(report)
+    body.append(f"<p>{html_from_markdown(first)}</p>")
+    if notes:
+        body.append("<ul>" + "".join(f"<li>{html_from_markdown(n)}</li>" for n in notes) + "</ul>")
+    if line := gate_line(report):
+        body.append(f"<p>{html_from_markdown(line)}</p>")
     if line := baseline_line(report):
         body.append(f"<p>{html_from_markdown(line)}</p>")
     body += _unusable(report)

@@ -21,6 +21,7 @@ from auditor.models import (
     ToolSummary,
     ValidationIssue,
 )
+from auditor.report.common import runtime_note
 from auditor.report.escape import json_text
 
 
@@ -37,6 +38,7 @@ def as_dict(report: Report) -> dict[str, Any]:
         "auditor_version": report.version,
         "generated_at": report.generated_at,
         "redacted": report.redacted,
+        "old_runtime": report.old_runtime.value,
         "inputs": {
             "schemas": list(report.schema_inputs),
             "logs": [
@@ -54,6 +56,8 @@ def as_dict(report: Report) -> dict[str, Any]:
             ],
         },
         "totals": {"calls": report.call_count, **_counts(report.totals)},
+        "proven_regressions": report.proven_count,
+        "contradictions": report.contradiction_count,
         "overrides": [
             {"tool": o.tool, "kept": str(o.kept), "replaced": str(o.replaced)}
             for o in report.overrides
@@ -103,8 +107,14 @@ def _group(group: Group) -> dict[str, Any]:
         "error": group.error,
         "hint": {"kind": group.hint.kind.value, "text": group.hint.text},
         "baselined": group.baselined,
+        "proven": group.proven,
         "examples": [
-            {"source": e.source, "instance_pointer": e.instance_pointer, "arguments": e.arguments}
+            {
+                "source": e.source,
+                "instance_pointer": e.instance_pointer,
+                "arguments": e.arguments,
+                "evidence": None if e.evidence is None else e.evidence.value,
+            }
             for e in group.examples
         ],
     }
@@ -122,6 +132,11 @@ def _tool(tool: ToolSummary) -> dict[str, Any]:
         "shape": tool.shape,
         "old_schema_problem": tool.old_schema_problem,
         "new_schema_problem": tool.new_schema_problem,
+        "old_runtime_note": runtime_note(tool),
+        "lenient_readings": [
+            {"pointer": r.pointer, "value": r.value, "reason": r.reason}
+            for r in tool.lenient_readings
+        ],
         "rewrites": [
             {
                 **rewrite_dict(rewrite),
@@ -134,6 +149,8 @@ def _tool(tool: ToolSummary) -> dict[str, Any]:
         ],
         "findings": [_finding(f) for f in tool.findings],
         "outcomes": {"calls": sum(tool.counts.values()), **_counts(tool.counts)},
+        "proven_regressions": tool.proven,
+        "contradictions": tool.contradictions,
     }
 
 
@@ -166,6 +183,10 @@ def _call(result: CallResult) -> dict[str, Any]:
         "outcome": result.outcome.value,
         "arguments": call.arguments,
     }
+    if call.evidence is not None:
+        entry["evidence"] = call.evidence.value
+    if result.contradicts:
+        entry["contradicts_old_runtime"] = True
     if call.unparsed is not None:
         entry["unparsed"] = {"reason": call.unparsed.reason, "raw": call.unparsed.raw}
     if result.schema_problem is not None:

@@ -13,7 +13,14 @@ from xml.etree import ElementTree as ET
 
 from auditor.gate import failing_groups
 from auditor.models import Group, Report, ToolSummary
-from auditor.report.common import OUTCOME_LABELS, cause_text, compact, group_title, plain
+from auditor.report.common import (
+    OUTCOME_LABELS,
+    cause_text,
+    compact,
+    group_title,
+    plain,
+    runtime_note,
+)
 from auditor.report.escape import xml_text
 
 EPOCH: Final = "1970-01-01T00:00:00"
@@ -50,8 +57,19 @@ def _suite(
         },
     )
     properties = ET.SubElement(suite, "properties")
+    ET.SubElement(
+        properties, "property", {"name": "old_runtime", "value": report.old_runtime.value}
+    )
     for outcome, count in tool.counts.items():
         ET.SubElement(properties, "property", {"name": outcome.value, "value": str(count)})
+    ET.SubElement(properties, "property", {"name": "proven_regressions", "value": str(tool.proven)})
+    ET.SubElement(
+        properties, "property", {"name": "contradictions", "value": str(tool.contradictions)}
+    )
+    if note := runtime_note(tool):
+        ET.SubElement(
+            properties, "property", {"name": "old_runtime_note", "value": xml_text(plain(note))}
+        )
     if not groups:
         ET.SubElement(
             suite,
@@ -93,6 +111,8 @@ def _details(group: Group) -> str:
         f"cause: {cause_text(group.causes)}",
         f"calls: {group.count} of {group.tool_calls}; first {group.first}, last {group.last}",
     ]
+    if group.proven:
+        lines.append(f"proven: {group.proven} of these calls ran before (the log says so)")
     lines += [f"example {e.source}: {compact(e.arguments)}" for e in group.examples]
     return "\n".join(map(xml_text, lines))
 

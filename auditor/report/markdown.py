@@ -18,8 +18,10 @@ from auditor.report.common import (
     cause_text,
     compact,
     coverage_line,
+    gate_line,
     groups_of,
     plural,
+    runtime_lines,
     share_text,
     summary_rows,
     unexercised,
@@ -62,6 +64,10 @@ def render(report: Report, limit: int = MAX_CHARS) -> str:
     """The Markdown report, at most ``limit`` characters."""
     budget = _Budget(limit - 400)  # the cut notice and the inputs line always fit
     head = ["# auditor: pre-upgrade audit", "", verdict(report), ""]
+    first, *notes = runtime_lines(report)
+    head += [first, "", *(f"- {line}" for line in notes), *([""] if notes else [])]
+    if line := gate_line(report):
+        head += [line, ""]
     if line := baseline_line(report):
         head += [line, ""]
     body = budget.take(head, "header")
@@ -133,6 +139,11 @@ def _group(number: int, group: Group) -> list[str]:
         f"- **Error:** {md_text(group.error)}",
         f"- **Share:** {share_text(group)}; first {md_code(group.first)}, last "
         f"{md_code(group.last)}",
+        *(
+            [f"- **Proven:** the log shows {plural(group.proven, 'call')} of it ran before"]
+            if group.proven
+            else []
+        ),
         f"- **Fingerprint:** `{group.fingerprint}`"
         + (" (accepted by the baseline)" if group.baselined else ""),
         "",
@@ -143,9 +154,10 @@ def _group(number: int, group: Group) -> list[str]:
             # Valid JSON still: what visible() escapes, JSON writes the same way.
             arguments = visible(compact(example.arguments))
             fence = md_fence(arguments)
+            ran = f"; the log says it {example.evidence.value}" if example.evidence else ""
             out += [
                 f"{md_code(example.source)} (failing at "
-                f"{md_code(example.instance_pointer or '/')})",
+                f"{md_code(example.instance_pointer or '/')}{ran})",
                 "",
                 fence + "json",
                 arguments,

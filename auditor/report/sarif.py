@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from auditor.gate import failing_groups
 from auditor.models import Group, Outcome, Report
 from auditor.report.common import group_location, group_title, plain
 from auditor.report.escape import visible
@@ -45,7 +46,13 @@ RULES: Final[dict[Outcome, tuple[str, str, str, str]]] = {
 
 def render(report: Report) -> str:
     """The SARIF log, one run."""
-    extra: dict[str, Any] = {}
+    extra: dict[str, Any] = {
+        "properties": {
+            "oldRuntime": report.old_runtime.value,
+            "provenRegressions": report.proven_count,
+            "contradictions": report.contradiction_count,
+        }
+    }
     if report.generated_at:
         extra["invocations"] = [{"executionSuccessful": True, "endTimeUtc": report.generated_at}]
     return render_log(
@@ -67,6 +74,8 @@ def _rule(rule_id: str, name: str, level: str, text: str) -> dict[str, Any]:
 
 def _result(report: Report, group: Group) -> dict[str, Any]:
     rule_id, _, level, _ = RULES[group.outcome]
+    if group in failing_groups(report):
+        level = "error"  # whatever its outcome, it fails the run under --fail-on
     result: dict[str, Any] = {
         "ruleId": rule_id,
         "ruleIndex": list(RULES).index(group.outcome),
@@ -85,6 +94,7 @@ def _result(report: Report, group: Group) -> dict[str, Any]:
             "hint": group.hint.kind.value,
             "causes": [r.describe() for r in group.causes],
             "firstCall": group.first,
+            "provenCalls": group.proven,
         },
     }
     location = group_location(report, group)

@@ -12,10 +12,13 @@ from auditor.report.common import (
     baseline_line,
     cause_text,
     coverage_line,
+    gate_line,
     group_title,
     groups_of,
     plain,
     plural,
+    proven_line,
+    runtime_lines,
     summary_rows,
 )
 from auditor.report.escape import terminal
@@ -27,7 +30,10 @@ def render(report: Report) -> str:
     cells = [[terminal(cell) if isinstance(cell, str) else cell for cell in row] for row in rows]
     # The tool column is text even when a name looks like a number ("1e5" stays "1e5").
     out = [tabulate(cells, header, tablefmt="simple", disable_numparse=[0]), ""]
-    lines: list[str] = []
+    first, *notes = runtime_lines(report)
+    lines = [plain(first), *(f"  {plain(line)}" for line in notes), ""]
+    if proven := proven_line(report):
+        lines.append(plain(proven))
     for group in groups_of(report, Outcome.SCHEMA_ERROR_AFTER):
         lines.append(f"UNUSABLE normalized schema: {group_title(group)}: {group.error}")
     groups = groups_of(report, Outcome.NEWLY_REJECTED)
@@ -36,6 +42,7 @@ def render(report: Report) -> str:
         lines.append(f"Newly rejected: {plural(newly, 'call')} in {plural(len(groups), 'group')}")
         for group in groups:
             accepted = "  (baseline)" if group.baselined else ""
+            accepted += f"  ({group.proven} proven)" if group.proven else ""
             lines.append(f"  {group.count:>5}  {group_title(group)}{accepted}")
             lines.append(f"         caused by {cause_text(group.causes)}; e.g. {group.first}")
             lines.append(f"         hint: {plain(group.hint.text)}")
@@ -43,5 +50,7 @@ def render(report: Report) -> str:
         lines.append("No call would be newly rejected.")
     lines.append(coverage_line(report))
     if line := baseline_line(report):
+        lines.append(plain(line))
+    if line := gate_line(report):
         lines.append(plain(line))
     return "\n".join([*out, *map(terminal, lines)]) + "\n"

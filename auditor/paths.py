@@ -1,0 +1,69 @@
+"""Input paths: how a path is shown, and the files found in a directory.
+
+A file name is bytes on POSIX; Python hands undecodable bytes over as lone surrogates, which
+no UTF-8 output can hold. ``shown`` gives the name every message and report uses: the same
+text for a UTF-8 name, ``\\xe9`` for a byte that is not UTF-8.
+
+``walk`` lists a directory's files like ``rglob`` but says what it could not list or read —
+an unreadable folder, a FIFO (opening it would wait for a writer), a socket or device, a
+dangling symbolic link — instead of skipping it in silence.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable
+from pathlib import Path
+from typing import Final
+
+NOT_REGULAR: Final = "not a regular file (a FIFO, socket or device)"
+DANGLING: Final = "no such file (a broken symbolic link?)"
+
+
+def shown(path: str | os.PathLike[str]) -> str:
+    """``path`` as text that can be written out as UTF-8 (``caf\\xe9.json``)."""
+    text = os.fspath(path)
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a surrogate that is no escaped byte: spell it out
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def walk(root: str, wanted: Callable[[str], bool]) -> tuple[list[str], list[tuple[str, str]]]:
+    """The regular files below ``root`` whose name is ``wanted``, in ``sorted(rglob)``
+    order, and ``(path, reason)`` for every wanted entry, or folder, that cannot be read.
+
+    Links to files are followed; links to folders are not descended (as ``rglob``), so a
+    link cycle cannot loop.
+    """
+    found: list[Path] = []
+    problems: list[tuple[str, str]] = []
+    pending = [root]
+    while pending:
+        folder = pending.pop()
+        try:
+            with os.scandir(folder) as entries:
+                listed = list(entries)
+        except OSError as error:
+            problems.append((folder, f"cannot read the folder: {error.strerror or error}"))
+            continue
+        for entry in listed:
+            if entry.is_dir(follow_symlinks=False):
+                pending.append(entry.path)
+                continue
+            if not wanted(entry.name):
+                continue
+            try:
+                mode = os.stat(entry.path).st_mode
+            except FileNotFoundError:
+                problems.append((entry.path, DANGLING))
+                continue
+            except OSError as error:
+                problems.append((entry.path, f"cannot read: {error.strerror or error}"))
+                continue
+            if stat.S_ISREG(mode):
+                found.append(Path(entry.path))
+            elif not stat.S_ISDIR(mode):
+                problems.append((entry.path, NOT_REGULAR))
+    return [str(p) for p in sorted(found)], sorted(problems)
