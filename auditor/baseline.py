@@ -14,6 +14,7 @@ from typing import Any, Final
 
 from auditor.limits import readable_value_error
 from auditor.models import Group
+from auditor.report.escape import json_text
 
 FORMAT_VERSION: Final = 1
 
@@ -34,7 +35,8 @@ def render_baseline(groups: Iterable[Group]) -> str:
     """The baseline file for ``groups``: deterministic, one entry per fingerprint."""
     entries = sorted((_entry(g) for g in groups), key=lambda e: e["fingerprint"])
     document = {"auditor_baseline": FORMAT_VERSION, "groups": entries}
-    return json.dumps(document, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+    text = json.dumps(document, indent=2, ensure_ascii=False, sort_keys=True, allow_nan=False)
+    return json_text(text) + "\n"  # a surrogate in a catalog's tool name as its escape text
 
 
 def _entry(group: Group) -> dict[str, Any]:

@@ -32,6 +32,7 @@ import sys
 import time
 import types
 from collections.abc import Callable, Iterator
+from fractions import Fraction
 from typing import Any, Final
 
 import regex
@@ -262,6 +263,37 @@ def _unique_items(
             yield ValidationError(f"{instance!r} has non-unique elements")
 
 
+def _multiple_of(
+    validator: Any, divisor: Any, instance: Any, schema: Any
+) -> Iterator[ValidationError]:
+    # python-jsonschema divides first (``instance / dB``) and falls back to exact fractions
+    # only when the quotient, not the division, overflows: an integer past a float's range
+    # (10**400 against ``multipleOf: 0.5``) raises OverflowError, which would make the schema
+    # look unusable for what is a property of the value. Exact arithmetic decides it instead;
+    # the message is python-jsonschema's, with the number cut to a readable length.
+    if (
+        isinstance(divisor, float)
+        and isinstance(instance, int)
+        and not isinstance(instance, bool)
+        and abs(instance) >= _FLOAT_INTEGERS
+    ):
+        if (Fraction(instance) / Fraction(divisor)).denominator != 1:
+            yield ValidationError(f"{_digits(instance)} is not a multiple of {divisor}")
+        return
+    yield from _ORIGINAL_MULTIPLE_OF(validator, divisor, instance, schema)
+
+
+def _digits(number: int) -> str:
+    """A huge integer in a message short enough to read whole: ``1000…0000 (401 digits)``."""
+    text = str(number)
+    return f"{text[:12]}…{text[-4:]} ({len(text.lstrip('-'))} digits)"
+
+
+_FLOAT_INTEGERS: Final = 2**1023
+# Integers from here on may not convert to a float (the largest float is just under 2**1024).
+_ORIGINAL_MULTIPLE_OF: Final = validators.Draft202012Validator.VALIDATORS["multipleOf"]
+
+
 def _checked(function: _Keyword, budget: CallBudget) -> _Keyword:
     def keyword(validator: Any, value: Any, instance: Any, schema: Any) -> Any:
         budget.remaining()  # raises once the call's time is up
@@ -285,6 +317,8 @@ def budgeted(validator_class: Any, budget: CallBudget) -> Any:
     for name, function in validator_class.VALIDATORS.items():
         if name == "uniqueItems":
             function = _unique_items
+        elif name == "multipleOf":
+            function = _multiple_of
         elif isinstance(function, types.FunctionType) and _uses_re(function, set()):
             function = _rebound(function, stand_in, done)
         # Only where evaluation goes deeper: the other keywords take time linear in the value

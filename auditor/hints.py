@@ -1,5 +1,8 @@
 """Decision hints: loosen the schema, or fix the callers? Read off the logged evidence.
 
+A hint is Markdown that every format renders: its data is escaped here, where the wording is
+made (code spans and inline text, which ``auditor.report.escape.spans`` reads back).
+
 The share of a tool's calls that fail one constraint is the signal. A constraint that most
 real calls break describes a contract nobody follows; one that a handful break is catching
 the bugs it was written for. The thresholds are explicit so that a reviewer can argue with them.
@@ -12,6 +15,7 @@ from collections import Counter
 from typing import Final
 
 from auditor.models import JSON, DecisionHint, HintKind, Observation, Outcome
+from auditor.report.escape import md_code, md_text
 
 LOOSEN_SHARE: Final = 0.5
 """At least half of the tool's calls fail: the callers, not the schema, define the contract in
@@ -31,7 +35,7 @@ def describe(observation: Observation) -> str:
     detail = json.dumps(observation.detail, ensure_ascii=False)
     if not observation.detail_is_value and isinstance(observation.detail, str):
         detail = observation.detail
-    return f"{observation.kind} `{detail}`"
+    return f"{observation.kind} {md_code(detail)}"
 
 
 def observation_key(observation: Observation) -> str:
@@ -55,7 +59,10 @@ def hint(
     """The hint for one group; ``observed`` counts calls per ``observation_key``."""
     if not keyword:
         return _without_error(outcome, problem)
-    what = f"{count} of {tool_calls} calls of `{tool}` fail `{keyword}`{_evidence(count, observed)}"
+    what = (
+        f"{count} of {tool_calls} calls of {md_code(tool)} fail {md_code(keyword)}"
+        f"{_evidence(count, observed)}"
+    )
     if tool_calls < MIN_CALLS:
         return DecisionHint(
             HintKind.REVIEW,
@@ -67,16 +74,16 @@ def hint(
         return DecisionHint(
             HintKind.LOOSEN_SCHEMA,
             f"{what}: the constraint contradicts real use; consider removing or loosening "
-            f"`{keyword}` at `{schema_pointer}`.",
+            f"{md_code(keyword)} at {md_code(schema_pointer)}.",
         )
     if share <= CALLER_BUG_SHARE:
         return DecisionHint(
             HintKind.FIX_CALLERS,
-            f"{what}: likely caller bugs; keep `{keyword}` and fix the callers.",
+            f"{what}: likely caller bugs; keep {md_code(keyword)} and fix the callers.",
         )
     return DecisionHint(
         HintKind.REVIEW,
-        f"{what}: neither rare nor the norm; check whether `{keyword}` states the intended "
+        f"{what}: neither rare nor the norm; check whether {md_code(keyword)} states the intended "
         "contract before choosing.",
     )
 
@@ -95,12 +102,13 @@ def _without_error(outcome: Outcome, problem: str) -> DecisionHint:
     if outcome is Outcome.SCHEMA_ERROR_AFTER:
         return DecisionHint(
             HintKind.FIX_SCHEMA,
-            f"The normalized schema cannot be used ({problem}); fix the schema before upgrading.",
+            f"The normalized schema cannot be used ({md_text(problem)}); fix the schema before "
+            "upgrading.",
         )
     if outcome is Outcome.SCHEMA_ERROR_BEFORE:
         return DecisionHint(
             HintKind.REVIEW,
-            f"The schema as written could not be used ({problem}); the normalized schema "
+            f"The schema as written could not be used ({md_text(problem)}); the normalized schema "
             "accepts these calls, so they were never checked before and pass now.",
         )
     return DecisionHint(

@@ -31,6 +31,11 @@ DEFAULT_MAX_RECORD_BYTES: Final = 64 * 1024 * 1024
 DEFAULT_MAX_CATALOG_BYTES: Final = 256 * 1024 * 1024
 """Largest catalog file read (``--max-catalog-bytes``): a catalog is held whole, parsed and
 placed key by key, which takes several times its size in memory; larger is refused (exit 2)."""
+MAX_DECOMPRESSED_BYTES: Final = 16 * 1024**3
+"""Most bytes read out of one gzip log (or gzip standard input). Gzip packs up to ~1,000
+bytes into one, so a small file can hold a very large stream; past this bound the rest of the
+file is one ``unparseable`` record, counted like a truncated gzip. A larger log is read in full
+when decompressed outside (``zcat big.jsonl.gz | auditor audit ... --logs -``)."""
 MAX_YAML_NODES: Final = 1_000_000
 """Most nodes a YAML catalog may expand to through its aliases (a "billion laughs" bomb
 expands a few hundred bytes to 10^9 nodes; every walk over the schema would visit them all)."""

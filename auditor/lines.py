@@ -6,12 +6,17 @@ most ``limit + 1`` bytes of a line; a longer line is skipped in chunks and stand
 ``Overlong`` with its first bytes and its size. A stream that fails mid-way (a truncated
 gzip, an I/O error) ends with an ``Unreadable``: the reader reports it as one more line that
 could not be read, and goes on with the next file.
+
+Blank lines cost nothing per line: after a blank line, the run of blank lines that follows is
+found in the stream's buffer and skipped in bulk as one ``Blank`` (a gigabyte of newlines,
+which gzip packs into a megabyte, is read in about a second instead of minutes).
 """
 
 from __future__ import annotations
 
+import re
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO, Final
 
@@ -38,7 +43,18 @@ class Unreadable:
     reason: str
 
 
-Line = bytes | Overlong | Unreadable
+@dataclass(frozen=True)
+class Blank:
+    """A run of blank lines (whitespace only), skipped in bulk: how many, and their bytes."""
+
+    count: int
+    size: int
+
+
+Line = bytes | Overlong | Unreadable | Blank
+
+_BLANKS: Final = re.compile(rb"(?:[ \t\r\x0b\x0c]*\n)+")
+"""Whole blank lines, as ``bytes.strip()`` sees them."""
 
 
 def bounded_lines(stream: IO[bytes], limit: int) -> Iterator[Line]:
@@ -46,8 +62,10 @@ def bounded_lines(stream: IO[bytes], limit: int) -> Iterator[Line]:
     newline; longer ones as ``Overlong``; a read failure as a final ``Unreadable``.
 
     A line is read in chunks: memory holds at most ``limit`` bytes of it, and nothing of it
-    once it is known to be too long.
+    once it is known to be too long. After a blank line, the blank lines that follow come as
+    one ``Blank``, found in the stream's buffer (where it has ``peek``).
     """
+    peek: Callable[[int], bytes] | None = getattr(stream, "peek", None)
     while True:
         try:
             chunks: list[bytes] | None = []
@@ -71,11 +89,33 @@ def bounded_lines(stream: IO[bytes], limit: int) -> Iterator[Line]:
                 return
             if chunks is None:
                 yield Overlong(head, size - ended)
-            else:
-                yield chunks[0] if len(chunks) == 1 else b"".join(chunks)
+                continue
+            line = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+            yield line
+            if peek is not None and ended and line.isspace():
+                run = _blank_run(stream, peek)
+                if run is not None:
+                    yield run
         except (OSError, EOFError, zlib.error) as error:
             yield Unreadable(_reason(error))
             return
+
+
+def _blank_run(stream: IO[bytes], peek: Callable[[int], bytes]) -> Blank | None:
+    """The whole blank lines at the stream's position, consumed buffer by buffer."""
+    count = size = 0
+    while True:
+        window = peek(_CHUNK)
+        match = _BLANKS.match(window)
+        if match is None:
+            break
+        taken = match.end()
+        count += window.count(b"\n", 0, taken)
+        size += taken
+        stream.read(taken)
+        if taken < len(window):
+            break
+    return Blank(count, size) if count else None
 
 
 def _reason(error: BaseException) -> str:

@@ -19,6 +19,7 @@ import gzip
 import hashlib
 import io
 import json
+import math
 import os
 import sys
 from collections.abc import Iterable, Iterator, Sequence
@@ -31,8 +32,13 @@ from typing import IO, Final, cast
 import orjson
 
 from auditor import pointers
-from auditor.limits import DEFAULT_MAX_RECORD_BYTES, MAX_NESTING, too_deep
-from auditor.lines import Line, Overlong, Unreadable, bounded_lines, lone_surrogate
+from auditor.limits import (
+    DEFAULT_MAX_RECORD_BYTES,
+    MAX_DECOMPRESSED_BYTES,
+    MAX_NESTING,
+    too_deep,
+)
+from auditor.lines import Blank, Line, Overlong, Unreadable, bounded_lines, lone_surrogate
 from auditor.log_formats import (
     FORMATS,
     Found,
@@ -56,8 +62,12 @@ STDIN_NAME: Final = "<stdin>"
 """How standard input is named in sources, statistics and messages."""
 MAX_RAW: Final = 500
 """Characters of an unparseable record kept for the report."""
-DETECTION_WINDOW: Final = 100
-"""Records read, at most, to recognize a file's format (they are kept, then replayed)."""
+DETECTION_WINDOW: Final = 10_000
+"""Records read, at most, to recognize a file's format (they are kept, then replayed): a log
+whose first records are broken is still read, and the broken ones are ``unparseable``."""
+DETECTION_BYTES: Final = 16 * 1024 * 1024
+"""Text of parsed records held, at most, while the format is not known yet (a broken record
+is held by its first ``MAX_RAW`` characters only, which is all its report shows)."""
 _GZIP_MAGIC: Final = b"\x1f\x8b"
 
 
@@ -203,17 +213,28 @@ def _next_line_start(stream: IO[bytes], offset: int) -> int:
 
 
 class _Range:
-    """The lines of a file from where it stands up to ``end``, for ``bounded_lines``."""
+    """The lines of a file from where it stands up to ``end``, for ``bounded_lines`` (with
+    ``peek`` and ``read``, so that runs of blank lines are skipped in bulk here too)."""
 
-    def __init__(self, stream: IO[bytes], end: int) -> None:
+    def __init__(self, stream: io.BufferedReader, end: int) -> None:
         self._stream = stream
         self._end = end
 
-    def readline(self, size: int = -1) -> bytes:
+    def _left(self, size: int) -> int:
         left = self._end - self._stream.tell()
-        if left <= 0:
-            return b""
-        return self._stream.readline(left if size < 0 else min(size, left))
+        return max(0, left if size < 0 else min(size, left))
+
+    def readline(self, size: int = -1) -> bytes:
+        left = self._left(size)
+        return self._stream.readline(left) if left else b""
+
+    def read(self, size: int = -1) -> bytes:
+        left = self._left(size)
+        return self._stream.read(left) if left else b""
+
+    def peek(self, size: int = 0) -> bytes:
+        left = self._left(-1)
+        return self._stream.peek(size)[:left] if left else b""
 
 
 def _line_numbers(stream: IO[bytes], starts: Sequence[int]) -> list[int]:
@@ -397,12 +418,40 @@ def _open(file: str) -> Iterator[IO[bytes]]:
         head = peek(2)[:2] if peek is not None else b""
         if head == _GZIP_MAGIC:
             with gzip.GzipFile(fileobj=stream, mode="rb") as unzipped:
-                yield cast(IO[bytes], unzipped)
+                yield cast(IO[bytes], _Capped(unzipped, MAX_DECOMPRESSED_BYTES))
         else:
             yield stream
     finally:
         if file != STDIN:
             stream.close()
+
+
+class _Capped:
+    """A decompressed stream that fails once more than ``cap`` bytes have come out of it, so
+    a gzip bomb ends as one unreadable record (``bounded_lines`` reports the failure)."""
+
+    def __init__(self, stream: gzip.GzipFile, cap: int) -> None:
+        self._stream = stream
+        self._cap = cap
+        self._read = 0
+
+    def _count(self, data: bytes) -> bytes:
+        self._read += len(data)
+        if self._read > self._cap:
+            raise OSError(
+                f"decompressed past {self._cap:,} bytes, the bound on one gzip log "
+                "(decompress it outside and pipe it in to read it all)"
+            )
+        return data
+
+    def readline(self, size: int = -1) -> bytes:
+        return self._count(self._stream.readline(size))
+
+    def read(self, size: int = -1) -> bytes:
+        return self._count(self._stream.read(size))
+
+    def peek(self, size: int = 0) -> bytes:
+        return self._stream.peek(size)
 
 
 def _records(
@@ -412,7 +461,15 @@ def _records(
     (when its first non-blank line is a lone bracket; later, such a line is a broken record).
     """
     expect_document = first_line == 1
-    for number, raw in enumerate(lines, start=first_line):
+    number = first_line - 1
+    for raw in lines:
+        if isinstance(raw, Blank):  # a run of blank lines, skipped in bulk
+            number += raw.count
+            counts.lines += raw.count
+            counts.blank += raw.count
+            counts.bytes += raw.size
+            continue
+        number += 1
         counts.lines += 1
         if not isinstance(raw, bytes):
             counts.bytes += raw.size if isinstance(raw, Overlong) else 0
@@ -449,6 +506,17 @@ def _document(
     size = len(first)
     failure: Overlong | Unreadable | None = None
     for raw in lines:
+        if isinstance(raw, Blank):
+            counts.lines += raw.count
+            counts.blank += raw.count
+            counts.bytes += raw.size
+            size += raw.size
+            if failure is None and size > limit:
+                failure = Overlong(first[:2048], 0)
+                rest = []
+            if failure is None:
+                rest.append(b"\n" * raw.count)  # lines count for positions; spaces do not
+            continue
         counts.lines += 1
         if isinstance(raw, Unreadable):
             failure = raw
@@ -487,13 +555,17 @@ def _record(number: int, raw: bytes) -> _Record:
 def _detect(records: Iterator[_Record], name: str) -> tuple[list[_Record], LogFormat]:
     """Read records until one is recognized; they are returned to be read again."""
     head: list[_Record] = []
+    held = 0
     for record in records:
-        head.append(record)
         if record.problem is None:
+            head.append(record)
             fmt = detect(record.value)
             if fmt is not None:
                 return head, fmt
-        if len(head) >= DETECTION_WINDOW:
+            held += len(record.text)
+        else:
+            head.append(replace(record, text=record.text[: MAX_RAW + 1]))
+        if len(head) >= DETECTION_WINDOW or held > DETECTION_BYTES:
             break
     if not head:  # an empty log holds no calls in any format
         return head, LogFormat.JSONL
@@ -542,19 +614,31 @@ def _reject_constant(name: str) -> JSON:
     raise ValueError(f"{name} is not JSON")
 
 
+def _finite_float(text: str) -> float:
+    # A number past a float's range (1e400) would be read as infinity, which no strict JSON
+    # report can hold: it is refused as NaN and Infinity are.
+    value = float(text)
+    if math.isinf(value):
+        shown = text if len(text) <= 40 else text[:39] + "…"
+        raise ValueError(f"number out of range: {shown}")
+    return value
+
+
 def _loads(text: str) -> tuple[JSON, str | None]:
-    """Strict JSON: ``NaN`` and ``Infinity`` are refused, as JSON itself refuses them.
+    """Strict JSON: ``NaN`` and ``Infinity`` are refused, as JSON itself refuses them, and so
+    is a number past a float's range (``1e400``), which would otherwise become infinity.
 
     orjson parses what it can (most of the time of a large audit is parsing); what it refuses
-    (an integer beyond 64 bits, nesting past 1024 levels, a lone surrogate, or plain bad
-    JSON) is parsed again by the json module, whose verdict and message are the reference.
+    (an integer beyond 64 bits, a number past a float's range, nesting past 1024 levels, a
+    lone surrogate, or plain bad JSON) is parsed again by the json module, whose verdict and
+    message are the reference.
     """
     try:
         return orjson.loads(text), None
     except orjson.JSONDecodeError:
         pass
     try:
-        value = json.loads(text, parse_constant=_reject_constant)
+        value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
         if lone_surrogate(text, value):
             return None, "holds a \\u escape of half a surrogate pair, which is not Unicode text"
         return value, None

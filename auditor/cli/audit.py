@@ -45,6 +45,7 @@ from auditor.pipeline import DEFAULT_MAX_CALLS, ReportSettings
 from auditor.progress import Progress
 from auditor.report import Format, render
 from auditor.report.common import gate_line, plain
+from auditor.report.escape import one_line, terminal
 
 MULTI_VALUE_OPTIONS = ("--schemas", "--logs")
 """Options of this command that take several values (`--logs a.jsonl b.jsonl`)."""
@@ -272,7 +273,7 @@ def audit(
         )
         code = run(options)
     except (UsageFailure, ConfigProblem, BaselineProblem) as failure:
-        typer.echo(f"auditor: error: {failure}", err=True)
+        typer.echo(f"auditor: error: {one_line(str(failure))}", err=True)
         code = EXIT_UNUSABLE
     except WorkerLost as lost:
         typer.echo(f"auditor: internal error: {lost}; no report was written", err=True)
@@ -423,13 +424,13 @@ def run(options: AuditOptions) -> int:
     if not options.quiet and not any(names_stdout(path) for _, path in options.outputs):
         typer.echo(render(report, Format.TABLE), nl=False)
         if written:
-            typer.echo(f"\nReports written: {', '.join(shown(p) for p in written)}")
+            typer.echo(f"\nReports written: {terminal(', '.join(shown(p) for p in written))}")
     # Writing a baseline accepts the current state: that run does not fail.
     if options.generate_baseline is not None:
         return EXIT_OK
     code = exit_code(report)
     if line := gate_line(report):
-        typer.echo(f"auditor: {plain(line)}", err=True)  # a failing gate always says why
+        typer.echo(f"auditor: {one_line(plain(line))}", err=True)  # a failing gate says why
     return code
 
 

@@ -18,6 +18,7 @@ from auditor.cli.common import (
 from auditor.findings import RULES
 from auditor.limits import DEFAULT_MAX_CATALOG_BYTES
 from auditor.lint import lint_paths
+from auditor.report.escape import one_line
 from auditor.report.lint import LINT_RENDERERS, LintFormat
 
 
@@ -38,16 +39,17 @@ def lint(
     selected, ignored = split_codes(select), split_codes(ignore)
     unknown = sorted(c for c in (*selected, *ignored) if not any(r.startswith(c) for r in RULES))
     if unknown:
-        typer.echo(f"auditor: error: unknown finding code {', '.join(unknown)}", err=True)
+        codes = one_line(", ".join(unknown))
+        typer.echo(f"auditor: error: unknown finding code {codes}", err=True)
         raise typer.Exit(EXIT_UNUSABLE)
     limit = DEFAULT_MAX_CATALOG_BYTES if max_catalog_bytes is None else max_catalog_bytes
     result = lint_paths(paths, selected, ignored, limit)
     for problem in result.problems:
-        typer.echo(f"auditor: error: {problem}", err=True)
+        typer.echo(f"auditor: error: {one_line(str(problem))}", err=True)
     try:
         emit(LINT_RENDERERS[fmt](result.findings), output)
     except UsageFailure as failure:  # a read-only folder, a full disk
-        typer.echo(f"auditor: error: {failure}", err=True)
+        typer.echo(f"auditor: error: {one_line(str(failure))}", err=True)
         raise typer.Exit(EXIT_UNUSABLE) from failure
     if result.problems:
         raise typer.Exit(EXIT_UNUSABLE)

@@ -25,6 +25,7 @@ from auditor.models import Rule
 from auditor.normalize import DEFAULT_RULES
 from auditor.paths import shown
 from auditor.report.common import plural
+from auditor.report.escape import one_line, terminal
 
 
 def normalize(
@@ -67,9 +68,12 @@ def run(
     for path in paths:
         files, problems = catalog_files(path)
         for problem in problems:
-            typer.echo(f"auditor: error: {problem}", err=True)
+            typer.echo(f"auditor: error: {one_line(str(problem))}", err=True)
         if not files and not problems:
-            typer.echo(f"auditor: error: {shown(path)}: no catalog files (.json, .yaml)", err=True)
+            typer.echo(
+                f"auditor: error: {one_line(shown(path))}: no catalog files (.json, .yaml)",
+                err=True,
+            )
         failed = failed or bool(problems) or not files
         in_directory = path != STDIN and Path(path).is_dir()
         results.extend(rewrite_file(file, rules, max_bytes, in_directory) for file in files)
@@ -78,9 +82,13 @@ def run(
     changed = [r for r in results if r.changed]
     for result in results:
         if result.problem is not None:
-            typer.echo(f"auditor: error: {shown(result.path)}: {result.problem}", err=True)
+            typer.echo(
+                f"auditor: error: {one_line(f'{shown(result.path)}: {result.problem}')}", err=True
+            )
         elif result.skipped is not None:
-            typer.echo(f"auditor: skipped {shown(result.path)}: {result.skipped}", err=True)
+            typer.echo(
+                f"auditor: skipped {one_line(f'{shown(result.path)}: {result.skipped}')}", err=True
+            )
     for result in changed:
         count = plural(len(result.rewrites), "rewrite")
         if diff:
@@ -89,12 +97,12 @@ def run(
             try:
                 write_text(Path(result.path), result.after, confined.get(result.path))
             except UsageFailure as failure:  # a read-only folder, a full disk: say, go on
-                typer.echo(f"auditor: error: {failure}", err=True)
+                typer.echo(f"auditor: error: {one_line(str(failure))}", err=True)
                 failed = True
                 continue
-            typer.echo(f"auditor: normalized {shown(result.path)} ({count})", err=True)
+            typer.echo(f"auditor: normalized {one_line(shown(result.path))} ({count})", err=True)
         else:
-            typer.echo(f"would normalize {shown(result.path)} ({count})")
+            typer.echo(f"would normalize {terminal(shown(result.path))} ({count})")
     if failed or any(r.problem is not None for r in results):
         return EXIT_UNUSABLE
     if write or not changed:
@@ -115,5 +123,7 @@ def _unified_diff(result: FileRewrite) -> str:
 
 
 def _side(prefix: str, path: str) -> str:
-    """``a/tools.yaml`` as git writes it; an absolute path stays as it is."""
-    return shown(path) if Path(path).is_absolute() else f"{prefix}/{shown(path)}"
+    """``a/tools.yaml`` as git writes it; an absolute path stays as it is. One visible line:
+    a file name cannot end the header and start a line of its own."""
+    path = terminal(shown(path))
+    return path if Path(path).is_absolute() else f"{prefix}/{path}"

@@ -18,6 +18,7 @@ from auditor.models import (
     Rewrite,
     ToolSummary,
 )
+from auditor.report import escape
 
 MAX_ARGUMENTS: Final = 300
 """Characters of one example's arguments in human-readable formats."""
@@ -80,16 +81,22 @@ def runtime_note(tool: ToolSummary) -> str | None:
 
 def reading_text(reading: LenientReading) -> str:
     """``the old schema is not valid JSON Schema at `/type` (`"String"`)``."""
-    shown = compact(reading.value, 60)
+    shown = escape.md_code(compact(reading.value, 60))
     if reading.reason in (DANGLING_REF, REMOTE_REF):
-        return f"the old schema's $ref at `{reading.pointer}` (`{shown}`) {reading.reason}"
-    return f"the old schema is not valid JSON Schema at `{reading.pointer or '/'}` (`{shown}`)"
+        pointer = escape.md_code(reading.pointer)
+        return f"the old schema's $ref at {pointer} ({shown}) {reading.reason}"
+    pointer = escape.md_code(reading.pointer or "/")
+    return f"the old schema is not valid JSON Schema at {pointer} ({shown})"
 
 
 def runtime_lines(report: Report) -> list[str]:
     """The old-runtime line, then one line per tool whose outcomes it changes, and the
     contradictions between the log's evidence and the model (Markdown code marks)."""
-    notes = [f"`{tool.name}`: {note}." for tool in report.tools if (note := runtime_note(tool))]
+    notes = [
+        f"{escape.md_code(tool.name)}: {note}."
+        for tool in report.tools
+        if (note := runtime_note(tool))
+    ]
     return [runtime_line(report), *notes, *contradiction_lines(report)]
 
 
@@ -110,7 +117,7 @@ def contradiction_lines(report: Report) -> list[str]:
     tools = [t for t in report.tools if t.contradictions]
     if not tools:
         return []
-    per_tool = ", ".join(f"{t.contradictions} of `{t.name}`" for t in tools)
+    per_tool = ", ".join(f"{t.contradictions} of {escape.md_code(t.name)}" for t in tools)
     return [
         f"Evidence in the log contradicts the {report.old_runtime.value} model for "
         f"{plural(report.contradiction_count, 'call')} ({per_tool}): a call it rejects ran, "
@@ -124,7 +131,9 @@ def gate_line(report: Report) -> str | None:
     failing = failing_groups(report)
     if not failing:
         return None
-    shown = "; ".join(f"{group_title(g)} [`{g.fingerprint}`]" for g in failing[:GATE_LISTED])
+    shown = "; ".join(
+        f"{escape.md_text(group_title(g))} [`{g.fingerprint}`]" for g in failing[:GATE_LISTED]
+    )
     more = len(failing) - GATE_LISTED
     rest = f"; and {plural(more, 'more group')}" if more > 0 else ""
     return (
@@ -195,12 +204,12 @@ def baseline_line(report: Report) -> str | None:
     if use is None:
         return None
     text = (
-        f"Baseline `{use.path}` accepted {plural(use.accepted_groups, 'group')} "
+        f"Baseline {escape.md_code(use.path)} accepted {plural(use.accepted_groups, 'group')} "
         f"({plural(use.accepted_calls, 'call')})"
     )
     if use.stale:
         return f"{text}; {plural(len(use.stale), 'stale entry')} no longer occur: " + ", ".join(
-            use.stale
+            escape.md_text(entry) for entry in use.stale
         )
     return text + "."
 
@@ -239,7 +248,8 @@ def _tool_row(tool: ToolSummary) -> list[object]:
 
 
 def verdict(report: Report) -> str:
-    """One paragraph: is it safe, and if not, how unsafe. Markdown emphasis only."""
+    """One paragraph: is it safe, and if not, how unsafe. Markdown emphasis and code spans
+    only, data in code spans (``escape.spans`` reads it back)."""
     total = report.call_count
     newly = report.totals.get(Outcome.NEWLY_REJECTED, 0)
     after = report.totals.get(Outcome.SCHEMA_ERROR_AFTER, 0)
@@ -251,12 +261,12 @@ def verdict(report: Report) -> str:
     if after:
         parts.append(
             f"**{after} calls cannot be checked because the normalized schema is unusable** "
-            f"({', '.join(f'`{t}`' for t in broken)})."
+            f"({', '.join(escape.md_code(t) for t in broken)})."
         )
     if newly:
         groups = groups_of(report, Outcome.NEWLY_REJECTED)
         tools = sorted({g.tool for g in groups})
-        names = ", ".join(f"`{t}`" for t in tools)
+        names = ", ".join(escape.md_code(t) for t in tools)
         parts.append(
             f"**{newly} of {total} logged calls would be newly rejected** after normalization, "
             f"in {plural(len(tools), 'tool')} ({names}), {plural(len(groups), 'group')} by "
@@ -290,5 +300,5 @@ def group_location(report: Report, group: Group) -> Location | None:
 
 
 def plain(text: str) -> str:
-    """Markdown emphasis and code marks removed, for formats that show text as is."""
-    return text.replace("**", "").replace("`", "")
+    """The shared wording's Markdown as the text it shows, for formats without markup."""
+    return escape.plain(text)

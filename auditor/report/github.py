@@ -1,8 +1,9 @@
 """GitHub Actions workflow commands: annotations on the catalog for the first groups.
 
 GitHub shows only a handful of annotations per step, so the first ``MAX_ANNOTATIONS`` groups
-(failures first) are annotated and one summary line counts the rest. Values are escaped the
-way the runner decodes them (actions/toolkit ``escapeData`` and ``escapeProperty``).
+(failures first) are annotated and one summary line counts the rest. Values are made one
+visible line and escaped the way the runner decodes them (actions/toolkit ``escapeData`` and
+``escapeProperty``): no logged name can start a line, so none can issue a workflow command.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Final
 from auditor.gate import failing_groups
 from auditor.models import Group, Outcome, Report
 from auditor.report.common import group_location, group_title, plain, plural
+from auditor.report.escape import escape_data, escape_property, github_data, github_property
 
 MAX_ANNOTATIONS: Final = 10
 
@@ -23,14 +25,7 @@ _LEVELS: Final = {
 }
 
 
-def escape_data(text: str) -> str:
-    """The message part: ``%`` first, so the escapes it introduces are not escaped again."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def escape_property(text: str) -> str:
-    """A property value: as data, and ``:`` and ``,`` which end a property."""
-    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+__all__ = ["escape_data", "escape_property", "render"]
 
 
 def render(report: Report) -> str:
@@ -49,19 +44,19 @@ def _annotation(report: Report, group: Group, fails: bool) -> str:
     properties = []
     location = group_location(report, group)
     if location is not None:
-        properties.append(f"file={escape_property(location.path)}")
+        properties.append(f"file={github_property(location.path)}")
         if location.line is not None:
             properties.append(f"line={location.line}")
         if location.column is not None:
             properties.append(f"col={location.column}")
-    properties.append(f"title={escape_property('auditor: ' + group_title(group))}")
+    properties.append(f"title={github_property('auditor: ' + group_title(group))}")
     proven = (
         f" {plural(group.proven, 'call')} of it ran before (the log says)." if group.proven else ""
     )
     message = (
         f"{plain(group.hint.text)}{proven} Error: {group.error} (fingerprint {group.fingerprint})"
     )
-    return f"::{level} {','.join(properties)}::{escape_data(message)}"
+    return f"::{level} {','.join(properties)}::{github_data(message)}"
 
 
 def _summary(report: Report, failing: list[Group], hidden: int) -> str:
@@ -75,4 +70,4 @@ def _summary(report: Report, failing: list[Group], hidden: int) -> str:
     if hidden:
         text += f"; {plural(hidden, 'more group')} not annotated (see the report)"
     level = "error" if failing else "notice"
-    return f"::{level} title=auditor summary::{escape_data(text + '.')}"
+    return f"::{level} title=auditor summary::{github_data(text + '.')}"

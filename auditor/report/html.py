@@ -6,8 +6,6 @@ so the file can be attached to a review or opened from a CI artifact anywhere.
 
 from __future__ import annotations
 
-import re
-from html import escape
 from typing import Final
 
 from auditor.models import Group, Outcome, Report, ToolSummary
@@ -26,6 +24,7 @@ from auditor.report.common import (
     summary_rows,
     verdict,
 )
+from auditor.report.escape import html_from_markdown, html_text
 
 COLORS: Final[dict[Outcome, str]] = {
     Outcome.NEWLY_REJECTED: "#d1242f",
@@ -59,16 +58,16 @@ def render(report: Report) -> str:
     """The page."""
     body = [
         "<h1>auditor: pre-upgrade audit</h1>",
-        f"<p>{_markup(verdict(report))}</p>",
+        f"<p>{html_from_markdown(verdict(report))}</p>",
     ]
     first, *notes = runtime_lines(report)
-    body.append(f"<p>{_markup(first)}</p>")
+    body.append(f"<p>{html_from_markdown(first)}</p>")
     if notes:
-        body.append("<ul>" + "".join(f"<li>{_markup(n)}</li>" for n in notes) + "</ul>")
+        body.append("<ul>" + "".join(f"<li>{html_from_markdown(n)}</li>" for n in notes) + "</ul>")
     if line := gate_line(report):
-        body.append(f"<p>{_markup(line)}</p>")
+        body.append(f"<p>{html_from_markdown(line)}</p>")
     if line := baseline_line(report):
-        body.append(f"<p>{_markup(line)}</p>")
+        body.append(f"<p>{html_from_markdown(line)}</p>")
     body += _unusable(report)
     body += ["<h2>Outcomes per tool</h2>", _chart(report.tools), _table(report)]
     for title, outcome in (
@@ -78,12 +77,12 @@ def render(report: Report) -> str:
     ):
         groups = groups_of(report, outcome)
         if groups:
-            body.append(f"<h2>{escape(title)}</h2>")
+            body.append(f"<h2>{html_text(title)}</h2>")
             body += [_group(g) for g in groups]
-    body += ["<h2>Coverage</h2>", f"<p>{_markup(coverage_line(report))}</p>"]
-    schemas = ", ".join(escape(p) for p in report.schema_inputs)
-    logs = ", ".join(escape(s.path) for s in report.log_inputs)
-    stamp = f" Generated {escape(report.generated_at)}." if report.generated_at else ""
+    body += ["<h2>Coverage</h2>", f"<p>{html_from_markdown(coverage_line(report))}</p>"]
+    schemas = ", ".join(html_text(p) for p in report.schema_inputs)
+    logs = ", ".join(html_text(s.path) for s in report.log_inputs)
+    stamp = f" Generated {html_text(report.generated_at)}." if report.generated_at else ""
     body.append(
         f"<p><small>Schemas: {schemas}. Logs: {logs}. auditor {report.version}.{stamp}</small></p>"
     )
@@ -101,8 +100,8 @@ def _unusable(report: Report) -> list[str]:
     if not groups:
         return []
     items = "".join(
-        f"<li><strong><code>{escape(g.tool)}</code></strong> ({plural(g.count, 'call')}): "
-        f"{escape(g.error)}</li>"
+        f"<li><strong><code>{html_text(g.tool)}</code></strong> ({plural(g.count, 'call')}): "
+        f"{html_text(g.error)}</li>"
         for g in groups
     )
     return [
@@ -122,7 +121,7 @@ def _chart(tools: tuple[ToolSummary, ...]) -> str:
     ]
     for row, tool in enumerate(tools):
         y = row * ROW_HEIGHT + 4
-        parts.append(f'<text x="0" y="{y + 14}" font-size="12">{escape(tool.name[:28])}</text>')
+        parts.append(f'<text x="0" y="{y + 14}" font-size="12">{html_text(tool.name[:28])}</text>')
         x = float(LABEL_WIDTH)
         for outcome in SUMMARY_OUTCOMES:
             count = tool.counts.get(outcome, 0)
@@ -131,7 +130,7 @@ def _chart(tools: tuple[ToolSummary, ...]) -> str:
             span = BAR_WIDTH * count / widest
             parts.append(
                 f'<rect x="{x:.1f}" y="{y}" width="{span:.1f}" height="{ROW_HEIGHT - 6}" '
-                f'fill="{COLORS[outcome]}"><title>{escape(tool.name)}: {count} '
+                f'fill="{COLORS[outcome]}"><title>{html_text(tool.name)}: {count} '
                 f"{OUTCOME_LABELS[outcome]}</title></rect>"
             )
             x += span
@@ -146,40 +145,34 @@ def _chart(tools: tuple[ToolSummary, ...]) -> str:
 
 def _table(report: Report) -> str:
     header, rows = summary_rows(report)
-    head = "".join(f"<th>{escape(h)}</th>" for h in header)
+    head = "".join(f"<th>{html_text(h)}</th>" for h in header)
     body = "".join(
-        "<tr>" + "".join(f"<td>{escape(str(cell))}</td>" for cell in row) + "</tr>" for row in rows
+        "<tr>" + "".join(f"<td>{html_text(str(cell))}</td>" for cell in row) + "</tr>"
+        for row in rows
     )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def _group(group: Group) -> str:
-    title = f"{escape(group.tool)}: {plural(group.count, 'call')}"
+    title = f"{html_text(group.tool)}: {plural(group.count, 'call')}"
     if group.keyword:
         title += (
-            f" failing <code>{escape(group.keyword)}</code> at "
-            f"<code>{escape(group.schema_pointer or '/')}</code>"
+            f" failing <code>{html_text(group.keyword)}</code> at "
+            f"<code>{html_text(group.schema_pointer or '/')}</code>"
         )
     examples = "".join(
-        f"<p><code>{escape(e.source)}</code></p><pre>{escape(compact(e.arguments))}</pre>"
+        f"<p><code>{html_text(e.source)}</code></p><pre>{html_text(compact(e.arguments))}</pre>"
         for e in group.examples
     )
     baselined = " (accepted by the baseline)" if group.baselined else ""
     return (
         f"<details><summary>{title}{baselined}</summary>"
-        f'<p class="hint"><strong>{escape(group.hint.kind.value)}:</strong> '
-        f"{_markup(group.hint.text)}</p>"
-        f"<p><strong>Cause:</strong> {escape(cause_text(group.causes))}<br>"
-        f"<strong>Error:</strong> {escape(group.error)}<br>"
-        f"<strong>Share:</strong> {escape(share_text(group))}; first "
-        f"<code>{escape(group.first)}</code>, last <code>{escape(group.last)}</code><br>"
+        f'<p class="hint"><strong>{html_text(group.hint.kind.value)}:</strong> '
+        f"{html_from_markdown(group.hint.text)}</p>"
+        f"<p><strong>Cause:</strong> {html_text(cause_text(group.causes))}<br>"
+        f"<strong>Error:</strong> {html_text(group.error)}<br>"
+        f"<strong>Share:</strong> {html_text(share_text(group))}; first "
+        f"<code>{html_text(group.first)}</code>, last <code>{html_text(group.last)}</code><br>"
         f"<strong>Fingerprint:</strong> <code>{group.fingerprint}</code></p>"
         f"{examples}</details>"
     )
-
-
-def _markup(text: str) -> str:
-    """The shared wording's Markdown (``**bold**``, `` `code` ``) as HTML, escaped first."""
-    text = escape(text)
-    text = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", text)
-    return re.sub(r"`([^`]+)`", r"<code>\1</code>", text)

@@ -22,10 +22,14 @@ from auditor.models import (
     ValidationIssue,
 )
 from auditor.report.common import runtime_note
+from auditor.report.escape import json_text
 
 
 def render(report: Report) -> str:
-    return json.dumps(as_dict(report), indent=2, ensure_ascii=False) + "\n"
+    """Strict JSON: a non-finite number is refused (the readers never let one in), and a
+    surrogate of a non-UTF-8 file name is written as the escape text of its byte."""
+    text = json.dumps(as_dict(report), indent=2, ensure_ascii=False, allow_nan=False)
+    return json_text(text) + "\n"
 
 
 def as_dict(report: Report) -> dict[str, Any]:

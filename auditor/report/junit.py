@@ -21,6 +21,7 @@ from auditor.report.common import (
     plain,
     runtime_note,
 )
+from auditor.report.escape import xml_text
 
 EPOCH: Final = "1970-01-01T00:00:00"
 """The schema requires a timestamp; without ``--timestamp`` a fixed one keeps runs identical."""
@@ -43,8 +44,8 @@ def _suite(
     suite = ET.Element(
         "testsuite",
         {
-            "name": tool.name,
-            "package": str(tool.location.path) or "auditor",
+            "name": xml_text(tool.name),
+            "package": xml_text(str(tool.location.path)) or "auditor",
             "id": str(number),
             "timestamp": _timestamp(report),
             "hostname": "auditor",
@@ -66,10 +67,14 @@ def _suite(
         properties, "property", {"name": "contradictions", "value": str(tool.contradictions)}
     )
     if note := runtime_note(tool):
-        ET.SubElement(properties, "property", {"name": "old_runtime_note", "value": plain(note)})
+        ET.SubElement(
+            properties, "property", {"name": "old_runtime_note", "value": xml_text(plain(note))}
+        )
     if not groups:
         ET.SubElement(
-            suite, "testcase", {"name": "no changed calls", "classname": tool.name, "time": "0"}
+            suite,
+            "testcase",
+            {"name": "no changed calls", "classname": xml_text(tool.name), "time": "0"},
         )
     for group in groups:
         suite.append(_case(group, group.fingerprint in failing))
@@ -82,8 +87,8 @@ def _case(group: Group, fails: bool) -> ET.Element:
     case = ET.Element(
         "testcase",
         {
-            "name": f"{group_title(group)} [{group.fingerprint}]",
-            "classname": group.tool,
+            "name": xml_text(f"{group_title(group)} [{group.fingerprint}]"),
+            "classname": xml_text(group.tool),
             "time": "0",
         },
     )
@@ -91,7 +96,9 @@ def _case(group: Group, fails: bool) -> ET.Element:
         ET.SubElement(case, "skipped", {"message": "accepted by the baseline"})
     elif fails:
         failure = ET.SubElement(
-            case, "failure", {"message": plain(group.hint.text), "type": group.outcome.value}
+            case,
+            "failure",
+            {"message": xml_text(plain(group.hint.text)), "type": group.outcome.value},
         )
         failure.text = _details(group)
     return case
@@ -107,7 +114,7 @@ def _details(group: Group) -> str:
     if group.proven:
         lines.append(f"proven: {group.proven} of these calls ran before (the log says so)")
     lines += [f"example {e.source}: {compact(e.arguments)}" for e in group.examples]
-    return "\n".join(lines)
+    return "\n".join(map(xml_text, lines))
 
 
 def _timestamp(report: Report) -> str:

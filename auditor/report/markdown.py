@@ -7,8 +7,6 @@ near the top says what was cut. The JSON report always has everything.
 
 from __future__ import annotations
 
-import html
-import re
 from collections import Counter
 from typing import Final
 
@@ -28,6 +26,15 @@ from auditor.report.common import (
     summary_rows,
     unexercised,
     verdict,
+)
+from auditor.report.escape import (
+    html_text,
+    md_cell,
+    md_code,
+    md_fence,
+    md_quoted,
+    md_text,
+    visible,
 )
 
 MAX_CHARS: Final = 60_000
@@ -58,17 +65,18 @@ def render(report: Report, limit: int = MAX_CHARS) -> str:
     budget = _Budget(limit - 400)  # the cut notice and the inputs line always fit
     head = ["# auditor: pre-upgrade audit", "", verdict(report), ""]
     first, *notes = runtime_lines(report)
-    head += [first, "", *(f"- {_inline_code(line)}" for line in notes), *([""] if notes else [])]
+    head += [first, "", *(f"- {line}" for line in notes), *([""] if notes else [])]
     if line := gate_line(report):
-        head += [_inline_code(line), ""]
+        head += [line, ""]
     if line := baseline_line(report):
         head += [line, ""]
     body = budget.take(head, "header")
     body += _unusable_after(report, budget)
     header, rows = summary_rows(report)
-    body += budget.take(
-        ["## Summary", "", tabulate(rows, header, tablefmt="github"), ""], "summary table"
-    )
+    cells = [[md_cell(cell) if isinstance(cell, str) else cell for cell in row] for row in rows]
+    # The tool column is text even when a name looks like a number ("1e5" stays "1e5").
+    table = tabulate(cells, header, tablefmt="github", disable_numparse=[0])
+    body += budget.take(["## Summary", "", table, ""], "summary table")
     body += _groups(
         "## Newly rejected calls", groups_of(report, Outcome.NEWLY_REJECTED), budget, []
     )
@@ -98,8 +106,8 @@ def _unusable_after(report: Report, budget: _Budget) -> list[str]:
     for group in groups:
         out += budget.take(
             [
-                f"- **`{group.tool}`** ({plural(group.count, 'call')}, first `{group.first}`): "
-                f"{_inline(group.error)}"
+                f"- **{md_code(group.tool)}** ({plural(group.count, 'call')}, first "
+                f"{md_code(group.first)}): {md_text(group.error)}"
             ],
             "unusable schema",
         )
@@ -118,18 +126,19 @@ def _groups(title: str, groups: list[Group], budget: _Budget, intro: list[str]) 
 def _group(number: int, group: Group) -> list[str]:
     if group.keyword:
         title = (
-            f"### {number}. `{group.tool}`: {plural(group.count, 'call')} failing "
-            f"`{group.keyword}` at `{group.schema_pointer or '/'}`"
+            f"### {number}. {md_code(group.tool)}: {plural(group.count, 'call')} failing "
+            f"{md_code(group.keyword)} at {md_code(group.schema_pointer or '/')}"
         )
     else:
-        title = f"### {number}. `{group.tool}`: {plural(group.count, 'call')}"
+        title = f"### {number}. {md_code(group.tool)}: {plural(group.count, 'call')}"
     out = [
         title,
         "",
         f"- **Hint ({group.hint.kind.value}):** {group.hint.text}",
-        f"- **Cause:** {_inline(cause_text(group.causes))}",
-        f"- **Error:** {_inline(group.error)}",
-        f"- **Share:** {share_text(group)}; first `{group.first}`, last `{group.last}`",
+        f"- **Cause:** {md_text(cause_text(group.causes))}",
+        f"- **Error:** {md_text(group.error)}",
+        f"- **Share:** {share_text(group)}; first {md_code(group.first)}, last "
+        f"{md_code(group.last)}",
         *(
             [f"- **Proven:** the log shows {plural(group.proven, 'call')} of it ran before"]
             if group.proven
@@ -142,13 +151,16 @@ def _group(number: int, group: Group) -> list[str]:
     if group.examples:
         out += ["<details><summary>Example arguments</summary>", ""]
         for example in group.examples:
-            fence = _fence(compact(example.arguments))
+            # Valid JSON still: what visible() escapes, JSON writes the same way.
+            arguments = visible(compact(example.arguments))
+            fence = md_fence(arguments)
             ran = f"; the log says it {example.evidence.value}" if example.evidence else ""
             out += [
-                f"`{example.source}` (failing at `{example.instance_pointer or '/'}`{ran})",
+                f"{md_code(example.source)} (failing at "
+                f"{md_code(example.instance_pointer or '/')}{ran})",
                 "",
                 fence + "json",
-                compact(example.arguments),
+                arguments,
                 fence,
                 "",
             ]
@@ -161,8 +173,8 @@ def _unusable_before(report: Report, budget: _Budget) -> list[str]:
     if not tools:
         return []
     lines = [
-        f"- `{t.name}` ({plural(t.counts[Outcome.SCHEMA_ERROR_BEFORE], 'call')}): the schema "
-        f"as written {_inline(t.old_schema_problem or 'raised for some calls')}"
+        f"- {md_code(t.name)} ({plural(t.counts[Outcome.SCHEMA_ERROR_BEFORE], 'call')}): the "
+        f"schema as written {md_text(t.old_schema_problem or 'raised for some calls')}"
         for t in tools
     ]
     return _groups(
@@ -183,7 +195,7 @@ def _unusable_before(report: Report, budget: _Budget) -> list[str]:
 
 def _other_changes(report: Report, budget: _Budget) -> list[str]:
     lines = [
-        f"- `{tool.name}`: {plural(tool.counts[Outcome.STILL_REJECTED], 'call')} rejected "
+        f"- {md_code(tool.name)}: {plural(tool.counts[Outcome.STILL_REJECTED], 'call')} rejected "
         "before and after"
         for tool in report.tools
         if tool.counts.get(Outcome.STILL_REJECTED)
@@ -198,7 +210,10 @@ def _coverage(report: Report, budget: _Budget) -> list[str]:
     never = [(t, r) for t in report.tools for r in unexercised(t)]
     if not never:
         return out
-    items = [f"- `{t.name}` `{r.pointer}`: {r.old} → {r.new}" for t, r in never]
+    items = [
+        f"- {md_code(t.name)} {md_code(r.pointer)}: {md_text(r.old)} → {md_text(r.new)}"
+        for t, r in never
+    ]
     return out + budget.take(
         [
             "<details><summary>Rewrites no logged call reached</summary>",
@@ -217,7 +232,11 @@ def _unparseable(report: Report, budget: _Budget) -> list[str]:
     if not results:
         return []
     rows = [
-        [f"`{r.call.source}`", _cell(r.call.tool or "-"), _cell(_why(r.call.unparsed, r.outcome))]
+        [
+            md_code(r.call.source, cell=True),
+            md_cell(r.call.tool or "-"),
+            md_cell(_why(r.call.unparsed, r.outcome)),
+        ]
         for r in results[:MAX_LISTED]
     ]
     out = [
@@ -226,7 +245,7 @@ def _unparseable(report: Report, budget: _Budget) -> list[str]:
         "<details><summary>"
         f"{plural(len(results), 'call')}: unparseable or naming an unknown tool</summary>",
         "",
-        tabulate(rows, ["source", "tool", "why"], tablefmt="github"),
+        tabulate(rows, ["source", "tool", "why"], tablefmt="github", disable_numparse=True),
         "",
     ]
     if len(results) > MAX_LISTED:
@@ -248,17 +267,18 @@ def _rewrites(report: Report, budget: _Budget) -> list[str]:
     out = budget.take(["## Rewrites and findings", ""], "section")
     for tool in tools:
         lines = [
-            f"<details><summary><code>{html.escape(tool.name)}</code>: "
+            f"<details><summary><code>{html_text(tool.name)}</code>: "
             f"{plural(len(tool.rewrites), 'rewrite')}, {plural(len(tool.findings), 'finding')} "
-            f"({html.escape(str(tool.location))})</summary>",
+            f"({html_text(str(tool.location))})</summary>",
             "",
         ]
         lines += [
-            f"- `{r.pointer}`: `{r.old}` → `{r.new}` ({r.rule.value}; reached by "
+            f"- {md_code(r.pointer)}: {md_code(r.old)} → {md_code(r.new)} ({r.rule.value}; "
+            "reached by "
             f"{plural(n, 'call')})"
             for r, n in zip(tool.rewrites, tool.reached, strict=True)
         ]
-        lines += [f"- {f.code} `{f.pointer}`: {_inline(f.message)}" for f in tool.findings]
+        lines += [f"- {f.code} {md_code(f.pointer)}: {md_quoted(f.message)}" for f in tool.findings]
         out += budget.take([*lines, "", "</details>", ""], "tool's rewrites")
     return out
 
@@ -274,8 +294,8 @@ def _log_counts(stats: LogStats) -> str:
 
 
 def _inputs(report: Report) -> str:
-    logs = ", ".join(f"`{s.path}` ({_log_counts(s)})" for s in report.log_inputs)
-    schemas = ", ".join(f"`{p}`" for p in report.schema_inputs)
+    logs = ", ".join(f"{md_code(s.path)} ({_log_counts(s)})" for s in report.log_inputs)
+    schemas = ", ".join(md_code(p) for p in report.schema_inputs)
     stamp = f" Generated {report.generated_at}." if report.generated_at else ""
     omitted = (
         f" {plural(report.calls_omitted, 'call')} left out of the call list by --max-calls."
@@ -284,23 +304,3 @@ def _inputs(report: Report) -> str:
     )
     redacted = " Logged values redacted to their shape." if report.redacted else ""
     return f"Schemas: {schemas}. Logs: {logs}. auditor {report.version}.{redacted}{omitted}{stamp}"
-
-
-def _inline(text: str) -> str:
-    """Text from schemas or logs, safe on one Markdown line: no HTML, no table breaks."""
-    return html.escape(text.replace("\n", " "), quote=False).replace("|", "\\|")
-
-
-def _inline_code(text: str) -> str:
-    """Shared wording with code marks around data: safe on one Markdown line."""
-    return text.replace("\n", " ").replace("|", "\\|")
-
-
-def _cell(text: str) -> str:
-    return _inline(text)
-
-
-def _fence(content: str) -> str:
-    """A code fence longer than any backtick run in ``content``, so it cannot be closed early."""
-    longest = max((len(run) for run in re.findall(r"`+", content)), default=0)
-    return "`" * max(3, longest + 1)

@@ -12,6 +12,7 @@ from typing import Any, Final
 from auditor.gate import failing_groups
 from auditor.models import Group, Outcome, Report
 from auditor.report.common import group_location, group_title, plain
+from auditor.report.escape import visible
 from auditor.report.sarif_log import physical_location, render_log
 
 # id, name, level, short description: the metadata feeds rules[] and every result.
@@ -79,7 +80,10 @@ def _result(report: Report, group: Group) -> dict[str, Any]:
         "ruleId": rule_id,
         "ruleIndex": list(RULES).index(group.outcome),
         "level": "note" if group.baselined else level,
-        "message": {"text": f"{group_title(group)}. {plain(group.hint.text)} Error: {group.error}"},
+        # Shown to people as is: one visible line. The properties keep the data as it was.
+        "message": {
+            "text": visible(f"{group_title(group)}. {plain(group.hint.text)} Error: {group.error}")
+        },
         "partialFingerprints": {"auditorGroup/v1": group.fingerprint},
         "properties": {
             "tool": group.tool,

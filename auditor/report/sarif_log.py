@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from pathlib import PurePath
 from typing import Any, Final
 from urllib.parse import quote
 
 from auditor.models import Location
+from auditor.report.escape import json_text
 
 SCHEMA_URI: Final = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
 def artifact_uri(path: str) -> str:
-    """A relative URI reference for a path as given (forward slashes, percent-encoded)."""
-    return quote(PurePath(path).as_posix())
+    """A relative URI reference for a path as given (forward slashes, percent-encoded; the
+    bytes of a name that is not UTF-8 as they are on disk)."""
+    return quote(os.fsencode(PurePath(path).as_posix()))
 
 
 def physical_location(location: Location) -> dict[str, Any]:
@@ -42,4 +45,4 @@ def render_log(
         **run_extra,
     }
     document = {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return json_text(json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False)) + "\n"

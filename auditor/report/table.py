@@ -1,4 +1,7 @@
-"""The terminal summary: per-tool counts and the groups, one line each, with their hints."""
+"""The terminal summary: per-tool counts and the groups, one line each, with their hints.
+
+Every line is passed through ``escape.terminal``: names and messages from logs and catalogs
+cannot move the cursor, colour the terminal, reorder text or start a line of their own."""
 
 from __future__ import annotations
 
@@ -18,34 +21,36 @@ from auditor.report.common import (
     runtime_lines,
     summary_rows,
 )
+from auditor.report.escape import terminal
 
 
 def render(report: Report) -> str:
     """Summary table, unusable schemas first, then newly rejected groups and coverage."""
     header, rows = summary_rows(report)
+    cells = [[terminal(cell) if isinstance(cell, str) else cell for cell in row] for row in rows]
+    # The tool column is text even when a name looks like a number ("1e5" stays "1e5").
+    out = [tabulate(cells, header, tablefmt="simple", disable_numparse=[0]), ""]
     first, *notes = runtime_lines(report)
-    out = [tabulate(rows, header, tablefmt="simple"), "", first]
-    out += [f"  {plain(line)}" for line in notes]
-    out.append("")
+    lines = [plain(first), *(f"  {plain(line)}" for line in notes), ""]
     if proven := proven_line(report):
-        out.append(plain(proven))
+        lines.append(plain(proven))
     for group in groups_of(report, Outcome.SCHEMA_ERROR_AFTER):
-        out.append(f"UNUSABLE normalized schema: {group_title(group)}: {group.error}")
+        lines.append(f"UNUSABLE normalized schema: {group_title(group)}: {group.error}")
     groups = groups_of(report, Outcome.NEWLY_REJECTED)
     if groups:
         newly = report.totals[Outcome.NEWLY_REJECTED]
-        out.append(f"Newly rejected: {plural(newly, 'call')} in {plural(len(groups), 'group')}")
+        lines.append(f"Newly rejected: {plural(newly, 'call')} in {plural(len(groups), 'group')}")
         for group in groups:
             accepted = "  (baseline)" if group.baselined else ""
             accepted += f"  ({group.proven} proven)" if group.proven else ""
-            out.append(f"  {group.count:>5}  {group_title(group)}{accepted}")
-            out.append(f"         caused by {cause_text(group.causes)}; e.g. {group.first}")
-            out.append(f"         hint: {group.hint.text.replace('`', '')}")
+            lines.append(f"  {group.count:>5}  {group_title(group)}{accepted}")
+            lines.append(f"         caused by {cause_text(group.causes)}; e.g. {group.first}")
+            lines.append(f"         hint: {plain(group.hint.text)}")
     else:
-        out.append("No call would be newly rejected.")
-    out.append(coverage_line(report))
+        lines.append("No call would be newly rejected.")
+    lines.append(coverage_line(report))
     if line := baseline_line(report):
-        out.append(line.replace("`", ""))
+        lines.append(plain(line))
     if line := gate_line(report):
-        out.append(plain(line))
-    return "\n".join(out) + "\n"
+        lines.append(plain(line))
+    return "\n".join([*out, *map(terminal, lines)]) + "\n"

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from auditor.lint import LocatedFinding
 from auditor.models import Severity
-from auditor.report.github import escape_data, escape_property
+from auditor.report.escape import github_data, github_property
 
 
 def render(findings: Sequence[LocatedFinding]) -> str:
@@ -15,11 +15,11 @@ def render(findings: Sequence[LocatedFinding]) -> str:
         level = "error" if f.finding.severity is Severity.ERROR else "warning"
         properties = ",".join(
             [
-                f"file={escape_property(f.location.path)}",
+                f"file={github_property(f.location.path)}",
                 f"line={f.location.line or 1}",
                 f"col={f.location.column or 1}",
-                f"title={escape_property(f'{f.finding.code} {f.finding.name}')}",
+                f"title={github_property(f'{f.finding.code} {f.finding.name}')}",
             ]
         )
-        lines.append(f"::{level} {properties}::{escape_data(f.finding.message)}\n")
+        lines.append(f"::{level} {properties}::{github_data(f.finding.message)}\n")
     return "".join(lines)

@@ -6,28 +6,32 @@ import json
 from collections.abc import Sequence
 
 from auditor.lint import LocatedFinding
+from auditor.report.escape import json_text
 
 
 def render(findings: Sequence[LocatedFinding]) -> str:
     return (
-        json.dumps(
-            [
-                {
-                    "code": f.finding.code,
-                    "name": f.finding.name,
-                    "severity": f.finding.severity.value,
-                    "tool": f.tool,
-                    "pointer": f.finding.pointer,
-                    "file": f.location.path,
-                    "line": f.location.line,
-                    "column": f.location.column,
-                    "message": f.finding.message,
-                    "fix": f.finding.fix,
-                }
-                for f in findings
-            ],
-            indent=2,
-            ensure_ascii=False,
+        json_text(
+            json.dumps(
+                [
+                    {
+                        "code": f.finding.code,
+                        "name": f.finding.name,
+                        "severity": f.finding.severity.value,
+                        "tool": f.tool,
+                        "pointer": f.finding.pointer,
+                        "file": f.location.path,
+                        "line": f.location.line,
+                        "column": f.location.column,
+                        "message": f.finding.message,
+                        "fix": f.finding.fix,
+                    }
+                    for f in findings
+                ],
+                indent=2,
+                ensure_ascii=False,
+                allow_nan=False,
+            )
         )
         + "\n"
     )

@@ -5,11 +5,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from auditor.lint import LocatedFinding
+from auditor.report.escape import terminal
 
 
 def render(findings: Sequence[LocatedFinding]) -> str:
     return "".join(
-        f"{f.location.path}:{f.location.line or 1}:{f.location.column or 1}: "
-        f"{f.finding.code} {f.finding.message}\n"
+        terminal(
+            f"{f.location.path}:{f.location.line or 1}:{f.location.column or 1}: "
+            f"{f.finding.code} {f.finding.message}"
+        )
+        + "\n"
         for f in findings
     )

@@ -1,0 +1,233 @@
+"""One escaping layer per output context, for every string that came from a log or a catalog.
+
+Tool names, property keys, enum values, pointers, file names and error messages quoting them
+are written by others, and the reports land in places that act on what they read: a Markdown
+job summary or pull-request comment (headings, table rows, images, ``@mentions``), the GitHub
+Actions runner (a line starting with ``::`` is a workflow command), an XML parser (most C0
+characters are not allowed at all, even escaped), a terminal (escape sequences, bidi
+overrides that reorder what is shown). Each function here makes a string inert in one of
+those contexts; renderers apply them to data, never to their own wording's markup.
+
+``visible`` is the base of every human-readable context: characters that act instead of
+showing (C0 and C1 controls, DEL, bidi controls, line and paragraph separators, XML 1.0's
+non-characters, lone surrogates) are written as their escapes, ``repr``-style (``\\n``,
+``\\x1b``, ``\\u202e``); a lone surrogate standing for a byte of a non-UTF-8 file name
+(``surrogateescape``) is written as that byte (``\\xe9``), so no output holds invalid UTF-8.
+Backslashes are left as they are, so ordinary text reads unchanged.
+
+The Markdown the shared wording produces (``auditor.report.common``, hints) is a small subset:
+``**bold**``, code spans (``md_code``) and inline text (``md_text``); ``spans`` reads it back
+for the formats that show it as HTML or as plain text.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterator
+from typing import Final
+
+_ACTIVE: Final = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+    "\ufeff\ufffe\uffff\ud800-\udfff]"
+)
+"""Characters that act rather than show: controls, bidi controls, separators, non-characters
+(U+FFFE, U+FFFF are not allowed in XML 1.0), surrogates (not Unicode text on their own)."""
+_NAMED: Final = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+
+
+def _escaped(match: re.Match[str]) -> str:
+    char = match.group()
+    code = ord(char)
+    if char in _NAMED:
+        return _NAMED[char]
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8, carried by surrogateescape
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def visible(text: str) -> str:
+    """``text`` on one line with every active character written as its escape."""
+    return _ACTIVE.sub(_escaped, text)
+
+
+def terminal(text: str) -> str:
+    """Text for a terminal or a plain-text file: no escape sequence, no line break."""
+    return visible(text)
+
+
+def one_line(text: str) -> str:
+    """A message on stderr: one line, whatever it quotes."""
+    return visible(text)
+
+
+# Markdown ------------------------------------------------------------------------------------
+
+_MD_PUNCTUATION: Final = re.compile(r"([\\`*\[\]|~!$]|^#|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
+"""Backslash-escaped: emphasis, code, links and images, table cells, strikethrough, math
+(GitHub reads ``$ref '#/$defs`` as a formula), a heading's ``#``. An ``_`` between two
+letters or digits cannot emphasize (``search_docs`` stays as it is). ``<``, ``>`` and ``&``
+are written as entities (no HTML, no entity of the data's own)."""
+_MENTION: Final = re.compile(r"(?<![A-Za-z0-9_.+-])@(?=[A-Za-z0-9])")
+"""An ``@`` that starts a mention (an e-mail address is not one)."""
+
+
+def md_text(text: str) -> str:
+    """Inline Markdown text (also a table cell): shown as written, acting as nothing.
+
+    A zero-width space after ``@`` keeps a name from becoming a mention that notifies someone
+    (as Renovate does); everything else that could start markup is escaped.
+    """
+    text = _MD_PUNCTUATION.sub(r"\\\1", visible(text))
+    text = html.escape(text, quote=False)
+    return _MENTION.sub("@&#8203;", text)
+
+
+def md_quoted(text: str) -> str:
+    """A message that quotes names in backticks (lint findings): each quoted name as a code
+    span, the rest as inline text. Whatever the names hold, every piece is escaped."""
+    pieces = re.split(r"`([^`]*)`", text)
+    return "".join(
+        md_code(piece) if index % 2 else md_text(piece) for index, piece in enumerate(pieces)
+    )
+
+
+def md_cell(text: str) -> str:
+    """A Markdown table cell (``|`` is escaped by ``md_text`` already)."""
+    return md_text(text)
+
+
+def md_code(text: str, cell: bool = False) -> str:
+    """A code span holding ``text``: a fence longer than any backtick run inside, padded when
+    the content starts or ends with a backtick or with a space at both ends. ``cell`` for a
+    table cell, where GitHub splits on ``|`` even inside code. Markdown has no empty code
+    span: ``""`` shows as one space."""
+    content = visible(text)
+    if not content:
+        return "` `"
+    if cell:
+        content = content.replace("|", "\\|")
+    longest = max((len(run) for run in re.findall(r"`+", content)), default=0)
+    fence = "`" * (longest + 1)
+    # CommonMark strips one space from each end when both are spaces (and not all are): the
+    # padding is what it strips, and a backtick at an end cannot join the fence.
+    spaced = content[0] == content[-1] == " " and content.strip(" ")
+    if content[0] == "`" or content[-1] == "`" or spaced:
+        content = f" {content} "
+    return f"{fence}{content}{fence}"
+
+
+def md_fence(content: str) -> str:
+    """A code block fence longer than any backtick run in ``content`` (at least three)."""
+    longest = max((len(run) for run in re.findall(r"`+", content)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+_SPAN: Final = re.compile(
+    r"(?P<code>(?P<fence>`+)(?P<content>.*?[^`]|)(?P=fence)(?!`))"
+    r"|(?P<bold>\*\*)"
+    r"|\\(?P<escaped>[!-/:-@\[-`{-~])"
+    r"|(?P<entity>&(?:amp|lt|gt|#8203);)"
+)
+
+
+def spans(markdown: str) -> Iterator[tuple[str, str]]:
+    """The report's Markdown subset as ``(kind, literal text)``: kind is ``text``, ``bold``
+    (text between ``**``) or ``code``. Escapes and entities are undone; the zero-width space
+    that breaks mentions is dropped."""
+    bold = False
+    plain: list[str] = []
+
+    def flush() -> Iterator[tuple[str, str]]:
+        if plain:
+            yield ("bold" if bold else "text", "".join(plain))
+            plain.clear()
+
+    position = 0
+    for match in _SPAN.finditer(markdown):
+        plain.append(markdown[position : match.start()])
+        position = match.end()
+        if match.group("code") is not None:
+            yield from flush()
+            content = match.group("content")
+            if content.startswith(" ") and content.endswith(" ") and content.strip(" "):
+                content = content[1:-1]  # the padding md_code adds, as CommonMark strips it
+            yield ("code", content)  # a table cell's code (cell=True) is not read back
+        elif match.group("bold") is not None:
+            yield from flush()
+            bold = not bold
+        elif match.group("escaped") is not None:
+            plain.append(match.group("escaped"))
+        else:
+            entity = match.group("entity")
+            plain.append("" if entity == "&#8203;" else html.unescape(entity))
+    plain.append(markdown[position:])
+    yield from flush()
+
+
+def plain(markdown: str) -> str:
+    """The report's Markdown as the text it shows (for formats without markup)."""
+    return "".join(text for _, text in spans(markdown))
+
+
+def html_from_markdown(markdown: str) -> str:
+    """The report's Markdown as HTML: bold, code, and escaped text."""
+    out = []
+    for kind, text in spans(markdown):
+        shown = html_text(text)
+        if kind == "code":
+            out.append(f"<code>{shown}</code>")
+        elif kind == "bold":
+            out.append(f"<strong>{shown}</strong>")
+        else:
+            out.append(shown)
+    return "".join(out)
+
+
+# HTML, XML, GitHub workflow commands ---------------------------------------------------------
+
+
+def html_text(text: str) -> str:
+    """HTML text or attribute value."""
+    return html.escape(visible(text), quote=True)
+
+
+def xml_text(text: str) -> str:
+    """XML 1.0 text or attribute value, before the serializer escapes ``& < > "``: every
+    character XML 1.0 does not allow (most C0 controls, U+FFFE, U+FFFF, surrogates) shown
+    as its escape, so the document parses with a strict parser."""
+    return visible(text)
+
+
+def escape_data(text: str) -> str:
+    """actions/toolkit ``escapeData``: ``%`` first, so the escapes it adds are not escaped."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    """actions/toolkit ``escapeProperty``: as data, and ``:`` and ``,`` which end a property."""
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def github_data(text: str) -> str:
+    """The message of a workflow command: one visible line, then ``escapeData``. No data can
+    start a line of its own, so none can start ``::error``, ``::add-mask::`` or
+    ``::stop-commands::``, and no control character reaches the log viewer."""
+    return escape_data(visible(text))
+
+
+def github_property(text: str) -> str:
+    """A property value of a workflow command: one visible line, then ``escapeProperty``."""
+    return escape_property(visible(text))
+
+
+def json_text(document: str) -> str:
+    """JSON text with any surrogate left by a non-UTF-8 file name written as the escape text
+    of its byte: a JSON string may hold any character but a lone surrogate, which is not
+    UTF-8. Everything else is the data as it was (the JSON encoder escaped the controls)."""
+    if not _SURROGATE.search(document):
+        return document
+    return _SURROGATE.sub(lambda m: _escaped(m).replace("\\", "\\\\"), document)
+
+
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
