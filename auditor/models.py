@@ -290,7 +290,7 @@ class ToolSummary:
 
 
 class FailOn(str, Enum):
-    """What makes ``auditor audit`` exit 1 (see ``auditor.gate``)."""
+    """What makes ``auditor audit`` exit 1 (see ``auditor.aggregate.gate``)."""
 
     NEWLY_REJECTED = "newly_rejected"
     SCHEMA_ERROR = "schema_error"
@@ -336,7 +336,7 @@ class Group:
 
     fingerprint: str
     """Stable across runs and logs: tool, outcome, causes, keyword, schema pointer (see
-    ``auditor.groups.fingerprint``); never instance pointers or values."""
+    ``auditor.aggregate.groups.fingerprint``); never instance pointers or values."""
     outcome: Outcome
     tool: str
     causes: tuple[Rewrite, ...]
@@ -411,7 +411,7 @@ class Report:
     """Unparseable calls that name no tool (a line that is not JSON, or has no tool name)."""
     overrides: tuple[Override, ...] = ()
     groups: tuple[Group, ...] = ()
-    """Largest first; see ``auditor.groups``."""
+    """Largest first; see ``auditor.aggregate.groups``."""
     calls_omitted: int = 0
     """Non-accepted calls not kept in ``calls`` because of ``max_calls``."""
     redacted: bool = False

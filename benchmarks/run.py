@@ -56,7 +56,7 @@ def parse_floor(log: Path) -> tuple[float, int]:
 
 def _schemas(catalog: Path) -> dict[str, tuple[Any, Any]]:
     """Old and normalized schema of every tool (normalized with auditor's normalizer)."""
-    from auditor.normalize import normalize
+    from auditor.schema.normalize import normalize
 
     tools = json.loads(catalog.read_text())["tools"]
     return {t["name"]: (t["inputSchema"], normalize(t["inputSchema"]).schema) for t in tools}
@@ -107,10 +107,10 @@ def naive_loop(log: Path, catalog: Path, sample: int) -> tuple[float, int]:
 
 def reference_check(log: Path, catalog: Path, sample: int) -> tuple[int, int]:
     """Replay the first calls with and without the fast engine: (calls compared, differing)."""
-    from auditor.catalogs import load_catalogs
-    from auditor.logs import LogReader
-    from auditor.normalize import DEFAULT_RULES
-    from auditor.pipeline import prepare, replay_call
+    from auditor.aggregate.pipeline import prepare, replay_call
+    from auditor.inputs.catalogs import load_catalogs
+    from auditor.inputs.logs import LogReader
+    from auditor.schema.normalize import DEFAULT_RULES
 
     tools = load_catalogs([str(catalog)]).tools
     fast, reference = prepare(tools, DEFAULT_RULES), prepare(tools, DEFAULT_RULES, fast=False)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from auditor.output import write_atomic
+from auditor.cli.output import write_atomic
 from tests.samples import rendered, scenarios
 
 

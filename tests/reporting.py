@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from auditor.catalogs import load_catalogs
-from auditor.logs import LogReader, check_logs
+from auditor.aggregate.pipeline import ReportSettings, audit
+from auditor.inputs.catalogs import load_catalogs
+from auditor.inputs.logs import LogReader, check_logs
 from auditor.models import Report
-from auditor.pipeline import ReportSettings, audit
 
 
 def write_inputs(folder: Path, catalog: str, calls: list[Any]) -> tuple[Path, Path]:

@@ -8,10 +8,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from auditor.catalogs import load_catalogs
-from auditor.logs import LogReader, check_logs
+from auditor.aggregate.pipeline import ReportSettings, audit
+from auditor.inputs.catalogs import load_catalogs
+from auditor.inputs.logs import LogReader, check_logs
 from auditor.models import Call, LogStats, OldRuntime, Report
-from auditor.pipeline import ReportSettings, audit
 from auditor.report import Format, render
 
 ROOT = Path(__file__).resolve().parent.parent

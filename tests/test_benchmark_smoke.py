@@ -10,11 +10,11 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from auditor.catalogs import load_catalogs
-from auditor.logs import LogReader
+from auditor.aggregate.pipeline import prepare, replay_call
+from auditor.inputs.catalogs import load_catalogs
+from auditor.inputs.logs import LogReader
 from auditor.models import Outcome
-from auditor.normalize import DEFAULT_RULES
-from auditor.pipeline import prepare, replay_call
+from auditor.schema.normalize import DEFAULT_RULES
 from tests.conftest import ROOT
 
 

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from auditor.budget import CallBudget, CallTimeout, budgeted
-from auditor.keywords import Draft
-from auditor.replay import VALIDATORS
+from auditor.replay.budget import CallBudget, CallTimeout, budgeted
+from auditor.replay.tool import VALIDATORS
+from auditor.schema.keywords import Draft
 
 BOMB = "^(a|a)*$"
 LONG = "a" * 40 + "!"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from auditor.catalogs import CatalogFormat, load_catalogs, read_catalog
+from auditor.inputs.catalogs import CatalogFormat, load_catalogs, read_catalog
 
 SCHEMA = {"type": "object", "properties": {"q": {"type": "string"}}}
 

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from auditor.aggregate.pipeline import prepare
 from auditor.models import Call, Location, ToolSchema
-from auditor.normalize import DEFAULT_RULES
-from auditor.pipeline import prepare
-from auditor.replay import ToolReplay
+from auditor.replay.tool import ToolReplay
+from auditor.schema.normalize import DEFAULT_RULES
 from tests.conftest import load_cases
 from tests.test_engine import INSTANCES
 from tests.test_normalize_properties import dialect, schemas

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from auditor.cli.common import parse_rules
-from auditor.edit import rewrite_file
+from auditor.schema.edit import rewrite_file
 from tests.conftest import load_cases
 
 

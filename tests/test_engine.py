@@ -17,11 +17,11 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from jsonschema import validators
 
-from auditor.engine import FastCheck, trusted
-from auditor.logs import LogReader, check_logs
+from auditor.aggregate.pipeline import prepare, replay_call
+from auditor.inputs.logs import LogReader, check_logs
 from auditor.models import Call, Location, ToolSchema
-from auditor.normalize import DEFAULT_RULES
-from auditor.pipeline import prepare, replay_call
+from auditor.replay.engine import FastCheck, trusted
+from auditor.schema.normalize import DEFAULT_RULES
 from tests.conftest import ROOT, load_cases
 from tests.samples import scenarios
 
@@ -217,7 +217,7 @@ def test_replay_cases_give_the_same_results_with_and_without_the_fast_engine(
 
 @pytest.mark.parametrize("scenario", scenarios(), ids=lambda s: s.name)
 def test_samples_give_the_same_results_with_and_without_the_fast_engine(scenario: Any) -> None:
-    from auditor.catalogs import load_catalogs
+    from auditor.inputs.catalogs import load_catalogs
 
     catalogs = load_catalogs([str(ROOT / scenario.catalog)])
     files, _ = check_logs([str(ROOT / scenario.log)])
@@ -233,7 +233,7 @@ def test_samples_give_the_same_results_with_and_without_the_fast_engine(scenario
 def test_the_fast_engine_is_actually_used_on_the_samples() -> None:
     used = 0
     for scenario in scenarios():
-        from auditor.catalogs import load_catalogs
+        from auditor.inputs.catalogs import load_catalogs
 
         for tool in load_catalogs([str(ROOT / scenario.catalog)]).tools:
             used += FastCheck(tool.schema).usable

@@ -10,14 +10,14 @@ from typing import Any
 import pytest
 import yaml
 
-from auditor.catalogs import load_catalogs
-from auditor.log_formats import Answer
-from auditor.logs import LogReader
+from auditor.aggregate.pipeline import ReportSettings, audit, evaluate_call, prepare
+from auditor.inputs.catalogs import load_catalogs
+from auditor.inputs.log_formats import Answer
+from auditor.inputs.logs import LogReader
+from auditor.inputs.pairing import Pairing
 from auditor.models import Call, Evidence, Location, OldRuntime, Outcome, ToolSchema
-from auditor.normalize import DEFAULT_RULES
-from auditor.pairing import Pairing
-from auditor.pipeline import ReportSettings, audit, evaluate_call, prepare
 from auditor.report import Format, render
+from auditor.schema.normalize import DEFAULT_RULES
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "evidence"
 EXPECTED: dict[str, Any] = yaml.safe_load((FIXTURES / "expected.yaml").read_text("utf-8"))

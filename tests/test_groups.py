@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from auditor.aggregate.pipeline import ReportSettings
 from auditor.models import HintKind, Outcome
-from auditor.pipeline import ReportSettings
 from auditor.report import Format, render
 from tests.reporting import make_report
 

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 import yaml
 
-from auditor.limits import MAX_NESTING
+from auditor.inputs.limits import MAX_NESTING
 from tests.conftest import AUDITOR, run_cli
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
@@ -145,7 +145,7 @@ def test_unreadable_file_in_a_directory_exits_2_naming_it(
             raise PermissionError(errno.EACCES, "Permission denied", str(file))
         return real_open(file, *args, **kwargs)
 
-    monkeypatch.setattr("auditor.logs.open", refusing, raising=False)
+    monkeypatch.setattr("auditor.inputs.logs.open", refusing, raising=False)
     code, _, err = run_cli(["audit", "--schemas", str(catalog), "--logs", str(logs)], capsys)
     assert code == 2
     assert err == f"auditor: error: {logs / 'b.jsonl'}: cannot read: Permission denied\n"
@@ -210,7 +210,7 @@ def test_disk_full_while_writing_a_report(
             self.stream.write(text[:10])
             raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr("auditor.output.os.fdopen", lambda *a, **k: Full(real_fdopen(*a, **k)))
+    monkeypatch.setattr("auditor.cli.output.os.fdopen", lambda *a, **k: Full(real_fdopen(*a, **k)))
     reports = tmp_path / "reports"
     args = ["audit", "--schemas", str(catalog), "--logs", str(logs), "--report-dir", str(reports)]
     code, _, err = run_cli(args, capsys)

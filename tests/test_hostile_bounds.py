@@ -21,16 +21,18 @@ import pytest
 from jsonschema import validators
 from jsonschema.exceptions import ValidationError
 
-from auditor import parallel
-from auditor.budget import (
-    MAX_PATTERN_EXPANSION,
-    UnusablePattern,
-    compiled_pattern,
-    pattern_expansion,
+from auditor.aggregate import parallel
+from auditor.aggregate.pipeline import (
+    MAX_TOOL_NAME,
+    MAX_UNKNOWN_TOOLS,
+    ReportSettings,
+    Tally,
+    build_report,
+    count_calls,
+    prepare,
+    replay_call,
 )
-from auditor.engine import MAX_EVALUATION_DEPTH, fan_out, meta_valid, trusted
-from auditor.keywords import draft_of
-from auditor.logs import LogPart
+from auditor.inputs.logs import LogPart
 from auditor.models import (
     ACCEPTS,
     Call,
@@ -42,19 +44,15 @@ from auditor.models import (
     Outcome,
     ToolSchema,
 )
-from auditor.normalize import DEFAULT_RULES
-from auditor.observed import observe
-from auditor.pipeline import (
-    MAX_TOOL_NAME,
-    MAX_UNKNOWN_TOOLS,
-    ReportSettings,
-    Tally,
-    build_report,
-    count_calls,
-    prepare,
-    replay_call,
+from auditor.replay.budget import (
+    MAX_PATTERN_EXPANSION,
+    UnusablePattern,
+    compiled_pattern,
+    pattern_expansion,
 )
-from auditor.replay import (
+from auditor.replay.engine import MAX_EVALUATION_DEPTH, fan_out, meta_valid, trusted
+from auditor.replay.observed import observe
+from auditor.replay.tool import (
     MEMO_BYTES,
     MEMO_ENTRIES,
     MEMO_MAX_ARGUMENT,
@@ -65,6 +63,8 @@ from auditor.replay import (
     schema_problem,
 )
 from auditor.report import Format, render
+from auditor.schema.keywords import draft_of
+from auditor.schema.normalize import DEFAULT_RULES
 from tests.conftest import AUDITOR, ROOT, load_cases, run_cli
 
 REGEX_BOMB = "^(?:(?:(?:a{1000}){1000}){1000})$"

@@ -19,14 +19,14 @@ from typing import Any
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from auditor.budget import CallBudget
-from auditor.catalogs import read_catalog
-from auditor.log_formats import LogFormat
-from auditor.logs import LogFormatError, LogReader
+from auditor.aggregate.pipeline import audit
+from auditor.inputs.catalogs import read_catalog
+from auditor.inputs.log_formats import LogFormat
+from auditor.inputs.logs import LogFormatError, LogReader
 from auditor.models import Call, Location, OldRuntime, Outcome, ToolSchema
-from auditor.normalize import normalize
-from auditor.pipeline import audit
-from auditor.replay import ToolReplay
+from auditor.replay.budget import CallBudget
+from auditor.replay.tool import ToolReplay
+from auditor.schema.normalize import normalize
 
 BOUNDED = settings(max_examples=400, deadline=5_000, suppress_health_check=[HealthCheck.too_slow])
 TOOLS = [

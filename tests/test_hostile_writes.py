@@ -292,7 +292,7 @@ def test_a_descriptor_path_writes_to_that_descriptor(
 
 
 def test_standard_output_paths_are_recognised_without_writing_them() -> None:
-    from auditor.output import names_stdout
+    from auditor.cli.output import names_stdout
 
     assert names_stdout("-") and names_stdout("/dev/stdout") and names_stdout("/dev/fd/1")
     assert names_stdout(f"/proc/{os.getpid()}/fd/1") and names_stdout("/proc/self/fd/1")
@@ -423,7 +423,7 @@ def unwritable(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
         code = failures[0] if failures else errno.EROFS
         raise OSError(code, os.strerror(code))
 
-    monkeypatch.setattr("auditor.output.tempfile.mkstemp", mkstemp)
+    monkeypatch.setattr("auditor.cli.output.tempfile.mkstemp", mkstemp)
     yield failures
 
 

@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 from jsonschema import validators
 
-from auditor.keywords import draft_of
-from auditor.lenient import (
+from auditor.replay.tool import VALIDATORS, _meta_validator
+from auditor.schema.keywords import draft_of
+from auditor.schema.lenient import (
     DANGLING_REF,
     NOT_A_TYPE,
     NOT_VALID,
@@ -18,7 +19,6 @@ from auditor.lenient import (
     read_leniently,
     tolerant,
 )
-from auditor.replay import VALIDATORS, _meta_validator
 
 DRAFT7 = "http://json-schema.org/draft-07/schema#"
 

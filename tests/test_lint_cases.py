@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from auditor.findings import RULES
-from auditor.lint import lint_file
+from auditor.schema.findings import RULES
+from auditor.schema.lint import lint_file
 from tests.conftest import CASES, load_cases
 
 

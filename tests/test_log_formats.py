@@ -17,8 +17,8 @@ import pytest
 import yaml
 
 from auditor.cli import main
-from auditor.log_formats import FORMATS, LogFormat, describe
-from auditor.logs import LogFormatError, LogReader
+from auditor.inputs.log_formats import FORMATS, LogFormat, describe
+from auditor.inputs.logs import LogFormatError, LogReader
 from auditor.models import Call, LogStats
 from tests.conftest import AUDITOR
 
@@ -265,8 +265,8 @@ def test_log_format_option_forces_the_format(
 
 
 def test_the_format_options_offer_every_format_and_auto() -> None:
-    from auditor.catalogs import CatalogFormat
     from auditor.cli.audit import CatalogFormatChoice, LogFormatChoice
+    from auditor.inputs.catalogs import CatalogFormat
 
     assert {c.to_format() for c in LogFormatChoice} == {None, *LogFormat}
     assert {c.to_format() for c in CatalogFormatChoice} == {None, *CatalogFormat}

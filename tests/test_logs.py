@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from auditor.log_formats import LogFormat
-from auditor.logs import LogReader, check_logs
+from auditor.inputs.log_formats import LogFormat
+from auditor.inputs.logs import LogReader, check_logs
 from auditor.models import Call
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from auditor.normalize import normalize
+from auditor.schema.normalize import normalize
 from tests.conftest import load_cases
 
 NORMALIZER_CODES = {"KW002", "TY002"}

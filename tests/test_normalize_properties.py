@@ -18,8 +18,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from auditor.edit import rewrite_file
-from auditor.normalize import normalize
+from auditor.schema.edit import rewrite_file
+from auditor.schema.normalize import normalize
 
 TYPES = ["array", "boolean", "integer", "null", "number", "object", "string"]
 SCHEMA_KEYS = {"not", "items", "additionalProperties", "if", "then", "else", "contains"}

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from auditor import parallel
-from auditor.catalogs import load_catalogs
-from auditor.logs import split
-from auditor.normalize import DEFAULT_RULES
-from auditor.pipeline import ReportSettings, prepare
-from auditor.progress import Progress
+from auditor.aggregate import parallel
+from auditor.aggregate.pipeline import ReportSettings, prepare
+from auditor.aggregate.progress import Progress
+from auditor.inputs.catalogs import load_catalogs
+from auditor.inputs.logs import split
 from auditor.report import Format, render
+from auditor.schema.normalize import DEFAULT_RULES
 from tests.conftest import ROOT
 
 SCENARIO = ROOT / "sample_logs" / "mcp_files"

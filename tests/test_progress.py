@@ -6,8 +6,8 @@ import io
 
 import pytest
 
-from auditor import progress
-from auditor.progress import Progress
+from auditor.aggregate import progress
+from auditor.aggregate.progress import Progress
 
 
 def test_items_pass_through_unchanged_without_a_terminal() -> None:

@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from auditor.logs import call_from
+from auditor.aggregate.pipeline import prepare, replay_call
+from auditor.inputs.logs import call_from
 from auditor.models import Call, Location, OldRuntime, Outcome, ToolSchema
-from auditor.normalize import DEFAULT_RULES
-from auditor.pipeline import prepare, replay_call
+from auditor.schema.normalize import DEFAULT_RULES
 from tests.conftest import load_cases
 
 CASES = load_cases("replay")

@@ -1,8 +1,8 @@
 """`auditor audit`: options (+ config) -> pipeline -> renderers -> files and stdout -> exit code.
 
-Exit codes: 0 nothing fails under ``--fail-on``; 1 a group fails (``auditor.gate``); 2 an input
-or output cannot be used (missing file, bad catalog, bad baseline or config), never for what
-the logs show; 3 auditor itself failed (a ``--jobs`` worker was lost) and wrote no report.
+Exit codes: 0 nothing fails under ``--fail-on``; 1 a group fails (``auditor.aggregate.gate``);
+2 an input or output cannot be used (missing file, bad catalog, bad baseline or config), never
+for what the logs show; 3 auditor itself failed (a ``--jobs`` worker was lost) and wrote no report.
 """
 
 from __future__ import annotations
@@ -16,9 +16,12 @@ from typing import Annotated, Any
 
 import typer
 
-from auditor.baseline import Baseline, BaselineProblem, parse_baseline, render_baseline
-from auditor.budget import DEFAULT_CALL_TIMEOUT
-from auditor.catalogs import STDIN, CatalogFormat, load_catalogs
+from auditor.aggregate.baseline import Baseline, BaselineProblem, parse_baseline, render_baseline
+from auditor.aggregate.gate import exit_code
+from auditor.aggregate.groups import DEFAULT_EXAMPLES
+from auditor.aggregate.parallel import WorkerLost, audit_logs
+from auditor.aggregate.pipeline import DEFAULT_MAX_CALLS, ReportSettings
+from auditor.aggregate.progress import Progress
 from auditor.cli.common import (
     EXIT_INTERNAL,
     EXIT_OK,
@@ -30,22 +33,19 @@ from auditor.cli.common import (
     write_pair,
     write_text,
 )
-from auditor.config import ConfigProblem, load_config
-from auditor.gate import exit_code
-from auditor.groups import DEFAULT_EXAMPLES
-from auditor.limits import DEFAULT_MAX_CATALOG_BYTES, DEFAULT_MAX_RECORD_BYTES
-from auditor.log_formats import LogFormat
-from auditor.logs import LogFormatError, check_logs
+from auditor.cli.config import ConfigProblem, load_config
+from auditor.cli.output import check_confined, names_stdout
+from auditor.inputs.catalogs import STDIN, CatalogFormat, load_catalogs
+from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES, DEFAULT_MAX_RECORD_BYTES
+from auditor.inputs.log_formats import LogFormat
+from auditor.inputs.logs import LogFormatError, check_logs
+from auditor.inputs.paths import shown
 from auditor.models import FailOn, OldRuntime, Report, Rule
-from auditor.normalize import DEFAULT_RULES
-from auditor.output import check_confined, names_stdout
-from auditor.parallel import WorkerLost, audit_logs
-from auditor.paths import shown
-from auditor.pipeline import DEFAULT_MAX_CALLS, ReportSettings
-from auditor.progress import Progress
+from auditor.replay.budget import DEFAULT_CALL_TIMEOUT
 from auditor.report import Format, render
 from auditor.report.common import gate_line, plain
 from auditor.report.escape import one_line, terminal
+from auditor.schema.normalize import DEFAULT_RULES
 
 MULTI_VALUE_OPTIONS = ("--schemas", "--logs")
 """Options of this command that take several values (`--logs a.jsonl b.jsonl`)."""

@@ -9,11 +9,11 @@ from typing import Annotated, Final
 
 import typer
 
-from auditor.limits import DEFAULT_MAX_CATALOG_BYTES, byte_size
+from auditor.cli.output import write_atomic, write_together
+from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES, byte_size
+from auditor.inputs.paths import shown
 from auditor.models import Rule
-from auditor.normalize import DEFAULT_RULES
-from auditor.output import write_atomic, write_together
-from auditor.paths import shown
+from auditor.schema.normalize import DEFAULT_RULES
 
 EXIT_OK: Final = 0
 EXIT_FOUND: Final = 1
@@ -28,7 +28,7 @@ class UsageFailure(Exception):
 
 
 def write_text(path: Path, text: str, within: Path | None = None) -> None:
-    """Write a file (``auditor.output``), turning an OS error into a UsageFailure naming the
+    """Write a file (``auditor.cli.output``), turning an OS error into a UsageFailure naming the
     path; ``within`` confines it and its link targets to a folder."""
     try:
         write_atomic(path, text, within)
@@ -38,7 +38,7 @@ def write_text(path: Path, text: str, within: Path | None = None) -> None:
 
 def write_pair(files: list[tuple[Path, str]], folder: Path, within: Path | None = None) -> None:
     """Write files that belong together (a report in two formats) so that two runs writing
-    the same ``folder`` never leave one file of each (``auditor.output.write_together``)."""
+    the same ``folder`` never leave one file of each (``auditor.cli.output.write_together``)."""
     try:
         write_together(files, within, lock=folder)
     except OSError as error:

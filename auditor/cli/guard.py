@@ -2,7 +2,7 @@
 
 An interrupted run (Ctrl-C, SIGINT; ``kill``, SIGTERM) stops where it is, says so in one line
 on stderr and exits 128 + the signal number (130, 143), as shells report a killed process.
-Reports are written through a temporary file and a rename (``auditor.output``), and the
+Reports are written through a temporary file and a rename (``auditor.cli.output``), and the
 temporary file is removed when the interruption lands mid-write, so a report file is either
 the previous one or a complete new one, never a truncated one.
 

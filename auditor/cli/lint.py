@@ -15,11 +15,11 @@ from auditor.cli.common import (
     emit,
     split_codes,
 )
-from auditor.findings import RULES
-from auditor.limits import DEFAULT_MAX_CATALOG_BYTES
-from auditor.lint import lint_paths
+from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES
 from auditor.report.escape import one_line
 from auditor.report.lint import LINT_RENDERERS, LintFormat
+from auditor.schema.findings import RULES
+from auditor.schema.lint import lint_paths
 
 
 def lint(

@@ -9,7 +9,6 @@ from typing import Annotated
 
 import typer
 
-from auditor.catalogs import STDIN, catalog_files
 from auditor.cli.common import (
     EXIT_FOUND,
     EXIT_OK,
@@ -19,13 +18,14 @@ from auditor.cli.common import (
     UsageFailure,
     write_text,
 )
-from auditor.edit import FileRewrite, rewrite_file
-from auditor.limits import DEFAULT_MAX_CATALOG_BYTES
+from auditor.inputs.catalogs import STDIN, catalog_files
+from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES
+from auditor.inputs.paths import shown
 from auditor.models import Rule
-from auditor.normalize import DEFAULT_RULES
-from auditor.paths import shown
 from auditor.report.common import plural
 from auditor.report.escape import one_line, terminal
+from auditor.schema.edit import FileRewrite, rewrite_file
+from auditor.schema.normalize import DEFAULT_RULES
 
 
 def normalize(

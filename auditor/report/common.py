@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 from typing import Final
 
-from auditor.gate import failing_groups
-from auditor.lenient import DANGLING_REF, REMOTE_REF
+from auditor.aggregate.gate import failing_groups
 from auditor.models import (
     JSON,
     Group,
@@ -19,6 +18,7 @@ from auditor.models import (
     ToolSummary,
 )
 from auditor.report import escape
+from auditor.schema.lenient import DANGLING_REF, REMOTE_REF
 
 MAX_ARGUMENTS: Final = 300
 """Characters of one example's arguments in human-readable formats."""

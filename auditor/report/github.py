@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from auditor.gate import failing_groups
+from auditor.aggregate.gate import failing_groups
 from auditor.models import Group, Outcome, Report
 from auditor.report.common import group_location, group_title, plain, plural
 from auditor.report.escape import escape_data, escape_property, github_data, github_property

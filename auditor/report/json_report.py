@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from auditor.gate import failing_groups
+from auditor.aggregate.gate import failing_groups
 from auditor.models import (
     BaselineUse,
     CallResult,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Final
 from xml.etree import ElementTree as ET
 
-from auditor.gate import failing_groups
+from auditor.aggregate.gate import failing_groups
 from auditor.models import Group, Report, ToolSummary
 from auditor.report.common import (
     OUTCOME_LABELS,

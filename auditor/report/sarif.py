@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from auditor.gate import failing_groups
+from auditor.aggregate.gate import failing_groups
 from auditor.models import Group, Outcome, Report
 from auditor.report.common import group_location, group_title, plain
 from auditor.report.escape import visible

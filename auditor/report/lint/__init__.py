@@ -6,8 +6,8 @@ from collections.abc import Callable, Sequence
 from enum import Enum
 from typing import Final
 
-from auditor.lint import LocatedFinding
 from auditor.report.lint import github, json_list, sarif, text
+from auditor.schema.lint import LocatedFinding
 
 
 class LintFormat(str, Enum):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from auditor.lint import LocatedFinding
 from auditor.models import Severity
 from auditor.report.escape import github_data, github_property
+from auditor.schema.lint import LocatedFinding
 
 
 def render(findings: Sequence[LocatedFinding]) -> str:

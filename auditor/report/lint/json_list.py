@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from auditor.lint import LocatedFinding
 from auditor.report.escape import json_text
+from auditor.schema.lint import LocatedFinding
 
 
 def render(findings: Sequence[LocatedFinding]) -> str:

@@ -6,10 +6,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from auditor import __version__
-from auditor.findings import RULES
-from auditor.lint import LocatedFinding
 from auditor.models import Severity
 from auditor.report.sarif_log import physical_location, render_log
+from auditor.schema.findings import RULES
+from auditor.schema.lint import LocatedFinding
 
 
 def render(findings: Sequence[LocatedFinding]) -> str:

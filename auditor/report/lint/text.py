@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from auditor.lint import LocatedFinding
 from auditor.report.escape import terminal
+from auditor.schema.lint import LocatedFinding
 
 
 def render(findings: Sequence[LocatedFinding]) -> str:

@@ -20,14 +20,7 @@ import referencing.exceptions
 from jsonschema import exceptions, validators
 from jsonschema.protocols import Validator
 
-from auditor import pointers
-from auditor.budget import CallBudget, CallTimeout, UnusablePattern, budgeted
-from auditor.causes import CauseFinder
-from auditor.coverage import CoverageTracker
-from auditor.engine import FastCheck, meta_valid
-from auditor.keywords import Draft, draft_of
-from auditor.lenient import read_leniently, tolerant
-from auditor.limits import MAX_NESTING, MAX_SCHEMA_NODES, too_deep, too_large
+from auditor.inputs.limits import MAX_NESTING, MAX_SCHEMA_NODES, too_deep, too_large
 from auditor.models import (
     ACCEPTS,
     JSON,
@@ -42,9 +35,16 @@ from auditor.models import (
     ValidationIssue,
     Verdict,
 )
-from auditor.normalize import Normalized
-from auditor.observed import observe
-from auditor.outcome import decide
+from auditor.replay.budget import CallBudget, CallTimeout, UnusablePattern, budgeted
+from auditor.replay.causes import CauseFinder
+from auditor.replay.coverage import CoverageTracker
+from auditor.replay.engine import FastCheck, meta_valid
+from auditor.replay.observed import observe
+from auditor.replay.outcome import decide
+from auditor.schema import pointers
+from auditor.schema.keywords import Draft, draft_of
+from auditor.schema.lenient import read_leniently, tolerant
+from auditor.schema.normalize import Normalized
 
 MAX_ERRORS: Final = 20
 """Errors kept per call: enough to explain it, bounded for pathological arguments."""
@@ -229,7 +229,7 @@ class ToolReplay:
 
         The verdicts depend on the arguments alone, so they are remembered by the arguments'
         JSON text: logs repeat the same arguments often, and a repeat costs a lookup. What the
-        log says happened to this call is applied afterwards (``auditor.outcome.decide``).
+        log says happened to this call is applied afterwards (``auditor.replay.outcome.decide``).
         """
         text = call.text if call.text is not None else _text_of(call.arguments)
         key = None if text is None else (self.tool.name, text)
@@ -246,7 +246,7 @@ class ToolReplay:
     def reached_rewrites(self, call: Call) -> frozenset[int]:
         """Indices of this tool's rewrites whose keyword evaluating the call reached.
 
-        A separate step from ``replay`` (a second evaluation): see ``auditor.coverage``.
+        A separate step from ``replay`` (a second evaluation): see ``auditor.replay.coverage``.
         """
         if self._coverage is None or call.unparsed is not None:
             return frozenset()
@@ -264,7 +264,7 @@ class ToolReplay:
             return None, Verdict(False, problem=self.new.problem)
         if self._fast_new.accepts(arguments):
             # The fast engine only ever answers "accepted" for schemas where it agrees with
-            # the reference; every other answer is the reference's (auditor.engine).
+            # the reference; every other answer is the reference's (auditor.replay.engine).
             return self._old_verdict(arguments, None), ACCEPTS
         try:
             errors = _errors(self.new.validator, arguments)
@@ -318,7 +318,7 @@ def _read_leniently(schema: JSON) -> tuple[JSON, tuple[LenientReading, ...]]:
 
 class _FastFirstMeta:
     """A draft's meta-schema validator that asks the fast engine first: a schema it passes
-    has no errors to list (see ``auditor.engine.meta_valid``), which is most schemas."""
+    has no errors to list (see ``auditor.replay.engine.meta_valid``), which is most schemas."""
 
     def __init__(self, draft: Draft) -> None:
         self._draft = draft

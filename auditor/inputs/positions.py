@@ -10,7 +10,7 @@ from typing import Final
 
 import yaml
 
-from auditor import pointers
+from auditor.schema import pointers
 
 _Loader: Final = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -45,7 +45,7 @@ def key_positions(text: str, is_json: bool = False) -> dict[str, Position]:
 MAX_DEPTH: Final = 256
 """Pointer depth below which positions are not recorded. Every position is keyed by its whole
 pointer, so memory grows with the square of the depth: a 10,000-level schema would take
-gigabytes. Schemas nested past 100 levels are unusable anyway (``auditor.limits``), and 256
+gigabytes. Schemas nested past 100 levels are unusable anyway (``auditor.inputs.limits``), and 256
 pointer segments hold that with room to spare."""
 
 

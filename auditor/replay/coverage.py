@@ -12,7 +12,7 @@ evaluates the call for real.
 "0 newly rejected" means little when no logged call ever reached the rewritten keyword. A
 tracking validator, built once per tool, wraps the function of every keyword some rewrite
 produced and records the (schema object, keyword) pairs evaluation passes through. Schema
-objects are matched by identity, the way ``auditor.causes`` locates errors, so the tracker
+objects are matched by identity, the way ``auditor.replay.causes`` locates errors, so the tracker
 must be built over the very schema object the real validator uses.
 
 Kept apart from the verdict on purpose: it costs a second full evaluation per call, and a
@@ -27,9 +27,9 @@ from typing import Any, Final
 from jsonschema import validators
 from referencing import Registry
 
-from auditor import pointers
-from auditor.causes import keyword_position
 from auditor.models import JSON, Rewrite
+from auditor.replay.causes import keyword_position
+from auditor.schema import pointers
 
 _Site = tuple[int, str]
 """``(id(schema object), keyword)``."""

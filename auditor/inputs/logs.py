@@ -1,7 +1,7 @@
 """Call logs -> a lazy stream of Call records, each with its ``path:line``.
 
 This module owns files, standard input (``-``), gzip, lines, format detection, dedupe and
-accounting; what a record of each format holds is ``auditor.log_formats``' business.
+accounting; what a record of each format holds is ``auditor.inputs.log_formats``' business.
 
 Nothing is dropped: a blank line is counted as blank; a record that does not parse becomes
 an ``unparseable`` call; a record that parses but holds no call is counted as such; a call
@@ -31,15 +31,14 @@ from typing import IO, Final, cast
 
 import orjson
 
-from auditor import pointers
-from auditor.limits import (
+from auditor.inputs.limits import (
     DEFAULT_MAX_RECORD_BYTES,
     MAX_DECOMPRESSED_BYTES,
     MAX_NESTING,
     too_deep,
 )
-from auditor.lines import Blank, Line, Overlong, Unreadable, bounded_lines, lone_surrogate
-from auditor.log_formats import (
+from auditor.inputs.lines import Blank, Line, Overlong, Unreadable, bounded_lines, lone_surrogate
+from auditor.inputs.log_formats import (
     FORMATS,
     Found,
     LogFormat,
@@ -50,10 +49,11 @@ from auditor.log_formats import (
     extract,
     item_at,
 )
+from auditor.inputs.pairing import Pairing
+from auditor.inputs.paths import shown, walk
+from auditor.inputs.positions import key_positions
 from auditor.models import JSON, Call, Evidence, LogStats, Unparsed
-from auditor.pairing import Pairing
-from auditor.paths import shown, walk
-from auditor.positions import key_positions
+from auditor.schema import pointers
 
 LOG_SUFFIXES: Final = (".jsonl", ".ndjson", ".json", ".log", ".gz")
 STDIN: Final = "-"

@@ -1,6 +1,6 @@
 """Findings for every tool of a catalog file, placed at file:line:column.
 
-The findings come from the normalizer's own walk (:func:`auditor.normalize.normalize`), so
+The findings come from the normalizer's own walk (:func:`auditor.schema.normalize.normalize`), so
 lint and normalize can never disagree about what a keyword is.
 """
 
@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
-from auditor.catalogs import CatalogProblem, expand, read_catalog
-from auditor.limits import DEFAULT_MAX_CATALOG_BYTES
+from auditor.inputs.catalogs import CatalogProblem, expand, read_catalog
+from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES
+from auditor.inputs.paths import shown
 from auditor.models import Finding, Location
-from auditor.normalize import normalize
-from auditor.paths import shown
+from auditor.schema.normalize import normalize
 
 
 @dataclass(frozen=True)

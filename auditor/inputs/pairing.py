@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Final
 
-from auditor.log_formats import Answer
+from auditor.inputs.log_formats import Answer
 from auditor.models import Call, Evidence
 
 WINDOW: Final = 1_000

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
-from auditor.hints import hint, observation_key
+from auditor.aggregate.hints import hint, observation_key
 from auditor.models import CallResult, Example, Group, Outcome, Rewrite
 
 GROUPED: Final = frozenset(

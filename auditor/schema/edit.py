@@ -15,12 +15,12 @@ from dataclasses import dataclass
 
 import yaml
 
-from auditor import pointers
-from auditor.catalogs import parse_document, read_catalog, recognisable
-from auditor.limits import DEFAULT_MAX_CATALOG_BYTES
+from auditor.inputs.catalogs import parse_document, read_catalog, recognisable
+from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES
+from auditor.inputs.positions import composable
 from auditor.models import JSON, Change, Rewrite, Rule, ToolSchema
-from auditor.normalize import DEFAULT_RULES, normalize
-from auditor.positions import composable
+from auditor.schema import pointers
+from auditor.schema.normalize import DEFAULT_RULES, normalize
 
 _BOM = "\ufeff"
 
@@ -73,7 +73,7 @@ def rewrite_file(
     """Normalize every tool schema of one catalog file, editing only what changes.
 
     A file ``found_in_directory`` (not named by the user) is left alone, as ``skipped``,
-    unless it is recognisably a catalog (``auditor.catalogs.recognisable``).
+    unless it is recognisably a catalog (``auditor.inputs.catalogs.recognisable``).
     """
     tools, problem = read_catalog(path, max_bytes=max_bytes)
     if problem is not None:

@@ -12,8 +12,8 @@ import json
 from dataclasses import dataclass, replace
 from typing import Final
 
-from auditor import pointers
 from auditor.models import JSON, CallResult, Observation, Unparsed, ValidationIssue
+from auditor.schema import pointers
 
 DEFAULT_LIMIT: Final = 80
 """Characters of a logged string shown in reports: enough to recognize it, not to leak a page."""

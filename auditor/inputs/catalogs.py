@@ -23,8 +23,7 @@ from typing import Final
 
 import yaml
 
-from auditor import pointers
-from auditor.limits import (
+from auditor.inputs.limits import (
     DEFAULT_MAX_CATALOG_BYTES,
     MAX_PARSE_NESTING,
     MAX_YAML_NODES,
@@ -32,10 +31,11 @@ from auditor.limits import (
     on_deep_stack,
     readable_value_error,
 )
-from auditor.lines import lone_surrogate
+from auditor.inputs.lines import lone_surrogate
+from auditor.inputs.paths import shown, walk
+from auditor.inputs.positions import key_positions
 from auditor.models import JSON, Location, Override, ToolSchema
-from auditor.paths import shown, walk
-from auditor.positions import key_positions
+from auditor.schema import pointers
 
 CATALOG_SUFFIXES: Final = (".json", ".yaml", ".yml")
 STDIN: Final = "-"

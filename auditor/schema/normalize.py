@@ -2,7 +2,7 @@
 
 Pure: ``normalize(schema)`` returns a new schema with every rewrite and finding recorded; the
 input is never modified. The walk visits keyword positions only, by the vocabulary table in
-:mod:`auditor.keywords`, so property names and data are never touched. The same walk reports
+:mod:`auditor.schema.keywords`, so property names and data are never touched. The same walk reports
 every place that is not evaluated as written (the findings ``auditor lint`` prints), so the
 rules live in one place.
 """
@@ -16,9 +16,11 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Final
 
-from auditor import findings as rules_
-from auditor import pointers
-from auditor.keywords import (
+from auditor.inputs.limits import too_deep
+from auditor.models import JSON, Change, Finding, Rewrite, Rule
+from auditor.schema import findings as rules_
+from auditor.schema import pointers
+from auditor.schema.keywords import (
     ANNOTATIONS,
     ANY_DRAFT,
     ANY_DRAFT_SNAKE,
@@ -33,8 +35,6 @@ from auditor.keywords import (
     Kind,
     draft_of,
 )
-from auditor.limits import too_deep
-from auditor.models import JSON, Change, Finding, Rewrite, Rule
 
 DEFAULT_RULES: Final = frozenset({Rule.KEYWORD_CASE, Rule.TYPE_CASE})
 

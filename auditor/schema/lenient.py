@@ -28,9 +28,9 @@ from typing import Any, Final
 
 from jsonschema import validators
 
-from auditor import pointers
-from auditor.keywords import JSON_TYPES, VOCABULARY, Draft, Kind
 from auditor.models import JSON, LenientReading
+from auditor.schema import pointers
+from auditor.schema.keywords import JSON_TYPES, VOCABULARY, Draft, Kind
 
 MAX_ROUNDS: Final = 32
 """Meta-schema passes, at most: each removes every place the last one found, so a schema

@@ -40,10 +40,10 @@ from typing import Any, Final
 import jsonschema_rs
 from jsonschema import validators
 
-from auditor import pointers
-from auditor.budget import MAX_PATTERN_EXPANSION, pattern_expansion
-from auditor.keywords import Draft, draft_of
 from auditor.models import JSON
+from auditor.replay.budget import MAX_PATTERN_EXPANSION, pattern_expansion
+from auditor.schema import pointers
+from auditor.schema.keywords import Draft, draft_of
 
 _RS_CLASSES: Final[dict[Draft, Any]] = {
     Draft.DRAFT4: jsonschema_rs.Draft4Validator,

@@ -25,13 +25,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Final
 
-from auditor.budget import DEFAULT_CALL_TIMEOUT
-from auditor.limits import DEFAULT_MAX_RECORD_BYTES
-from auditor.log_formats import LogFormat
-from auditor.logs import LogPart, LogReader, merge_stats, split
-from auditor.models import LogStats, Override, Report, Rule, ToolSchema
-from auditor.normalize import DEFAULT_RULES
-from auditor.pipeline import (
+from auditor.aggregate.pipeline import (
     Replays,
     ReportSettings,
     Tally,
@@ -39,7 +33,13 @@ from auditor.pipeline import (
     count_calls,
     prepare,
 )
-from auditor.progress import Progress
+from auditor.aggregate.progress import Progress
+from auditor.inputs.limits import DEFAULT_MAX_RECORD_BYTES
+from auditor.inputs.log_formats import LogFormat
+from auditor.inputs.logs import LogPart, LogReader, merge_stats, split
+from auditor.models import LogStats, Override, Report, Rule, ToolSchema
+from auditor.replay.budget import DEFAULT_CALL_TIMEOUT
+from auditor.schema.normalize import DEFAULT_RULES
 
 MIN_PART_BYTES: Final = 4 << 20
 """Below this a part costs more to hand out than to read in place."""

@@ -16,10 +16,10 @@ from typing import Final
 
 from jsonschema.exceptions import ValidationError
 
-from auditor import pointers
-from auditor.keywords import Draft
-from auditor.limits import too_deep
+from auditor.inputs.limits import too_deep
 from auditor.models import JSON, Change, Rewrite, Rule
+from auditor.schema import pointers
+from auditor.schema.keywords import Draft
 
 # Keywords whose verdict depends on rewritten siblings in the same schema object.
 _SIBLINGS: Final[dict[str, tuple[str, ...]]] = {

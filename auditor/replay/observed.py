@@ -10,8 +10,8 @@ from typing import Final
 
 from jsonschema.exceptions import ValidationError
 
-from auditor.budget import UnusablePattern, compiled_pattern
 from auditor.models import JSON, Observation
+from auditor.replay.budget import UnusablePattern, compiled_pattern
 
 OBSERVATION_TIMEOUT: Final = 0.1
 """Seconds one property-name match may take while describing an error."""

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final
 
-from auditor.limits import readable_value_error
+from auditor.inputs.limits import readable_value_error
 from auditor.models import Group
 from auditor.report.escape import json_text
 

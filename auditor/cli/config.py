@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from auditor.limits import readable_value_error
+from auditor.inputs.limits import readable_value_error
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -11,10 +11,9 @@ from dataclasses import dataclass
 from typing import Final, Protocol
 
 from auditor import __version__
-from auditor.baseline import Baseline
-from auditor.budget import DEFAULT_CALL_TIMEOUT, CallBudget
-from auditor.groups import DEFAULT_EXAMPLES, GroupCollector
-from auditor.keywords import draft_of
+from auditor.aggregate.baseline import Baseline
+from auditor.aggregate.groups import DEFAULT_EXAMPLES, GroupCollector
+from auditor.aggregate.redact import DEFAULT_LIMIT, Sanitizer
 from auditor.models import (
     BaselineUse,
     Call,
@@ -33,9 +32,10 @@ from auditor.models import (
     ToolSchema,
     ToolSummary,
 )
-from auditor.normalize import DEFAULT_RULES, Normalized, normalize
-from auditor.redact import DEFAULT_LIMIT, Sanitizer
-from auditor.replay import MEMO_ENTRIES, Memo, SchemaSummary, ToolReplay, summarize
+from auditor.replay.budget import DEFAULT_CALL_TIMEOUT, CallBudget
+from auditor.replay.tool import MEMO_ENTRIES, Memo, SchemaSummary, ToolReplay, summarize
+from auditor.schema.keywords import draft_of
+from auditor.schema.normalize import DEFAULT_RULES, Normalized, normalize
 
 
 class CallSource(Protocol):

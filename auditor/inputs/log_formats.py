@@ -5,7 +5,7 @@ Each format is a few small functions in the table ``FORMATS``: ``detect`` says w
 record looks like that format (detection tries the table in order), ``extract`` yields a
 ``Found`` for every tool call in the record, ``answers`` an ``Answer`` for every reply to a
 call that says what became of it (the log's evidence). Files, lines, decoding JSON text,
-dedupe, pairing answers with calls and accounting belong to ``auditor.logs``; nothing here
+dedupe, pairing answers with calls and accounting belong to ``auditor.inputs.logs``; nothing here
 reads a file.
 
 Evidence, by format: an MCP ``tools/call`` answered by a ``result`` ran (``isError`` or not),
