@@ -7,7 +7,7 @@ report can be rendered, compared or serialized without knowing where it came fro
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from enum import Enum
 from typing import Any
 
@@ -374,21 +374,36 @@ class BaselineUse:
 
 @dataclass(frozen=True)
 class LogStats:
-    """How every line of one log file was accounted for."""
+    """How every line of one log file was accounted for.
+
+    The fields are in the order the JSON report lists them (``inputs.logs``); every ``int``
+    field is a count, which adds up across parts of the file (``merge``).
+    """
 
     path: str
-    lines: int = 0
-    blank: int = 0
-    calls: int = 0
-    """Calls read (repeats excluded): what the outcome totals add up to."""
     format: str = ""
     """The log format the file was read as (detected or forced)."""
+    lines: int = 0
+    blank: int = 0
     records: int = 0
     """Non-blank lines, or 1 for a file that is one JSON document."""
     records_without_calls: int = 0
     """Records that parse and hold no tool call (a chat turn without tools, an MCP reply)."""
     repeated_calls: int = 0
     """Calls skipped because their tool-call id was read before (a request's history)."""
+    calls: int = 0
+    """Calls read (repeats excluded): what the outcome totals add up to."""
+
+    def merge(self, other: LogStats) -> LogStats:
+        """The accounting of this part of a file and of ``other``, read apart: the counts
+        add up; the path and format are this part's (every part of a file shares them)."""
+        return replace(
+            self, **{name: getattr(self, name) + getattr(other, name) for name in LOG_COUNTS}
+        )
+
+
+LOG_COUNTS: tuple[str, ...] = tuple(f.name for f in fields(LogStats) if f.type in ("int", int))
+"""The names of ``LogStats``' counts: every field but the path and the format."""
 
 
 @dataclass(frozen=True)

@@ -109,7 +109,7 @@ def reference_check(log: Path, catalog: Path, sample: int) -> tuple[int, int]:
     """Replay the first calls with and without the fast engine: (calls compared, differing)."""
     from auditor.aggregate.pipeline import prepare, replay_call
     from auditor.inputs.catalogs import load_catalogs
-    from auditor.inputs.logs import LogReader
+    from auditor.inputs.reader import LogReader
     from auditor.schema.normalize import DEFAULT_RULES
 
     tools = load_catalogs([str(catalog)]).tools

@@ -8,7 +8,8 @@ from typing import Any
 
 from auditor.aggregate.pipeline import ReportSettings, audit
 from auditor.inputs.catalogs import load_catalogs
-from auditor.inputs.logs import LogReader, check_logs
+from auditor.inputs.log_files import check_logs
+from auditor.inputs.reader import LogReader
 from auditor.models import Report
 
 

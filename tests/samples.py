@@ -10,7 +10,8 @@ from pathlib import Path
 
 from auditor.aggregate.pipeline import ReportSettings, audit
 from auditor.inputs.catalogs import load_catalogs
-from auditor.inputs.logs import LogReader, check_logs
+from auditor.inputs.log_files import check_logs
+from auditor.inputs.reader import LogReader
 from auditor.models import Call, LogStats, OldRuntime, Report
 from auditor.report import Format, render
 

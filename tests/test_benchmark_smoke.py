@@ -12,7 +12,7 @@ from types import ModuleType
 
 from auditor.aggregate.pipeline import prepare, replay_call
 from auditor.inputs.catalogs import load_catalogs
-from auditor.inputs.logs import LogReader
+from auditor.inputs.reader import LogReader
 from auditor.models import Outcome
 from auditor.schema.normalize import DEFAULT_RULES
 from tests.conftest import ROOT

@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from jsonschema import validators
 
 from auditor.aggregate.pipeline import prepare, replay_call
-from auditor.inputs.logs import LogReader, check_logs
+from auditor.inputs.log_files import check_logs
+from auditor.inputs.reader import LogReader
 from auditor.models import Call, Location, ToolSchema
 from auditor.replay.engine import FastCheck, trusted
 from auditor.schema.normalize import DEFAULT_RULES

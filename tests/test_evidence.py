@@ -13,8 +13,8 @@ import yaml
 from auditor.aggregate.pipeline import ReportSettings, audit, evaluate_call, prepare
 from auditor.inputs.catalogs import load_catalogs
 from auditor.inputs.log_formats import Answer
-from auditor.inputs.logs import LogReader
 from auditor.inputs.pairing import Pairing
+from auditor.inputs.reader import LogReader
 from auditor.models import Call, Evidence, Location, OldRuntime, Outcome, ToolSchema
 from auditor.report import Format, render
 from auditor.schema.normalize import DEFAULT_RULES

@@ -145,7 +145,7 @@ def test_unreadable_file_in_a_directory_exits_2_naming_it(
             raise PermissionError(errno.EACCES, "Permission denied", str(file))
         return real_open(file, *args, **kwargs)
 
-    monkeypatch.setattr("auditor.inputs.logs.open", refusing, raising=False)
+    monkeypatch.setattr("auditor.inputs.log_files.open", refusing, raising=False)
     code, _, err = run_cli(["audit", "--schemas", str(catalog), "--logs", str(logs)], capsys)
     assert code == 2
     assert err == f"auditor: error: {logs / 'b.jsonl'}: cannot read: Permission denied\n"

@@ -32,7 +32,7 @@ from auditor.aggregate.pipeline import (
     prepare,
     replay_call,
 )
-from auditor.inputs.logs import LogPart
+from auditor.inputs.parts import LogPart
 from auditor.models import (
     ACCEPTS,
     Call,

@@ -21,8 +21,9 @@ from hypothesis import strategies as st
 
 from auditor.aggregate.pipeline import audit
 from auditor.inputs.catalogs import read_catalog
+from auditor.inputs.log_files import LogFormatError
 from auditor.inputs.log_formats import LogFormat
-from auditor.inputs.logs import LogFormatError, LogReader
+from auditor.inputs.reader import LogReader
 from auditor.models import Call, Location, OldRuntime, Outcome, ToolSchema
 from auditor.replay.budget import CallBudget
 from auditor.replay.tool import ToolReplay

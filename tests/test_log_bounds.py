@@ -10,8 +10,11 @@ from pathlib import Path
 import pytest
 
 from auditor.inputs.lines import Blank, bounded_lines
+from auditor.inputs.log_files import LogFormatError
 from auditor.inputs.log_formats import LogFormat
-from auditor.inputs.logs import DETECTION_WINDOW, LogFormatError, LogReader, split
+from auditor.inputs.parts import split
+from auditor.inputs.reader import LogReader
+from auditor.inputs.records import DETECTION_WINDOW
 
 OK = b'{"tool": "a", "arguments": {"q": 1}}\n'
 BROKEN = b'{"tool": "a", "arguments": {"q": \n'
@@ -78,7 +81,7 @@ def test_the_detection_window_is_bounded(tmp_path: Path) -> None:
 def test_a_gzip_log_is_read_up_to_the_decompressed_bound(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("auditor.inputs.logs.MAX_DECOMPRESSED_BYTES", 1000)
+    monkeypatch.setattr("auditor.inputs.log_files.MAX_DECOMPRESSED_BYTES", 1000)
     log = tmp_path / "calls.jsonl.gz"
     with gzip.open(log, "wb") as stream:
         stream.write(OK * 40)  # 37 bytes a line: 27 lines fit in 1,000 bytes, the 28th does not

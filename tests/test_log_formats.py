@@ -17,8 +17,9 @@ import pytest
 import yaml
 
 from auditor.cli import main
+from auditor.inputs.log_files import LogFormatError
 from auditor.inputs.log_formats import FORMATS, LogFormat, describe
-from auditor.inputs.logs import LogFormatError, LogReader
+from auditor.inputs.reader import LogReader
 from auditor.models import Call, LogStats
 from tests.conftest import AUDITOR
 

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from auditor.inputs.log_files import check_logs
 from auditor.inputs.log_formats import LogFormat
-from auditor.inputs.logs import LogReader, check_logs
+from auditor.inputs.reader import LogReader
 from auditor.models import Call
 
 

@@ -14,7 +14,7 @@ from auditor.aggregate import parallel
 from auditor.aggregate.pipeline import ReportSettings, prepare
 from auditor.aggregate.progress import Progress
 from auditor.inputs.catalogs import load_catalogs
-from auditor.inputs.logs import split
+from auditor.inputs.parts import split
 from auditor.report import Format, render
 from auditor.schema.normalize import DEFAULT_RULES
 from tests.conftest import ROOT

@@ -36,7 +36,8 @@ from auditor.aggregate.pipeline import (
 from auditor.aggregate.progress import Progress
 from auditor.inputs.limits import DEFAULT_MAX_RECORD_BYTES
 from auditor.inputs.log_formats import LogFormat
-from auditor.inputs.logs import LogPart, LogReader, merge_stats, split
+from auditor.inputs.parts import LogPart, split
+from auditor.inputs.reader import LogReader
 from auditor.models import LogStats, Override, Report, Rule, ToolSchema
 from auditor.replay.budget import DEFAULT_CALL_TIMEOUT
 from auditor.schema.normalize import DEFAULT_RULES
@@ -135,7 +136,7 @@ def tally_in_parallel(
             part_tally, part_stats = _result(future, pool)
             tally.merge(part_tally)
             earlier = stats.get(part.file)
-            stats[part.file] = part_stats if earlier is None else merge_stats(earlier, part_stats)
+            stats[part.file] = part_stats if earlier is None else earlier.merge(part_stats)
             calls += part_stats.calls
             done += part.end - part.start
             progress.update(calls, done)

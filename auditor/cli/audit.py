@@ -37,8 +37,8 @@ from auditor.cli.config import ConfigProblem, load_config
 from auditor.cli.output import check_confined, names_stdout
 from auditor.inputs.catalogs import STDIN, CatalogFormat, load_catalogs
 from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES, DEFAULT_MAX_RECORD_BYTES
+from auditor.inputs.log_files import LogFormatError, check_logs
 from auditor.inputs.log_formats import LogFormat
-from auditor.inputs.logs import LogFormatError, check_logs
 from auditor.inputs.paths import shown
 from auditor.models import FailOn, OldRuntime, Report, Rule
 from auditor.replay.budget import DEFAULT_CALL_TIMEOUT

@@ -32,16 +32,12 @@ from auditor.inputs.limits import (
     readable_value_error,
 )
 from auditor.inputs.lines import lone_surrogate
-from auditor.inputs.paths import shown, walk
+from auditor.inputs.paths import STDIN, STDIN_NAME, files_in, shown
 from auditor.inputs.positions import key_positions
 from auditor.models import JSON, Location, Override, ToolSchema
 from auditor.schema import pointers
 
 CATALOG_SUFFIXES: Final = (".json", ".yaml", ".yml")
-STDIN: Final = "-"
-"""The path that means standard input."""
-STDIN_NAME: Final = "<stdin>"
-"""How standard input is named in locations and messages."""
 _Loader: Final = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -93,10 +89,8 @@ class Catalogs:
 def catalog_files(path: str) -> tuple[list[str], list[CatalogProblem]]:
     """``path`` itself, or the catalog files below a directory in a stable order, with the
     entries there that cannot be read (a FIFO, a broken link, an unreadable folder)."""
-    if path == STDIN or not Path(path).is_dir():
-        return [path], []
-    files, unreadable = walk(path, lambda name: name.lower().endswith(CATALOG_SUFFIXES))
-    return files, [CatalogProblem(Location(shown(entry)), why) for entry, why in unreadable]
+    files, unreadable = files_in(path, CATALOG_SUFFIXES)
+    return files, [CatalogProblem(Location(entry), why) for entry, why in unreadable]
 
 
 def expand(paths: Sequence[str]) -> tuple[list[str], list[CatalogProblem]]:

@@ -4,9 +4,10 @@ and the answers it holds to calls of earlier records.
 Each format is a few small functions in the table ``FORMATS``: ``detect`` says whether a
 record looks like that format (detection tries the table in order), ``extract`` yields a
 ``Found`` for every tool call in the record, ``answers`` an ``Answer`` for every reply to a
-call that says what became of it (the log's evidence). Files, lines, decoding JSON text,
-dedupe, pairing answers with calls and accounting belong to ``auditor.inputs.logs``; nothing here
-reads a file.
+call that says what became of it (the log's evidence). Files (``auditor.inputs.log_files``),
+lines and decoding JSON text (``auditor.inputs.records``), dedupe, pairing answers with calls
+and accounting (``auditor.inputs.reader``) are other modules' business; nothing here reads a
+file.
 
 Evidence, by format: an MCP ``tools/call`` answered by a ``result`` ran (``isError`` or not),
 one answered by a JSON-RPC error -32602 was refused, any other error answered it; an OTel

@@ -6,7 +6,8 @@ text for a UTF-8 name, ``\\xe9`` for a byte that is not UTF-8.
 
 ``walk`` lists a directory's files like ``rglob`` but says what it could not list or read —
 an unreadable folder, a FIFO (opening it would wait for a writer), a socket or device, a
-dangling symbolic link — instead of skipping it in silence.
+dangling symbolic link — instead of skipping it in silence. ``files_in`` is how an input
+path names files, for catalogs and logs alike: itself, standard input, or a directory's files.
 """
 
 from __future__ import annotations
@@ -17,6 +18,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
+STDIN: Final = "-"
+"""The path that means standard input."""
+STDIN_NAME: Final = "<stdin>"
+"""How standard input is named in sources, statistics and messages."""
 NOT_REGULAR: Final = "not a regular file (a FIFO, socket or device)"
 DANGLING: Final = "no such file (a broken symbolic link?)"
 
@@ -67,3 +72,13 @@ def walk(root: str, wanted: Callable[[str], bool]) -> tuple[list[str], list[tupl
             elif not stat.S_ISDIR(mode):
                 problems.append((entry.path, NOT_REGULAR))
     return [str(p) for p in sorted(found)], sorted(problems)
+
+
+def files_in(path: str, suffixes: tuple[str, ...]) -> tuple[list[str], list[tuple[str, str]]]:
+    """``path`` itself (a file, or ``-``), or the files below a directory whose name ends
+    with one of ``suffixes`` (in any case), in a stable order, with ``(shown path, reason)``
+    for each entry there that cannot be read (a FIFO, a broken link, an unreadable folder)."""
+    if path == STDIN or not Path(path).is_dir():
+        return [path], []
+    files, unreadable = walk(path, lambda name: name.lower().endswith(suffixes))
+    return files, [(shown(entry), why) for entry, why in unreadable]

@@ -7,6 +7,7 @@ Fields are only ever added, never renamed or removed.
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from typing import Any
 
 from auditor.aggregate.gate import failing_groups
@@ -41,19 +42,7 @@ def as_dict(report: Report) -> dict[str, Any]:
         "old_runtime": report.old_runtime.value,
         "inputs": {
             "schemas": list(report.schema_inputs),
-            "logs": [
-                {
-                    "path": s.path,
-                    "format": s.format,
-                    "lines": s.lines,
-                    "blank": s.blank,
-                    "records": s.records,
-                    "records_without_calls": s.records_without_calls,
-                    "repeated_calls": s.repeated_calls,
-                    "calls": s.calls,
-                }
-                for s in report.log_inputs
-            ],
+            "logs": [asdict(stats) for stats in report.log_inputs],
         },
         "totals": {"calls": report.call_count, **_counts(report.totals)},
         "proven_regressions": report.proven_count,

@@ -1,0 +1,129 @@
+"""Log files: which files an input names, whether they can be opened, and their bytes.
+
+A directory stands for the log files below it (``.jsonl``, ``.ndjson``, ``.json``, ``.log``,
+``.gz``), in a stable order; ``-`` is standard input, read once when its turn comes. A file
+is gunzipped when it holds gzip data, whatever its name, and what comes out of it is bounded
+(``MAX_DECOMPRESSED_BYTES``): a gzip bomb ends as one unreadable record, not an exhausted
+machine. What the bytes hold is ``auditor.inputs.records``' business.
+"""
+
+from __future__ import annotations
+
+import gzip
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import IO, Final, cast
+
+from auditor.inputs.limits import MAX_DECOMPRESSED_BYTES
+from auditor.inputs.paths import STDIN, STDIN_NAME, files_in, shown
+
+LOG_SUFFIXES: Final = (".jsonl", ".ndjson", ".json", ".log", ".gz")
+_GZIP_MAGIC: Final = b"\x1f\x8b"
+
+
+@dataclass(frozen=True)
+class LogProblem:
+    """Why a log input cannot be used; ``str()`` is the one-line message for the user."""
+
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+
+class LogFormatError(Exception):
+    """A log file in no known format (or not in the forced one), found while reading it."""
+
+    def __init__(self, problem: LogProblem) -> None:
+        super().__init__(str(problem))
+        self.problem = problem
+
+
+def display_name(path: str) -> str:
+    """The name a log goes by in sources and messages (a non-UTF-8 name escaped)."""
+    return STDIN_NAME if path == STDIN else shown(path)
+
+
+def log_files(path: str) -> tuple[list[str], list[LogProblem]]:
+    """``path`` itself, or the log files below a directory in a stable order, with the
+    entries there that cannot be read: a FIFO (opening it would wait forever for a writer),
+    a broken link, an unreadable folder. A path given by name is the user's choice."""
+    files, unreadable = files_in(path, LOG_SUFFIXES)
+    return files, [LogProblem(entry, why) for entry, why in unreadable]
+
+
+def check_logs(paths: Sequence[str]) -> tuple[list[str], list[LogProblem]]:
+    """Every log file to read, and the inputs that cannot be read at all."""
+    files: list[str] = []
+    problems: list[LogProblem] = []
+    for path in paths:
+        found, unreadable = log_files(path)
+        problems.extend(unreadable)
+        if not found and not unreadable:
+            problems.append(
+                LogProblem(shown(path), "no log files (.jsonl, .ndjson, .json, .log, .gz)")
+            )
+        for file in found:
+            if file == STDIN:  # read once, when its turn comes
+                files.append(file)
+                continue
+            try:
+                # Opened, not read: peeking would consume what a pipe holds.
+                open(file, "rb").close()
+            except FileNotFoundError:
+                problems.append(LogProblem(shown(file), "no such file"))
+            except OSError as error:
+                problems.append(LogProblem(shown(file), f"cannot read: {error.strerror or error}"))
+            else:
+                files.append(file)
+    return files, problems
+
+
+@contextmanager
+def open_log(file: str) -> Iterator[IO[bytes]]:
+    """A binary stream of the file or of standard input, gunzipped when it is gzip data
+    (recognized by its magic bytes, so a ``.gz`` name is not needed, nor trusted)."""
+    stream: IO[bytes] = sys.stdin.buffer if file == STDIN else open(file, "rb")  # noqa: SIM115
+    try:
+        # Peeking keeps the bytes in the buffer: nothing is consumed to recognize gzip.
+        peek = getattr(stream, "peek", None)
+        head = peek(2)[:2] if peek is not None else b""
+        if head == _GZIP_MAGIC:
+            with gzip.GzipFile(fileobj=stream, mode="rb") as unzipped:
+                yield cast(IO[bytes], _Capped(unzipped, MAX_DECOMPRESSED_BYTES))
+        else:
+            yield stream
+    finally:
+        if file != STDIN:
+            stream.close()
+
+
+class _Capped:
+    """A decompressed stream that fails once more than ``cap`` bytes have come out of it, so
+    a gzip bomb ends as one unreadable record (``bounded_lines`` reports the failure)."""
+
+    def __init__(self, stream: gzip.GzipFile, cap: int) -> None:
+        self._stream = stream
+        self._cap = cap
+        self._read = 0
+
+    def _count(self, data: bytes) -> bytes:
+        self._read += len(data)
+        if self._read > self._cap:
+            raise OSError(
+                f"decompressed past {self._cap:,} bytes, the bound on one gzip log "
+                "(decompress it outside and pipe it in to read it all)"
+            )
+        return data
+
+    def readline(self, size: int = -1) -> bytes:
+        return self._count(self._stream.readline(size))
+
+    def read(self, size: int = -1) -> bytes:
+        return self._count(self._stream.read(size))
+
+    def peek(self, size: int = 0) -> bytes:
+        return self._stream.peek(size)

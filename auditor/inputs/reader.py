@@ -1,0 +1,207 @@
+"""Call logs -> a lazy stream of Call records, each with its ``path:line``, and their stats.
+
+The reader detects each file's format (unless one is forced), pairs calls with the replies
+that answer them, counts a repeated call once, and accounts for every line of the framing
+(``auditor.inputs.records``); what a record of each format holds is
+``auditor.inputs.log_formats``' business.
+
+Nothing is dropped: a blank line is counted as blank; a record that does not parse becomes
+an ``unparseable`` call; a record that parses but holds no call is counted as such; a call
+that repeats one already read (the same tool-call id, as request histories do) is counted
+as repeated. A file whose first records match no format stops the run (``LogFormatError``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import chain
+
+from auditor.inputs.limits import DEFAULT_MAX_RECORD_BYTES, MAX_NESTING, too_deep
+from auditor.inputs.lines import Blank, bounded_lines
+from auditor.inputs.log_files import display_name, open_log
+from auditor.inputs.log_formats import (
+    Found,
+    LogFormat,
+    answered,
+    answers,
+    describe,
+    extract,
+    item_at,
+)
+from auditor.inputs.pairing import Pairing
+from auditor.inputs.parts import LogPart, open_part
+from auditor.inputs.positions import key_positions
+from auditor.inputs.records import MAX_RAW, Framed, Record, detect_format, loads, records
+from auditor.models import JSON, Call, Evidence, LogStats, Unparsed
+from auditor.schema import pointers
+
+
+class LogReader:
+    """Iterates the calls of several log files in order, accounting for every line.
+
+    ``fmt`` forces one format for every file; otherwise each file's is detected from its
+    first records. Memory does not grow with the logs beyond one record at a time and one
+    8-byte digest per tool-call id (to count a call repeated in later histories once).
+    """
+
+    def __init__(
+        self,
+        files: Sequence[str],
+        fmt: LogFormat | None = None,
+        max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
+    ) -> None:
+        self._files = tuple(files)
+        self._fmt = fmt
+        self._max_record_bytes = max_record_bytes
+        self._stats = {file: LogStats(display_name(file)) for file in self._files}
+        self._bytes = 0
+        self._seen: set[int] = set()
+
+    def __iter__(self) -> Iterator[Call]:
+        for file in self._files:
+            yield from self._read(file)
+
+    def stats(self) -> tuple[LogStats, ...]:
+        """How each file's lines were accounted for (complete once iteration has ended)."""
+        return tuple(self._stats.values())
+
+    @property
+    def bytes_read(self) -> int:
+        """Bytes of log text read so far (uncompressed), for progress reports."""
+        return self._bytes
+
+    def read_part(self, part: LogPart) -> Iterator[Call]:
+        """The calls of one part of one file (of this reader's files), counted as such."""
+        limit = self._max_record_bytes
+        with open_part(part) as stream:
+            framed = records(bounded_lines(stream, limit), limit, part.first_line)
+            yield from self._calls_of(framed, part.fmt, part.file)
+
+    def _read(self, file: str) -> Iterator[Call]:
+        with open_log(file) as stream:
+            limit = self._max_record_bytes
+            framed: Iterable[Framed] = records(bounded_lines(stream, limit), limit)
+            fmt = self._fmt
+            if fmt is None:
+                head, fmt = detect_format(framed, display_name(file))
+                framed = chain(head, framed)
+            yield from self._calls_of(framed, fmt, file)
+
+    def _calls_of(self, framed: Iterable[Framed], fmt: LogFormat, file: str) -> Iterator[Call]:
+        """The calls of one pass over ``file`` (the whole of it, or a part), counted into
+        its stats when the pass ends, however it ends."""
+        name = display_name(file)
+        lines = blank = records_read = without_calls = repeated = calls = 0
+        pairing = Pairing() if answered(fmt) else None
+        try:
+            for item in framed:
+                self._bytes += item.size
+                if isinstance(item, Blank):
+                    lines += item.count
+                    blank += item.count
+                    continue
+                lines += item.lines
+                blank += item.blank
+                number = records_read
+                records_read += 1
+                found = self._calls(item, fmt, name)
+                if not found:
+                    without_calls += 1
+                for one in found:
+                    if one is None:
+                        repeated += 1
+                        continue
+                    calls += 1
+                    call, key = one
+                    if pairing is None:
+                        yield call
+                    else:
+                        pairing.add(call, key, number)
+                if pairing is not None:
+                    if item.problem is None:
+                        for answer in answers(fmt, item.value):
+                            pairing.answer(answer)
+                    yield from pairing.ready(number)
+            if pairing is not None:
+                yield from pairing.rest()
+        finally:
+            counted = LogStats(
+                name,
+                fmt.value,
+                lines=lines,
+                blank=blank,
+                records=records_read,
+                records_without_calls=without_calls,
+                repeated_calls=repeated,
+                calls=calls,
+            )
+            self._stats[file] = counted.merge(self._stats[file])
+
+    def _calls(
+        self, record: Record, fmt: LogFormat, name: str
+    ) -> list[tuple[Call, str | None] | None]:
+        """The calls of one record, with the key an answer would name each by; None stands
+        for a call already read (a repeat)."""
+        if record.problem is not None:
+            return [(_unparsed(f"{name}:{record.line}", None, record.text, record.problem), None)]
+        found = extract(fmt, record.value)
+        positions = {}
+        if record.document and found:
+            # Pad with the lines before the document so that positions are file lines.
+            positions = key_positions("\n" * (record.line - 1) + record.text)
+        calls: list[tuple[Call, str | None] | None] = []
+        for item in found:
+            if item.call_id is not None and not self._first_sight(fmt, item.call_id):
+                calls.append(None)
+                continue
+            line = (
+                positions.get(pointers.from_segments(item.at), (record.line,))[0]
+                if positions
+                else record.line
+            )
+            source = f"{name}:{line}"
+            if len(found) > 1:  # the position tells apart the calls of one record
+                source += f"#{describe(item.at)}"
+            calls.append((_call(item, record, source), item.answer_key))
+        return calls
+
+    def _first_sight(self, fmt: LogFormat, call_id: str) -> bool:
+        digest = hashlib.blake2b(f"{fmt.value}\0{call_id}".encode(), digest_size=8).digest()
+        key = int.from_bytes(digest, "big")
+        if key in self._seen:
+            return False
+        self._seen.add(key)
+        return True
+
+
+def _call(item: Found, record: Record, source: str) -> Call:
+    """A found call with its arguments decoded; a problem becomes an ``Unparsed`` reason."""
+    if item.problem is not None:
+        raw = json.dumps(item_at(record.value, item.at)) if item.at else record.text
+        return _unparsed(source, item.tool, raw, item.problem)
+    return call_from(source, item.tool, item.arguments, item.evidence)
+
+
+def call_from(
+    source: str, tool: str | None, arguments: JSON, evidence: Evidence | None = None
+) -> Call:
+    """A call whose arguments, when a string, are JSON text to decode (as OpenAI logs them);
+    text that does not decode is kept, with the reason, as an ``Unparsed`` call."""
+    if isinstance(arguments, str):
+        decoded, problem = loads(arguments)
+        if problem is not None:
+            return _unparsed(source, tool, arguments, f"arguments are not valid JSON: {problem}")
+        text, arguments = arguments, decoded
+    else:
+        text = None
+    if too_deep(arguments, text=text):  # later stages recurse into arguments: bound it here
+        raw = text if text is not None else "<not shown: nested too deeply>"
+        return _unparsed(source, tool, raw, f"arguments nest more than {MAX_NESTING} levels deep")
+    return Call(source, tool, arguments, text=text, evidence=evidence)
+
+
+def _unparsed(source: str, tool: str | None, raw: str, reason: str) -> Call:
+    clipped = raw if len(raw) <= MAX_RAW else raw[: MAX_RAW - 1] + "…"
+    return Call(source, tool, None, Unparsed(clipped, reason))
