@@ -170,14 +170,10 @@ class CauseFinder:
     def _resolve(self, ref: str, resource: str) -> tuple[JSON, str] | None:
         if ref in self._anchors:
             return self._anchors[ref]
-        if ref == "#":
-            return self._at_pointer(resource)
-        tokens = pointers.fragment_tokens(ref)
-        if tokens is None:
-            return None
-        return self._at_pointer(
-            pointers.join(resource, *(pointers.decode_token(t) for t in tokens))
-        )
+        target = pointers.ref_target(ref)
+        if not isinstance(target, str):
+            return None  # remote, or an anchor the schema does not define
+        return self._at_pointer(resource + target)
 
     def _at_pointer(self, pointer: str) -> tuple[JSON, str] | None:
         found, node = pointers.resolve(self._root, pointer)

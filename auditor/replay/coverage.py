@@ -225,13 +225,10 @@ _UNRESOLVED: Final[dict[str, JSON]] = {"$comment": "unresolved"}
 
 
 def _local(root: JSON, ref: str) -> JSON:
-    if ref == "#":
-        return root
-    if not ref.startswith("#/"):
-        return None
-    found, node = pointers.resolve(
-        root, pointers.join("", *map(pointers.decode_token, ref[2:].split("/")))
-    )
+    pointer = pointers.ref_target(ref)
+    if not isinstance(pointer, str):
+        return None  # remote, or an anchor: not followed here
+    found, node = pointers.resolve(root, pointer)
     return node if found else None
 
 

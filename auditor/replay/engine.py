@@ -190,12 +190,10 @@ def _successors(root: JSON, node: JSON) -> list[tuple[JSON, bool]] | None:
     ]
     ref = node.get("$ref")
     if isinstance(ref, str):
-        if ref != "#" and not ref.startswith("#/"):
+        pointer = pointers.ref_target(ref)
+        if not isinstance(pointer, str):
             return None  # remote, or an anchor: not followed here; stay safe
-        tokens = ref[2:].split("/") if ref != "#" else []
-        resolved, target = pointers.resolve(
-            root, pointers.join("", *map(pointers.decode_token, tokens))
-        )
+        resolved, target = pointers.resolve(root, pointer)
         if resolved and isinstance(target, (dict, list)):
             found.append((target, True))
     return found

@@ -1,8 +1,13 @@
-"""RFC 6901 JSON pointers, and the URI-fragment form that local ``$ref`` values use."""
+"""RFC 6901 JSON pointers, and the URI-fragment form that local ``$ref`` values use.
+
+``ref_target`` is the one decoder of a ``$ref``: every stage that follows a reference asks it
+what the reference names.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from urllib.parse import unquote
 
 
@@ -54,6 +59,28 @@ def fragment_tokens(ref: str) -> list[str] | None:
 def decode_token(raw: str) -> str:
     """A raw fragment token, percent-decoded and then unescaped as RFC 6901 says."""
     return unescape(unquote(raw))
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """What ``#name`` names: the schema whose ``$anchor`` (or ``$dynamicAnchor``) is ``name``."""
+
+    name: str
+
+
+def ref_target(ref: str) -> str | Anchor | None:
+    """What a ``$ref`` names in its own document: the JSON pointer it spells, relative to the
+    resource it stands in (``#`` -> ``""``, ``#/a~1b/c%25d`` -> ``/a~1b/c%d``: each token
+    percent-decoded, then RFC 6901-unescaped, then escaped again as a pointer), an ``Anchor``
+    for a plain-name fragment (``#name``, taken as written, as ``referencing`` looks it up),
+    or None for a reference to another document (anything not starting with ``#``).
+    """
+    if not ref.startswith("#"):
+        return None
+    fragment = ref[1:]
+    if fragment and not fragment.startswith("/"):
+        return Anchor(fragment)
+    return join("", *map(decode_token, fragment[1:].split("/"))) if fragment else ""
 
 
 def resolve(document: object, pointer: str) -> tuple[bool, object]:
