@@ -96,6 +96,36 @@ CASES: list[tuple[str, Any, Any, list[tuple[str, str]]]] = [
         [],
     ),
     (
+        "a $ref to an anchor that no schema defines points nowhere",
+        {"$ref": "#other", "$defs": {"x": {"$anchor": "name"}}, "type": "string"},
+        {"$defs": {"x": {"$anchor": "name"}}, "type": "string"},
+        [("/$ref", DANGLING_REF)],
+    ),
+    (
+        "a $ref to the whole schema (a recursive tree) is kept",
+        {"type": "object", "properties": {"child": {"$ref": "#"}}},
+        {"type": "object", "properties": {"child": {"$ref": "#"}}},
+        [],
+    ),
+    (
+        "a $ref spelled with ~ escapes and percent-encoding that resolves is kept",
+        {
+            "$defs": {"a/b c": {"type": "string"}, "m~n": {}},
+            "allOf": [{"$ref": "#/$defs/a~1b%20c"}, {"$ref": "#/$defs/m~0n"}],
+        },
+        {
+            "$defs": {"a/b c": {"type": "string"}, "m~n": {}},
+            "allOf": [{"$ref": "#/$defs/a~1b%20c"}, {"$ref": "#/$defs/m~0n"}],
+        },
+        [],
+    ),
+    (
+        "a $ref whose escape names another key points nowhere",
+        {"$defs": {"a/b": {}}, "$ref": "#/$defs/a~0b"},
+        {"$defs": {"a/b": {}}},
+        [("/$ref", DANGLING_REF)],
+    ),
+    (
         "data that looks like a type name is never touched",
         {"properties": {"type": {"enum": ["String"]}}, "default": {"type": "String"}},
         {"properties": {"type": {"enum": ["String"]}}, "default": {"type": "String"}},

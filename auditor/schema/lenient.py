@@ -177,21 +177,28 @@ def _drop_unresolvable_refs(
     if any(isinstance(n.get("$id"), str) or isinstance(n.get("id"), str) for n, _ in nodes[1:]):
         return
     anchors = {
-        "#" + n[name] for n, _ in nodes for name in ("$anchor", "$dynamicAnchor") if name in n
+        pointers.Anchor(n[name])
+        for n, _ in nodes
+        for name in ("$anchor", "$dynamicAnchor")
+        if isinstance(n.get(name), str)
     }
     for node, at in nodes:
         ref = node.get("$ref")
-        if not isinstance(ref, str) or ref in anchors:
+        if not isinstance(ref, str):
             continue
-        if not ref.startswith("#"):
+        target = pointers.ref_target(ref)
+        if target is None:
             readings.append(LenientReading(pointers.join(at, "$ref"), node.pop("$ref"), REMOTE_REF))
-            continue
-        tokens = pointers.fragment_tokens(ref)
-        target = None if tokens is None else pointers.join("", *map(pointers.decode_token, tokens))
-        if target is None or not pointers.resolve(root, target)[0]:
+        elif not _resolves(root, target, anchors):
             readings.append(
                 LenientReading(pointers.join(at, "$ref"), node.pop("$ref"), DANGLING_REF)
             )
+
+
+def _resolves(root: JSON, target: str | pointers.Anchor, anchors: set[pointers.Anchor]) -> bool:
+    if isinstance(target, pointers.Anchor):
+        return target in anchors
+    return pointers.resolve(root, target)[0]
 
 
 _Keyword = Callable[..., Any]
