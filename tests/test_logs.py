@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import gzip
+import io
+from dataclasses import asdict, fields
 from pathlib import Path
 
 import pytest
 
+from auditor.inputs.lines import Blank, bounded_lines
 from auditor.inputs.log_files import check_logs
 from auditor.inputs.log_formats import LogFormat
+from auditor.inputs.parts import split
 from auditor.inputs.reader import LogReader
-from auditor.models import Call
+from auditor.inputs.records import Framed, Record, records
+from auditor.models import LOG_COUNTS, Call, LogStats
 
 
 def _one_call(tmp_path: Path, line: bytes) -> Call:
@@ -125,3 +130,80 @@ def test_a_lone_bracket_after_the_first_record_is_a_broken_record(tmp_path: Path
         ("3", "b", True),
     ]
     assert reader.stats()[0].calls == 3
+
+
+def _framed(data: bytes, limit: int = 1000) -> list[Framed]:
+    return list(records(bounded_lines(io.BufferedReader(io.BytesIO(data)), limit), limit))
+
+
+def _accounting(framed: list[Framed]) -> tuple[int, int, int]:
+    """(lines, blank lines, bytes) as the reader adds them up from what framing yields."""
+    lines = sum(i.count if isinstance(i, Blank) else i.lines for i in framed)
+    blank = sum(i.count if isinstance(i, Blank) else i.blank for i in framed)
+    return lines, blank, sum(i.size for i in framed)
+
+
+def test_framing_accounts_for_every_line_in_what_it_yields() -> None:
+    # A byte-order mark, a record, two blank lines, a broken record, a line too long to
+    # parse, and a last record without its newline: 6 lines, 2 of them blank.
+    data = b'\xef\xbb\xbf{"a": 1}\n\n  \n{bad\n' + b"x" * 50 + b'\n{"b": 2}'
+    framed = _framed(data, limit=20)
+    # Every byte but the newline of the over-long line, which ``Overlong`` does not measure.
+    assert _accounting(framed) == (6, 2, len(data) - 1)
+    found = [i for i in framed if isinstance(i, Record)]
+    assert [(r.line, r.value, r.problem is None) for r in found] == [
+        (1, {"a": 1}, True),
+        (4, None, False),
+        (5, None, False),
+        (6, {"b": 2}, True),
+    ]
+    assert [r.size for r in found] == [3 + 9, 5, 50, 8]
+    assert not any(r.document for r in found)
+
+
+def test_a_document_is_one_record_holding_its_lines_and_bytes() -> None:
+    data = b'\n{\n  "a": [\n\n    1\n  ]\n}\n'
+    framed = _framed(data)
+    assert _accounting(framed) == (7, 2, len(data))
+    [document] = [i for i in framed if isinstance(i, Record)]
+    assert (document.line, document.document, document.value) == (2, True, {"a": [1]})
+    assert (document.lines, document.blank, document.size) == (6, 1, len(data) - 1)
+
+
+def test_a_document_too_long_to_parse_still_counts_all_its_lines() -> None:
+    data = b'{\n  "a": "' + b"y" * 100 + b'"\n}\n'
+    [document] = _framed(data, limit=50)
+    assert isinstance(document, Record) and document.document
+    assert document.problem is not None and "longer than --max-record-bytes" in document.problem
+    # The over-long line's newline aside (``Overlong`` does not measure it).
+    assert (document.lines, document.blank, document.size) == (3, 0, len(data) - 1)
+
+
+def test_stats_of_parts_merge_into_the_stats_of_one_pass() -> None:
+    first = LogStats("a.jsonl", "jsonl", 10, 2, 8, 1, 3, 9)
+    second = LogStats("a.jsonl", "jsonl", 5, 0, 5, 2, 0, 4)
+    merged = first.merge(second)
+    assert merged == LogStats("a.jsonl", "jsonl", 15, 2, 13, 3, 3, 13)
+    assert second.merge(first) == merged
+    assert merged.merge(LogStats("a.jsonl")) == merged  # an empty part changes nothing
+
+
+def test_every_count_of_the_stats_is_merged_and_reported() -> None:
+    names = [f.name for f in fields(LogStats)]
+    assert tuple(n for n in names if n not in ("path", "format")) == LOG_COUNTS
+    ones = LogStats("p", "f", **dict.fromkeys(LOG_COUNTS, 1))
+    assert asdict(ones.merge(ones)) == {"path": "p", "format": "f", **dict.fromkeys(LOG_COUNTS, 2)}
+
+
+def test_a_file_read_in_parts_has_the_stats_of_one_pass(tmp_path: Path) -> None:
+    log = tmp_path / "calls.jsonl"
+    line = b'{"tool": "t", "arguments": {"q": 1}}\n'
+    log.write_bytes((line + b"\n" + b"{bad\n") * 40)
+    whole = LogReader([str(log)])
+    calls = list(whole)
+    parts = split(str(log), 4, None)
+    assert parts is not None and len(parts) == 4
+    apart = LogReader([str(log)])
+    assert [c.source for p in parts for c in apart.read_part(p)] == [c.source for c in calls]
+    assert apart.stats() == whole.stats()
+    assert whole.stats()[0] == LogStats(str(log), "jsonl", 120, 40, 80, 0, 0, 80)

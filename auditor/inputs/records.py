@@ -53,7 +53,8 @@ class Record:
     blank: int = 0
     """Of those, the blank ones (inside a document)."""
     size: int = 0
-    """Bytes of the file the record took (uncompressed), newlines included."""
+    """Bytes of the file the record took (uncompressed), newlines included but that of an
+    over-long line (``Overlong`` does not say whether it had one): for progress reports."""
 
 
 Framed = Record | Blank
