@@ -32,7 +32,7 @@ from auditor.inputs.limits import (
     readable_value_error,
 )
 from auditor.inputs.lines import lone_surrogate
-from auditor.inputs.paths import STDIN, STDIN_NAME, files_in, shown
+from auditor.inputs.paths import STDIN, STDIN_NAME, InputProblem, files_in, shown
 from auditor.inputs.positions import key_positions
 from auditor.models import JSON, Location, Override, ToolSchema
 from auditor.schema import pointers
@@ -56,15 +56,8 @@ class CatalogFormat(str, Enum):
     MAPPING = "mapping"
 
 
-@dataclass(frozen=True)
-class CatalogProblem:
+class CatalogProblem(InputProblem):
     """Why a catalog input cannot be used; ``str()`` is the one-line message for the user."""
-
-    location: Location
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.location}: {self.message}"
 
 
 @dataclass(frozen=True)
@@ -89,7 +82,7 @@ class Catalogs:
 def catalog_files(path: str) -> tuple[list[str], list[CatalogProblem]]:
     """``path`` itself, or the catalog files below a directory in a stable order, with the
     entries there that cannot be read (a FIFO, a broken link, an unreadable folder)."""
-    files, unreadable = files_in(path, CATALOG_SUFFIXES)
+    files, unreadable = files_in(path, CATALOG_SUFFIXES, "no catalog files (.json, .yaml)")
     return files, [CatalogProblem(Location(entry), why) for entry, why in unreadable]
 
 
@@ -100,12 +93,8 @@ def expand(paths: Sequence[str]) -> tuple[list[str], list[CatalogProblem]]:
     problems: list[CatalogProblem] = []
     for path in paths:
         found, unreadable = catalog_files(path)
-        problems.extend(unreadable)
-        if not found and not unreadable:
-            problems.append(
-                CatalogProblem(Location(shown(path)), "no catalog files (.json, .yaml)")
-            )
         files.extend(found)
+        problems.extend(unreadable)
     return files, problems
 
 

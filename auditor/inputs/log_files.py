@@ -13,25 +13,19 @@ import gzip
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import IO, Final, cast
 
 from auditor.inputs.limits import MAX_DECOMPRESSED_BYTES
-from auditor.inputs.paths import STDIN, STDIN_NAME, files_in, shown
+from auditor.inputs.paths import STDIN, STDIN_NAME, InputProblem, files_in, shown
+from auditor.models import Location
 
 LOG_SUFFIXES: Final = (".jsonl", ".ndjson", ".json", ".log", ".gz")
+_NONE: Final = "no log files (.jsonl, .ndjson, .json, .log, .gz)"
 _GZIP_MAGIC: Final = b"\x1f\x8b"
 
 
-@dataclass(frozen=True)
-class LogProblem:
+class LogProblem(InputProblem):
     """Why a log input cannot be used; ``str()`` is the one-line message for the user."""
-
-    path: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.path}: {self.message}"
 
 
 class LogFormatError(Exception):
@@ -50,9 +44,10 @@ def display_name(path: str) -> str:
 def log_files(path: str) -> tuple[list[str], list[LogProblem]]:
     """``path`` itself, or the log files below a directory in a stable order, with the
     entries there that cannot be read: a FIFO (opening it would wait forever for a writer),
-    a broken link, an unreadable folder. A path given by name is the user's choice."""
-    files, unreadable = files_in(path, LOG_SUFFIXES)
-    return files, [LogProblem(entry, why) for entry, why in unreadable]
+    a broken link, an unreadable folder, or the directory when it holds no log file. A path
+    given by name is the user's choice."""
+    files, unreadable = files_in(path, LOG_SUFFIXES, _NONE)
+    return files, [LogProblem(Location(entry), why) for entry, why in unreadable]
 
 
 def check_logs(paths: Sequence[str]) -> tuple[list[str], list[LogProblem]]:
@@ -62,10 +57,6 @@ def check_logs(paths: Sequence[str]) -> tuple[list[str], list[LogProblem]]:
     for path in paths:
         found, unreadable = log_files(path)
         problems.extend(unreadable)
-        if not found and not unreadable:
-            problems.append(
-                LogProblem(shown(path), "no log files (.jsonl, .ndjson, .json, .log, .gz)")
-            )
         for file in found:
             if file == STDIN:  # read once, when its turn comes
                 files.append(file)
@@ -74,9 +65,10 @@ def check_logs(paths: Sequence[str]) -> tuple[list[str], list[LogProblem]]:
                 # Opened, not read: peeking would consume what a pipe holds.
                 open(file, "rb").close()
             except FileNotFoundError:
-                problems.append(LogProblem(shown(file), "no such file"))
+                problems.append(LogProblem(Location(shown(file)), "no such file"))
             except OSError as error:
-                problems.append(LogProblem(shown(file), f"cannot read: {error.strerror or error}"))
+                why = f"cannot read: {error.strerror or error}"
+                problems.append(LogProblem(Location(shown(file)), why))
             else:
                 files.append(file)
     return files, problems

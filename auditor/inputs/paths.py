@@ -15,8 +15,11 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
+
+from auditor.models import Location
 
 STDIN: Final = "-"
 """The path that means standard input."""
@@ -24,6 +27,18 @@ STDIN_NAME: Final = "<stdin>"
 """How standard input is named in sources, statistics and messages."""
 NOT_REGULAR: Final = "not a regular file (a FIFO, socket or device)"
 DANGLING: Final = "no such file (a broken symbolic link?)"
+
+
+@dataclass(frozen=True)
+class InputProblem:
+    """Why an input (a catalog, a log) cannot be used; ``str()`` is the one-line message
+    for the user. Each kind of input has its subclass."""
+
+    location: Location
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.location}: {self.message}"
 
 
 def shown(path: str | os.PathLike[str]) -> str:
@@ -74,11 +89,16 @@ def walk(root: str, wanted: Callable[[str], bool]) -> tuple[list[str], list[tupl
     return [str(p) for p in sorted(found)], sorted(problems)
 
 
-def files_in(path: str, suffixes: tuple[str, ...]) -> tuple[list[str], list[tuple[str, str]]]:
+def files_in(
+    path: str, suffixes: tuple[str, ...], none: str
+) -> tuple[list[str], list[tuple[str, str]]]:
     """``path`` itself (a file, or ``-``), or the files below a directory whose name ends
     with one of ``suffixes`` (in any case), in a stable order, with ``(shown path, reason)``
-    for each entry there that cannot be read (a FIFO, a broken link, an unreadable folder)."""
+    for each entry there that cannot be read (a FIFO, a broken link, an unreadable folder),
+    or for the directory itself, with the reason ``none``, when it holds no such file."""
     if path == STDIN or not Path(path).is_dir():
         return [path], []
     files, unreadable = walk(path, lambda name: name.lower().endswith(suffixes))
+    if not files and not unreadable:
+        return [], [(shown(path), none)]
     return files, [(shown(entry), why) for entry, why in unreadable]

@@ -23,7 +23,7 @@ import orjson
 from auditor.inputs.lines import Blank, Line, Overlong, Unreadable, lone_surrogate
 from auditor.inputs.log_files import LogFormatError, LogProblem
 from auditor.inputs.log_formats import FORMATS, LogFormat, detect
-from auditor.models import JSON
+from auditor.models import JSON, Location
 
 MAX_RAW: Final = 500
 """Characters of an unparseable record kept for the report."""
@@ -192,7 +192,7 @@ def detect_format(framed: Iterable[Framed], name: str) -> tuple[list[Framed], Lo
     tried = ", ".join(fmt.value for fmt in FORMATS)
     raise LogFormatError(
         LogProblem(
-            name,
+            Location(name),
             f"not a call log in a known format in its first {count} records "
             f"(tried: {tried}); use --log-format to force one",
         )
