@@ -6,10 +6,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from auditor.aggregate.pipeline import ReportSettings, audit
+from auditor.aggregate.pipeline import ReportSettings
 from auditor.inputs.catalogs import load_catalogs
 from auditor.inputs.logs import LogReader, check_logs
 from auditor.models import Report
+from tests.replaying import audit
 
 
 def write_inputs(folder: Path, catalog: str, calls: list[Any]) -> tuple[Path, Path]:
