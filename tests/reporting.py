@@ -6,11 +6,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from auditor.aggregate.pipeline import ReportSettings, audit
+from auditor.aggregate.pipeline import ReportSettings
 from auditor.inputs.catalogs import load_catalogs
 from auditor.inputs.log_files import check_logs
 from auditor.inputs.reader import LogReader
 from auditor.models import Report
+from tests.replaying import audit
 
 
 def write_inputs(folder: Path, catalog: str, calls: list[Any]) -> tuple[Path, Path]:

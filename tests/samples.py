@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from auditor.aggregate.pipeline import ReportSettings, audit
+from auditor.aggregate.pipeline import ReportSettings
+from auditor.cli import main
 from auditor.inputs.catalogs import load_catalogs
 from auditor.inputs.log_files import check_logs
 from auditor.inputs.reader import LogReader
 from auditor.models import Call, LogStats, OldRuntime, Report
-from auditor.report import Format, render
+from auditor.report import Format
+from tests.replaying import audit
 
 ROOT = Path(__file__).resolve().parent.parent
 REPORT_FILES = {
@@ -104,5 +109,16 @@ def run(
 
 
 def rendered(scenario: Scenario) -> dict[str, str]:
-    report = run(scenario)
-    return {name: render(report, fmt) for fmt, name in REPORT_FILES.items()}
+    """Every report of a scenario, made by ``auditor audit`` as a user runs it from the
+    repository root (in this process), by file name."""
+    with tempfile.TemporaryDirectory() as folder, _at_root():
+        args = ["audit", "--schemas", scenario.catalog, "--logs", scenario.log]
+        args += ["--no-report-files", "--quiet"]
+        for fmt, name in REPORT_FILES.items():
+            args += ["--format", fmt.value, "--output", str(Path(folder) / name)]
+        with contextlib.redirect_stderr(io.StringIO()), contextlib.suppress(SystemExit):
+            main(args)  # exits 1: the samples hold newly rejected calls
+        return {
+            name: (Path(folder) / name).read_text(encoding="utf-8")
+            for name in REPORT_FILES.values()
+        }

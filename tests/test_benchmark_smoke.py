@@ -10,12 +10,13 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from auditor.aggregate.pipeline import prepare, replay_call
+from auditor.aggregate.pipeline import prepare
 from auditor.inputs.catalogs import load_catalogs
 from auditor.inputs.reader import LogReader
 from auditor.models import Outcome
 from auditor.schema.normalize import DEFAULT_RULES
 from tests.conftest import ROOT
+from tests.replaying import replay_call
 
 
 def _generator() -> ModuleType:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from auditor.aggregate.pipeline import ReportSettings, audit, evaluate_call, prepare
+from auditor.aggregate.pipeline import ReportSettings, evaluate_call, prepare
 from auditor.inputs.catalogs import load_catalogs
 from auditor.inputs.log_formats import Answer
 from auditor.inputs.pairing import Pairing
@@ -18,6 +18,7 @@ from auditor.inputs.reader import LogReader
 from auditor.models import Call, Evidence, Location, OldRuntime, Outcome, ToolSchema
 from auditor.report import Format, render
 from auditor.schema.normalize import DEFAULT_RULES
+from tests.replaying import audit
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "evidence"
 EXPECTED: dict[str, Any] = yaml.safe_load((FIXTURES / "expected.yaml").read_text("utf-8"))

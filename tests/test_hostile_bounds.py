@@ -30,7 +30,6 @@ from auditor.aggregate.pipeline import (
     build_report,
     count_calls,
     prepare,
-    replay_call,
 )
 from auditor.inputs.parts import LogPart
 from auditor.models import (
@@ -66,6 +65,7 @@ from auditor.report import Format, render
 from auditor.schema.keywords import draft_of
 from auditor.schema.normalize import DEFAULT_RULES
 from tests.conftest import AUDITOR, ROOT, load_cases, run_cli
+from tests.replaying import replay_call
 
 REGEX_BOMB = "^(?:(?:(?:a{1000}){1000}){1000})$"
 

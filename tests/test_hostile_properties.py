@@ -19,7 +19,6 @@ from typing import Any
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from auditor.aggregate.pipeline import audit
 from auditor.inputs.catalogs import read_catalog
 from auditor.inputs.log_files import LogFormatError
 from auditor.inputs.log_formats import LogFormat
@@ -28,6 +27,7 @@ from auditor.models import Call, Location, OldRuntime, Outcome, ToolSchema
 from auditor.replay.budget import CallBudget
 from auditor.replay.tool import ToolReplay
 from auditor.schema.normalize import normalize
+from tests.replaying import audit
 
 BOUNDED = settings(max_examples=400, deadline=5_000, suppress_health_check=[HealthCheck.too_slow])
 TOOLS = [

@@ -16,11 +16,12 @@ from typing import Any
 
 import pytest
 
-from auditor.aggregate.pipeline import prepare, replay_call
+from auditor.aggregate.pipeline import prepare
 from auditor.inputs.reader import call_from
 from auditor.models import Call, Location, OldRuntime, Outcome, ToolSchema
 from auditor.schema.normalize import DEFAULT_RULES
 from tests.conftest import load_cases
+from tests.replaying import replay_call
 
 CASES = load_cases("replay")
 

@@ -17,7 +17,8 @@ IDS = [s.name for s in SCENARIOS]
 
 
 def _expected(scenario: Scenario) -> dict[str, Any]:
-    return yaml.safe_load(scenario.expected.read_text(encoding="utf-8"))
+    expected: dict[str, Any] = yaml.safe_load(scenario.expected.read_text(encoding="utf-8"))
+    return expected
 
 
 def test_there_are_at_least_two_scenarios_with_enough_calls_and_tools() -> None:

@@ -35,7 +35,7 @@ from auditor.models import (
 from auditor.replay.budget import DEFAULT_CALL_TIMEOUT, CallBudget
 from auditor.replay.tool import MEMO_ENTRIES, Memo, SchemaSummary, ToolReplay, summarize
 from auditor.schema.keywords import draft_of
-from auditor.schema.normalize import DEFAULT_RULES, Normalized, normalize
+from auditor.schema.normalize import Normalized, normalize
 
 
 class CallSource(Protocol):
@@ -135,11 +135,6 @@ def _unresolved(normalized: Normalized) -> tuple[Finding, ...]:
     """Findings the rewrites do not already fix: the report lists a rewrite once."""
     fixed = {r.pointer for r in normalized.rewrites}
     return tuple(f for f in normalized.findings if f.pointer not in fixed)
-
-
-def replay_call(replays: Mapping[str, ToolReplay], call: Call) -> CallResult:
-    """One call's outcome, checked in the order DESIGN.md gives."""
-    return evaluate_call(replays, call)[0]
 
 
 _NOTHING_REACHED: frozenset[int] = frozenset()
@@ -292,25 +287,6 @@ def _short_name(name: str) -> str:
     if len(name) <= MAX_TOOL_NAME:
         return name
     return f"{name[:MAX_TOOL_NAME]}… (+{len(name) - MAX_TOOL_NAME} chars)"
-
-
-def audit(
-    tools: Sequence[ToolSchema],
-    calls: CallSource,
-    schema_inputs: Sequence[str],
-    overrides: Sequence[Override] = (),
-    rules: Collection[Rule] = DEFAULT_RULES,
-    settings: ReportSettings = ReportSettings(),
-    call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
-) -> Report:
-    """Replay every call of ``calls`` and aggregate the outcomes into a Report.
-
-    Streaming: memory holds counts, ``settings.examples`` calls per group, and the kept
-    ``calls`` (all non-accepted ones unless ``settings.max_calls`` bounds them).
-    """
-    replays = prepare(tools, rules, call_timeout=call_timeout, old_runtime=settings.old_runtime)
-    tally = count_calls(replays, calls, settings)
-    return build_report(replays, tally, calls.stats(), schema_inputs, overrides, settings)
 
 
 def count_calls(

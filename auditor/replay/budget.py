@@ -223,8 +223,9 @@ def _rebound(
     function: types.FunctionType, stand_in: _BudgetedRe, done: dict[types.CodeType, Any]
 ) -> types.FunctionType:
     """``function`` over a copy of its globals where ``re`` and its helpers are budgeted."""
-    if function.__code__ in done:
-        return done[function.__code__]
+    known: types.FunctionType | None = done.get(function.__code__)
+    if known is not None:
+        return known
     env = dict(function.__globals__)
     env["re"] = stand_in
     copy = types.FunctionType(

@@ -242,10 +242,6 @@ class FastCheck:
         """``schema`` None: nothing is fast, the reference decides everything."""
         self._validator = None if schema is None else _compile(schema)
 
-    @property
-    def usable(self) -> bool:
-        return self._validator is not None
-
     def accepts(self, arguments: JSON) -> bool:
         """True only when the schema certainly accepts ``arguments``; False means *ask the
         reference*, never *rejected*."""
