@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from auditor.inputs.catalogs import CatalogFormat, load_catalogs, read_catalog
+from auditor.inputs.catalogs import CatalogFormat, expand, load_catalogs, read_catalog
 
 SCHEMA = {"type": "object", "properties": {"q": {"type": "string"}}}
 
@@ -175,3 +175,13 @@ def test_a_lone_schema_is_not_read_as_a_mapping(tmp_path: Path) -> None:
     path = _write(tmp_path / "lookup.json", json.dumps({"properties": {"q": {}}}))
     tools, _ = read_catalog(path)
     assert [(t.name, t.shape, t.pointer) for t in tools] == [("lookup", "schema", "")]
+
+
+def test_a_directory_without_catalogs_is_a_problem(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "tools.txt").write_text("{}")
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "tools.yml").write_text("{}")
+    files, problems = expand([str(tmp_path / "empty"), str(tmp_path / "full")])
+    assert files == [str(tmp_path / "full" / "tools.yml")]
+    assert [str(p) for p in problems] == [f"{tmp_path / 'empty'}: no catalog files (.json, .yaml)"]

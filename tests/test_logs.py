@@ -207,3 +207,17 @@ def test_a_file_read_in_parts_has_the_stats_of_one_pass(tmp_path: Path) -> None:
     assert [c.source for p in parts for c in apart.read_part(p)] == [c.source for c in calls]
     assert apart.stats() == whole.stats()
     assert whole.stats()[0] == LogStats(str(log), "jsonl", 120, 40, 80, 0, 0, 80)
+
+
+def test_a_directory_without_logs_is_a_problem_in_the_order_given(tmp_path: Path) -> None:
+    empty, full = tmp_path / "empty", tmp_path / "full"
+    empty.mkdir()
+    full.mkdir()
+    (empty / "notes.txt").write_text("")
+    (full / "a.log").write_text("")
+    files, problems = check_logs([str(tmp_path / "gone.jsonl"), str(empty), str(full)])
+    assert files == [str(full / "a.log")]
+    assert [str(p) for p in problems] == [
+        f"{tmp_path / 'gone.jsonl'}: no such file",
+        f"{empty}: no log files (.jsonl, .ndjson, .json, .log, .gz)",
+    ]
