@@ -11,16 +11,23 @@ import typer
 
 from auditor import __version__
 from auditor.cli import audit, guard, lint, normalize, schema
+from auditor.errors import EXIT_CODES
+
+EPILOG = "Exit codes: " + "; ".join(f"{code} {meaning}" for code, meaning in EXIT_CODES.items())
+"""Every exit code, under every command's ``--help``."""
 
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     help="Find the logged tool-call arguments that a normalized tool schema would newly reject.",
+    epilog=EPILOG,
+    # A pretty traceback would print every frame's locals: logged arguments, under --redact.
+    pretty_exceptions_enable=False,
 )
-app.command("audit")(audit.audit)
-app.command("lint")(lint.lint)
-app.command("normalize")(normalize.normalize)
-app.command("schema")(schema.schema)
+app.command("audit", epilog=EPILOG)(audit.audit)
+app.command("lint", epilog=EPILOG)(lint.lint)
+app.command("normalize", epilog=EPILOG)(normalize.normalize)
+app.command("schema", epilog=EPILOG)(schema.schema)
 
 MULTI_VALUE_OPTIONS: tuple[str, ...] = audit.MULTI_VALUE_OPTIONS
 

@@ -1,8 +1,9 @@
 """`auditor audit`: options (+ config) -> pipeline -> renderers -> files and stdout -> exit code.
 
-Exit codes: 0 nothing fails under ``--fail-on``; 1 a group fails (``auditor.aggregate.gate``);
-2 an input or output cannot be used (missing file, bad catalog, bad baseline or config), never
-for what the logs show; 3 auditor itself failed (a ``--jobs`` worker was lost) and wrote no report.
+Exit codes (``auditor.errors``): 0 nothing fails under ``--fail-on``; 1 a group fails
+(``auditor.aggregate.gate``); 2 an input or output cannot be used (missing file, bad catalog,
+bad baseline or config), never for what the logs show; 3 auditor itself failed (a ``--jobs``
+worker was lost, a bug) and wrote no report.
 """
 
 from __future__ import annotations
@@ -16,16 +17,13 @@ from typing import Annotated, Any
 
 import typer
 
-from auditor.aggregate.baseline import Baseline, BaselineProblem, parse_baseline, render_baseline
+from auditor.aggregate.baseline import Baseline, parse_baseline, render_baseline
 from auditor.aggregate.gate import exit_code
 from auditor.aggregate.groups import DEFAULT_EXAMPLES
-from auditor.aggregate.parallel import WorkerLost, audit_logs
+from auditor.aggregate.parallel import audit_logs
 from auditor.aggregate.pipeline import DEFAULT_MAX_CALLS, ReportSettings
 from auditor.aggregate.progress import Progress
 from auditor.cli.common import (
-    EXIT_INTERNAL,
-    EXIT_OK,
-    EXIT_UNUSABLE,
     MaxCatalogBytesOption,
     UsageFailure,
     emit,
@@ -33,8 +31,9 @@ from auditor.cli.common import (
     write_pair,
     write_text,
 )
-from auditor.cli.config import ConfigProblem, load_config
+from auditor.cli.config import load_config
 from auditor.cli.output import check_confined, names_stdout
+from auditor.errors import EXIT_OK
 from auditor.inputs.catalogs import STDIN, CatalogFormat, load_catalogs
 from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES, DEFAULT_MAX_RECORD_BYTES
 from auditor.inputs.log_formats import LogFormat
@@ -259,26 +258,20 @@ def audit(
         "max_catalog_bytes": max_catalog_bytes,
         "old_runtime": old_runtime,
     }
-    try:
-        config = load_config(Path.cwd())
-        if config.path is not None:
-            # Settings nobody typed change what runs and where it writes: say where they are.
-            table = " [tool.auditor]" if config.path.name == "pyproject.toml" else ""
-            typer.echo(f"auditor: using {config.path.name}{table}", err=True)
-        options = replace(
-            merge_options(given, config.values, quiet, timestamp, Path.cwd()),
-            generate_baseline=generate_baseline,
-            catalog_format=catalog_format.to_format(),
-            log_format=log_format.to_format(),
-        )
-        code = run(options)
-    except (UsageFailure, ConfigProblem, BaselineProblem) as failure:
-        typer.echo(f"auditor: error: {one_line(str(failure))}", err=True)
-        code = EXIT_UNUSABLE
-    except WorkerLost as lost:
-        typer.echo(f"auditor: internal error: {lost}; no report was written", err=True)
-        code = EXIT_INTERNAL
-    raise typer.Exit(code)
+    # Failures (UsageFailure, ConfigProblem, BaselineProblem, WorkerLost) are AuditorErrors,
+    # said and turned into their exit code in one place: auditor.cli.guard.
+    config = load_config(Path.cwd())
+    if config.path is not None:
+        # Settings nobody typed change what runs and where it writes: say where they are.
+        table = " [tool.auditor]" if config.path.name == "pyproject.toml" else ""
+        typer.echo(f"auditor: using {config.path.name}{table}", err=True)
+    options = replace(
+        merge_options(given, config.values, quiet, timestamp, Path.cwd()),
+        generate_baseline=generate_baseline,
+        catalog_format=catalog_format.to_format(),
+        log_format=log_format.to_format(),
+    )
+    raise typer.Exit(run(options))
 
 
 def merge_options(

@@ -1,30 +1,24 @@
-"""What every command shares: exit codes, the one-line failure, atomic writes."""
+"""What every command shares: the usage failure, writes that name their path, shared options."""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Annotated, Final
+from typing import Annotated
 
 import typer
 
 from auditor.cli.output import write_atomic, write_together
+from auditor.errors import AuditorError
 from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES, byte_size
 from auditor.inputs.paths import shown
 from auditor.models import Rule
 from auditor.schema.normalize import DEFAULT_RULES
 
-EXIT_OK: Final = 0
-EXIT_FOUND: Final = 1
-"""Something was found: a newly rejected call, a finding, a file that would change."""
-EXIT_UNUSABLE: Final = 2
-EXIT_INTERNAL: Final = 3
-"""auditor itself failed (a worker process was lost): no report was written."""
 
-
-class UsageFailure(Exception):
-    """An input or output that cannot be used; the message names it in one line."""
+class UsageFailure(AuditorError):
+    """An input or output that cannot be used; the message names it in one line (exit 2)."""
 
 
 def write_text(path: Path, text: str, within: Path | None = None) -> None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from auditor.errors import AuditorError
 from auditor.inputs.limits import readable_value_error
 
 if sys.version_info >= (3, 11):
@@ -52,8 +53,8 @@ MINIMUMS: Final[dict[str, int]] = {
 """The least value of each number, as the command line's options allow it."""
 
 
-class ConfigProblem(Exception):
-    """A configuration file that cannot be used; the message names it."""
+class ConfigProblem(AuditorError):
+    """A configuration file that cannot be used; the message names it (exit 2)."""
 
 
 @dataclass(frozen=True)

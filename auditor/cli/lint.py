@@ -6,15 +6,8 @@ from typing import Annotated
 
 import typer
 
-from auditor.cli.common import (
-    EXIT_FOUND,
-    EXIT_OK,
-    EXIT_UNUSABLE,
-    MaxCatalogBytesOption,
-    UsageFailure,
-    emit,
-    split_codes,
-)
+from auditor.cli.common import MaxCatalogBytesOption, UsageFailure, emit, split_codes
+from auditor.errors import EXIT_FOUND, EXIT_OK, EXIT_UNUSABLE
 from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES
 from auditor.report.escape import one_line
 from auditor.report.lint import LINT_RENDERERS, LintFormat
@@ -39,18 +32,12 @@ def lint(
     selected, ignored = split_codes(select), split_codes(ignore)
     unknown = sorted(c for c in (*selected, *ignored) if not any(r.startswith(c) for r in RULES))
     if unknown:
-        codes = one_line(", ".join(unknown))
-        typer.echo(f"auditor: error: unknown finding code {codes}", err=True)
-        raise typer.Exit(EXIT_UNUSABLE)
+        raise UsageFailure(f"unknown finding code {', '.join(unknown)}")
     limit = DEFAULT_MAX_CATALOG_BYTES if max_catalog_bytes is None else max_catalog_bytes
     result = lint_paths(paths, selected, ignored, limit)
     for problem in result.problems:
         typer.echo(f"auditor: error: {one_line(str(problem))}", err=True)
-    try:
-        emit(LINT_RENDERERS[fmt](result.findings), output)
-    except UsageFailure as failure:  # a read-only folder, a full disk
-        typer.echo(f"auditor: error: {one_line(str(failure))}", err=True)
-        raise typer.Exit(EXIT_UNUSABLE) from failure
+    emit(LINT_RENDERERS[fmt](result.findings), output)  # a UsageFailure when it cannot write
     if result.problems:
         raise typer.Exit(EXIT_UNUSABLE)
     raise typer.Exit(EXIT_FOUND if result.findings else EXIT_OK)

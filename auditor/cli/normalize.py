@@ -10,14 +10,12 @@ from typing import Annotated
 import typer
 
 from auditor.cli.common import (
-    EXIT_FOUND,
-    EXIT_OK,
-    EXIT_UNUSABLE,
     MaxCatalogBytesOption,
     RulesOption,
     UsageFailure,
     write_text,
 )
+from auditor.errors import EXIT_FOUND, EXIT_OK, EXIT_UNUSABLE
 from auditor.inputs.catalogs import STDIN, catalog_files
 from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES
 from auditor.inputs.paths import shown
@@ -47,8 +45,7 @@ def normalize(
     are named on stderr and left alone.
     """
     if sum((diff, check, write)) != 1:
-        typer.echo("auditor: error: give exactly one of --diff, --check, --write", err=True)
-        raise typer.Exit(EXIT_UNUSABLE)
+        raise UsageFailure("give exactly one of --diff, --check, --write")
     limit = DEFAULT_MAX_CATALOG_BYTES if max_catalog_bytes is None else max_catalog_bytes
     raise typer.Exit(run(paths, rules, diff=diff, write=write, max_bytes=limit))
 
@@ -97,7 +94,7 @@ def run(
             try:
                 write_text(Path(result.path), result.after, confined.get(result.path))
             except UsageFailure as failure:  # a read-only folder, a full disk: say, go on
-                typer.echo(f"auditor: error: {one_line(str(failure))}", err=True)
+                typer.echo(f"auditor: {one_line(failure.line())}", err=True)
                 failed = True
                 continue
             typer.echo(f"auditor: normalized {one_line(shown(result.path))} ({count})", err=True)
