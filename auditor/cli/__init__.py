@@ -5,13 +5,15 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from auditor import __version__
 from auditor.cli import audit, guard, lint, normalize, schema
-from auditor.errors import EXIT_CODES
+from auditor.cli.config import Setting, load_config
+from auditor.errors import EXIT_CODES, AuditorError
 
 EPILOG = "Exit codes: " + "; ".join(f"{code} {meaning}" for code, meaning in EXIT_CODES.items())
 """Every exit code, under every command's ``--help``."""
@@ -40,11 +42,49 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
+    ctx: typer.Context,
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
     ] = False,
 ) -> None:
     """auditor: a pre-upgrade check for tool schemas written in a JSON Schema dialect."""
+    if ctx.invoked_subcommand == "audit":
+        configure(ctx, "audit")
+
+
+def configure(ctx: typer.Context, name: str) -> None:
+    """Read the config file into the ``default_map`` of command ``name``: click then gives
+    every option the command line's value, else the file's, else its default.
+
+    Each value is checked first, the way its option parses the command line, so that a bad
+    value is one line naming the file, before the file is announced.
+    """
+    group = ctx.command
+    assert isinstance(group, typer.core.TyperGroup)
+    command = group.get_command(ctx, name)
+    assert command is not None
+
+    def validate(setting: Setting, value: object) -> None:
+        try:
+            command.make_context(name, setting.tokens(value), parent=None)
+        except Exception as error:
+            said = getattr(error, "format_message", None)  # click's usage errors
+            if said is None:
+                raise
+            raise ValueError(said()) from None
+        if setting.key in audit.CHECKED_LATER:
+            try:
+                audit.CHECKED_LATER[setting.key](value)
+            except AuditorError as failure:
+                raise ValueError(str(failure)) from None
+
+    config = load_config(Path.cwd(), audit.SETTINGS, validate)
+    if config.path is None:
+        return
+    # Settings nobody typed change what runs and where it writes: say where they are.
+    table = " [tool.auditor]" if config.path.name == "pyproject.toml" else ""
+    typer.echo(f"auditor: using {config.path.name}{table}", err=True)
+    ctx.default_map = {**(ctx.default_map or {}), name: config.values}
 
 
 def expand_multi_value_options(argv: Sequence[str], names: Sequence[str]) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Final
 
 import typer
 
@@ -85,12 +85,16 @@ def _rules_option(value: str | frozenset[Rule] | None) -> frozenset[Rule]:
         raise typer.BadParameter(str(failure)) from failure
 
 
+DEFAULT_RULES_TEXT: Final = ",".join(rule.value for rule in Rule if rule in DEFAULT_RULES)
+"""The default rule families as ``--rules`` spells them: ``keyword-case,type-case``."""
+
 RulesOption = Annotated[
     frozenset[Rule],
     typer.Option(
         "--rules",
         parser=_rules_option,
         metavar="FAMILIES",
+        show_default=DEFAULT_RULES_TEXT,
         help="Comma-separated rule families: keyword-case, type-case (the default), "
         "type-alias, openapi, gemini.",
     ),
@@ -99,12 +103,14 @@ RulesOption = Annotated[
 
 
 MaxCatalogBytesOption = Annotated[
-    int | None,
+    int,
     typer.Option(
         "--max-catalog-bytes",
         min=1,
         metavar="N",
-        help=f"Largest catalog file read; larger exits 2 ({byte_size(DEFAULT_MAX_CATALOG_BYTES)}).",
+        show_default=byte_size(DEFAULT_MAX_CATALOG_BYTES),
+        help="Largest catalog file read; larger exits 2.",
     ),
 ]
-"""``--max-catalog-bytes``: None means the default (or the config file's value, for audit)."""
+"""``--max-catalog-bytes``, shared by every command that reads catalogs (default
+``DEFAULT_MAX_CATALOG_BYTES``)."""

@@ -26,15 +26,14 @@ def lint(
     ignore: Annotated[
         list[str] | None, typer.Option("--ignore", help="Leave out these codes or prefixes.")
     ] = None,
-    max_catalog_bytes: MaxCatalogBytesOption = None,
+    max_catalog_bytes: MaxCatalogBytesOption = DEFAULT_MAX_CATALOG_BYTES,
 ) -> None:
     """Report keywords and type names that are not evaluated as written; exit 1 if any."""
     selected, ignored = split_codes(select), split_codes(ignore)
     unknown = sorted(c for c in (*selected, *ignored) if not any(r.startswith(c) for r in RULES))
     if unknown:
         raise UsageFailure(f"unknown finding code {', '.join(unknown)}")
-    limit = DEFAULT_MAX_CATALOG_BYTES if max_catalog_bytes is None else max_catalog_bytes
-    result = lint_paths(paths, selected, ignored, limit)
+    result = lint_paths(paths, selected, ignored, max_catalog_bytes)
     for problem in result.problems:
         typer.echo(f"auditor: error: {one_line(str(problem))}", err=True)
     emit(LINT_RENDERERS[fmt](result.findings), output)  # a UsageFailure when it cannot write

@@ -37,7 +37,7 @@ def normalize(
         typer.Option("--write", help="Rewrite the files in place; each one is named on stderr."),
     ] = False,
     rules: RulesOption = DEFAULT_RULES,
-    max_catalog_bytes: MaxCatalogBytesOption = None,
+    max_catalog_bytes: MaxCatalogBytesOption = DEFAULT_MAX_CATALOG_BYTES,
 ) -> None:
     """Rewrite dialect spellings into JSON Schema, changing nothing else in the files.
 
@@ -46,8 +46,7 @@ def normalize(
     """
     if sum((diff, check, write)) != 1:
         raise UsageFailure("give exactly one of --diff, --check, --write")
-    limit = DEFAULT_MAX_CATALOG_BYTES if max_catalog_bytes is None else max_catalog_bytes
-    raise typer.Exit(run(paths, rules, diff=diff, write=write, max_bytes=limit))
+    raise typer.Exit(run(paths, rules, diff=diff, write=write, max_bytes=max_catalog_bytes))
 
 
 def run(
