@@ -88,12 +88,14 @@ def configure(ctx: typer.Context, name: str) -> None:
 
 
 def expand_multi_value_options(argv: Sequence[str], names: Sequence[str]) -> list[str]:
-    """``--logs a b --x`` -> ``--logs a --logs b --x``: click options take one value each."""
+    """``--logs a b --x`` -> ``--logs a --logs b --x``: click options take one value each.
+    ``--logs=a b`` -> ``--logs=a --logs b``."""
     expanded: list[str] = []
     current: str | None = None
     for arg in argv:
-        if arg in names:
-            current = arg
+        name = arg.partition("=")[0] if arg.startswith("--") else arg
+        if name in names:  # ``--logs a`` or ``--logs=a``
+            current = name
             expanded.append(arg)
             continue
         if arg.startswith("-") and arg != "-":

@@ -166,7 +166,8 @@ def audit(
         ),
     ] = Path("reports"),
     no_report_files: Annotated[
-        bool, typer.Option("--no-report-files", help="Do not write audit.md, audit.json.")
+        bool,
+        typer.Option("--no-report-files", metavar="", help="Do not write audit.md, audit.json."),
     ] = False,
     fail_on: Annotated[
         FailOn, typer.Option("--fail-on", show_default=True, help="What exits 1.")
@@ -189,7 +190,9 @@ def audit(
     ] = DEFAULT_EXAMPLES,
     redact: Annotated[
         bool,
-        typer.Option("--redact", help="Show logged values only by their shape (type, length)."),
+        typer.Option(
+            "--redact", metavar="", help="Show logged values only by their shape (type, length)."
+        ),
     ] = False,
     max_calls: Annotated[
         int,
@@ -203,7 +206,8 @@ def audit(
         ),
     ] = DEFAULT_MAX_CALLS,
     timestamp: Annotated[
-        bool, typer.Option("--timestamp", help="Stamp the reports with the time of the run.")
+        bool,
+        typer.Option("--timestamp", metavar="", help="Stamp the reports with the time of the run."),
     ] = False,
     jobs: Annotated[
         int | None,
@@ -218,11 +222,15 @@ def audit(
     ] = None,
     allow_override: Annotated[
         bool,
-        typer.Option("--allow-override", help="A tool defined twice: the later one wins."),
+        typer.Option(
+            "--allow-override", metavar="", help="A tool defined twice: the later one wins."
+        ),
     ] = False,
     quiet: Annotated[
         bool,
-        typer.Option("--quiet", "-q", help="Print nothing but errors (and the config file used)."),
+        typer.Option(
+            "--quiet", "-q", metavar="", help="Print nothing but errors (and the config file used)."
+        ),
     ] = False,
     catalog_format: Annotated[
         CatalogFormatChoice,
@@ -343,13 +351,14 @@ CHECKED_LATER: Final[dict[str, Callable[[Any], object]]] = {"rules": parse_rules
 config file's value goes through the same function when it is read."""
 
 
-def read_settings(command: Callable[..., Any]) -> dict[str, Setting]:
-    """The configuration keys of ``command``, read off its typer options: the one table
-    of options, defaults, config keys (and the Action's inputs, ``action.yml``)."""
+def read_options(command: Callable[..., Any]) -> dict[str, Setting]:
+    """The options of ``command`` by parameter name, read off its typer signature: the one
+    table of options and defaults that the config keys (``SETTINGS``), the README's table
+    and the Action's inputs (``action.yml``) follow; a test holds them together."""
     hints = get_type_hints(command, include_extras=True)
     settings = {}
     for name, hint in hints.items():
-        if name in CLI_ONLY or get_origin(hint) is not Annotated:
+        if get_origin(hint) is not Annotated:
             continue
         base, *extras = get_args(hint)
         info = next(extra for extra in extras if isinstance(extra, OptionInfo))
@@ -379,7 +388,9 @@ def _kind(hint: Any) -> type:
     return hint if hint in (bool, int, float) else str
 
 
-SETTINGS: Final = read_settings(audit)
+OPTIONS: Final = read_options(audit)
+"""Every option of ``audit``."""
+SETTINGS: Final = {name: option for name, option in OPTIONS.items() if name not in CLI_ONLY}
 """Every configuration key of ``audit``, with its option."""
 
 

@@ -16,15 +16,22 @@ from auditor.schema.lint import lint_paths
 
 
 def lint(
-    paths: Annotated[list[str], typer.Argument(help="Catalog files or directories.")],
+    paths: Annotated[
+        list[str], typer.Argument(metavar="PATH...", help="Catalog files or directories.")
+    ],
     fmt: Annotated[LintFormat, typer.Option("--format", help="Output format.")] = LintFormat.TEXT,
-    output: Annotated[str, typer.Option("--output", help="Where to write; '-' is stdout.")] = "-",
+    output: Annotated[
+        str, typer.Option("--output", metavar="PATH", help="Where to write; '-' is stdout.")
+    ] = "-",
     select: Annotated[
         list[str] | None,
-        typer.Option("--select", help="Only these codes or prefixes (KW001, KW, ...)."),
+        typer.Option(
+            "--select", metavar="CODES", help="Only these codes or prefixes (KW001, KW, ...)."
+        ),
     ] = None,
     ignore: Annotated[
-        list[str] | None, typer.Option("--ignore", help="Leave out these codes or prefixes.")
+        list[str] | None,
+        typer.Option("--ignore", metavar="CODES", help="Leave out these codes or prefixes."),
     ] = None,
     max_catalog_bytes: MaxCatalogBytesOption = DEFAULT_MAX_CATALOG_BYTES,
 ) -> None:

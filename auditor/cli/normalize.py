@@ -27,14 +27,18 @@ from auditor.schema.normalize import DEFAULT_RULES
 
 
 def normalize(
-    paths: Annotated[list[str], typer.Argument(help="Catalog files or directories.")],
-    diff: Annotated[bool, typer.Option("--diff", help="Print a unified diff.")] = False,
+    paths: Annotated[
+        list[str], typer.Argument(metavar="PATH...", help="Catalog files or directories.")
+    ],
+    diff: Annotated[bool, typer.Option("--diff", metavar="", help="Print a unified diff.")] = False,
     check: Annotated[
-        bool, typer.Option("--check", help="Exit 1 when a file would change.")
+        bool, typer.Option("--check", metavar="", help="Exit 1 when a file would change.")
     ] = False,
     write: Annotated[
         bool,
-        typer.Option("--write", help="Rewrite the files in place; each one is named on stderr."),
+        typer.Option(
+            "--write", metavar="", help="Rewrite the files in place; each one is named on stderr."
+        ),
     ] = False,
     rules: RulesOption = DEFAULT_RULES,
     max_catalog_bytes: MaxCatalogBytesOption = DEFAULT_MAX_CATALOG_BYTES,
