@@ -111,6 +111,15 @@ USAGE_ERRORS = {
         lambda tmp, inputs: ["lint", str(inputs[0]), "--select", "ZZ9"],
         "unknown finding code ZZ9",
     ),
+    "an option value out of range": (
+        lambda tmp, inputs: [*_audit(inputs), "--jobs", "0"],
+        "Invalid value for '--jobs' / '-j'",
+    ),
+    "an unknown option": (
+        lambda tmp, inputs: [*_audit(inputs), "--colour"],
+        "No such option: --colour",
+    ),
+    "a missing argument": (lambda tmp, inputs: ["lint"], "Missing argument"),
     "normalize without a mode": (
         lambda tmp, inputs: ["normalize", str(inputs[0])],
         "give exactly one of --diff, --check, --write",

@@ -110,7 +110,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     """Console entry point."""
     args = list(sys.argv[1:] if argv is None else argv)
     expanded = expand_multi_value_options(args, MULTI_VALUE_OPTIONS)
-    code = guard.run(lambda: app(args=expanded, prog_name="auditor"))
+    # Not standalone: click's usage errors reach the guard, which says them in one line.
+    code = guard.run(lambda: app(args=expanded, prog_name="auditor", standalone_mode=False))
     # Whatever is still buffered for stdout cannot fail the exit code any more.
     try:
         sys.stdout.flush()

@@ -52,11 +52,13 @@ def _interrupt(signum: int, frame: FrameType | None) -> NoReturn:
 
 
 def run(command: Callable[[], object]) -> int:
-    """Run ``command`` (a click app in standalone mode, which exits) under the handlers;
-    return the exit code."""
+    """Run ``command`` (a click app, standalone or not) under the handlers; return the exit
+    code. Not standalone, the app returns its exit code and raises click's usage errors,
+    which are said here in one line like every other failure."""
     previous = {signum: signal.signal(signum, _interrupt) for signum in SIGNALS}
     try:
-        command()
+        code = command()
+        return code if isinstance(code, int) else 0
     except SystemExit as done:
         return done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
     except AuditorError as failure:
@@ -69,7 +71,13 @@ def run(command: Callable[[], object]) -> int:
     except OSError as error:  # stdout or stderr gone: a full disk, a closed pipe
         _say(f"auditor: error: cannot write: {error.strerror or error}")
         return EXIT_UNUSABLE
-    except Exception as error:  # a bug: say so in one line, never exit 1
+    except Exception as error:
+        usage = _usage_error(error)
+        if usage is not None:
+            if usage[0]:  # no message: the help was shown (``auditor`` alone)
+                _say(f"auditor: error: {one_line(usage[0])}")
+            return usage[1]
+        # Anything else is a bug: say so in one line, never exit 1.
         _say(internal_error_line(error))
         if os.environ.get(DEBUG_VARIABLE, "") not in ("", "0"):
             with contextlib.suppress(OSError):
@@ -79,7 +87,20 @@ def run(command: Callable[[], object]) -> int:
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
-    return 0
+
+
+def _usage_error(error: Exception) -> tuple[str, int] | None:
+    """Click's message and exit code for its usage errors (an unknown option, a value out of
+    range), whichever click typer runs on; None for any other exception."""
+    said = getattr(error, "format_message", None)
+    code = getattr(error, "exit_code", None)
+    if not callable(said) or not isinstance(code, int):
+        return None
+    context = getattr(error, "ctx", None)
+    command = getattr(context, "command_path", None)
+    hint = f" (see '{command} --help')" if isinstance(command, str) and command else ""
+    message = said()
+    return (f"{message}{hint}" if message else ""), code
 
 
 def internal_error_line(error: BaseException) -> str:
