@@ -3,9 +3,11 @@ command line checks them, and the README, the config keys and action.yml kept in
 
 from __future__ import annotations
 
+import inspect
 import os
 import re
 import subprocess
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -257,3 +259,28 @@ def test_help_shows_real_defaults_and_readable_metavars(
         defaults += ["(one per core)", "2.0", "(64 MiB)"]
         for shown in defaults:
             assert f"[default: {shown}]" in flat, shown
+
+
+def _shown(default: Any) -> str:
+    """A default as the README's table writes it (worked out by hand for each kind)."""
+    if isinstance(default, bool):
+        return "on" if default else "off"
+    if default is None:
+        return "none"
+    if isinstance(default, Enum):
+        return str(default.value)
+    if isinstance(default, float) and default.is_integer():
+        return str(int(default))
+    if isinstance(default, int) and default >= 1024 * 1024 and default % (1024 * 1024) == 0:
+        return f"{default // (1024 * 1024)} MiB"
+    return str(default)
+
+
+def test_the_readme_gives_each_option_its_real_default() -> None:
+    parameters = inspect.signature(audit_command.audit).parameters
+    # Defaults the code leaves to the run, in the words the README and --help use.
+    worded = {"jobs": "one per core", "output": "-"}
+    for name, row in zip(OPTIONS, _readme_rows(), strict=True):
+        cell = row[3].replace("`", "")
+        expected = worded.get(name) or _shown(parameters[name].default)
+        assert re.split(r" \(|: | when", cell)[0] == expected, (name, cell)
