@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final
 
+from auditor.errors import AuditorError
 from auditor.inputs.limits import readable_value_error
 from auditor.models import Group
 from auditor.report.escape import json_text
@@ -27,7 +28,7 @@ class Baseline:
     fingerprints: frozenset[str]
 
 
-class BaselineProblem(Exception):
+class BaselineProblem(AuditorError):
     """A baseline file that cannot be used; the message names it."""
 
 

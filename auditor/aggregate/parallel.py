@@ -34,6 +34,7 @@ from auditor.aggregate.pipeline import (
     prepare,
 )
 from auditor.aggregate.progress import Progress
+from auditor.errors import EXIT_INTERNAL, AuditorError
 from auditor.inputs.limits import DEFAULT_MAX_RECORD_BYTES
 from auditor.inputs.log_formats import LogFormat
 from auditor.inputs.parts import LogPart, split
@@ -54,8 +55,14 @@ PR_SET_PDEATHSIG: Final = 1
 """prctl(2) option: the signal a Linux process gets when its parent dies."""
 
 
-class WorkerLost(Exception):
+class WorkerLost(AuditorError):
     """A worker process died before returning its part: the tally would miss it."""
+
+    exit_code = EXIT_INTERNAL
+    kind = "internal error"
+
+    def line(self) -> str:
+        return f"{super().line()}; no report was written"
 
 
 _prepared: list[tuple[Replays, ReportSettings, int]] = []

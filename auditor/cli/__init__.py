@@ -5,22 +5,31 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from auditor import __version__
 from auditor.cli import audit, guard, lint, normalize, schema
+from auditor.cli.config import Setting, load_config
+from auditor.errors import EXIT_CODES, AuditorError
+
+EPILOG = "Exit codes: " + "; ".join(f"{code} {meaning}" for code, meaning in EXIT_CODES.items())
+"""Every exit code, under every command's ``--help``."""
 
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     help="Find the logged tool-call arguments that a normalized tool schema would newly reject.",
+    epilog=EPILOG,
+    # A pretty traceback would print every frame's locals: logged arguments, under --redact.
+    pretty_exceptions_enable=False,
 )
-app.command("audit")(audit.audit)
-app.command("lint")(lint.lint)
-app.command("normalize")(normalize.normalize)
-app.command("schema")(schema.schema)
+app.command("audit", epilog=EPILOG)(audit.audit)
+app.command("lint", epilog=EPILOG)(lint.lint)
+app.command("normalize", epilog=EPILOG)(normalize.normalize)
+app.command("schema", epilog=EPILOG)(schema.schema)
 
 MULTI_VALUE_OPTIONS: tuple[str, ...] = audit.MULTI_VALUE_OPTIONS
 
@@ -33,20 +42,60 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
+    ctx: typer.Context,
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
     ] = False,
 ) -> None:
     """auditor: a pre-upgrade check for tool schemas written in a JSON Schema dialect."""
+    if ctx.invoked_subcommand == "audit":
+        configure(ctx, "audit")
+
+
+def configure(ctx: typer.Context, name: str) -> None:
+    """Read the config file into the ``default_map`` of command ``name``: click then gives
+    every option the command line's value, else the file's, else its default.
+
+    Each value is checked first, the way its option parses the command line, so that a bad
+    value is one line naming the file, before the file is announced.
+    """
+    group = ctx.command
+    assert isinstance(group, typer.core.TyperGroup)
+    command = group.get_command(ctx, name)
+    assert command is not None
+
+    def validate(setting: Setting, value: object) -> None:
+        try:
+            command.make_context(name, setting.tokens(value), parent=None)
+        except Exception as error:
+            said = getattr(error, "format_message", None)  # click's usage errors
+            if said is None:
+                raise
+            raise ValueError(said()) from None
+        if setting.key in audit.CHECKED_LATER:
+            try:
+                audit.CHECKED_LATER[setting.key](value)
+            except AuditorError as failure:
+                raise ValueError(str(failure)) from None
+
+    config = load_config(Path.cwd(), audit.SETTINGS, validate)
+    if config.path is None:
+        return
+    # Settings nobody typed change what runs and where it writes: say where they are.
+    table = " [tool.auditor]" if config.path.name == "pyproject.toml" else ""
+    typer.echo(f"auditor: using {config.path.name}{table}", err=True)
+    ctx.default_map = {**(ctx.default_map or {}), name: config.values}
 
 
 def expand_multi_value_options(argv: Sequence[str], names: Sequence[str]) -> list[str]:
-    """``--logs a b --x`` -> ``--logs a --logs b --x``: click options take one value each."""
+    """``--logs a b --x`` -> ``--logs a --logs b --x``: click options take one value each.
+    ``--logs=a b`` -> ``--logs=a --logs b``."""
     expanded: list[str] = []
     current: str | None = None
     for arg in argv:
-        if arg in names:
-            current = arg
+        name = arg.partition("=")[0] if arg.startswith("--") else arg
+        if name in names:  # ``--logs a`` or ``--logs=a``
+            current = name
             expanded.append(arg)
             continue
         if arg.startswith("-") and arg != "-":
@@ -61,7 +110,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     """Console entry point."""
     args = list(sys.argv[1:] if argv is None else argv)
     expanded = expand_multi_value_options(args, MULTI_VALUE_OPTIONS)
-    code = guard.run(lambda: app(args=expanded, prog_name="auditor"))
+    # Not standalone: click's usage errors reach the guard, which says them in one line.
+    code = guard.run(lambda: app(args=expanded, prog_name="auditor", standalone_mode=False))
     # Whatever is still buffered for stdout cannot fail the exit code any more.
     try:
         sys.stdout.flush()

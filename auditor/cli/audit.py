@@ -1,31 +1,32 @@
 """`auditor audit`: options (+ config) -> pipeline -> renderers -> files and stdout -> exit code.
 
-Exit codes: 0 nothing fails under ``--fail-on``; 1 a group fails (``auditor.aggregate.gate``);
-2 an input or output cannot be used (missing file, bad catalog, bad baseline or config), never
-for what the logs show; 3 auditor itself failed (a ``--jobs`` worker was lost) and wrote no report.
+Exit codes (``auditor.errors``): 0 nothing fails under ``--fail-on``; 1 a group fails
+(``auditor.aggregate.gate``); 2 an input or output cannot be used (missing file, bad catalog,
+bad baseline or config), never for what the logs show; 3 auditor itself failed (a ``--jobs``
+worker was lost, a bug) and wrote no report.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Final, get_args, get_origin, get_type_hints
 
 import typer
+from typer.models import OptionInfo
 
-from auditor.aggregate.baseline import Baseline, BaselineProblem, parse_baseline, render_baseline
+from auditor.aggregate.baseline import Baseline, parse_baseline, render_baseline
 from auditor.aggregate.gate import exit_code
 from auditor.aggregate.groups import DEFAULT_EXAMPLES
-from auditor.aggregate.parallel import WorkerLost, audit_logs
+from auditor.aggregate.parallel import audit_logs
 from auditor.aggregate.pipeline import DEFAULT_MAX_CALLS, ReportSettings
 from auditor.aggregate.progress import Progress
 from auditor.cli.common import (
-    EXIT_INTERNAL,
-    EXIT_OK,
-    EXIT_UNUSABLE,
+    DEFAULT_RULES_TEXT,
     MaxCatalogBytesOption,
     UsageFailure,
     emit,
@@ -33,10 +34,11 @@ from auditor.cli.common import (
     write_pair,
     write_text,
 )
-from auditor.cli.config import ConfigProblem, load_config
+from auditor.cli.config import Setting
 from auditor.cli.output import check_confined, names_stdout
+from auditor.errors import EXIT_OK
 from auditor.inputs.catalogs import STDIN, CatalogFormat, load_catalogs
-from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES, DEFAULT_MAX_RECORD_BYTES
+from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES, DEFAULT_MAX_RECORD_BYTES, byte_size
 from auditor.inputs.log_files import LogFormatError, check_logs
 from auditor.inputs.log_formats import LogFormat
 from auditor.inputs.paths import shown
@@ -120,61 +122,92 @@ class AuditOptions:
 
 
 def audit(
+    ctx: typer.Context,
     schemas: Annotated[
         list[str] | None,
         typer.Option(
-            "--schemas", help="Catalog files or directories (JSON or YAML); '-' is stdin."
+            "--schemas",
+            metavar="PATH...",
+            help="Catalog files or directories (JSON or YAML); '-' is stdin. Required.",
         ),
     ] = None,
     logs: Annotated[
         list[str] | None,
         typer.Option(
-            "--logs", help="Call logs or directories of them; '-' is stdin; .gz is read as is."
+            "--logs",
+            metavar="PATH...",
+            help="Call logs or directories of them; '-' is stdin; .gz is read as is. Required.",
         ),
     ] = None,
-    fmt: Annotated[
+    format: Annotated[  # the option's name, which is also its config key
         list[Format] | None,
-        typer.Option("--format", help="A format to render; repeat, paired with --output."),
+        typer.Option(
+            "--format",
+            metavar="FORMAT",
+            help=f"A format to render ({', '.join(f.value for f in Format)}); repeat, "
+            "paired with --output.",
+        ),
     ] = None,
     output: Annotated[
         list[str] | None,
-        typer.Option("--output", help="Where the --format of the same rank goes; '-' is stdout."),
+        typer.Option(
+            "--output",
+            metavar="PATH",
+            help="Where the --format of the same rank goes; '-' is stdout.",
+        ),
     ] = None,
     report_dir: Annotated[
-        Path | None, typer.Option("--report-dir", help="Folder for audit.md and audit.json.")
-    ] = None,
+        Path,
+        typer.Option(
+            "--report-dir",
+            metavar="DIR",
+            show_default=True,
+            help="Folder for audit.md and audit.json.",
+        ),
+    ] = Path("reports"),
     no_report_files: Annotated[
-        bool | None, typer.Option("--no-report-files", help="Do not write audit.md, audit.json.")
-    ] = None,
+        bool,
+        typer.Option("--no-report-files", metavar="", help="Do not write audit.md, audit.json."),
+    ] = False,
     fail_on: Annotated[
-        FailOn | None,
-        typer.Option("--fail-on", help="What exits 1 (default newly_rejected)."),
-    ] = None,
+        FailOn, typer.Option("--fail-on", show_default=True, help="What exits 1.")
+    ] = FailOn.NEWLY_REJECTED,
     baseline: Annotated[
-        str | None, typer.Option("--baseline", help="Accept the groups listed in this file.")
+        str | None,
+        typer.Option("--baseline", metavar="FILE", help="Accept the groups listed in this file."),
     ] = None,
     generate_baseline: Annotated[
         str | None,
-        typer.Option("--generate-baseline", help="Write the current groups to this file."),
+        typer.Option(
+            "--generate-baseline", metavar="FILE", help="Write the current groups to this file."
+        ),
     ] = None,
     examples: Annotated[
-        int | None, typer.Option("--examples", min=0, help="Example calls per group (3).")
-    ] = None,
+        int,
+        typer.Option(
+            "--examples", min=0, metavar="N", show_default=True, help="Example calls per group."
+        ),
+    ] = DEFAULT_EXAMPLES,
     redact: Annotated[
-        bool | None,
-        typer.Option("--redact", help="Show logged values only by their shape (type, length)."),
-    ] = None,
+        bool,
+        typer.Option(
+            "--redact", metavar="", help="Show logged values only by their shape (type, length)."
+        ),
+    ] = False,
     max_calls: Annotated[
-        int | None,
+        int,
         typer.Option(
             "--max-calls",
             min=0,
-            help="List at most N changed calls one by one (default 10,000; 0: all). Groups and "
-            "counts always cover every call.",
+            metavar="N",
+            show_default=True,
+            help="List at most N changed calls one by one (0: all). Groups and counts always "
+            "cover every call.",
         ),
-    ] = None,
+    ] = DEFAULT_MAX_CALLS,
     timestamp: Annotated[
-        bool, typer.Option("--timestamp", help="Stamp the reports with the time of the run.")
+        bool,
+        typer.Option("--timestamp", metavar="", help="Stamp the reports with the time of the run."),
     ] = False,
     jobs: Annotated[
         int | None,
@@ -182,164 +215,183 @@ def audit(
             "--jobs",
             "-j",
             min=1,
-            help="Worker processes reading the logs (default: one per core). Reports do not "
-            "depend on it.",
+            metavar="N",
+            show_default="one per core",
+            help="Worker processes reading the logs. Reports do not depend on it.",
         ),
     ] = None,
     allow_override: Annotated[
-        bool | None,
-        typer.Option("--allow-override", help="A tool defined twice: the later one wins."),
-    ] = None,
+        bool,
+        typer.Option(
+            "--allow-override", metavar="", help="A tool defined twice: the later one wins."
+        ),
+    ] = False,
     quiet: Annotated[
         bool,
-        typer.Option("--quiet", "-q", help="Print nothing but errors (and the config file used)."),
+        typer.Option(
+            "--quiet", "-q", metavar="", help="Print nothing but errors (and the config file used)."
+        ),
     ] = False,
     catalog_format: Annotated[
         CatalogFormatChoice,
-        typer.Option("--catalog-format", help="Read every catalog in this format."),
+        typer.Option(
+            "--catalog-format", show_default=True, help="Read every catalog in this format."
+        ),
     ] = CatalogFormatChoice.AUTO,
     log_format: Annotated[
         LogFormatChoice,
-        typer.Option("--log-format", help="Read every log in this format."),
+        typer.Option("--log-format", show_default=True, help="Read every log in this format."),
     ] = LogFormatChoice.AUTO,
     rules: Annotated[
-        str | None,
+        str,
         typer.Option(
             "--rules",
             metavar="FAMILIES",
-            help="Rule families of the normalization to audit, as for `auditor normalize` "
-            "(default: keyword-case,type-case).",
+            show_default=True,
+            help="Comma-separated rule families of the normalization to audit, as for "
+            f"`auditor normalize`: {', '.join(rule.value for rule in Rule)}.",
         ),
-    ] = None,
+    ] = DEFAULT_RULES_TEXT,
     call_timeout: Annotated[
-        float | None,
+        float,
         typer.Option(
             "--call-timeout",
             min=0,
-            help=f"Seconds one call may take to evaluate ({DEFAULT_CALL_TIMEOUT:g}; 0: no limit).",
+            metavar="SECONDS",
+            show_default=True,
+            help="Seconds one call may take to evaluate (0: no limit).",
         ),
-    ] = None,
+    ] = DEFAULT_CALL_TIMEOUT,
     max_record_bytes: Annotated[
-        int | None,
+        int,
         typer.Option(
             "--max-record-bytes",
             min=1,
-            help="Longest log line or JSON document parsed; longer is unparseable (64 MiB).",
+            metavar="N",
+            show_default=byte_size(DEFAULT_MAX_RECORD_BYTES),
+            help="Longest log line or JSON document parsed; longer is unparseable.",
         ),
-    ] = None,
-    max_catalog_bytes: MaxCatalogBytesOption = None,
+    ] = DEFAULT_MAX_RECORD_BYTES,
+    max_catalog_bytes: MaxCatalogBytesOption = DEFAULT_MAX_CATALOG_BYTES,
     old_runtime: Annotated[
-        OldRuntime | None,
+        OldRuntime,
         typer.Option(
             "--old-runtime",
-            help="What enforced the old schema when the logs were written: lenient (default; "
-            "what it cannot evaluate enforces nothing), standard (a conforming validator), "
-            "none (nothing was validated).",
+            show_default=True,
+            help="What enforced the old schema when the logs were written: lenient (what it "
+            "cannot evaluate enforces nothing), standard (a conforming validator), none "
+            "(nothing was validated).",
         ),
-    ] = None,
+    ] = OldRuntime.LENIENT,
 ) -> None:
-    """Replay logged calls against old and normalized schemas; exit 1 per --fail-on."""
-    given = {
-        "schemas": schemas,
-        "logs": logs,
-        "format": fmt,
-        "output": output,
-        "report_dir": report_dir,
-        "no_report_files": no_report_files,
-        "fail_on": fail_on,
-        "baseline": baseline,
-        "examples": examples,
-        "redact": redact,
-        "max_calls": max_calls,
-        "jobs": jobs,
-        "allow_override": allow_override,
-        "rules": rules,
-        "call_timeout": call_timeout,
-        "max_record_bytes": max_record_bytes,
-        "max_catalog_bytes": max_catalog_bytes,
-        "old_runtime": old_runtime,
-    }
-    try:
-        config = load_config(Path.cwd())
-        if config.path is not None:
-            # Settings nobody typed change what runs and where it writes: say where they are.
-            table = " [tool.auditor]" if config.path.name == "pyproject.toml" else ""
-            typer.echo(f"auditor: using {config.path.name}{table}", err=True)
-        options = replace(
-            merge_options(given, config.values, quiet, timestamp, Path.cwd()),
-            generate_baseline=generate_baseline,
-            catalog_format=catalog_format.to_format(),
-            log_format=log_format.to_format(),
-        )
-        code = run(options)
-    except (UsageFailure, ConfigProblem, BaselineProblem) as failure:
-        typer.echo(f"auditor: error: {one_line(str(failure))}", err=True)
-        code = EXIT_UNUSABLE
-    except WorkerLost as lost:
-        typer.echo(f"auditor: internal error: {lost}; no report was written", err=True)
-        code = EXIT_INTERNAL
-    raise typer.Exit(code)
+    """Replay logged calls against old and normalized schemas; exit 1 per --fail-on.
 
-
-def merge_options(
-    given: dict[str, Any],
-    config: dict[str, Any],
-    quiet: bool,
-    timestamp: bool,
-    cwd: Path | None = None,
-) -> AuditOptions:
-    """The CLI's values where given, else the config file's, else the defaults.
-
-    Outputs the command line did not name (from the config file, or the default report
-    folder) are confined to ``cwd`` when it is given.
+    Every option but --quiet, --timestamp and --generate-baseline can be set in auditor.toml,
+    or in pyproject.toml's tool.auditor table, named in snake_case; the command line wins.
     """
-
-    def pick(name: str, default: Any = None) -> Any:
-        value = given.get(name)
-        if value is None or value == []:
-            value = config.get(name, default)
-        return default if value is None else value
-
-    schemas, logs = _listed(pick("schemas", [])), _listed(pick("logs", []))
+    # The config file was read by the app's callback (auditor.cli.configure) into this
+    # command's default_map: every value here is the command line's, else the file's, else
+    # the default, each parsed and checked by its option. Failures are AuditorErrors, said
+    # and turned into their exit code in one place: auditor.cli.guard.
     if not schemas or not logs:
         missing = "--schemas" if not schemas else "--logs"
         raise UsageFailure(f"{missing} is required (on the command line or in the config file)")
-    try:
-        formats = [Format(f) for f in _listed(pick("format", []))]
-        fail_on = FailOn(pick("fail_on", FailOn.NEWLY_REJECTED))
-        old_runtime = OldRuntime(pick("old_runtime", OldRuntime.LENIENT))
-    except ValueError as error:
-        raise UsageFailure(f"config: {error}") from error
-    outputs = pair_outputs(formats, _listed(pick("output", [])))
-    report_dir = None if pick("no_report_files", False) else Path(pick("report_dir", "reports"))
-    outputs_within = None if given.get("output") else cwd
-    reports_within = None if given.get("report_dir") is not None else cwd
+
+    def from_command_line(name: str) -> bool:
+        source = ctx.get_parameter_source(name)
+        return source is not None and source.name == "COMMANDLINE"
+
+    cwd = Path.cwd()
+    outputs = pair_outputs(list(format or []), list(output or []))
+    # Outputs the command line did not name (the config file's, the default report folder)
+    # stay inside the working directory.
+    outputs_within = None if from_command_line("output") else cwd
+    reports_within = None if from_command_line("report_dir") else cwd
+    report_folder = None if no_report_files else report_dir
     if outputs_within is not None:
         _confined([Path(path) for _, path in outputs if path != "-"], outputs_within)
-    if reports_within is not None and report_dir is not None:
-        _confined([report_dir, report_dir / "audit.md", report_dir / "audit.json"], reports_within)
-    return AuditOptions(
+    if reports_within is not None and report_folder is not None:
+        _confined(
+            [report_folder, report_folder / "audit.md", report_folder / "audit.json"],
+            reports_within,
+        )
+    options = AuditOptions(
         schemas=tuple(schemas),
         logs=tuple(logs),
         outputs=outputs,
-        report_dir=report_dir,
-        allow_override=bool(pick("allow_override", False)),
+        report_dir=report_folder,
+        allow_override=allow_override,
         quiet=quiet,
         fail_on=fail_on,
-        baseline=pick("baseline"),
-        examples=int(pick("examples", DEFAULT_EXAMPLES)),
-        redact=bool(pick("redact", False)),
-        max_calls=_call_limit(pick("max_calls", DEFAULT_MAX_CALLS)),
-        jobs=int(pick("jobs", os.cpu_count() or 1)),
+        baseline=baseline,
+        generate_baseline=generate_baseline,
+        examples=examples,
+        redact=redact,
+        max_calls=max_calls or None,
         timestamp=timestamp,
-        rules=parse_rules(",".join(map(str, _listed(pick("rules", [])))) or None),
-        call_timeout=float(pick("call_timeout", DEFAULT_CALL_TIMEOUT)) or None,
-        max_record_bytes=int(pick("max_record_bytes", DEFAULT_MAX_RECORD_BYTES)),
-        max_catalog_bytes=int(pick("max_catalog_bytes", DEFAULT_MAX_CATALOG_BYTES)),
+        rules=parse_rules(rules),
+        jobs=jobs or os.cpu_count() or 1,
+        catalog_format=catalog_format.to_format(),
+        log_format=log_format.to_format(),
+        call_timeout=call_timeout or None,
+        max_record_bytes=max_record_bytes,
+        max_catalog_bytes=max_catalog_bytes,
         outputs_within=outputs_within,
         reports_within=reports_within,
         old_runtime=old_runtime,
     )
+    raise typer.Exit(run(options))
+
+
+CLI_ONLY: Final = frozenset({"quiet", "timestamp", "generate_baseline"})
+"""Options of ``audit`` a configuration file cannot set: they are about one run."""
+
+CHECKED_LATER: Final[dict[str, Callable[[Any], object]]] = {"rules": parse_rules}
+"""Options whose value the command parses itself (to say what is wrong in one line); a
+config file's value goes through the same function when it is read."""
+
+
+def read_options(command: Callable[..., Any]) -> dict[str, Setting]:
+    """The options of ``command`` by parameter name, read off its typer signature: the one
+    table of options and defaults that the config keys (``SETTINGS``), the README's table
+    and the Action's inputs (``action.yml``) follow; a test holds them together."""
+    hints = get_type_hints(command, include_extras=True)
+    settings = {}
+    for name, hint in hints.items():
+        if get_origin(hint) is not Annotated:
+            continue
+        base, *extras = get_args(hint)
+        info = next(extra for extra in extras if isinstance(extra, OptionInfo))
+        settings[name] = Setting(
+            key=name,
+            flag=_long_flag(info),
+            kind=_kind(base),
+            least=getattr(info, "min", None),
+        )
+    return settings
+
+
+def _long_flag(info: OptionInfo) -> str:
+    # Under Annotated, typer takes the first positional argument of Option() (its
+    # ``default`` slot) as the first name.
+    names = [info.default, *(info.param_decls or ())]
+    return next(name for name in names if isinstance(name, str) and name.startswith("--"))
+
+
+def _kind(hint: Any) -> type:
+    """``list[str] | None`` -> list; ``int | None`` -> int; an enum or a path -> str."""
+    if get_origin(hint) is list:
+        return list
+    present = [arg for arg in get_args(hint) if arg is not type(None)]
+    if len(present) == 1:  # an optional value
+        return _kind(present[0])
+    return hint if hint in (bool, int, float) else str
+
+
+OPTIONS: Final = read_options(audit)
+"""Every option of ``audit``."""
+SETTINGS: Final = {name: option for name, option in OPTIONS.items() if name not in CLI_ONLY}
+"""Every configuration key of ``audit``, with its option."""
 
 
 def _confined(paths: list[Path], within: Path) -> None:
@@ -350,15 +402,6 @@ def _confined(paths: list[Path], within: Path) -> None:
             check_confined(path, within)
         except OSError as error:
             raise UsageFailure(f"{shown(path)}: cannot write: {error.strerror}") from error
-
-
-def _call_limit(value: Any) -> int | None:
-    """``--max-calls``: 0 lifts the limit."""
-    return None if int(value) == 0 else int(value)
-
-
-def _listed(value: Any) -> list[Any]:
-    return [value] if isinstance(value, str) else list(value)
 
 
 def pair_outputs(formats: list[Format], outputs: list[str]) -> tuple[tuple[Format, str], ...]:

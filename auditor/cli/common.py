@@ -1,4 +1,4 @@
-"""What every command shares: exit codes, the one-line failure, atomic writes."""
+"""What every command shares: the usage failure, writes that name their path, shared options."""
 
 from __future__ import annotations
 
@@ -10,21 +10,15 @@ from typing import Annotated, Final
 import typer
 
 from auditor.cli.output import write_atomic, write_together
+from auditor.errors import AuditorError
 from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES, byte_size
 from auditor.inputs.paths import shown
 from auditor.models import Rule
 from auditor.schema.normalize import DEFAULT_RULES
 
-EXIT_OK: Final = 0
-EXIT_FOUND: Final = 1
-"""Something was found: a newly rejected call, a finding, a file that would change."""
-EXIT_UNUSABLE: Final = 2
-EXIT_INTERNAL: Final = 3
-"""auditor itself failed (a worker process was lost): no report was written."""
 
-
-class UsageFailure(Exception):
-    """An input or output that cannot be used; the message names it in one line."""
+class UsageFailure(AuditorError):
+    """An input or output that cannot be used; the message names it in one line (exit 2)."""
 
 
 def write_text(path: Path, text: str, within: Path | None = None) -> None:
@@ -91,12 +85,16 @@ def _rules_option(value: str | frozenset[Rule] | None) -> frozenset[Rule]:
         raise typer.BadParameter(str(failure)) from failure
 
 
+DEFAULT_RULES_TEXT: Final = ",".join(rule.value for rule in Rule if rule in DEFAULT_RULES)
+"""The default rule families as ``--rules`` spells them: ``keyword-case,type-case``."""
+
 RulesOption = Annotated[
     frozenset[Rule],
     typer.Option(
         "--rules",
         parser=_rules_option,
         metavar="FAMILIES",
+        show_default=DEFAULT_RULES_TEXT,
         help="Comma-separated rule families: keyword-case, type-case (the default), "
         "type-alias, openapi, gemini.",
     ),
@@ -105,12 +103,14 @@ RulesOption = Annotated[
 
 
 MaxCatalogBytesOption = Annotated[
-    int | None,
+    int,
     typer.Option(
         "--max-catalog-bytes",
         min=1,
         metavar="N",
-        help=f"Largest catalog file read; larger exits 2 ({byte_size(DEFAULT_MAX_CATALOG_BYTES)}).",
+        show_default=byte_size(DEFAULT_MAX_CATALOG_BYTES),
+        help="Largest catalog file read; larger exits 2.",
     ),
 ]
-"""``--max-catalog-bytes``: None means the default (or the config file's value, for audit)."""
+"""``--max-catalog-bytes``, shared by every command that reads catalogs (default
+``DEFAULT_MAX_CATALOG_BYTES``)."""

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
+from auditor.errors import AuditorError
 from auditor.inputs.limits import readable_value_error
 
 if sys.version_info >= (3, 11):
@@ -20,40 +22,35 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
-KEYS: Final[dict[str, type | tuple[type, ...]]] = {
-    "schemas": list,
-    "logs": list,
-    "format": (list, str),
-    "output": (list, str),
-    "report_dir": str,
-    "no_report_files": bool,
-    "fail_on": str,
-    "baseline": str,
-    "examples": int,
-    "redact": bool,
-    "max_calls": int,
-    "allow_override": bool,
-    "call_timeout": (int, float),
-    "max_record_bytes": int,
-    "max_catalog_bytes": int,
-    "jobs": int,
-    "old_runtime": str,
-}
-"""Keys accepted in the table, with their TOML types; names are the CLI's, with underscores."""
 
-MINIMUMS: Final[dict[str, int]] = {
-    "examples": 0,
-    "max_calls": 0,
-    "call_timeout": 0,
-    "max_record_bytes": 1,
-    "max_catalog_bytes": 1,
-    "jobs": 1,
-}
-"""The least value of each number, as the command line's options allow it."""
+class ConfigProblem(AuditorError):
+    """A configuration file that cannot be used; the message names it (exit 2)."""
 
 
-class ConfigProblem(Exception):
-    """A configuration file that cannot be used; the message names it."""
+@dataclass(frozen=True)
+class Setting:
+    """One option of ``audit`` as a configuration key: read off the option's definition."""
+
+    key: str
+    """The key in the file: the option's name in snake_case (``fail_on``)."""
+    flag: str
+    """The option on the command line (``--fail-on``)."""
+    kind: type
+    """What TOML value it takes: ``list`` (of strings; one string is a list of one),
+    ``bool``, ``int``, ``float`` (an integer too) or ``str``."""
+    least: float | None = None
+    """The least number the option accepts, if it has one."""
+
+    def tokens(self, value: Any) -> list[str]:
+        """The command-line arguments that say ``value`` (to check it as the CLI would)."""
+        if self.kind is bool:
+            return [self.flag] if value else []
+        values = [value] if isinstance(value, str) or self.kind is not list else value
+        return [f"{self.flag}={item}" for item in values]
+
+
+Validate = Callable[[Setting, Any], None]
+"""Checks one value as the command line would check it; raises ``ValueError`` saying why."""
 
 
 @dataclass(frozen=True)
@@ -64,23 +61,27 @@ class Config:
     path: Path | None
 
 
-def load_config(directory: Path) -> Config:
+def load_config(
+    directory: Path, settings: Mapping[str, Setting], validate: Validate | None = None
+) -> Config:
     """Read ``auditor.toml`` (whole file) or ``pyproject.toml`` (``[tool.auditor]``).
 
-    Values are checked as the command line checks them (types, least values, finite
-    numbers, lists of strings). Where the outputs it names may go is the CLI's business
-    (``auditor.cli.audit``): inside the working directory.
+    ``settings`` are the keys accepted (``auditor.cli.audit.SETTINGS``, read off the options).
+    Values are checked as the command line checks them: their TOML type, least values, finite
+    numbers, then ``validate`` (the option's own parsing: choices, ranges). Lists are given
+    as lists (one string is a list of one). Where the outputs it names may go is the CLI's
+    business (``auditor.cli.audit``): inside the working directory.
     """
     own = directory / "auditor.toml"
     if own.is_file():
-        return Config(_check(own, _read(own)), own)
+        return Config(_check(own, _read(own), settings, validate), own)
     pyproject = directory / "pyproject.toml"
     if pyproject.is_file():
         table = _read(pyproject).get("tool", {}).get("auditor")
         if table is not None:
             if not isinstance(table, dict):
                 raise ConfigProblem(f"{pyproject}: [tool.auditor] must be a table")
-            return Config(_check(pyproject, table), pyproject)
+            return Config(_check(pyproject, table, settings, validate), pyproject)
     return Config({}, None)
 
 
@@ -100,26 +101,44 @@ def _read(path: Path) -> dict[str, Any]:
         raise ConfigProblem(f"{path}: cannot read: {error.strerror or error}") from error
 
 
-def _check(path: Path, table: dict[str, Any]) -> dict[str, Any]:
+def _check(
+    path: Path, table: dict[str, Any], settings: Mapping[str, Setting], validate: Validate | None
+) -> dict[str, Any]:
     values = {}
     for key, value in table.items():
-        name = key.replace("-", "_")
-        if name not in KEYS:
-            raise ConfigProblem(f"{path}: unknown setting '{key}' (known: {', '.join(KEYS)})")
-        if not isinstance(value, KEYS[name]) or (isinstance(value, bool) and KEYS[name] is int):
+        setting = settings.get(key.replace("-", "_"))
+        if setting is None:
+            raise ConfigProblem(f"{path}: unknown setting '{key}' (known: {', '.join(settings)})")
+        if not _has_type(value, setting.kind):
             raise ConfigProblem(f"{path}: setting '{key}' has the wrong type")
-        _check_value(path, key, name, value)
-        values[name] = value
+        _check_value(path, key, setting, value)
+        if validate is not None:
+            try:
+                validate(setting, value)
+            except ValueError as error:
+                raise ConfigProblem(f"{path}: setting '{key}': {error}") from error
+        values[setting.key] = [value] if setting.kind is list and isinstance(value, str) else value
     return values
 
 
-def _check_value(path: Path, key: str, name: str, value: Any) -> None:
+def _has_type(value: Any, kind: type) -> bool:
+    if isinstance(value, bool):
+        return kind is bool
+    if kind is float:
+        return isinstance(value, (int, float))
+    if kind is list:
+        return isinstance(value, (list, str))
+    return isinstance(value, kind)
+
+
+def _check_value(path: Path, key: str, setting: Setting, value: Any) -> None:
     """What the command line's options check (least values, finite numbers), and lists of
     strings."""
     if isinstance(value, list) and not all(isinstance(item, str) for item in value):
         raise ConfigProblem(f"{path}: setting '{key}' must be a list of strings")
     if isinstance(value, float) and not math.isfinite(value):
         raise ConfigProblem(f"{path}: setting '{key}' must be a finite number")
-    least = MINIMUMS.get(name)
-    if least is not None and value < least:
-        raise ConfigProblem(f"{path}: setting '{key}' must be at least {least}, not {value}")
+    if setting.least is not None and value < setting.least:
+        raise ConfigProblem(
+            f"{path}: setting '{key}' must be at least {setting.least:g}, not {value}"
+        )

@@ -6,15 +6,8 @@ from typing import Annotated
 
 import typer
 
-from auditor.cli.common import (
-    EXIT_FOUND,
-    EXIT_OK,
-    EXIT_UNUSABLE,
-    MaxCatalogBytesOption,
-    UsageFailure,
-    emit,
-    split_codes,
-)
+from auditor.cli.common import MaxCatalogBytesOption, UsageFailure, emit, split_codes
+from auditor.errors import EXIT_FOUND, EXIT_OK, EXIT_UNUSABLE
 from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES
 from auditor.report.escape import one_line
 from auditor.report.lint import LINT_RENDERERS, LintFormat
@@ -23,34 +16,34 @@ from auditor.schema.lint import lint_paths
 
 
 def lint(
-    paths: Annotated[list[str], typer.Argument(help="Catalog files or directories.")],
+    paths: Annotated[
+        list[str], typer.Argument(metavar="PATH...", help="Catalog files or directories.")
+    ],
     fmt: Annotated[LintFormat, typer.Option("--format", help="Output format.")] = LintFormat.TEXT,
-    output: Annotated[str, typer.Option("--output", help="Where to write; '-' is stdout.")] = "-",
+    output: Annotated[
+        str, typer.Option("--output", metavar="PATH", help="Where to write; '-' is stdout.")
+    ] = "-",
     select: Annotated[
         list[str] | None,
-        typer.Option("--select", help="Only these codes or prefixes (KW001, KW, ...)."),
+        typer.Option(
+            "--select", metavar="CODES", help="Only these codes or prefixes (KW001, KW, ...)."
+        ),
     ] = None,
     ignore: Annotated[
-        list[str] | None, typer.Option("--ignore", help="Leave out these codes or prefixes.")
+        list[str] | None,
+        typer.Option("--ignore", metavar="CODES", help="Leave out these codes or prefixes."),
     ] = None,
-    max_catalog_bytes: MaxCatalogBytesOption = None,
+    max_catalog_bytes: MaxCatalogBytesOption = DEFAULT_MAX_CATALOG_BYTES,
 ) -> None:
     """Report keywords and type names that are not evaluated as written; exit 1 if any."""
     selected, ignored = split_codes(select), split_codes(ignore)
     unknown = sorted(c for c in (*selected, *ignored) if not any(r.startswith(c) for r in RULES))
     if unknown:
-        codes = one_line(", ".join(unknown))
-        typer.echo(f"auditor: error: unknown finding code {codes}", err=True)
-        raise typer.Exit(EXIT_UNUSABLE)
-    limit = DEFAULT_MAX_CATALOG_BYTES if max_catalog_bytes is None else max_catalog_bytes
-    result = lint_paths(paths, selected, ignored, limit)
+        raise UsageFailure(f"unknown finding code {', '.join(unknown)}")
+    result = lint_paths(paths, selected, ignored, max_catalog_bytes)
     for problem in result.problems:
         typer.echo(f"auditor: error: {one_line(str(problem))}", err=True)
-    try:
-        emit(LINT_RENDERERS[fmt](result.findings), output)
-    except UsageFailure as failure:  # a read-only folder, a full disk
-        typer.echo(f"auditor: error: {one_line(str(failure))}", err=True)
-        raise typer.Exit(EXIT_UNUSABLE) from failure
+    emit(LINT_RENDERERS[fmt](result.findings), output)  # a UsageFailure when it cannot write
     if result.problems:
         raise typer.Exit(EXIT_UNUSABLE)
     raise typer.Exit(EXIT_FOUND if result.findings else EXIT_OK)

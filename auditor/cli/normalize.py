@@ -10,14 +10,12 @@ from typing import Annotated
 import typer
 
 from auditor.cli.common import (
-    EXIT_FOUND,
-    EXIT_OK,
-    EXIT_UNUSABLE,
     MaxCatalogBytesOption,
     RulesOption,
     UsageFailure,
     write_text,
 )
+from auditor.errors import EXIT_FOUND, EXIT_OK, EXIT_UNUSABLE
 from auditor.inputs.catalogs import STDIN, catalog_files
 from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES
 from auditor.inputs.paths import shown
@@ -29,17 +27,21 @@ from auditor.schema.normalize import DEFAULT_RULES
 
 
 def normalize(
-    paths: Annotated[list[str], typer.Argument(help="Catalog files or directories.")],
-    diff: Annotated[bool, typer.Option("--diff", help="Print a unified diff.")] = False,
+    paths: Annotated[
+        list[str], typer.Argument(metavar="PATH...", help="Catalog files or directories.")
+    ],
+    diff: Annotated[bool, typer.Option("--diff", metavar="", help="Print a unified diff.")] = False,
     check: Annotated[
-        bool, typer.Option("--check", help="Exit 1 when a file would change.")
+        bool, typer.Option("--check", metavar="", help="Exit 1 when a file would change.")
     ] = False,
     write: Annotated[
         bool,
-        typer.Option("--write", help="Rewrite the files in place; each one is named on stderr."),
+        typer.Option(
+            "--write", metavar="", help="Rewrite the files in place; each one is named on stderr."
+        ),
     ] = False,
     rules: RulesOption = DEFAULT_RULES,
-    max_catalog_bytes: MaxCatalogBytesOption = None,
+    max_catalog_bytes: MaxCatalogBytesOption = DEFAULT_MAX_CATALOG_BYTES,
 ) -> None:
     """Rewrite dialect spellings into JSON Schema, changing nothing else in the files.
 
@@ -47,10 +49,8 @@ def normalize(
     are named on stderr and left alone.
     """
     if sum((diff, check, write)) != 1:
-        typer.echo("auditor: error: give exactly one of --diff, --check, --write", err=True)
-        raise typer.Exit(EXIT_UNUSABLE)
-    limit = DEFAULT_MAX_CATALOG_BYTES if max_catalog_bytes is None else max_catalog_bytes
-    raise typer.Exit(run(paths, rules, diff=diff, write=write, max_bytes=limit))
+        raise UsageFailure("give exactly one of --diff, --check, --write")
+    raise typer.Exit(run(paths, rules, diff=diff, write=write, max_bytes=max_catalog_bytes))
 
 
 def run(
@@ -97,7 +97,7 @@ def run(
             try:
                 write_text(Path(result.path), result.after, confined.get(result.path))
             except UsageFailure as failure:  # a read-only folder, a full disk: say, go on
-                typer.echo(f"auditor: error: {one_line(str(failure))}", err=True)
+                typer.echo(f"auditor: {one_line(failure.line())}", err=True)
                 failed = True
                 continue
             typer.echo(f"auditor: normalized {one_line(shown(result.path))} ({count})", err=True)
