@@ -27,8 +27,13 @@ from auditor.models import Call, CallResult, Location, OldRuntime, Outcome, Tool
 from auditor.replay.budget import CallBudget
 from auditor.replay.tool import ToolReplay
 from auditor.schema.normalize import normalize
+from tests.conftest import seconds
 
-BOUNDED = settings(max_examples=400, deadline=5_000, suppress_health_check=[HealthCheck.too_slow])
+BOUNDED = settings(
+    max_examples=400,
+    deadline=seconds(5) * 1000,  # milliseconds
+    suppress_health_check=[HealthCheck.too_slow],
+)
 TOOLS = [
     ToolSchema(
         "search",
