@@ -57,9 +57,9 @@ def test_sarif_validates_and_points_at_the_rewritten_key(scenario: Scenario) -> 
     results = document["runs"][0]["results"]
     assert len(results) == len(report.groups)
     catalog = (ROOT / scenario.catalog).read_text(encoding="utf-8").splitlines()
-    for result, group in zip(results, report.groups, strict=True):
-        if not group.causes:
-            continue
+    located = [(r, g) for r, g in zip(results, report.groups, strict=True) if g.causes]
+    assert located or not report.groups, "no group has a cause: nothing located to check"
+    for result, group in located:
         region = result["locations"][0]["physicalLocation"]["region"]
         line = catalog[region["startLine"] - 1]
         key = group.causes[0].pointer.rsplit("/", 1)[1]
