@@ -114,21 +114,28 @@ SCHEMAS = st.recursive(
 )
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(SCHEMAS, st.lists(INSTANCES, min_size=1, max_size=8))
-def test_a_fast_acceptance_is_always_the_reference_acceptance(
-    schema: Any, instances: list[Any]
-) -> None:
-    reference_class = validators.Draft202012Validator
-    try:
-        reference_class.check_schema(schema)
-    except Exception:
-        assume(False)  # the reference refuses the schema: replay never asks the fast engine
-    reference = reference_class(schema)
-    fast = FastCheck(schema)
-    for instance in instances:
-        if fast.accepts(instance):
-            assert reference.is_valid(instance), (schema, instance)
+def test_a_fast_acceptance_is_always_the_reference_acceptance() -> None:
+    compared = {"instances": 0, "accepted": 0}
+
+    @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(SCHEMAS, st.lists(INSTANCES, min_size=1, max_size=8))
+    def agree(schema: Any, instances: list[Any]) -> None:
+        reference_class = validators.Draft202012Validator
+        try:
+            reference_class.check_schema(schema)
+        except Exception:
+            assume(False)  # the reference refuses the schema: replay never asks the fast engine
+        reference = reference_class(schema)
+        fast = FastCheck(schema)
+        for instance in instances:
+            compared["instances"] += 1
+            if fast.accepts(instance):
+                compared["accepted"] += 1
+                assert reference.is_valid(instance), (schema, instance)
+
+    agree()
+    # The assertion runs only on what the fast engine accepts: make sure that is not rare.
+    assert compared["accepted"] >= 0.1 * compared["instances"], compared  # about 25%
 
 
 @pytest.mark.parametrize(
