@@ -65,6 +65,12 @@ def _both_ways(replay: ToolReplay, instance: Any) -> tuple[frozenset[int], froze
     return tracker.reached(instance), tracker.reached(instance, by_shape=False)
 
 
+def _tracked(replay: ToolReplay) -> bool:
+    """Whether the tool has a rewrite whose keyword evaluation can run (else both ways give
+    the empty set without looking at the instance)."""
+    return replay._coverage is not None and replay._coverage._validator is not None
+
+
 def _walked(replay: ToolReplay, instance: Any) -> bool:
     """Whether ``reached`` answers for ``instance`` by the shape walk, not by evaluating."""
     tracker = replay._coverage
@@ -74,7 +80,7 @@ def _walked(replay: ToolReplay, instance: Any) -> bool:
 
 
 def test_shape_and_evaluation_agree_on_generated_dialects() -> None:
-    compared = {"instances": 0, "walked": 0}
+    compared = {"examples": 0, "tracked": 0, "instances": 0, "walked": 0}
 
     @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(
@@ -85,16 +91,21 @@ def test_shape_and_evaluation_agree_on_generated_dialects() -> None:
     def agree(schema: Any, rng: random.Random, instances: list[Any]) -> None:
         tool = ToolSchema("t", dialect(schema, rng), Location("x"), "", "mapping")
         replay = prepare([tool], DEFAULT_RULES)["t"]
+        compared["examples"] += 1
+        compared["tracked"] += _tracked(replay)
         for instance in instances:
             by_shape, evaluated = _both_ways(replay, instance)
             assert by_shape == evaluated, instance
-            compared["instances"] += 1
-            compared["walked"] += _walked(replay, instance)
+            if _tracked(replay):
+                compared["instances"] += 1
+                compared["walked"] += _walked(replay, instance)
 
     agree()
-    # Most comparisons are real: the shape walk against evaluation, not evaluation twice.
-    # (The rest are schemas the dialect happened to leave with no rewrite to track.)
-    assert compared["walked"] >= 0.7 * compared["instances"], compared
+    # The comparisons are real: where a tool has a rewrite to track (most do: the dialect
+    # leaves some schemas, `true` say, with none), the shape walk answers for every instance
+    # and is compared with evaluation, not evaluation with itself.
+    assert compared["tracked"] >= 0.3 * compared["examples"], compared  # about 60%
+    assert compared["walked"] == compared["instances"], compared
 
 
 @pytest.mark.parametrize("case", load_cases("replay"))
