@@ -1,13 +1,16 @@
-"""Shared test helpers: case files (sqlfluff style) and the repository's paths."""
+"""Shared test helpers: case files (sqlfluff style), the repository's paths, the Hypothesis
+profile for CI and the allowance for wall-clock bounds."""
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from hypothesis import settings
 
 from auditor.cli import main
 
@@ -15,6 +18,23 @@ ROOT = Path(__file__).resolve().parent.parent
 CASES = Path(__file__).resolve().parent / "cases"
 AUDITOR = (sys.executable, "-m", "auditor")
 """The command line as a user runs it, for tests that need a separate process."""
+
+CI = os.environ.get("CI") == "true"
+
+# CI is reproducible: the same examples on every run (derandomized, no example database),
+# no per-example deadline, and the failing example printed for replay. Locally Hypothesis
+# keeps exploring with random seeds. HYPOTHESIS_PROFILE=ci selects it anywhere.
+settings.register_profile("ci", derandomize=True, database=None, deadline=None, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if CI else "default"))
+
+TIME_FACTOR = float(os.environ.get("AUDITOR_TEST_TIME_FACTOR", "3" if CI else "1"))
+"""How much a wall-clock bound stretches: a loaded 2-core CI runner is slower than a laptop.
+Every bound is already several times what the work takes; under CI it is three times that."""
+
+
+def seconds(bound: float) -> float:
+    """A wall-clock bound for a test, stretched by ``TIME_FACTOR``."""
+    return bound * TIME_FACTOR
 
 
 def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:

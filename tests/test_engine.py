@@ -117,21 +117,28 @@ SCHEMAS = st.recursive(
 )
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(SCHEMAS, st.lists(INSTANCES, min_size=1, max_size=8))
-def test_a_fast_acceptance_is_always_the_reference_acceptance(
-    schema: Any, instances: list[Any]
-) -> None:
-    reference_class = validators.Draft202012Validator
-    try:
-        reference_class.check_schema(schema)
-    except Exception:
-        assume(False)  # the reference refuses the schema: replay never asks the fast engine
-    reference = reference_class(schema)
-    fast = FastCheck(schema)
-    for instance in instances:
-        if fast.accepts(instance):
-            assert reference.is_valid(instance), (schema, instance)
+def test_a_fast_acceptance_is_always_the_reference_acceptance() -> None:
+    compared = {"instances": 0, "accepted": 0}
+
+    @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(SCHEMAS, st.lists(INSTANCES, min_size=1, max_size=8))
+    def agree(schema: Any, instances: list[Any]) -> None:
+        reference_class = validators.Draft202012Validator
+        try:
+            reference_class.check_schema(schema)
+        except Exception:
+            assume(False)  # the reference refuses the schema: replay never asks the fast engine
+        reference = reference_class(schema)
+        fast = FastCheck(schema)
+        for instance in instances:
+            compared["instances"] += 1
+            if fast.accepts(instance):
+                compared["accepted"] += 1
+                assert reference.is_valid(instance), (schema, instance)
+
+    agree()
+    # The assertion runs only on what the fast engine accepts: make sure that is not rare.
+    assert compared["accepted"] >= 0.1 * compared["instances"], compared  # about 25%
 
 
 @pytest.mark.parametrize(
@@ -156,9 +163,14 @@ def test_every_tricky_value_against_every_risky_keyword(schema: dict[str, Any]) 
     values: list[Any] = [*TRICKY_STRINGS, *TRICKY_NUMBERS, True, None]
     values += [[v, v] for v in values] + [[1, 1.0], [True, 1], [0, False]]
     values += [{v: 1} for v in TRICKY_STRINGS]
-    for value in values:
-        if fast.accepts(value):
-            assert reference.is_valid(value), value
+    accepted = [value for value in values if fast.accepts(value)]
+    for value in accepted:
+        assert reference.is_valid(value), value
+    # Where replay trusts the fast engine, the comparison above never runs empty (each schema
+    # accepts some tricky string, number or non-object); where it does not (Unicode classes,
+    # fractional divisors), the fast engine accepts nothing and leaves every call to the
+    # reference, so there is nothing to compare.
+    assert bool(accepted) == trusted(schema), (schema, accepted)
 
 
 def test_the_fast_engine_is_trusted_with_plain_schemas_and_not_with_risky_ones() -> None:

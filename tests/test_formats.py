@@ -57,9 +57,9 @@ def test_sarif_validates_and_points_at_the_rewritten_key(scenario: Scenario) -> 
     results = document["runs"][0]["results"]
     assert len(results) == len(report.groups)
     catalog = (ROOT / scenario.catalog).read_text(encoding="utf-8").splitlines()
-    for result, group in zip(results, report.groups, strict=True):
-        if not group.causes:
-            continue
+    located = [(r, g) for r, g in zip(results, report.groups, strict=True) if g.causes]
+    assert located or not report.groups, "no group has a cause: nothing located to check"
+    for result, group in located:
         region = result["locations"][0]["physicalLocation"]["region"]
         line = catalog[region["startLine"] - 1]
         key = group.causes[0].pointer.rsplit("/", 1)[1]
@@ -104,12 +104,6 @@ def test_markdown_fits_a_pull_request_comment_for_a_huge_log(tmp_path: Path) -> 
 def test_small_markdown_is_not_cut(tmp_path: Path) -> None:
     report = make_report(tmp_path, "t: {type: object, min_properties: 1}\n", [("t", {})])
     assert "Cut to fit" not in render(report, Format.MARKDOWN)
-
-
-@pytest.mark.parametrize("fmt", list(Format), ids=[f.value for f in Format])
-def test_every_format_is_byte_identical_across_runs(fmt: Format) -> None:
-    for scenario in SCENARIOS:
-        assert render(run(scenario), fmt) == render(run(scenario), fmt)
 
 
 @pytest.mark.parametrize(

@@ -480,17 +480,25 @@ def _case_schemas() -> list[Any]:
     return found
 
 
-@pytest.mark.parametrize("schema", _case_schemas())
+def _passed_by_the_fast_check() -> list[Any]:
+    return [p for p in _case_schemas() if meta_valid(draft_of(p.values[0]), p.values[0])]
+
+
+def test_the_fast_meta_schema_check_is_compared_on_most_case_schemas() -> None:
+    # The comparison below runs only on the schemas the fast check passes: most of them.
+    assert len(_passed_by_the_fast_check()) >= 0.5 * len(_case_schemas())
+
+
+@pytest.mark.parametrize("schema", _passed_by_the_fast_check())
 def test_the_fast_meta_schema_check_never_passes_what_python_jsonschema_refuses(
     schema: Any,
 ) -> None:
     draft = draft_of(schema)
-    if meta_valid(draft, schema):
-        cls = VALIDATORS[draft]
-        meta = validators.validator_for(cls.META_SCHEMA, default=cls)(
-            cls.META_SCHEMA, format_checker=cls.FORMAT_CHECKER
-        )
-        assert list(meta.iter_errors(schema)) == []
+    cls = VALIDATORS[draft]
+    meta = validators.validator_for(cls.META_SCHEMA, default=cls)(
+        cls.META_SCHEMA, format_checker=cls.FORMAT_CHECKER
+    )
+    assert list(meta.iter_errors(schema)) == []
 
 
 @pytest.mark.parametrize(

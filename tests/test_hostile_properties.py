@@ -23,13 +23,18 @@ from auditor.inputs.catalogs import read_catalog
 from auditor.inputs.log_files import LogFormatError
 from auditor.inputs.log_formats import LogFormat
 from auditor.inputs.reader import LogReader
-from auditor.models import Call, Location, OldRuntime, Outcome, ToolSchema
+from auditor.models import Call, CallResult, Location, OldRuntime, Outcome, ToolSchema
 from auditor.replay.budget import CallBudget
 from auditor.replay.tool import ToolReplay
 from auditor.schema.normalize import normalize
+from tests.conftest import seconds
 from tests.replaying import audit
 
-BOUNDED = settings(max_examples=400, deadline=5_000, suppress_health_check=[HealthCheck.too_slow])
+BOUNDED = settings(
+    max_examples=400,
+    deadline=seconds(5) * 1000,  # milliseconds
+    suppress_health_check=[HealthCheck.too_slow],
+)
 TOOLS = [
     ToolSchema(
         "search",
@@ -183,12 +188,48 @@ def test_normalizer_and_replay_never_raise(schema: Any, arguments: Any) -> None:
 
 
 def _replay_all(tool: ToolSchema, arguments: Any = None) -> None:
+    tried: tuple[Any, ...] = ({}, arguments, "aaaaaaaaaaaaaaaaaaaaaaaa!")
+    outcomes: dict[OldRuntime, list[Outcome]] = {}
     for runtime in OldRuntime:
         replay = ToolReplay(
             tool, normalize(tool.schema), budget=CallBudget(0.2), old_runtime=runtime
         )
-        tried: tuple[Any, ...] = ({}, arguments, "aaaaaaaaaaaaaaaaaaaaaaaa!")
+        outcomes[runtime] = []
         for args in tried:
             result = replay.replay(Call("calls.jsonl:1", tool.name, args))
-            assert result.outcome in Outcome
+            _assert_consistent(result, runtime)
+            outcomes[runtime].append(result.outcome)
             replay.reached_rewrites(Call("calls.jsonl:1", tool.name, args))
+    # The new side does not depend on the old runtime: where the new schema cannot be used,
+    # every runtime says so, and lenient and none agree on whether the new schema accepts.
+    after = {r: [o is Outcome.SCHEMA_ERROR_AFTER for o in outcomes[r]] for r in OldRuntime}
+    assert after[OldRuntime.LENIENT] == after[OldRuntime.STANDARD] == after[OldRuntime.NONE]
+    new_accepts = {
+        r: [o in (Outcome.ACCEPTED, Outcome.NEWLY_ACCEPTED) for o in outcomes[r]]
+        for r in (OldRuntime.LENIENT, OldRuntime.NONE)
+    }
+    assert new_accepts[OldRuntime.LENIENT] == new_accepts[OldRuntime.NONE]
+
+
+SCHEMA_ERRORS = {Outcome.SCHEMA_ERROR_AFTER, Outcome.SCHEMA_ERROR_BEFORE}
+REJECTED = {Outcome.NEWLY_REJECTED, Outcome.STILL_REJECTED}
+
+
+def _assert_consistent(result: CallResult, runtime: OldRuntime) -> None:
+    """The outcome invariants of DESIGN.md for a parsed call of a known tool."""
+    outcome = result.outcome
+    # A parsed call of a known tool is never unknown_tool nor unparseable.
+    assert outcome not in (Outcome.UNKNOWN_TOOL, Outcome.UNPARSEABLE), result
+    # Only a standard old runtime can find the old schema unusable.
+    if runtime is not OldRuntime.STANDARD:
+        assert outcome is not Outcome.SCHEMA_ERROR_BEFORE, result
+    # With no old runtime every call passed before: nothing was rejected or accepted anew.
+    if runtime is OldRuntime.NONE:
+        assert outcome not in (Outcome.STILL_REJECTED, Outcome.NEWLY_ACCEPTED), result
+    # A schema problem is given exactly for the schema-error outcomes.
+    assert (result.schema_problem is not None) == (outcome in SCHEMA_ERRORS), result
+    # The new schema's errors are listed when it rejects, and only then.
+    if outcome in REJECTED:
+        assert result.errors, result
+    elif outcome is not Outcome.SCHEMA_ERROR_BEFORE:
+        assert not result.errors, result

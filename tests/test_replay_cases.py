@@ -65,17 +65,27 @@ def _runtimes_of(case: dict[str, Any]) -> list[str]:
 @pytest.mark.parametrize("case", CASES)
 def test_case(case: dict[str, Any]) -> None:
     mismatches = []
+    checked: set[int] = set()
     for runtime in _runtimes_of(case):
-        mismatches.extend(_mismatches(case, runtime))
+        found, compared = _mismatches(case, runtime)
+        mismatches.extend(found)
+        # A runtime the case names compares at least one call.
+        assert compared, f"{runtime}: no call of the case has an expectation under it"
+        checked |= compared
     assert not mismatches, "\n".join(mismatches)
+    # Every call is compared under some runtime: none is written down and never checked.
+    assert checked == set(range(len(case["calls"]))), "calls with no expected outcome"
 
 
-def _mismatches(case: dict[str, Any], runtime: str) -> list[str]:
+def _mismatches(case: dict[str, Any], runtime: str) -> tuple[list[str], set[int]]:
+    """The mismatches under ``runtime``, and the indices of the calls compared."""
     mismatches = []
-    for spec, result in _replay(case, runtime):
+    compared: set[int] = set()
+    for index, (spec, result) in enumerate(_replay(case, runtime)):
         expected = _expected(spec, runtime, case)
         if expected is None:
             continue
+        compared.add(index)
         got: dict[str, Any] = {"outcome": result.outcome.value}
         want: dict[str, Any] = {"outcome": expected["outcome"]}
         if "causes" in expected:
@@ -87,7 +97,7 @@ def _mismatches(case: dict[str, Any], runtime: str) -> list[str]:
         if got != want:
             args = spec.get("arguments", spec.get("arguments_text"))
             mismatches.append(f"{runtime}: {json.dumps(args)}: want {want}, got {got}")
-    return mismatches
+    return mismatches, compared
 
 
 def test_cases_reach_every_outcome_except_log_level_ones() -> None:
