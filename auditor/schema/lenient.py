@@ -204,26 +204,21 @@ def _resolves(root: JSON, target: str | pointers.Anchor, anchors: set[pointers.A
 _Keyword = Callable[..., Any]
 
 
-def _tolerant_keyword(function: _Keyword, passes: tuple[type[BaseException], ...]) -> _Keyword:
+def _tolerant_keyword(function: _Keyword) -> _Keyword:
     @functools.wraps(function)
     def keyword(validator: Any, value: Any, instance: Any, schema: Any) -> Iterator[Any]:
         try:
             yield from function(validator, value, instance, schema) or ()
-        except passes:
-            raise
         except Exception:  # the runtime could not evaluate this keyword: it enforced nothing
             return
 
     return keyword
 
 
-def tolerant(validator_class: Any, passes: tuple[type[BaseException], ...] = ()) -> Any:
-    """``validator_class`` whose keywords enforce nothing where evaluating them raises.
-
-    Exceptions of the ``passes`` types still propagate (none by default).
-    """
+def tolerant(validator_class: Any) -> Any:
+    """``validator_class`` whose keywords enforce nothing where evaluating them raises
+    (the per-call time budget running out included: the keyword could not be evaluated)."""
     keywords = {
-        name: _tolerant_keyword(function, passes)
-        for name, function in validator_class.VALIDATORS.items()
+        name: _tolerant_keyword(function) for name, function in validator_class.VALIDATORS.items()
     }
     return validators.extend(validator_class, keywords)
