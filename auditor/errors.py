@@ -34,8 +34,9 @@ EXIT_CODES: Final[dict[int, str]] = {
 }
 """Every exit code, for ``--help`` and the README (a test keeps them in step)."""
 
-ISSUES_URL: Final = "https://github.com/your-org/auditor/issues"
-"""Where an internal error asks to be reported."""
+REPORT_REQUEST: Final = "please report it with the command you ran and 'auditor --version'"
+"""What an internal error asks of the user. The project publishes no issue tracker address,
+so the line names what a report needs instead of a link that leads nowhere."""
 
 
 class AuditorError(Exception):

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from enum import Enum
-from typing import Any
+from typing import TypeAlias
 
-JSON = Any
+JSON: TypeAlias = "dict[str, JSON] | list[JSON] | str | int | float | bool | None"
 """A decoded JSON value: dict, list, str, int, float, bool or None."""
 
 

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from auditor.aggregate.pipeline import prepare
-from auditor.models import Call, Location, ToolSchema
+from auditor.models import JSON, Call, Location, ToolSchema
 from auditor.replay.tool import ToolReplay
 from auditor.schema.normalize import DEFAULT_RULES
 from tests.conftest import load_cases
@@ -119,13 +119,13 @@ def test_shape_and_evaluation_agree_on_the_replay_cases(case: dict[str, Any]) ->
 
 
 def test_the_shape_walk_is_used_for_plain_schemas_and_not_below_any_of() -> None:
-    plain = {"type": "object", "properties": {"tags": {"type": "array", "min_items": 1}}}
+    plain: JSON = {"type": "object", "properties": {"tags": {"type": "array", "min_items": 1}}}
     replay = prepare([ToolSchema("t", plain, Location("x"), "", "mapping")], DEFAULT_RULES)["t"]
     assert replay._coverage is not None and replay._coverage._paths is not None
     assert replay._coverage._paths.visit({"tags": []}) is not None
     assert replay.evaluate(Call("x:1", "t", {"tags": []}))[1] == frozenset({0})
     assert replay.evaluate(Call("x:2", "t", {"other": 1}))[1] == frozenset()
-    branchy = {"any_of": [{"type": "string", "min_length": 2}, {"type": "integer"}]}
+    branchy: JSON = {"any_of": [{"type": "string", "min_length": 2}, {"type": "integer"}]}
     replay = prepare([ToolSchema("t", branchy, Location("x"), "", "mapping")], DEFAULT_RULES)["t"]
     assert replay._coverage is not None and replay._coverage._paths is not None
     assert replay._coverage._paths.visit("ab") is None  # min_length lies below anyOf: evaluate

@@ -21,7 +21,7 @@ from auditor.aggregate.pipeline import prepare
 from auditor.inputs.catalogs import load_catalogs
 from auditor.inputs.log_files import check_logs
 from auditor.inputs.reader import LogReader
-from auditor.models import Call, Location, ToolSchema
+from auditor.models import JSON, Call, Location, ToolSchema
 from auditor.replay.engine import FastCheck, trusted
 from auditor.schema.normalize import DEFAULT_RULES
 from tests.conftest import ROOT, load_cases
@@ -176,8 +176,7 @@ def test_every_tricky_value_against_every_risky_keyword(schema: dict[str, Any]) 
 def test_the_fast_engine_is_trusted_with_plain_schemas_and_not_with_risky_ones() -> None:
     assert trusted({"type": "object", "properties": {"a": {"pattern": "^[A-Z]+$"}}})
     assert trusted({"$defs": {"t": {"type": "string"}}, "items": {"$ref": "#/$defs/t"}})
-    risky: dict[str, Any]
-    for risky in (
+    risky_schemas: list[JSON] = [
         {"pattern": "^\\w+$"},
         {"patternProperties": {"^\\d+$": {}}},
         {"multipleOf": 0.1},
@@ -185,19 +184,21 @@ def test_the_fast_engine_is_trusted_with_plain_schemas_and_not_with_risky_ones()
         {"$ref": "https://example.com/s.json"},
         {"$defs": {"n": {"items": {"$ref": "#/$defs/n"}}}, "$ref": "#/$defs/n"},
         {"items": {"$ref": "#"}},
-    ):
+    ]
+    for risky in risky_schemas:
         assert not trusted(risky), risky
 
 
 def test_unicode_and_newline_cases_go_to_the_reference() -> None:
     # Where the engines are known to disagree, the fast engine must not answer "accepted"
     # unless the reference does too.
-    for schema, instance in (
+    cases: list[tuple[dict[str, JSON], JSON]] = [
         ({"pattern": "^\\S+$"}, "a\x1cb"),
         ({"pattern": "^\\w+$"}, "e\u0301"),
         ({"pattern": "^abc$"}, "abc\n"),
         ({"multipleOf": 0.1}, 0.3),
-    ):
+    ]
+    for schema, instance in cases:
         accepted = FastCheck(schema).accepts(instance)
         assert not accepted or validators.Draft202012Validator(schema).is_valid(instance)
 

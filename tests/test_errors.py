@@ -13,7 +13,7 @@ from auditor.aggregate.pipeline import Tally
 from auditor.cli import EPILOG
 from auditor.cli.common import UsageFailure
 from auditor.cli.config import ConfigProblem
-from auditor.errors import EXIT_CODES, ISSUES_URL, AuditorError
+from auditor.errors import EXIT_CODES, REPORT_REQUEST, AuditorError
 from auditor.models import CallResult
 from tests.conftest import ROOT, run_cli
 
@@ -54,10 +54,7 @@ def test_a_crash_deep_in_the_pipeline_exits_3_in_one_line_without_logged_data(
     monkeypatch.setenv("AUDITOR_DEBUG", debug)
     code, out, err = run_cli(_audit(inputs, "--report-dir", str(tmp_path / "r")), capsys)
     assert code == 3  # never 1: CI would read "calls would be newly rejected"
-    line = (
-        "auditor: internal error: RuntimeError: tally out of step, "
-        f"please report it at {ISSUES_URL}"
-    )
+    line = f"auditor: internal error: RuntimeError: tally out of step; {REPORT_REQUEST}"
     assert SECRET not in out + err
     assert not (tmp_path / "r").exists()  # no report from a crashed run
     if debug:
@@ -75,9 +72,9 @@ def test_an_internal_error_message_is_cut_to_one_short_line() -> None:
     assert "\n" not in said
     assert said.startswith("auditor: internal error: ValueError: a")
     # The line break shows as the two characters \n; 4 + 195 characters and "…" make 200.
-    assert "a\\nb" + "x" * 195 + "…," in said and "x" * 196 not in said
+    assert "a\\nb" + "x" * 195 + "…;" in said and "x" * 196 not in said
     assert internal_error_line(KeyError()) == (
-        f"auditor: internal error: KeyError, please report it at {ISSUES_URL}"
+        f"auditor: internal error: KeyError; {REPORT_REQUEST}"
     )
 
 

@@ -15,7 +15,7 @@ from auditor.inputs.catalogs import load_catalogs
 from auditor.inputs.log_formats import Answer
 from auditor.inputs.pairing import Pairing
 from auditor.inputs.reader import LogReader
-from auditor.models import Call, Evidence, Location, OldRuntime, Outcome, ToolSchema
+from auditor.models import JSON, Call, Evidence, Location, OldRuntime, Outcome, ToolSchema
 from auditor.report import Format, render
 from auditor.schema.normalize import DEFAULT_RULES
 from tests.replaying import audit
@@ -124,7 +124,7 @@ def test_answers_go_to_the_earliest_call_with_their_key_and_waiting_is_bounded()
 def test_weak_evidence_never_changes_an_outcome() -> None:
     tools = load_catalogs([str(FIXTURES / "tools.yaml")]).tools
     replays = prepare(tools, DEFAULT_RULES)
-    arguments = {"path": "a", "limit": 500}
+    arguments: JSON = {"path": "a", "limit": 500}
     plain = evaluate_call(replays, Call("l:1", "read_file", arguments))[0]
     answered = evaluate_call(
         replays, Call("l:2", "read_file", arguments, evidence=Evidence.ANSWERED)
@@ -136,7 +136,7 @@ def test_weak_evidence_never_changes_an_outcome() -> None:
 def test_a_type_fix_elsewhere_is_not_the_cause_of_a_proven_regression() -> None:
     # "String" on path made only path unevaluable before; limit's type was always checked.
     # The call ran (the log says so), so it is newly rejected, but no change explains it.
-    schema = {
+    schema: JSON = {
         "type": "object",
         "properties": {"path": {"type": "String"}, "limit": {"type": "array"}},
     }

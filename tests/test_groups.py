@@ -131,7 +131,8 @@ def test_long_values_are_truncated_to_80_characters_by_default(tmp_path: Path) -
     for fmt in Format:
         assert "x" * 81 not in render(report, fmt), fmt
     (result,) = [r for r in report.calls if r.outcome is Outcome.NEWLY_REJECTED]
-    assert result.call.arguments["query"] == "x" * 80 + "… (+420 chars)"
+    arguments = result.call.arguments
+    assert isinstance(arguments, dict) and arguments["query"] == "x" * 80 + "… (+420 chars)"
 
 
 def test_max_calls_bounds_the_call_list_and_says_so(tmp_path: Path) -> None:

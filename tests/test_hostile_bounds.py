@@ -34,6 +34,7 @@ from auditor.aggregate.pipeline import (
 from auditor.inputs.parts import LogPart
 from auditor.models import (
     ACCEPTS,
+    JSON,
     Call,
     CallResult,
     Location,
@@ -523,8 +524,8 @@ def test_a_schema_too_large_to_prepare_is_unusable_in_one_line() -> None:
         return {f"p{i}": {"type": "string", "enum": ["a", "b"]} for i in range(count)}
 
     # 5 values per property (the object, "string", the list and its two items): 250,005 here.
-    huge = {"type": "object", "properties": properties(50_000)}
-    ordinary = {"type": "object", "properties": properties(100)}
+    huge: JSON = {"type": "object", "properties": properties(50_000)}
+    ordinary: JSON = {"type": "object", "properties": properties(100)}
     tools = [
         ToolSchema(name, schema, Location("tools.json"), "", "mapping")
         for name, schema in (("huge", huge), ("ordinary", ordinary))

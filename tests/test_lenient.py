@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from jsonschema import validators
 
+from auditor.models import JSON
 from auditor.replay.tool import VALIDATORS, _meta_validator
 from auditor.schema.keywords import draft_of
 from auditor.schema.lenient import (
@@ -155,7 +156,7 @@ def test_lenient_reading(schema: Any, read: Any, places: list[tuple[str, str]]) 
 
 
 def test_the_input_schema_is_never_modified() -> None:
-    schema = {"type": "object", "properties": {"a": {"type": "String"}}}
+    schema: JSON = {"type": "object", "properties": {"a": {"type": "String"}}}
     meta = _meta_validator(VALIDATORS[draft_of(schema)])
     read_leniently(schema, draft_of(schema), meta)
     assert schema == {"type": "object", "properties": {"a": {"type": "String"}}}

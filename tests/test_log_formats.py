@@ -162,6 +162,34 @@ def test_gzip_is_recognized_by_its_bytes(tmp_path: Path, name: str) -> None:
     _check(calls, reader.stats()[0], str(log), expected)
 
 
+def _span(attributes: dict[str, Any]) -> str:
+    """One OTLP JSON record holding one span with these attributes (key -> AnyValue)."""
+    pairs = [{"key": key, "value": value} for key, value in attributes.items()]
+    span = {"name": "execute_tool t", "attributes": pairs}
+    return json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]})
+
+
+def test_malformed_otel_values_are_read_as_what_they_hold(tmp_path: Path) -> None:
+    """An ``AnyValue`` of the wrong shape is a value the schema judges, never a crash."""
+    log = tmp_path / "spans.jsonl"
+    tool = {"stringValue": "t"}
+    arguments = "gen_ai.tool.call.arguments"
+    records = [
+        _span({"gen_ai.tool.name": tool, arguments: {"arrayValue": {"values": 5}}}),
+        _span({"gen_ai.tool.name": tool, arguments: {"kvlistValue": {"values": [
+            {"key": 7, "value": {"intValue": "12"}},
+            {"key": "f", "value": {"intValue": 1.5}},
+        ]}}}),
+    ]  # fmt: skip
+    log.write_text("\n".join(records) + "\n")
+    reader = LogReader([str(log)])
+    calls = list(reader)
+    # values not a list: an empty array; a non-string key is named by its text; an
+    # intValue that is no integer text stays what it was
+    assert [call.arguments for call in calls] == [[], {"7": 12, "f": 1.5}]
+    assert reader.stats()[0].calls == 2
+
+
 def test_describe_positions() -> None:
     assert describe(("choices", 0, "message", "tool_calls", 1)) == (
         "choices[0].message.tool_calls[1]"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from auditor.models import JSON
 from auditor.schema import pointers
 from auditor.schema.pointers import Anchor, ref_target
 
@@ -38,7 +39,7 @@ def test_ref_target(ref: str, expected: str | Anchor | None) -> None:
 
 
 def test_a_decoded_pointer_resolves_to_the_key_it_names() -> None:
-    document = {"a/b": {"c~d": {"e f": [10, 20]}}, "": 1}
+    document: JSON = {"a/b": {"c~d": {"e f": [10, 20]}}, "": 1}
     for ref, value in [("#/a~1b/c~0d/e%20f/1", 20), ("#/", 1), ("#", document)]:
         target = ref_target(ref)
         assert isinstance(target, str)

@@ -18,7 +18,7 @@ import pytest
 
 from auditor.aggregate.pipeline import prepare
 from auditor.inputs.reader import call_from
-from auditor.models import Call, Location, OldRuntime, Outcome, ToolSchema
+from auditor.models import JSON, Call, Location, OldRuntime, Outcome, ToolSchema
 from auditor.schema.normalize import DEFAULT_RULES
 from tests.conftest import load_cases
 from tests.replaying import replay_call
@@ -126,7 +126,8 @@ def _all_outcomes(spec: dict[str, Any]) -> list[str]:
 )
 def test_normalizer_and_validator_agree_on_the_draft(uri: str) -> None:
     """`prefix_items` is not a draft-07 keyword: not renamed, and not evaluated either."""
-    schema = {"$schema": uri, "type": "array", "items": [{"type": "string"}], "prefix_items": [{}]}
+    items: JSON = [{"type": "string"}]
+    schema: JSON = {"$schema": uri, "type": "array", "items": items, "prefix_items": [{}]}
     tool = ToolSchema("t", schema, Location("case.yaml"), "", "mapping")
     replays = prepare([tool], DEFAULT_RULES)
     assert replays["t"].normalized.rewrites == ()

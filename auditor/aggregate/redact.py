@@ -129,7 +129,7 @@ def shape(value: JSON) -> JSON:
     return shape_text(value)
 
 
-def shape_text(value: JSON) -> str:
+def shape_text(value: object) -> str:
     """One string naming a value's type and size, never its content."""
     if isinstance(value, str):
         return f"<string, {len(value)} chars>"

@@ -88,7 +88,8 @@ def load_config(
 def _read(path: Path) -> dict[str, Any]:
     try:
         with path.open("rb") as stream:
-            return tomllib.load(stream)
+            table: dict[str, Any] = tomllib.load(stream)
+            return table
     except tomllib.TOMLDecodeError as error:
         raise ConfigProblem(f"{path}: invalid TOML: {error}") from error
     except UnicodeDecodeError as error:

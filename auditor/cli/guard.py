@@ -2,8 +2,8 @@
 
 - An ``AuditorError`` (``auditor.errors``: a usage, config, baseline or input problem, a lost
   worker) prints ``auditor: <kind>: <message>`` in one line and exits with its code.
-- Any other exception is a bug: one line, ``auditor: internal error: <type>: <message>, please
-  report it at ...``, and exit 3, never 1 (which CI reads as "calls would be newly rejected").
+- Any other exception is a bug: one line, ``auditor: internal error: <type>: <message>; please
+  report it ...``, and exit 3, never 1 (which CI reads as "calls would be newly rejected").
   No traceback unless ``AUDITOR_DEBUG=1``, and even then without local variables: a frame's
   locals hold logged arguments, which ``--redact`` promises not to show.
 
@@ -29,7 +29,7 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Final, NoReturn
 
-from auditor.errors import EXIT_INTERNAL, EXIT_UNUSABLE, ISSUES_URL, AuditorError
+from auditor.errors import EXIT_INTERNAL, EXIT_UNUSABLE, REPORT_REQUEST, AuditorError
 from auditor.report.escape import one_line
 
 SIGNALS: Final = (signal.SIGINT, signal.SIGTERM)
@@ -108,7 +108,7 @@ def internal_error_line(error: BaseException) -> str:
     said = one_line(str(error))
     said = said if len(said) <= MAX_MESSAGE else said[: MAX_MESSAGE - 1] + "…"
     what = f"{type(error).__name__}: {said}" if said else type(error).__name__
-    return f"auditor: internal error: {what}, please report it at {ISSUES_URL}"
+    return f"auditor: internal error: {what}; {REPORT_REQUEST}"
 
 
 def _say(line: str) -> None:

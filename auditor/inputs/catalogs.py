@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Final
+from typing import Final, TypeGuard
 
 import yaml
 
@@ -397,12 +397,13 @@ def _declared(declaration: dict[str, JSON], schema_keys: Sequence[str], *at: str
 
 
 def _openai(tools: JSON) -> list[_Entry] | None:
-    if not _all_dicts(tools) or not all(
-        item.get("type") == "function" and isinstance(item.get("function"), dict) for item in tools
-    ):
+    if not _all_dicts(tools):
+        return None
+    functions = [item.get("function") for item in tools if item.get("type") == "function"]
+    if len(functions) < len(tools) or not _all_dicts(functions):
         return None
     return [
-        _declared(item["function"], ("parameters",), i, "function") for i, item in enumerate(tools)
+        _declared(function, ("parameters",), i, "function") for i, function in enumerate(functions)
     ]
 
 
@@ -449,11 +450,12 @@ def _gemini(tools: JSON) -> list[_Entry] | None:
 
 def _gemini_group(tool: dict[str, JSON], *at: int) -> list[_Entry] | None:
     key = next((k for k in _GEMINI_GROUPS if k in tool), None)
-    if key is None or not _all_dicts(tool[key]):
+    declarations = None if key is None else tool[key]
+    if key is None or not _all_dicts(declarations):
         return None
     return [
         _declared(declaration, _GEMINI_SCHEMAS, *at, key, j)
-        for j, declaration in enumerate(tool[key])
+        for j, declaration in enumerate(declarations)
     ]
 
 
@@ -527,7 +529,8 @@ def _object_schema(schema: JSON) -> bool:
     )
 
 
-def _all_dicts(document: JSON) -> bool:
+def _all_dicts(document: JSON) -> TypeGuard[list[dict[str, JSON]]]:
+    """A non-empty list of objects: the shape every catalog format's tool list has."""
     return (
         isinstance(document, list)
         and bool(document)

@@ -110,6 +110,11 @@ def describe(at: At) -> str:
 def item_at(record: JSON, at: At) -> JSON:
     """The value at ``at`` in ``record`` (``at`` came from this record's extraction)."""
     for part in at:
+        if isinstance(record, dict) and isinstance(part, str):
+            record = record[part]
+            continue
+        if not (isinstance(record, list) and isinstance(part, int)):
+            raise LookupError(f"{describe(at)} is not in this record")
         record = record[part]
     return record
 
@@ -140,7 +145,7 @@ def _bodies(record: JSON) -> Iterator[tuple[At, dict[str, JSON]]]:
 
 def _get(value: JSON, at: At) -> JSON:
     for key in at:
-        if not isinstance(value, dict):
+        if not isinstance(value, dict) or not isinstance(key, str):
             return None
         value = value.get(key)
     return value
@@ -383,8 +388,8 @@ def _answers_mcp(record: JSON) -> Iterator[Answer]:
             continue
         if "result" in message:
             yield Answer(key, Evidence.RAN)
-        elif isinstance(message.get("error"), dict):
-            code = message["error"].get("code")
+        elif isinstance(error := message.get("error"), dict):
+            code = error.get("code")
             refused = code == INVALID_PARAMS and not isinstance(code, bool)
             yield Answer(key, Evidence.REFUSED if refused else Evidence.ANSWERED)
 
@@ -438,16 +443,17 @@ def _any_value(value: JSON) -> JSON:
         if key in value:
             return value[key]
     if "intValue" in value:
+        number = value["intValue"]
         try:
-            return int(value["intValue"])
-        except (TypeError, ValueError):
-            return value["intValue"]
-    if isinstance(value.get("arrayValue"), dict):
-        return [_any_value(v) for v in value["arrayValue"].get("values", [])]
-    if isinstance(value.get("kvlistValue"), dict):
+            return int(number) if isinstance(number, (str, int)) else number
+        except ValueError:
+            return number
+    if isinstance(array := value.get("arrayValue"), dict):
+        items = array.get("values")
+        return [_any_value(v) for v in items] if isinstance(items, list) else []
+    if isinstance(kvlist := value.get("kvlistValue"), dict):
         return {
-            kv.get("key"): _any_value(kv.get("value"))
-            for _, kv in _each(value["kvlistValue"], "values")
+            str(kv.get("key")): _any_value(kv.get("value")) for _, kv in _each(kvlist, "values")
         }
     return None
 

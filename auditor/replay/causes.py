@@ -84,8 +84,8 @@ class CauseFinder:
             if isinstance(node, dict):
                 self._locations[id(node)] = pointer
                 for name in ("$anchor", "$dynamicAnchor"):
-                    if isinstance(node.get(name), str):
-                        self._anchors.setdefault("#" + node[name], (node, pointer))
+                    if isinstance(anchor := node.get(name), str):
+                        self._anchors.setdefault("#" + anchor, (node, pointer))
                 identifier = node.get("id" if self._draft is Draft.DRAFT4 else "$id")
                 if isinstance(identifier, str):
                     self._anchors.setdefault(identifier, (node, pointer))

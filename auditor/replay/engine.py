@@ -83,7 +83,8 @@ def trusted(schema: JSON) -> bool:
     for node in _objects(schema):
         if _REFERENCE_ONLY.intersection(node):
             return False
-        regexes = [node.get("pattern"), *(node.get("patternProperties") or ())]
+        named = node.get("patternProperties")
+        regexes = [node.get("pattern"), *(named if isinstance(named, dict) else ())]
         if not all(r is None or (isinstance(r, str) and _plain_regex(r)) for r in regexes):
             return False
         divisor = node.get("multipleOf")
@@ -216,8 +217,8 @@ def meta_valid(draft: Draft, schema: JSON) -> bool:
     """
     for node in _objects(schema):
         regexes = [node.get("pattern")]
-        if isinstance(node.get("patternProperties"), dict):
-            regexes += list(node["patternProperties"])
+        if isinstance(named := node.get("patternProperties"), dict):
+            regexes += list(named)
         for regex in regexes:
             if isinstance(regex, str) and not _python_regex(regex):
                 return False
@@ -281,12 +282,11 @@ def _for_fast_engine(node: JSON) -> JSON:
     if not isinstance(node, dict):
         return node
     out = {key: _for_fast_engine(value) for key, value in node.items()}
-    if isinstance(node.get("pattern"), str):
-        out["pattern"] = python_dollar(node["pattern"])
-    if isinstance(node.get("patternProperties"), dict):
+    if isinstance(pattern := node.get("pattern"), str):
+        out["pattern"] = python_dollar(pattern)
+    if isinstance(named := node.get("patternProperties"), dict):
         out["patternProperties"] = {
-            python_dollar(regex): _for_fast_engine(value)
-            for regex, value in node["patternProperties"].items()
+            python_dollar(regex): _for_fast_engine(value) for regex, value in named.items()
         }
     return out
 

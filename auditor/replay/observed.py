@@ -6,7 +6,7 @@ so they can be counted and printed under ``--redact``; details may (see ``Observ
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, cast
 
 from jsonschema.exceptions import ValidationError
 
@@ -25,7 +25,8 @@ _VALUE_KEYWORDS: Final = {"enum": "a value outside the enum", "const": "a value 
 def observe(error: ValidationError) -> tuple[Observation, ...]:
     """Observations about ``error.instance`` relevant to the failing keyword."""
     keyword = error.validator if isinstance(error.validator, str) else ""
-    instance: JSON = error.instance
+    # python-jsonschema hands back (a part of) the decoded arguments it was given
+    instance = cast(JSON, error.instance)
     found: list[Observation] = []
     if keyword in _PROPERTY_KEYWORDS and isinstance(instance, dict):
         found = [Observation("extra property", name) for name in _extra_properties(error)]
@@ -37,7 +38,7 @@ def observe(error: ValidationError) -> tuple[Observation, ...]:
     return tuple(found[:MAX_OBSERVATIONS]) or (Observation(shape_kind(instance)),)
 
 
-def shape_kind(value: JSON) -> str:
+def shape_kind(value: object) -> str:
     """A value's kind in words, with emptiness: what most length and type errors turn on."""
     if value is None:
         return "null"

@@ -20,7 +20,7 @@ from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES
 from auditor.inputs.positions import composable
 from auditor.models import JSON, Change, Rewrite, Rule, ToolSchema
 from auditor.schema import pointers
-from auditor.schema.normalize import DEFAULT_RULES, normalize
+from auditor.schema.normalize import DEFAULT_RULES, Normalized, normalize
 
 _BOM = "\ufeff"
 
@@ -105,7 +105,7 @@ def rewrite_file(
     return FileRewrite(path, before, after, applied)
 
 
-def _apply(text: str, is_json: bool, targets: Sequence[tuple[ToolSchema, JSON]]) -> str:
+def _apply(text: str, is_json: bool, targets: Sequence[tuple[ToolSchema, Normalized]]) -> str:
     try:
         root = yaml.compose(composable(text, is_json), Loader=yaml.SafeLoader)
     except yaml.YAMLError as error:
@@ -242,6 +242,8 @@ def _with_value(document: JSON, segments: list[str], value: JSON) -> JSON:
     head, rest = segments[0], segments[1:]
     if isinstance(document, list):
         document[int(head)] = _with_value(document[int(head)], rest, value)
-    else:
+    elif isinstance(document, dict):
         document[head] = _with_value(document[head], rest, value)
+    else:
+        raise EditError(f"no container at /{'/'.join(segments)}")
     return document

@@ -105,7 +105,7 @@ def _filter_types(node: dict[str, JSON], at: str, readings: list[LenientReading]
     names = value if isinstance(value, list) else [value]
     if "type" not in node or not all(isinstance(n, str) for n in names):
         return  # not names at all: the meta-schema pass decides
-    kept = [n for n in names if n in JSON_TYPES]
+    kept: list[JSON] = [n for n in names if n in JSON_TYPES]
     if len(kept) == len(names):
         return
     readings.append(LenientReading(pointers.join(at, "type"), value, NOT_A_TYPE))
@@ -177,10 +177,10 @@ def _drop_unresolvable_refs(
     if any(isinstance(n.get("$id"), str) or isinstance(n.get("id"), str) for n, _ in nodes[1:]):
         return
     anchors = {
-        pointers.Anchor(n[name])
+        pointers.Anchor(anchor)
         for n, _ in nodes
         for name in ("$anchor", "$dynamicAnchor")
-        if isinstance(n.get(name), str)
+        if isinstance(anchor := n.get(name), str)
     }
     for node, at in nodes:
         ref = node.get("$ref")

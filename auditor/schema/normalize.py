@@ -423,6 +423,8 @@ class _Walk:
         by_slot: dict[int, list[Rewrite]] = {}
         for site in self.refs:
             ref = site.holder["$ref"]
+            if not isinstance(ref, str):
+                continue
             tokens = pointers.fragment_tokens(ref)
             if tokens is None:
                 continue

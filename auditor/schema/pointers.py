@@ -10,6 +10,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from urllib.parse import unquote
 
+from auditor.models import JSON
+
 
 def escape(segment: str | int) -> str:
     """One reference token: ``~`` -> ``~0``, ``/`` -> ``~1``."""
@@ -83,7 +85,7 @@ def ref_target(ref: str) -> str | Anchor | None:
     return join("", *map(decode_token, fragment[1:].split("/"))) if fragment else ""
 
 
-def resolve(document: object, pointer: str) -> tuple[bool, object]:
+def resolve(document: JSON, pointer: str) -> tuple[bool, JSON]:
     """``(True, value)`` at ``pointer`` in ``document``, or ``(False, None)`` when absent."""
     node = document
     for segment in split(pointer):
