@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from enum import Enum
-from typing import TypeAlias
+from typing import Final, TypeAlias
 
 JSON: TypeAlias = "dict[str, JSON] | list[JSON] | str | int | float | bool | None"
 """A decoded JSON value: dict, list, str, int, float, bool or None."""
@@ -72,6 +72,13 @@ class Rule(str, Enum):
     TYPE_ALIAS = "type-alias"
     OPENAPI = "openapi"
     GEMINI = "gemini"
+    EDIT = "edit"
+    """Not a family ``--rules`` selects: a change between two catalogs (``--new-schemas``,
+    ``--against``), found by comparing them."""
+
+
+RULE_FAMILIES: Final = tuple(rule for rule in Rule if rule is not Rule.EDIT)
+"""The rule families ``--rules`` can select."""
 
 
 class Change(str, Enum):
@@ -83,6 +90,8 @@ class Change(str, Enum):
     """The value is replaced (a type name, a ``$ref``, a bound)."""
     REMOVE = "remove"
     """The entry is removed."""
+    ADD = "add"
+    """The entry is added."""
 
 
 @dataclass(frozen=True)
@@ -137,9 +146,25 @@ class Rewrite:
     new_pointer: str
     """The same place in the *new* schema."""
     change: Change = Change.RENAME
+    entry_of: str = ""
+    """For an entry added to or removed from a map of subschemas (a property of
+    ``properties``), the keyword holding it: the change belongs to that keyword's position."""
 
     def describe(self) -> str:
+        """``/properties/a/min_items: min_items → minItems``; a change between catalogs that
+        adds or removes says so (``/additionalProperties: added false``)."""
+        if self.removes_tool:
+            return f"tool {self.old} removed"
+        if self.rule is Rule.EDIT and self.change is Change.ADD:
+            return f"{self.pointer}: added {self.new}"
+        if self.rule is Rule.EDIT and self.change is Change.REMOVE:
+            return f"{self.pointer}: removed {self.old}"
         return f"{self.pointer}: {self.old} → {self.new}"
+
+    @property
+    def removes_tool(self) -> bool:
+        """Whether this is the change of a tool the new catalogs no longer define."""
+        return self.rule is Rule.EDIT and self.change is Change.REMOVE and not self.new_pointer
 
 
 class Severity(str, Enum):
@@ -434,6 +459,13 @@ class Report:
     generated_at: str | None = None
     fail_on: FailOn = FailOn.NEWLY_REJECTED
     old_runtime: OldRuntime = OldRuntime.LENIENT
+    new_schema_inputs: tuple[str, ...] = ()
+    """The catalogs after the change (``--new-schemas``); empty when the new side is the
+    normalized ``schema_inputs``."""
+    against: str | None = None
+    """The git revision the old catalogs were read at (``--against``)."""
+    added_tools: tuple[str, ...] = ()
+    """Tools only the new catalogs define."""
 
     @property
     def proven_count(self) -> int:
@@ -451,6 +483,11 @@ class Report:
     @property
     def rewrite_count(self) -> int:
         return sum(len(t.rewrites) for t in self.tools)
+
+    @property
+    def removed_tools(self) -> tuple[str, ...]:
+        """Tools the new catalogs no longer define."""
+        return tuple(t.name for t in self.tools if any(r.removes_tool for r in t.rewrites))
 
     @property
     def unexercised_count(self) -> int:

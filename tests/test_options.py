@@ -56,6 +56,9 @@ CASES: dict[str, tuple[Any, list[str], str, Any, Any, Any]] = {
                           256 * 1024 * 1024),
     "old_runtime": ("none", ["--old-runtime", "standard"], "old_runtime", OldRuntime.NONE,
                     OldRuntime.STANDARD, OldRuntime.LENIENT),
+    "new_schemas": (["n1.json"], ["--new-schemas", "n2.json", "n3.json"], "new_schemas",
+                    ("n1.json",), ("n2.json", "n3.json"), ()),
+    "against": ("main", ["--against", "origin/dev"], "against", "main", "origin/dev", None),
 }  # fmt: skip
 SEPARATELY = {"schemas", "logs", "output"}
 """Keys tested on their own: the required inputs, and outputs (paired with formats)."""

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
-from auditor.aggregate.hints import hint, observation_key
+from auditor.aggregate.hints import hint, observation_key, removed_tool_hint
 from auditor.models import CallResult, Example, Group, Outcome, Rewrite
 
 GROUPED: Final = frozenset(
@@ -195,7 +195,9 @@ class GroupCollector:
                 last=p.last,
                 error=p.error,
                 examples=tuple(p.examples),
-                hint=hint(
+                hint=removed_tool_hint(p.tool, p.count)
+                if any(cause.removes_tool for cause in p.causes)
+                else hint(
                     p.outcome,
                     p.tool,
                     p.keyword,

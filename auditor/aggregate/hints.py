@@ -88,6 +88,16 @@ def hint(
     )
 
 
+def removed_tool_hint(tool: str, count: int) -> DecisionHint:
+    """The hint for calls of a tool the new catalogs no longer define."""
+    return DecisionHint(
+        HintKind.REVIEW,
+        f"{md_code(tool)} is not in the new catalogs, and the log holds {count} "
+        f"{'call' if count == 1 else 'calls'} of it: keep the tool (or an alias) until its "
+        "callers have moved to its replacement.",
+    )
+
+
 def _evidence(count: int, observed: Counter[str]) -> str:
     if not observed:
         return ""

@@ -41,6 +41,7 @@ from auditor.inputs.parts import LogPart, split
 from auditor.inputs.reader import LogReader
 from auditor.models import LogStats, Override, Report, Rule, ToolSchema
 from auditor.replay.budget import DEFAULT_CALL_TIMEOUT
+from auditor.schema.diff import NewCatalogs
 from auditor.schema.normalize import DEFAULT_RULES
 
 MIN_PART_BYTES: Final = 4 << 20
@@ -81,13 +82,21 @@ def audit_logs(
     progress: Progress | None = None,
     call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
     max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
+    new_catalogs: NewCatalogs | None = None,
 ) -> Report:
     """The audit of log files, read by ``jobs`` worker processes where the logs allow it.
 
-    The report is the same whatever ``jobs`` is: parts are merged in log order.
+    The report is the same whatever ``jobs`` is: parts are merged in log order. The new side
+    is ``new_catalogs`` when given, else ``tools`` normalized by ``rules``.
     """
     settings = settings or ReportSettings()
-    replays = prepare(tools, rules, call_timeout=call_timeout, old_runtime=settings.old_runtime)
+    replays = prepare(
+        tools,
+        rules,
+        call_timeout=call_timeout,
+        old_runtime=settings.old_runtime,
+        new_catalogs=new_catalogs,
+    )
     progress = progress or Progress(0)
     counted = (
         tally_in_parallel(replays, files, fmt, jobs, settings, progress, max_record_bytes)

@@ -18,6 +18,7 @@ from auditor.models import (
     BaselineUse,
     Call,
     CallResult,
+    Change,
     FailOn,
     Finding,
     Group,
@@ -34,6 +35,7 @@ from auditor.models import (
 )
 from auditor.replay.budget import DEFAULT_CALL_TIMEOUT, CallBudget
 from auditor.replay.tool import MEMO_ENTRIES, Memo, SchemaSummary, ToolReplay, summarize
+from auditor.schema.diff import NewCatalogs, compare
 from auditor.schema.keywords import draft_of
 from auditor.schema.normalize import Normalized, normalize
 
@@ -62,9 +64,14 @@ class Replays(Mapping[str, ToolReplay]):
         fast: bool = True,
         call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
         old_runtime: OldRuntime = OldRuntime.LENIENT,
+        new_catalogs: NewCatalogs | None = None,
     ) -> None:
         self._tools = {tool.name: tool for tool in tools}
         self._rules = rules
+        self.new_catalogs = new_catalogs
+        self._new_tools = (
+            None if new_catalogs is None else {tool.name: tool for tool in new_catalogs.tools}
+        )
         self._fast = fast
         self._old_runtime = old_runtime
         self._memo = Memo(MEMO_ENTRIES)
@@ -75,7 +82,7 @@ class Replays(Mapping[str, ToolReplay]):
         replay = self._built.get(name)
         if replay is None:
             tool = self._tools[name]
-            normalized = _normalize(tool, self._rules)
+            normalized = self._new_side(tool)
             replay = ToolReplay(
                 tool, normalized, self._fast, self._memo, self._budget, self._old_runtime
             )
@@ -106,8 +113,24 @@ class Replays(Mapping[str, ToolReplay]):
             schemas = SchemaSummary(replay.old_problem, replay.new.problem, replay.readings)
             return replay.tool, replay.normalized, schemas
         tool = self._tools[name]
-        normalized = _normalize(tool, self._rules)
+        normalized = self._new_side(tool)
         return tool, normalized, summarize(tool, normalized, self._old_runtime)
+
+    def _new_side(self, tool: ToolSchema) -> Normalized:
+        if self._new_tools is None or self.new_catalogs is None:
+            return _normalize(tool, self._rules)
+        return compare(tool, self._new_tools.get(tool.name), self.new_catalogs.rules)
+
+    def new_tool(self, name: str) -> ToolSchema | None:
+        """The tool of this name in the new catalogs, when there are new catalogs."""
+        return None if self._new_tools is None else self._new_tools.get(name)
+
+    @property
+    def added(self) -> tuple[str, ...]:
+        """Tools only the new catalogs define, by name."""
+        if self._new_tools is None:
+            return ()
+        return tuple(sorted(name for name in self._new_tools if name not in self._tools))
 
 
 def prepare(
@@ -116,11 +139,13 @@ def prepare(
     fast: bool = True,
     call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
     old_runtime: OldRuntime = OldRuntime.LENIENT,
+    new_catalogs: NewCatalogs | None = None,
 ) -> Replays:
     """Every tool, normalized and compiled on its first call. ``fast=False``: the reference
     engine only; evaluating one call may take ``call_timeout`` seconds (None: unbounded);
-    ``old_runtime`` is what enforced the old schemas when the logs were written."""
-    return Replays(tools, rules, fast, call_timeout, old_runtime)
+    ``old_runtime`` is what enforced the old schemas when the logs were written;
+    ``new_catalogs``, when given, is the new side instead of the normalized ``tools``."""
+    return Replays(tools, rules, fast, call_timeout, old_runtime, new_catalogs)
 
 
 def _normalize(tool: ToolSchema, rules: Collection[Rule]) -> Normalized:
@@ -330,6 +355,9 @@ def build_report(
         generated_at=settings.generated_at,
         fail_on=settings.fail_on,
         old_runtime=settings.old_runtime,
+        new_schema_inputs=() if replays.new_catalogs is None else replays.new_catalogs.inputs,
+        against=None if replays.new_catalogs is None else replays.new_catalogs.against,
+        added_tools=replays.added,
     )
 
 
@@ -347,15 +375,22 @@ def _summary(name: str, replays: Replays, tally: Tally) -> ToolSummary:
         old_schema_problem=schemas.old_problem,
         new_schema_problem=schemas.new_problem,
         reached=tuple(reached.get(index, 0) for index in range(len(normalized.rewrites))),
-        rewrite_locations=tuple(_location(tool, r) for r in normalized.rewrites),
+        rewrite_locations=tuple(
+            _location(tool, r, replays.new_tool(name)) for r in normalized.rewrites
+        ),
         lenient_readings=schemas.readings,
         proven=tally.proven.get(name, 0),
         contradictions=tally.contradictions.get(name, 0),
     )
 
 
-def _location(tool: ToolSchema, rewrite: Rewrite) -> Location | None:
-    """Where the rewritten key stands in the catalog file (the key, even for a type value)."""
+def _location(tool: ToolSchema, rewrite: Rewrite, new: ToolSchema | None) -> Location | None:
+    """Where the rewritten key stands in the catalog file (the key, even for a type value);
+    for a change between catalogs, in the new catalog where the change is still there."""
+    if new is not None and rewrite.change is not Change.REMOVE:
+        position = new.positions.get(rewrite.new_pointer)
+        if position is not None:
+            return Location(new.location.path, *position)
     position = tool.positions.get(rewrite.pointer)
     return None if position is None else Location(tool.location.path, *position)
 

@@ -9,7 +9,7 @@ worker was lost, a bug) and wrote no report.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from enum import Enum
@@ -37,19 +37,21 @@ from auditor.cli.common import (
 from auditor.cli.config import Setting
 from auditor.cli.output import check_confined, names_stdout
 from auditor.errors import EXIT_OK
-from auditor.inputs.catalogs import STDIN, CatalogFormat, load_catalogs
+from auditor.inputs.catalogs import STDIN, CatalogFormat, Catalogs, load_catalogs
+from auditor.inputs.git_catalogs import GitRevision
 from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES, DEFAULT_MAX_RECORD_BYTES, byte_size
 from auditor.inputs.log_files import LogFormatError, check_logs
 from auditor.inputs.log_formats import LogFormat
 from auditor.inputs.paths import shown
-from auditor.models import FailOn, OldRuntime, Report, Rule
+from auditor.models import RULE_FAMILIES, FailOn, OldRuntime, Report, Rule
 from auditor.replay.budget import DEFAULT_CALL_TIMEOUT
 from auditor.report import Format, render
 from auditor.report.common import gate_line, plain
 from auditor.report.escape import one_line, terminal
+from auditor.schema.diff import NewCatalogs
 from auditor.schema.normalize import DEFAULT_RULES
 
-MULTI_VALUE_OPTIONS = ("--schemas", "--logs")
+MULTI_VALUE_OPTIONS = ("--schemas", "--logs", "--new-schemas")
 """Options of this command that take several values (`--logs a.jsonl b.jsonl`)."""
 
 
@@ -119,6 +121,12 @@ class AuditOptions:
     reports_within: Path | None = None
     """The same for the report files, unless ``--report-dir`` was given."""
     old_runtime: OldRuntime = OldRuntime.LENIENT
+    new_schemas: tuple[str, ...] = ()
+    """The catalogs after the change; empty: ``schemas`` normalized by ``rules``."""
+    against: str | None = None
+    """A git revision: the old catalogs are ``schemas`` as it holds them."""
+    new_rules: frozenset[Rule] = frozenset()
+    """Normalization of the new catalogs: only what ``--rules`` named explicitly."""
 
 
 def audit(
@@ -129,6 +137,24 @@ def audit(
             "--schemas",
             metavar="PATH...",
             help="Catalog files or directories (JSON or YAML); '-' is stdin. Required.",
+        ),
+    ] = None,
+    new_schemas: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--new-schemas",
+            metavar="PATH...",
+            help="The catalogs after the change, taken as written (normalized only by an "
+            "explicit --rules); tools are matched by name. Default: --schemas normalized.",
+        ),
+    ] = None,
+    against: Annotated[
+        str | None,
+        typer.Option(
+            "--against",
+            metavar="REF",
+            help="Audit the change from git revision REF to the work tree: the old catalogs "
+            "are the --schemas files at REF (read with git, never checked out).",
         ),
     ] = None,
     logs: Annotated[
@@ -249,7 +275,7 @@ def audit(
             metavar="FAMILIES",
             show_default=True,
             help="Comma-separated rule families of the normalization to audit, as for "
-            f"`auditor normalize`: {', '.join(rule.value for rule in Rule)}.",
+            f"`auditor normalize`: {', '.join(rule.value for rule in RULE_FAMILIES)}.",
         ),
     ] = DEFAULT_RULES_TEXT,
     call_timeout: Annotated[
@@ -339,6 +365,9 @@ def audit(
         outputs_within=outputs_within,
         reports_within=reports_within,
         old_runtime=old_runtime,
+        new_schemas=tuple(new_schemas or ()),
+        against=against,
+        new_rules=parse_rules(rules) if _given(ctx, "rules") else frozenset(),
     )
     raise typer.Exit(run(options))
 
@@ -394,6 +423,12 @@ SETTINGS: Final = {name: option for name, option in OPTIONS.items() if name not 
 """Every configuration key of ``audit``, with its option."""
 
 
+def _given(ctx: typer.Context, name: str) -> bool:
+    """Whether the command line or the config file set option ``name``."""
+    source = ctx.get_parameter_source(name)
+    return source is not None and source.name in ("COMMANDLINE", "DEFAULT_MAP")
+
+
 def _confined(paths: list[Path], within: Path) -> None:
     """Refuse, before the audit runs, outputs the command line did not name (the config
     file's, the default report folder) that would be written outside ``within``."""
@@ -421,14 +456,7 @@ def run(options: AuditOptions) -> int:
     """Execute an audit; raises UsageFailure for unusable input or output."""
     if STDIN in options.schemas and STDIN in options.logs:
         raise UsageFailure("standard input ('-') can feed the catalogs or the logs, not both")
-    catalogs = load_catalogs(
-        options.schemas,
-        allow_override=options.allow_override,
-        fmt=options.catalog_format,
-        max_bytes=options.max_catalog_bytes,
-    )
-    if catalogs.problems:
-        raise UsageFailure(str(catalogs.problems[0]))
+    catalogs, new_catalogs = _catalogs(options)
     files, problems = check_logs(options.logs)
     if problems:
         raise UsageFailure(str(problems[0]))
@@ -455,6 +483,7 @@ def run(options: AuditOptions) -> int:
             progress=Progress.for_terminal(total, options.quiet),
             call_timeout=options.call_timeout,
             max_record_bytes=options.max_record_bytes,
+            new_catalogs=new_catalogs,
         )
     except LogFormatError as error:
         raise UsageFailure(str(error.problem)) from error
@@ -475,6 +504,46 @@ def run(options: AuditOptions) -> int:
     if line := gate_line(report):
         typer.echo(f"auditor: {one_line(plain(line))}", err=True)  # a failing gate says why
     return code
+
+
+def _catalogs(options: AuditOptions) -> tuple[Catalogs, NewCatalogs | None]:
+    """The old catalogs and, when the change is not a normalization, the new ones."""
+    if options.against is not None and options.new_schemas:
+        raise UsageFailure("--against and --new-schemas both name the new catalogs: give one")
+    revision = (
+        None
+        if options.against is None
+        else GitRevision.resolve(options.against, options.schemas[0])
+    )
+    old = _load(options, options.schemas, revision)
+    if revision is not None:
+        new_inputs = options.schemas
+    elif options.new_schemas:
+        new_inputs = options.new_schemas
+    else:
+        return old, None
+    if STDIN in new_inputs and (STDIN in options.schemas or STDIN in options.logs):
+        raise UsageFailure("standard input ('-') can feed one of the inputs, not two")
+    new = _load(options, new_inputs, None)
+    return old, NewCatalogs(
+        new.tools,
+        tuple(shown(path) for path in new_inputs),
+        options.new_rules,
+        None if revision is None else revision.ref,
+    )
+
+
+def _load(options: AuditOptions, paths: Sequence[str], revision: GitRevision | None) -> Catalogs:
+    catalogs = load_catalogs(
+        paths,
+        allow_override=options.allow_override,
+        fmt=options.catalog_format,
+        max_bytes=options.max_catalog_bytes,
+        source=revision,
+    )
+    if catalogs.problems:
+        raise UsageFailure(str(catalogs.problems[0]))
+    return catalogs
 
 
 def _read_baseline(path: str | None) -> Baseline | None:

@@ -13,7 +13,7 @@ from auditor.cli.output import write_atomic, write_together
 from auditor.errors import AuditorError
 from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES, byte_size
 from auditor.inputs.paths import shown
-from auditor.models import Rule
+from auditor.models import RULE_FAMILIES, Rule
 from auditor.schema.normalize import DEFAULT_RULES
 
 
@@ -66,7 +66,7 @@ def parse_rules(value: str | None) -> frozenset[Rule]:
     if value is None:
         return DEFAULT_RULES
     names = [name.strip() for name in value.split(",") if name.strip()]
-    known = {rule.value: rule for rule in Rule}
+    known = {rule.value: rule for rule in RULE_FAMILIES}
     unknown = [name for name in names if name not in known]
     if unknown or not names:
         raise UsageFailure(

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Final, TypeGuard
+from typing import Final, Protocol, TypeGuard
 
 import yaml
 
@@ -79,6 +79,28 @@ class Catalogs:
     problems: tuple[CatalogProblem, ...]
 
 
+class CatalogSource(Protocol):
+    """Where catalog files are listed and read from."""
+
+    def expand(self, paths: Sequence[str]) -> tuple[list[str], list[CatalogProblem]]: ...
+
+    def read(
+        self, path: str, fmt: CatalogFormat | None, max_bytes: int
+    ) -> tuple[list[ToolSchema], CatalogProblem | None]: ...
+
+
+class FileSystem:
+    """Catalog files as they are on disk (``-``: standard input)."""
+
+    def expand(self, paths: Sequence[str]) -> tuple[list[str], list[CatalogProblem]]:
+        return expand(paths)
+
+    def read(
+        self, path: str, fmt: CatalogFormat | None, max_bytes: int
+    ) -> tuple[list[ToolSchema], CatalogProblem | None]:
+        return read_catalog(path, fmt, max_bytes)
+
+
 def catalog_files(path: str) -> tuple[list[str], list[CatalogProblem]]:
     """``path`` itself, or the catalog files below a directory in a stable order, with the
     entries there that cannot be read (a FIFO, a broken link, an unreadable folder)."""
@@ -103,17 +125,19 @@ def load_catalogs(
     allow_override: bool = False,
     fmt: CatalogFormat | None = None,
     max_bytes: int = DEFAULT_MAX_CATALOG_BYTES,
+    source: CatalogSource | None = None,
 ) -> Catalogs:
     """Read every catalog; a tool defined twice is a problem unless ``allow_override``.
 
     ``fmt`` forces one shape for every file instead of detecting each one's; a file larger
-    than ``max_bytes`` is a problem.
+    than ``max_bytes`` is a problem. ``source`` lists and reads the files (the default: the
+    file system; ``auditor.inputs.git_catalogs``: a git revision).
     """
     by_name: dict[str, ToolSchema] = {}
     overrides: list[Override] = []
-    files, problems = expand(paths)
+    files, problems = (source or FileSystem()).expand(paths)
     for file in files:
-        tools, problem = read_catalog(file, fmt, max_bytes)
+        tools, problem = (source or FileSystem()).read(file, fmt, max_bytes)
         if problem is not None:
             problems.append(problem)
             continue
@@ -149,17 +173,28 @@ def read_catalog(
                 Location(name),
                 f"larger than the {byte_size(max_bytes)} a catalog may have (--max-catalog-bytes)",
             )
-        text = data.decode("utf-8-sig")
     except FileNotFoundError:
         return [], CatalogProblem(Location(name), "no such file")
-    except UnicodeDecodeError as error:
-        return [], CatalogProblem(Location(name), f"not UTF-8 text ({error.reason})")
     except OSError as error:
         return [], CatalogProblem(Location(name), f"cannot read: {error.strerror or error}")
+    stem = None if path == STDIN else shown(Path(path).stem)
     # Standard input has no suffix to go by: JSON text starts with a bracket, YAML rarely does.
-    as_json = (
-        text.lstrip().startswith(("{", "[")) if path == STDIN else path.lower().endswith(".json")
-    )
+    as_json = None if path == STDIN else path.lower().endswith(".json")
+    return parse_catalog(name, data, as_json, fmt, stem)
+
+
+def parse_catalog(
+    name: str, data: bytes, as_json: bool | None, fmt: CatalogFormat | None, stem: str | None
+) -> tuple[list[ToolSchema], CatalogProblem | None]:
+    """The tools of one catalog's bytes, read from ``name``: JSON when ``as_json`` (None:
+    when the text starts with a bracket); ``stem`` names a lone schema's tool (None: such a
+    schema is a problem, as on standard input)."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        return [], CatalogProblem(Location(name), f"not UTF-8 text ({error.reason})")
+    if as_json is None:
+        as_json = text.lstrip().startswith(("{", "["))
     document, problem = parse_document(name, text, as_json)
     if problem is not None:
         return [], problem
@@ -177,11 +212,11 @@ def read_catalog(
         location = Location(name, where[0], where[1])
         tool = entry.name
         if entry.named_by_file:
-            if path == STDIN:
+            if stem is None:
                 return [], CatalogProblem(
                     location, "a lone schema on standard input has no tool name: use a file"
                 )
-            tool = shown(Path(path).stem)
+            tool = stem
         if not isinstance(tool, str) or not tool:
             return [], CatalogProblem(location, "a tool has no name (a non-empty string)")
         tools.append(

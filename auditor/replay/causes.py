@@ -219,8 +219,11 @@ class CauseFinder:
 
 
 def keyword_position(rewrite: Rewrite) -> str:
-    """The keyword a rewrite belongs to: a type-array member belongs to its ``type``."""
-    if rewrite.change is Change.REPLACE and _TYPE_MEMBER.search(rewrite.new_pointer):
+    """The keyword a rewrite belongs to: a type-array member belongs to its ``type``, an
+    added or removed property to its ``properties``."""
+    if rewrite.entry_of or (
+        rewrite.change is Change.REPLACE and _TYPE_MEMBER.search(rewrite.new_pointer)
+    ):
         return pointers.parent(rewrite.new_pointer)
     return rewrite.new_pointer
 

@@ -192,6 +192,7 @@ class ToolReplay:
             else FastCheck(old_schema if fast and self.old.validator else None)
         )
         self._memo = memo if memo is not None else Memo(MEMO_ENTRIES)
+        self._removal = next((i for i, r in enumerate(normalized.rewrites) if r.removes_tool), None)
         self._coverage = (
             CoverageTracker(
                 type(self.new.validator), normalized.schema, normalized.rewrites, _LOCAL_ONLY
@@ -248,7 +249,11 @@ class ToolReplay:
 
         A separate step from ``replay`` (a second evaluation): see ``auditor.replay.coverage``.
         """
-        if self._coverage is None or call.unparsed is not None:
+        if call.unparsed is not None:
+            return frozenset()
+        if self._removal is not None:
+            return frozenset({self._removal})  # the whole schema went: every call reaches it
+        if self._coverage is None:
             return frozenset()
         return self._coverage.reached(call.arguments)
 

@@ -97,7 +97,27 @@ def runtime_lines(report: Report) -> list[str]:
         for tool in report.tools
         if (note := runtime_note(tool))
     ]
-    return [runtime_line(report), *notes, *contradiction_lines(report)]
+    return [runtime_line(report), *change_lines(report), *notes, *contradiction_lines(report)]
+
+
+def change_lines(report: Report) -> list[str]:
+    """What the change is when it is not the normalization of ``--schemas``: the catalogs
+    compared, and the tools only one side defines (Markdown code marks)."""
+    if not report.new_schema_inputs:
+        return []
+    names = ", ".join
+    old = names(escape.md_code(path) for path in report.schema_inputs)
+    if report.against is not None:
+        line = f"The change: {old} at {escape.md_code(report.against)} → the work tree."
+    else:
+        new = names(escape.md_code(path) for path in report.new_schema_inputs)
+        line = f"The change: {old} → {new}, compared tool by tool."
+    lines = [line]
+    if report.added_tools:
+        lines.append(f"Tools added: {names(escape.md_code(t) for t in report.added_tools)}.")
+    if report.removed_tools:
+        lines.append(f"Tools removed: {names(escape.md_code(t) for t in report.removed_tools)}.")
+    return lines
 
 
 def proven_line(report: Report) -> str | None:
@@ -170,6 +190,8 @@ def cause_text(causes: tuple[Rewrite, ...]) -> str:
 def group_title(group: Group) -> str:
     """What a group is about, in one line without markup."""
     calls = plural(group.count, "call")
+    if any(cause.removes_tool for cause in group.causes):
+        return f"{group.tool}: {calls} to a tool the change removed"
     if group.keyword:
         verb = "fails" if group.count == 1 else "fail"
         return f"{group.tool}: {calls} {verb} {group.keyword} at {group.schema_pointer or '/'}"
@@ -184,13 +206,17 @@ def coverage_line(report: Report) -> str:
     """``7 of 12 rewrites were never exercised by the log`` and what that means."""
     total = report.rewrite_count
     never = report.unexercised_count
+    word = "change" if report.new_schema_inputs else "rewrite"
     if not total:
-        return "The normalizer rewrote nothing."
+        return (
+            "The catalogs do not differ." if word == "change" else "The normalizer rewrote nothing."
+        )
     if not never:
-        return f"Every one of the {plural(total, 'rewrite')} was exercised by at least one call."
+        return f"Every one of the {plural(total, word)} was exercised by at least one call."
     return (
-        f"{never} of {plural(total, 'rewrite')} were never exercised by the log: no logged call "
-        "reached the rewritten keyword, so the log says nothing about what they will reject."
+        f"{never} of {plural(total, word)} were never exercised by the log: no logged call "
+        f"reached the {'changed' if word == 'change' else 'rewritten'} keyword, so the log says "
+        "nothing about what they will reject."
     )
 
 

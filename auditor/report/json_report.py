@@ -40,6 +40,13 @@ def as_dict(report: Report) -> dict[str, Any]:
         "generated_at": report.generated_at,
         "redacted": report.redacted,
         "old_runtime": report.old_runtime.value,
+        "change": {
+            "kind": _change_kind(report),
+            "new_schemas": list(report.new_schema_inputs),
+            "against": report.against,
+            "added_tools": list(report.added_tools),
+            "removed_tools": list(report.removed_tools),
+        },
         "inputs": {
             "schemas": list(report.schema_inputs),
             "logs": [asdict(stats) for stats in report.log_inputs],
@@ -68,6 +75,12 @@ def as_dict(report: Report) -> dict[str, Any]:
         "calls": [_call(result) for result in report.calls],
         "calls_omitted": report.calls_omitted,
     }
+
+
+def _change_kind(report: Report) -> str:
+    if report.against is not None:
+        return "git"
+    return "catalogs" if report.new_schema_inputs else "normalize"
 
 
 def _baseline(baseline: BaselineUse | None) -> dict[str, Any] | None:
@@ -151,6 +164,7 @@ def rewrite_dict(rewrite: Rewrite) -> dict[str, str]:
         "new": rewrite.new,
         "rule": rewrite.rule.value,
         "new_pointer": rewrite.new_pointer,
+        "change": rewrite.change.value,
     }
 
 

@@ -14,13 +14,23 @@ from enum import Enum
 from importlib import resources
 from typing import Any, Final
 
-from auditor.models import Evidence, FailOn, HintKind, OldRuntime, Outcome, Rule, Severity
+from auditor.models import (
+    Change,
+    Evidence,
+    FailOn,
+    HintKind,
+    OldRuntime,
+    Outcome,
+    Rule,
+    Severity,
+)
 
 ENUMS: Final[dict[str, type[Enum]]] = {
     "/properties/old_runtime": OldRuntime,
     "/properties/gate/properties/fail_on": FailOn,
     "/$defs/outcome": Outcome,
     "/$defs/rewrite/properties/rule": Rule,
+    "/$defs/rewrite/properties/change": Change,
     "/$defs/finding/properties/severity": Severity,
     "/$defs/group/properties/hint/properties/kind": HintKind,
     "/$defs/evidence": Evidence,

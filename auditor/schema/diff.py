@@ -1,0 +1,205 @@
+"""The structural difference between two versions of a tool's schema, as rewrites.
+
+When the new side of an audit is a second catalog (``--new-schemas``, ``--against``) rather
+than the normalizer's output, the changes that explain new errors are the places where the
+two schemas differ. Each is recorded like a normalizer rewrite, under the rule ``edit``, so
+causes and coverage work unchanged:
+
+- one change per JSON pointer: a keyword added, removed, or its value replaced;
+- the walk descends through keyword positions only (subschemas, maps and lists of them, by
+  the vocabulary of :mod:`auditor.schema.keywords`), so a changed ``maxLength`` is one change
+  at ``.../maxLength`` and never a change of every schema above it; a data value (``enum``,
+  ``required``, ``type``, ``$ref``) that differs is one replacement of the whole value;
+- a keyword respelled (``min_length`` → ``minLength``, ``anyOf`` → ``any_of``) is one rename,
+  not a removal and an addition, and its value is compared below the rename;
+- ``$ref`` targets are followed by the cause finder itself: a change inside ``$defs`` is on
+  the path of every error whose evaluation went through a reference to it.
+
+Whole entries of a map of subschemas (a property added to or removed from ``properties``) are
+changes at the entry (``/properties/email``) that belong to the map's keyword: an added
+property explains errors below it, and a removed one explains the ``additionalProperties``
+error its calls now meet (see ``Rewrite.keyword``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass
+from typing import Final
+
+from auditor.models import JSON, Change, Rewrite, Rule, ToolSchema
+from auditor.schema import pointers
+from auditor.schema.keywords import ANY_DRAFT_SNAKE, VOCABULARY, Draft, Kind, draft_of
+from auditor.schema.normalize import Normalized, normalize
+
+MAX_SHOWN: Final = 200
+"""Characters of a value a change shows before and after (a whole added subschema can be long)."""
+
+_TOOL_REMOVED: Final = "tool removed"
+
+
+@dataclass(frozen=True)
+class NewCatalogs:
+    """The catalogs after the change (``--new-schemas``, or ``--schemas`` at ``--against``'s
+    revision as the old side), compared with the old catalogs tool by tool, by name."""
+
+    tools: tuple[ToolSchema, ...]
+    inputs: tuple[str, ...]
+    """The new catalogs as the user named them."""
+    rules: frozenset[Rule] = frozenset()
+    """Normalization applied to the new schemas: none unless ``--rules`` was given."""
+    against: str | None = None
+    """The git revision the old catalogs were read at (``--against``), if any."""
+
+
+def compare(old: ToolSchema, new: ToolSchema | None, rules: Collection[Rule]) -> Normalized:
+    """The new side of ``old``: ``new``'s schema (normalized by ``rules``; as written when
+    there are none) with the changes from the old one, or a schema that refuses every call
+    when the change removed the tool."""
+    if new is None:
+        return Normalized(False, (removed_tool(old.name),), (), draft_of(old.schema))
+    try:
+        normalized = normalize(new.schema, rules)
+        changes = diff(old.schema, normalized.schema)
+    except RecursionError:  # too deep to walk: compiling it reports the same depth problem
+        return Normalized(new.schema, (), (), draft_of(new.schema))
+    return Normalized(normalized.schema, changes, normalized.findings, normalized.draft)
+
+
+def diff(old: JSON, new: JSON) -> tuple[Rewrite, ...]:
+    """Every change from ``old`` to ``new``, in the order of the new schema's keys."""
+    return tuple(_Diff(draft_of(old), draft_of(new)).schema(old, new, "", ""))
+
+
+def removed_tool(name: str) -> Rewrite:
+    """The one change of a tool the new catalogs no longer define: its whole schema goes."""
+    return Rewrite("", name, _TOOL_REMOVED, Rule.EDIT, "", Change.REMOVE)
+
+
+def same(a: JSON, b: JSON) -> bool:
+    """JSON equality: ``true`` is not ``1``, and ``1`` is ``1.0`` (as JSON Schema compares)."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    return type(a) is type(b) and a == b
+
+
+def shown(value: JSON) -> str:
+    """A value as compact JSON text, cut to ``MAX_SHOWN`` characters."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 1] + "…"
+
+
+def _spelling(key: str) -> str:
+    """What a key spells whatever its case: ``min_length``, ``MinLength`` -> ``minlength``."""
+    return ANY_DRAFT_SNAKE.get(key, key).replace("_", "").lower()
+
+
+class _Diff:
+    def __init__(self, old_draft: Draft, new_draft: Draft) -> None:
+        self._old = VOCABULARY[old_draft]
+        self._new = VOCABULARY[new_draft]
+
+    def _kind(self, old_key: str, new_key: str) -> Kind:
+        return self._new.get(new_key) or self._old.get(old_key) or Kind.DATA
+
+    def schema(self, old: JSON, new: JSON, at_old: str, at_new: str) -> Iterator[Rewrite]:
+        if not (isinstance(old, dict) and isinstance(new, dict)):
+            if not same(old, new):  # a boolean schema, or junk the meta-schema check names
+                yield _replace(at_old, at_new, old, new)
+            return
+        renamed = _renames(old, new)
+        for key, value in new.items():
+            old_key = key if key in old else renamed.get(key)
+            there_old, there_new = pointers.join(at_old, old_key or key), pointers.join(at_new, key)
+            if old_key is None:
+                yield Rewrite(there_old, "", shown(value), Rule.EDIT, there_new, Change.ADD)
+                continue
+            if old_key != key:
+                yield Rewrite(there_old, old_key, key, Rule.EDIT, there_new, Change.RENAME)
+            kind = self._kind(old_key, key)
+            yield from self.value(kind, old[old_key], value, there_old, there_new)
+        kept = set(new) | set(renamed.values())
+        for key, value in old.items():
+            if key not in kept:
+                there = pointers.join(at_old, key)
+                yield Rewrite(
+                    there, shown(value), "", Rule.EDIT, pointers.join(at_new, key), Change.REMOVE
+                )
+
+    def value(
+        self, kind: Kind, old: JSON, new: JSON, at_old: str, at_new: str
+    ) -> Iterator[Rewrite]:
+        if same(old, new):
+            return
+        if kind is Kind.SCHEMA:
+            yield from self.schema(old, new, at_old, at_new)
+        elif kind in (Kind.SCHEMA_LIST, Kind.SCHEMA_OR_LIST) and isinstance(old, list):
+            if isinstance(new, list) and len(old) == len(new):
+                for i, (a, b) in enumerate(zip(old, new, strict=True)):
+                    yield from self.schema(a, b, pointers.join(at_old, i), pointers.join(at_new, i))
+            else:  # branches added or removed: which is which cannot be told by position
+                yield _replace(at_old, at_new, old, new)
+        elif kind is Kind.SCHEMA_OR_LIST and not isinstance(new, list):
+            yield from self.schema(old, new, at_old, at_new)
+        elif (
+            kind in (Kind.SCHEMA_MAP, Kind.DEPENDENCIES)
+            and isinstance(old, dict)
+            and isinstance(new, dict)
+        ):
+            yield from self._entries(kind, old, new, at_old, at_new)
+        else:
+            yield _replace(at_old, at_new, old, new)
+
+    def _entries(
+        self, kind: Kind, old: dict[str, JSON], new: dict[str, JSON], at_old: str, at_new: str
+    ) -> Iterator[Rewrite]:
+        """Entries of ``properties``, ``$defs`` and the like: names are data, never renamed."""
+        keyword = pointers.split(at_new)[-1] if at_new else ""
+        for name, value in new.items():
+            there_old, there_new = pointers.join(at_old, name), pointers.join(at_new, name)
+            if name not in old:
+                yield Rewrite(
+                    there_old, "", shown(value), Rule.EDIT, there_new, Change.ADD, keyword
+                )
+            elif kind is Kind.DEPENDENCIES and not (
+                isinstance(old[name], dict) and isinstance(value, dict)
+            ):
+                if not same(old[name], value):  # a list of property names: data
+                    yield _replace(there_old, there_new, old[name], value)
+            else:
+                yield from self.schema(old[name], value, there_old, there_new)
+        for name, value in old.items():
+            if name not in new:
+                there_old, there_new = pointers.join(at_old, name), pointers.join(at_new, name)
+                yield Rewrite(
+                    there_old, shown(value), "", Rule.EDIT, there_new, Change.REMOVE, keyword
+                )
+
+
+def _replace(at_old: str, at_new: str, old: JSON, new: JSON) -> Rewrite:
+    return Rewrite(at_old, shown(old), shown(new), Rule.EDIT, at_new, Change.REPLACE)
+
+
+def _renames(old: dict[str, JSON], new: dict[str, JSON]) -> dict[str, str]:
+    """New key -> the old key it respells, among keys only one side has: pairs that spell
+    the same keyword, when exactly one key on each side does."""
+    gone: dict[str, list[str]] = {}
+    for key in old:
+        if key not in new:
+            gone.setdefault(_spelling(key), []).append(key)
+    came: dict[str, list[str]] = {}
+    for key in new:
+        if key not in old:
+            came.setdefault(_spelling(key), []).append(key)
+    return {
+        keys[0]: gone[spelling][0]
+        for spelling, keys in came.items()
+        if len(keys) == 1 and len(gone.get(spelling, ())) == 1
+    }
