@@ -81,6 +81,17 @@ RULE_FAMILIES: Final = tuple(rule for rule in Rule if rule is not Rule.EDIT)
 """The rule families ``--rules`` can select."""
 
 
+class ChangeKind(str, Enum):
+    """What the audited schema change is: where the new side of the replay comes from."""
+
+    NORMALIZE = "normalize"
+    """``--schemas`` normalized by ``--rules``."""
+    CATALOGS = "catalogs"
+    """The catalogs of ``--new-schemas``."""
+    GIT = "git"
+    """``--schemas`` at the ``--against`` revision (old) and in the work tree (new)."""
+
+
 class Change(str, Enum):
     """What a rewrite does to the text at its pointer."""
 
@@ -483,6 +494,12 @@ class Report:
     @property
     def rewrite_count(self) -> int:
         return sum(len(t.rewrites) for t in self.tools)
+
+    @property
+    def change_kind(self) -> ChangeKind:
+        if self.against is not None:
+            return ChangeKind.GIT
+        return ChangeKind.CATALOGS if self.new_schema_inputs else ChangeKind.NORMALIZE
 
     @property
     def removed_tools(self) -> tuple[str, ...]:

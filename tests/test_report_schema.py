@@ -58,7 +58,7 @@ def test_every_enum_of_the_schema_is_one_of_the_codes_enums() -> None:
     for pointer, enum in ENUMS.items():
         assert found[pointer] == [member.value for member in enum], pointer
     assert found["/$defs/rewrite/properties/rule"] == [
-        "keyword-case", "type-case", "type-alias", "openapi", "gemini"
+        "keyword-case", "type-case", "type-alias", "openapi", "gemini", "edit"
     ]  # fmt: skip
 
 

@@ -7,7 +7,7 @@ give the same Report.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final, Protocol
 
 from auditor import __version__
@@ -72,6 +72,13 @@ class Replays(Mapping[str, ToolReplay]):
         self._new_tools = (
             None if new_catalogs is None else {tool.name: tool for tool in new_catalogs.tools}
         )
+        self.added = tuple(sorted(set(self._new_tools or ()) - set(self._tools)))
+        """Tools only the new catalogs define. The log holds calls of them when something
+        already served them: whatever that was, the old catalogs constrained nothing, so
+        their old side is the schema that accepts everything (``{}``)."""
+        for name in self.added:
+            new = (self._new_tools or {})[name]
+            self._tools[name] = replace(new, schema={}, positions={})
         self._fast = fast
         self._old_runtime = old_runtime
         self._memo = Memo(MEMO_ENTRIES)
@@ -124,13 +131,6 @@ class Replays(Mapping[str, ToolReplay]):
     def new_tool(self, name: str) -> ToolSchema | None:
         """The tool of this name in the new catalogs, when there are new catalogs."""
         return None if self._new_tools is None else self._new_tools.get(name)
-
-    @property
-    def added(self) -> tuple[str, ...]:
-        """Tools only the new catalogs define, by name."""
-        if self._new_tools is None:
-            return ()
-        return tuple(sorted(name for name in self._new_tools if name not in self._tools))
 
 
 def prepare(

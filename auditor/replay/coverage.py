@@ -27,7 +27,7 @@ from typing import Any, Final
 from jsonschema import validators
 from referencing import Registry
 
-from auditor.models import JSON, Rewrite
+from auditor.models import JSON, Change, Rewrite, Rule
 from auditor.replay.causes import keyword_position
 from auditor.schema import pointers
 
@@ -46,8 +46,19 @@ class CoverageTracker:
             position = keyword_position(rewrite)
             _, node = pointers.resolve(schema, pointers.parent(position))
             keyword = pointers.split(position)[-1] if position else ""
-            if isinstance(node, dict):
-                self._targets.setdefault((id(node), keyword), []).append(index)
+            if not isinstance(node, dict):
+                continue
+            sites = [keyword]
+            if (
+                rewrite.rule is Rule.EDIT
+                and rewrite.change is Change.REMOVE
+                and keyword not in node
+            ):
+                # A keyword the change removed is reached where its schema object is
+                # evaluated: wherever one of the keywords left beside it runs.
+                sites = [k for k in node if k in validator_class.VALIDATORS]
+            for name in sites:
+                self._targets.setdefault((id(node), name), []).append(index)
         self._visited: set[_Site] = set()
         keywords = {keyword for _, keyword in self._targets}
         tracked = {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Final
 
 from auditor.aggregate.gate import failing_groups
@@ -100,6 +101,29 @@ def runtime_lines(report: Report) -> list[str]:
     return [runtime_line(report), *change_lines(report), *notes, *contradiction_lines(report)]
 
 
+@dataclass(frozen=True)
+class Words:
+    """How a report names its new side: the normalization of ``--schemas``, or a change
+    between catalogs (``--new-schemas``, ``--against``)."""
+
+    after: str
+    new_schema: str
+    unit: str
+
+
+NORMALIZATION: Final = Words("after normalization", "the normalized schema", "rewrite")
+CATALOG_CHANGE: Final = Words("after the change", "the new schema", "change")
+
+
+def words(report: Report) -> Words:
+    return CATALOG_CHANGE if report.new_schema_inputs else NORMALIZATION
+
+
+def removes_tool(group: Group) -> bool:
+    """Whether the group's calls name a tool the change removed."""
+    return any(cause.removes_tool for cause in group.causes)
+
+
 def change_lines(report: Report) -> list[str]:
     """What the change is when it is not the normalization of ``--schemas``: the catalogs
     compared, and the tools only one side defines (Markdown code marks)."""
@@ -190,7 +214,7 @@ def cause_text(causes: tuple[Rewrite, ...]) -> str:
 def group_title(group: Group) -> str:
     """What a group is about, in one line without markup."""
     calls = plural(group.count, "call")
-    if any(cause.removes_tool for cause in group.causes):
+    if removes_tool(group):
         return f"{group.tool}: {calls} to a tool the change removed"
     if group.keyword:
         verb = "fails" if group.count == 1 else "fail"
@@ -286,7 +310,7 @@ def verdict(report: Report) -> str:
         parts.append(proven)  # certain regressions come first
     if after:
         parts.append(
-            f"**{after} calls cannot be checked because the normalized schema is unusable** "
+            f"**{after} calls cannot be checked because {words(report).new_schema} is unusable** "
             f"({', '.join(escape.md_code(t) for t in broken)})."
         )
     if newly:
@@ -294,7 +318,7 @@ def verdict(report: Report) -> str:
         tools = sorted({g.tool for g in groups})
         names = ", ".join(escape.md_code(t) for t in tools)
         parts.append(
-            f"**{newly} of {total} logged calls would be newly rejected** after normalization, "
+            f"**{newly} of {total} logged calls would be newly rejected** {words(report).after}, "
             f"in {plural(len(tools), 'tool')} ({names}), {plural(len(groups), 'group')} by "
             "cause and failing keyword."
         )
@@ -303,7 +327,8 @@ def verdict(report: Report) -> str:
     if before:
         parts.append(
             f"{before} calls were replayed against schemas that were unusable before "
-            "normalization; see below what the normalized schemas make of them."
+            f"{words(report).after.removeprefix('after ')}; see below what "
+            f"{words(report).new_schema}s make of them."
         )
     unparseable = report.totals.get(Outcome.UNPARSEABLE, 0)
     unknown = report.totals.get(Outcome.UNKNOWN_TOOL, 0)

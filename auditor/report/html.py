@@ -19,6 +19,7 @@ from auditor.report.common import (
     gate_line,
     groups_of,
     plural,
+    removes_tool,
     runtime_lines,
     share_text,
     summary_rows,
@@ -155,7 +156,9 @@ def _table(report: Report) -> str:
 
 def _group(group: Group) -> str:
     title = f"{html_text(group.tool)}: {plural(group.count, 'call')}"
-    if group.keyword:
+    if removes_tool(group):
+        title += " to a tool the change removed"
+    elif group.keyword:
         title += (
             f" failing <code>{html_text(group.keyword)}</code> at "
             f"<code>{html_text(group.schema_pointer or '/')}</code>"

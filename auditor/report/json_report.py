@@ -41,7 +41,7 @@ def as_dict(report: Report) -> dict[str, Any]:
         "redacted": report.redacted,
         "old_runtime": report.old_runtime.value,
         "change": {
-            "kind": _change_kind(report),
+            "kind": report.change_kind.value,
             "new_schemas": list(report.new_schema_inputs),
             "against": report.against,
             "added_tools": list(report.added_tools),
@@ -75,12 +75,6 @@ def as_dict(report: Report) -> dict[str, Any]:
         "calls": [_call(result) for result in report.calls],
         "calls_omitted": report.calls_omitted,
     }
-
-
-def _change_kind(report: Report) -> str:
-    if report.against is not None:
-        return "git"
-    return "catalogs" if report.new_schema_inputs else "normalize"
 
 
 def _baseline(baseline: BaselineUse | None) -> dict[str, Any] | None:

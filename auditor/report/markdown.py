@@ -22,11 +22,13 @@ from auditor.report.common import (
     gate_line,
     groups_of,
     plural,
+    removes_tool,
     runtime_lines,
     share_text,
     summary_rows,
     unexercised,
     verdict,
+    words,
 )
 from auditor.report.escape import (
     html_text,
@@ -125,7 +127,10 @@ def _groups(title: str, groups: list[Group], budget: _Budget, intro: list[str]) 
 
 
 def _group(number: int, group: Group) -> list[str]:
-    if group.keyword:
+    if removes_tool(group):
+        calls = plural(group.count, "call")
+        title = f"### {number}. {md_code(group.tool)}: {calls} to a tool the change removed"
+    elif group.keyword:
         title = (
             f"### {number}. {md_code(group.tool)}: {plural(group.count, 'call')} failing "
             f"{md_code(group.keyword)} at {md_code(group.schema_pointer or '/')}"
@@ -275,11 +280,12 @@ def _rewrites(report: Report, budget: _Budget) -> list[str]:
     tools = [t for t in report.tools if t.rewrites or t.findings]
     if not tools:
         return []
-    out = budget.take(["## Rewrites and findings", ""], "section")
+    unit = words(report).unit
+    out = budget.take([f"## {unit.capitalize()}s and findings", ""], "section")
     for tool in tools:
         lines = [
             f"<details><summary><code>{html_text(tool.name)}</code>: "
-            f"{plural(len(tool.rewrites), 'rewrite')}, {plural(len(tool.findings), 'finding')} "
+            f"{plural(len(tool.rewrites), unit)}, {plural(len(tool.findings), 'finding')} "
             f"({html_text(str(tool.location))})</summary>",
             "",
         ]

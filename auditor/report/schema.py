@@ -16,6 +16,7 @@ from typing import Any, Final
 
 from auditor.models import (
     Change,
+    ChangeKind,
     Evidence,
     FailOn,
     HintKind,
@@ -27,6 +28,7 @@ from auditor.models import (
 
 ENUMS: Final[dict[str, type[Enum]]] = {
     "/properties/old_runtime": OldRuntime,
+    "/properties/change/properties/kind": ChangeKind,
     "/properties/gate/properties/fail_on": FailOn,
     "/$defs/outcome": Outcome,
     "/$defs/rewrite/properties/rule": Rule,

@@ -35,7 +35,8 @@ def render(report: Report) -> str:
     if proven := proven_line(report):
         lines.append(plain(proven))
     for group in groups_of(report, Outcome.SCHEMA_ERROR_AFTER):
-        lines.append(f"UNUSABLE normalized schema: {group_title(group)}: {group.error}")
+        side = "new" if report.new_schema_inputs else "normalized"
+        lines.append(f"UNUSABLE {side} schema: {group_title(group)}: {group.error}")
     groups = groups_of(report, Outcome.NEWLY_REJECTED)
     if groups:
         newly = report.totals[Outcome.NEWLY_REJECTED]
