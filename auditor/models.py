@@ -65,13 +65,20 @@ class Evidence(str, Enum):
 
 
 class Rule(str, Enum):
-    """The families of rewrites the normalizer can make; the first two are on by default."""
+    """The families of rewrites the normalizer can make; the first two are on by default.
+
+    The last three are upgrade profiles (``auditor.schema.profiles``): what an SDK or an
+    upgrade does to a schema at request time, rather than a dialect's spellings.
+    """
 
     KEYWORD_CASE = "keyword-case"
     TYPE_CASE = "type-case"
     TYPE_ALIAS = "type-alias"
     OPENAPI = "openapi"
     GEMINI = "gemini"
+    GOOGLE_GENAI = "google-genai"
+    OPENAI_STRICT = "openai-strict"
+    CLOSE_OBJECTS = "close-objects"
 
 
 class Change(str, Enum):
@@ -83,6 +90,9 @@ class Change(str, Enum):
     """The value is replaced (a type name, a ``$ref``, a bound)."""
     REMOVE = "remove"
     """The entry is removed."""
+    ADD = "add"
+    """The entry is added (an upgrade profile's ``additionalProperties: false``); its pointer
+    in the old schema is where it would stand there."""
 
 
 @dataclass(frozen=True)
