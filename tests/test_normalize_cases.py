@@ -38,8 +38,9 @@ def test_case(case: dict[str, Any]) -> None:
         for r in result.rewrites
     ]
     # A case names new_pointer and change where they matter (the profiles' cases do).
-    assert [{key: g[key] for key in w} for g, w in zip(got, case["rewrites"])] == case["rewrites"]
-    assert len(got) == len(case["rewrites"])
+    want = case["rewrites"]
+    assert len(got) == len(want), got
+    assert [{key: g[key] for key in w} for g, w in zip(got, want, strict=True)] == want
     # These cases pin the findings about what the normalizer could not rename; the lint
     # cases pin the rest.
     assert [
