@@ -4,7 +4,9 @@ Pure: ``normalize(schema)`` returns a new schema with every rewrite and finding 
 input is never modified. The walk visits keyword positions only, by the vocabulary table in
 :mod:`auditor.schema.keywords`, so property names and data are never touched. The same walk reports
 every place that is not evaluated as written (the findings ``auditor lint`` prints), so the
-rules live in one place.
+rules live in one place. The upgrade profiles (:mod:`auditor.schema.profiles`) ride the same
+walk: their steps run on the schema objects their SDK's transform reaches, after the spelling
+rewrites of each object, and may add keys (``Change.ADD``) as well as rename, replace, remove.
 """
 
 from __future__ import annotations
