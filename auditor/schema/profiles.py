@@ -11,7 +11,7 @@ The steps are written from the source, not guessed:
 
 - ``google-genai``: ``process_schema`` and ``handle_null_fields`` in
   ``google/genai/_transformers.py`` of googleapis/python-genai, as stored at commit
-  ``077a45fc763b3c42948017e34a99b336493e496d`` (the 1.x line). ``t_schema`` runs
+  ``077a45fc763b3c42948017e34a99b336493e496d`` (a 1.x release; its tag was not checked). ``t_schema`` runs
   ``process_schema`` on a dict schema in place before ``types.Schema.model_validate``.
 - ``openai-strict``: ``_ensure_strict_json_schema`` (``to_strict_json_schema``) in
   ``src/openai/lib/_pydantic.py`` of openai/openai-python at commit
@@ -45,7 +45,7 @@ PROFILES: Final[dict[Rule, Profile]] = {
         Rule.GOOGLE_GENAI,
         "googleapis/python-genai google/genai/_transformers.py "
         "(process_schema, handle_null_fields)",
-        "commit 077a45fc763b3c42948017e34a99b336493e496d (1.x)",
+        "commit 077a45fc763b3c42948017e34a99b336493e496d (1.x; tag not checked)",
         (
             "`additional_properties`, `any_of`, `prefix_items`, `property_ordering` are "
             "renamed to camelCase (process_schema's 'Standardize spelling' list, and only it)",
