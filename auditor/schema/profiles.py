@@ -11,8 +11,9 @@ The steps are written from the source, not guessed:
 
 - ``google-genai``: ``process_schema`` and ``handle_null_fields`` in
   ``google/genai/_transformers.py`` of googleapis/python-genai, as stored at commit
-  ``077a45fc763b3c42948017e34a99b336493e496d`` (a 1.x release; its tag was not checked). ``t_schema`` runs
-  ``process_schema`` on a dict schema in place before ``types.Schema.model_validate``.
+  ``077a45fc763b3c42948017e34a99b336493e496d`` (a 1.x release; its tag was not checked).
+  ``t_schema`` runs ``process_schema`` on a dict schema in place before
+  ``types.Schema.model_validate``.
 - ``openai-strict``: ``_ensure_strict_json_schema`` (``to_strict_json_schema``) in
   ``src/openai/lib/_pydantic.py`` of openai/openai-python at commit
   ``004723836654cc448dd5bbb5d88d51f14ec0fb02``, plus the Structured Outputs rule that an
