@@ -65,19 +65,28 @@ class Evidence(str, Enum):
 
 
 class Rule(str, Enum):
-    """The families of rewrites the normalizer can make; the first two are on by default."""
+    """The families of rewrites the normalizer can make; the first two are on by default.
+
+    ``google-genai``, ``openai-strict`` and ``close-objects`` are upgrade profiles
+    (``auditor.schema.profiles``): what an SDK or an upgrade does to a schema at request time,
+    rather than a dialect's spellings. ``edit`` is no family: it marks changes between two
+    catalogs.
+    """
 
     KEYWORD_CASE = "keyword-case"
     TYPE_CASE = "type-case"
     TYPE_ALIAS = "type-alias"
     OPENAPI = "openapi"
     GEMINI = "gemini"
+    GOOGLE_GENAI = "google-genai"
+    OPENAI_STRICT = "openai-strict"
+    CLOSE_OBJECTS = "close-objects"
     EDIT = "edit"
     """Not a family ``--rules`` selects: a change between two catalogs (``--new-schemas``,
     ``--against``), found by comparing them."""
 
 
-RULE_FAMILIES: Final = tuple(rule for rule in Rule if rule is not Rule.EDIT)
+RULE_FAMILIES: Final[tuple[Rule, ...]] = tuple(rule for rule in Rule if rule is not Rule.EDIT)
 """The rule families ``--rules`` can select."""
 
 
@@ -102,7 +111,8 @@ class Change(str, Enum):
     REMOVE = "remove"
     """The entry is removed."""
     ADD = "add"
-    """The entry is added."""
+    """The entry is added (an upgrade profile's ``additionalProperties: false``, a keyword a
+    new catalog has); its pointer in the old schema is where it would stand there."""
 
 
 @dataclass(frozen=True)
@@ -166,7 +176,7 @@ class Rewrite:
         adds or removes says so (``/additionalProperties: added false``)."""
         if self.removes_tool:
             return f"tool {self.old} removed"
-        if self.rule is Rule.EDIT and self.change is Change.ADD:
+        if self.change is Change.ADD:
             return f"{self.pointer}: added {self.new}"
         if self.rule is Rule.EDIT and self.change is Change.REMOVE:
             return f"{self.pointer}: removed {self.old}"

@@ -8,22 +8,39 @@ from typing import Any
 
 import pytest
 
-from auditor.schema.normalize import normalize
+from auditor.models import Rule
+from auditor.schema.normalize import DEFAULT_RULES, normalize
 from tests.conftest import load_cases
 
 NORMALIZER_CODES = {"KW002", "TY002"}
 
 
+def _rules(case: dict[str, Any]) -> frozenset[Rule]:
+    """The case's ``rules`` (rule families), or the default ones."""
+    return frozenset(Rule(name) for name in case["rules"]) if "rules" in case else DEFAULT_RULES
+
+
 @pytest.mark.parametrize("case", load_cases("normalize"))
 def test_case(case: dict[str, Any]) -> None:
     original = copy.deepcopy(case["schema"])
-    result = normalize(case["schema"])
-    # Key order is part of the contract: a renamed key keeps its place.
+    result = normalize(case["schema"], _rules(case))
+    # Key order is part of the contract: a renamed key keeps its place, an added one comes last.
     assert json.dumps(result.schema) == json.dumps(case["normalized"])
-    assert [
-        {"pointer": r.pointer, "old": r.old, "new": r.new, "rule": r.rule.value}
+    got = [
+        {
+            "pointer": r.pointer,
+            "old": r.old,
+            "new": r.new,
+            "rule": r.rule.value,
+            "new_pointer": r.new_pointer,
+            "change": r.change.value,
+        }
         for r in result.rewrites
-    ] == case["rewrites"]
+    ]
+    # A case names new_pointer and change where they matter (the profiles' cases do).
+    want = case["rewrites"]
+    assert len(got) == len(want), got
+    assert [{key: g[key] for key in w} for g, w in zip(got, want, strict=True)] == want
     # These cases pin the findings about what the normalizer could not rename; the lint
     # cases pin the rest.
     assert [
@@ -36,7 +53,7 @@ def test_case(case: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("case", load_cases("normalize"))
 def test_normalizing_twice_equals_once(case: dict[str, Any]) -> None:
-    once = normalize(case["schema"])
-    twice = normalize(once.schema)
+    once = normalize(case["schema"], _rules(case))
+    twice = normalize(once.schema, _rules(case))
     assert json.dumps(twice.schema) == json.dumps(once.schema)
     assert twice.rewrites == ()

@@ -3,7 +3,8 @@
 Each case holds calls that must be accepted and calls that must be rejected, so a replay that
 rejects everything fails here as surely as one that accepts everything.
 
-A case's expectations hold under the old runtimes its ``old_runtime`` names (one or a list;
+A case may name its ``rules`` (rule families; the default ones otherwise). A case's
+expectations hold under the old runtimes its ``old_runtime`` names (one or a list;
 by default ``standard`` and ``lenient``, which agree wherever the old schema is valid). A call
 may instead give ``outcomes``, one per old runtime, each checked under that runtime.
 """
@@ -18,7 +19,7 @@ import pytest
 
 from auditor.aggregate.pipeline import prepare
 from auditor.inputs.reader import call_from
-from auditor.models import JSON, Call, Location, OldRuntime, Outcome, ToolSchema
+from auditor.models import JSON, Call, Location, OldRuntime, Outcome, Rule, ToolSchema
 from auditor.schema.normalize import DEFAULT_RULES
 from tests.conftest import load_cases
 from tests.replaying import replay_call
@@ -42,7 +43,8 @@ def _runtimes(case: dict[str, Any]) -> list[str]:
 
 def _replay(case: dict[str, Any], runtime: str) -> list[tuple[dict[str, Any], Any]]:
     tool = ToolSchema("t", case["schema"], Location("case.yaml"), "", "mapping")
-    replays = prepare([tool], DEFAULT_RULES, old_runtime=OldRuntime(runtime))
+    rules = frozenset(Rule(r) for r in case["rules"]) if "rules" in case else DEFAULT_RULES
+    replays = prepare([tool], rules, old_runtime=OldRuntime(runtime))
     return [(spec, replay_call(replays, _call(i, spec))) for i, spec in enumerate(case["calls"], 1)]
 
 

@@ -12,11 +12,14 @@ import pytest
 
 from auditor.models import RULE_FAMILIES, OldRuntime, Outcome, Rule
 from auditor.report.schema import COUNTS, ENUMS, report_schema, schema_text
+from auditor.schema.profiles import PROFILES
 from tests.conftest import ROOT, run_cli
 from tests.reporting import write_inputs
 
 # Something for every rule family to rewrite: OBJECT (type-case), str (type-alias),
-# min_length/max_length (keyword-case), nullable (openapi), defs/ref (gemini).
+# min_length/max_length (keyword-case), nullable (openapi), defs/ref (gemini); the upgrade
+# profiles: nullable under an OBJECT (google-genai), properties not all required
+# (openai-strict), properties without additionalProperties (close-objects).
 CATALOG = """\
 t:
   type: OBJECT
@@ -28,6 +31,10 @@ t:
     d: {type: string, max_length: 1}
 """
 CALLS: list[Any] = [("t", {"a": "x"}), ("t", {"b": None}), ("t", {"c": "xy"})]
+
+
+DIALECTS = [rule for rule in RULE_FAMILIES if rule not in PROFILES]
+"""The spelling families; the upgrade profiles change what a schema accepts on top of them."""
 
 
 def _enums(schema: Any, pointer: str = "") -> dict[str, list[Any]]:
@@ -58,7 +65,8 @@ def test_every_enum_of_the_schema_is_one_of_the_codes_enums() -> None:
     for pointer, enum in ENUMS.items():
         assert found[pointer] == [member.value for member in enum], pointer
     assert found["/$defs/rewrite/properties/rule"] == [
-        "keyword-case", "type-case", "type-alias", "openapi", "gemini", "edit"
+        "keyword-case", "type-case", "type-alias", "openapi", "gemini",
+        "google-genai", "openai-strict", "close-objects", "edit",
     ]  # fmt: skip
 
 
@@ -116,14 +124,26 @@ def test_reports_of_every_rule_family_and_old_runtime_validate(
     ],
     ids=["lenient", "none", "standard"],
 )
-def test_a_report_with_every_rule_family_validates(
+def test_a_report_with_every_spelling_family_validates(
     tmp_path: Path,
     runtime: OldRuntime,
     outcomes: dict[Outcome, int],
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    report = _audit_json(tmp_path, list(RULE_FAMILIES), runtime, capsys)
+    report = _audit_json(tmp_path, DIALECTS, runtime, capsys)
     rules = {r["rule"] for tool in report["tools"] for r in tool["rewrites"]}
-    assert rules == {rule.value for rule in RULE_FAMILIES}
+    assert rules == {rule.value for rule in DIALECTS}
     expected = {outcome.value: outcomes.get(outcome, 0) for outcome in Outcome}
     assert report["totals"] == {"calls": len(CALLS), **expected}
+
+
+@pytest.mark.parametrize("runtime", list(OldRuntime), ids=[r.value for r in OldRuntime])
+def test_a_report_with_every_family_and_every_profile_validates(
+    tmp_path: Path, runtime: OldRuntime, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = _audit_json(tmp_path, list(RULE_FAMILIES), runtime, capsys)
+    # openapi takes `nullable` before google-genai, and openai-strict closes the object
+    # before close-objects: the rest all rewrite something.
+    rules = {r["rule"] for tool in report["tools"] for r in tool["rewrites"]}
+    assert rules == {r.value for r in RULE_FAMILIES} - {Rule.GOOGLE_GENAI, Rule.CLOSE_OBJECTS}
+    assert report["totals"]["calls"] == len(CALLS)

@@ -217,7 +217,7 @@ def change_markdown(rewrite: Rewrite, value: Callable[[str], str]) -> str:
     r = rewrite
     if r.removes_tool:
         return f"tool {md_code(r.old)} removed"
-    if r.rule is Rule.EDIT and r.change is Change.ADD:
+    if r.change is Change.ADD:
         return f"{md_code(r.pointer)}: added {value(r.new)}"
     if r.rule is Rule.EDIT and r.change is Change.REMOVE:
         return f"{md_code(r.pointer)}: removed {value(r.old)}"

@@ -114,6 +114,14 @@ def _apply(text: str, is_json: bool, targets: Sequence[tuple[ToolSchema, Normali
     splices = []
     for tool, result in targets:
         for rewrite in result.rewrites:
+            if rewrite.change is Change.ADD:
+                # Adding a key means choosing its place, indentation and style in the text:
+                # not done yet, so the file is left alone rather than half upgraded.
+                raise EditError(
+                    f"--rules {rewrite.rule.value} adds `{pointers.split(rewrite.pointer)[-1]}` "
+                    f"at {tool.pointer + rewrite.pointer}, and normalize does not add keys to "
+                    f"a file; audit with --rules {rewrite.rule.value} instead"
+                )
             entry = entries.get(tool.pointer + rewrite.pointer)
             if entry is None:
                 raise EditError(f"no key at {tool.pointer + rewrite.pointer}")

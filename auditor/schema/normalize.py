@@ -4,7 +4,9 @@ Pure: ``normalize(schema)`` returns a new schema with every rewrite and finding 
 input is never modified. The walk visits keyword positions only, by the vocabulary table in
 :mod:`auditor.schema.keywords`, so property names and data are never touched. The same walk reports
 every place that is not evaluated as written (the findings ``auditor lint`` prints), so the
-rules live in one place.
+rules live in one place. The upgrade profiles (:mod:`auditor.schema.profiles`) ride the same
+walk: their steps run on the schema objects their SDK's transform reaches, after the spelling
+rewrites of each object, and may add keys (``Change.ADD``) as well as rename, replace, remove.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from auditor.schema.keywords import (
     Kind,
     draft_of,
 )
+from auditor.schema.profiles import GENAI_RENAMES, PROFILES, descends
 
 DEFAULT_RULES: Final = frozenset({Rule.KEYWORD_CASE, Rule.TYPE_CASE})
 
@@ -132,6 +135,8 @@ class _Walk:
     renamed: dict[str, tuple[str, Rule]] = field(default_factory=dict)
     """Old pointer of each renamed key -> its new spelling and the rule that renamed it."""
     refs: list[_RefSite] = field(default_factory=list)
+    reach: list[frozenset[Rule]] = field(default_factory=list)
+    """The upgrade profiles whose transform reaches the schema object being walked (a stack)."""
 
     def schema(self, node: JSON, old: str, new: str, resource: str) -> JSON:
         if not isinstance(node, dict):
@@ -139,6 +144,7 @@ class _Walk:
         if self._starts_resource(node):
             resource = old
         here = _Object(old, new, node, {})
+        reach = self.reach[-1]
         for key, value in node.items():
             keyword = self._keyword(here, key)
             if keyword is None:
@@ -152,14 +158,22 @@ class _Walk:
                 site.slot = len(self.rewrites)
                 self.refs.append(site)
             kind = VOCABULARY[self.draft].get(keyword, Kind.DATA)
+            self.reach.append(descends(reach, node, keyword, value, not old) if reach else reach)
             here.result[keyword] = self.value(
                 kind, value, pointers.join(old, key), here.new_key(keyword), resource
             )
+            self.reach.pop()
         self._check_object(here)
         if Rule.OPENAPI in self.rules:
             self._openapi(here)
+        if Rule.GOOGLE_GENAI in reach:
+            self._nullable(here, Rule.GOOGLE_GENAI)
         if Rule.TYPE_ALIAS in self.rules and _means_any(here.result.get("type")):
             self._remove(here, "type", Rule.TYPE_ALIAS)
+        if Rule.OPENAI_STRICT in reach:
+            self._strict(here)
+        if Rule.CLOSE_OBJECTS in reach:
+            self._close(here)
         return here.result
 
     def _keyword(self, here: _Object, key: str) -> str | None:
@@ -188,6 +202,9 @@ class _Walk:
             if Rule.KEYWORD_CASE in self.rules:
                 self._rename(here, key, target, Rule.KEYWORD_CASE)
                 return target
+            if key in GENAI_RENAMES and Rule.GOOGLE_GENAI in self.reach[-1]:
+                self._rename(here, key, target, Rule.GOOGLE_GENAI)
+                return target
             here.meaning.setdefault(target, key)
             return None
         if key in _GEMINI_RENAMES:
@@ -205,9 +222,15 @@ class _Walk:
                     fix=target,
                 )
             )
-        if Rule.GEMINI not in self.rules or target in here.source:
+        if Rule.GEMINI in self.rules:
+            rule = Rule.GEMINI
+        elif key in GENAI_RENAMES and Rule.GOOGLE_GENAI in self.reach[-1]:
+            rule = Rule.GOOGLE_GENAI
+        else:
             return None
-        self._rename(here, key, target, Rule.GEMINI)
+        if target in here.source:
+            return None
+        self._rename(here, key, target, rule)
         return target
 
     def _unknown(self, here: _Object, key: str) -> None:
@@ -368,34 +391,112 @@ class _Walk:
     def _openapi(self, here: _Object) -> None:
         """OpenAPI 3.0 forms -> JSON Schema: ``nullable``, boolean exclusive bounds."""
         result = here.result
-        nullable = result.get("nullable")
-        if "nullable" in here.source and isinstance(nullable, bool):
-            kind = result.get("type")
-            if nullable and isinstance(kind, (str, list)) and "null" not in _as_list(kind):
-                widened = [*_as_list(kind), "null"]
-                self._replace(here, "type", widened)
-            self._remove(here, "nullable", Rule.OPENAPI)
+        self._nullable(here, Rule.OPENAPI)
         if self.draft is Draft.DRAFT4:
             return
         for exclusive, inclusive in _BOUNDS:
             flag = result.get(exclusive)
             if flag is True and isinstance(result.get(inclusive), (int, float)):
-                self._replace(here, exclusive, result[inclusive])
+                self._replace(here, exclusive, result[inclusive], Rule.OPENAPI)
                 self._remove(here, inclusive, Rule.OPENAPI)
             elif flag is False:
                 self._remove(here, exclusive, Rule.OPENAPI)
 
-    def _replace(self, here: _Object, keyword: str, value: JSON) -> None:
-        old = _compact(here.result[keyword])
-        here.result[keyword] = value
+    def _nullable(self, here: _Object, rule: Rule) -> None:
+        """OpenAPI's ``nullable: true`` -> ``"null"`` in ``type``; ``nullable`` removed."""
+        nullable = here.result.get("nullable")
+        if "nullable" in here.source and isinstance(nullable, bool):
+            if nullable:
+                self._widen(here.result, here.old, here.new, rule, enum=False)
+            self._remove(here, "nullable", rule)
+
+    def _widen(self, holder: dict[str, JSON], old: str, new: str, rule: Rule, enum: bool) -> None:
+        """Let the schema object at ``old`` (``new``) accept null: ``"null"`` joins a ``type``
+        that does not have it, and with ``enum``, ``null`` joins an ``enum`` list."""
+        kind = holder.get("type")
+        if not isinstance(kind, (str, list)) or "null" in _as_list(kind):
+            return
+        self._set(holder, old, new, "type", [*_as_list(kind), "null"], rule)
+        values = holder.get("enum")
+        if enum and isinstance(values, list) and None not in values:
+            self._set(holder, old, new, "enum", [*values, None], rule)
+
+    def _strict(self, here: _Object) -> None:
+        """openai-python's ``_ensure_strict_json_schema`` steps for one schema object."""
+        rule, result = Rule.OPENAI_STRICT, here.result
+        if result.get("type") == "object" and "additionalProperties" not in here.meaning:
+            self._add(here, "additionalProperties", False, rule)
+        properties = result.get("properties")
+        if isinstance(properties, dict):
+            required = result.get("required")
+            names: list[JSON] = list(properties)
+            container_old = here.old_key("properties")
+            container_new = here.new_key("properties")
+            for name, member in properties.items():
+                if isinstance(member, dict) and not (
+                    isinstance(required, list) and name in required
+                ):
+                    self._widen(
+                        member,
+                        pointers.join(container_old, name),
+                        pointers.join(container_new, name),
+                        rule,
+                        enum=True,
+                    )
+            if "required" in result:
+                if required != names:
+                    self._replace(here, "required", names, rule)
+            elif names:
+                self._add(here, "required", names, rule)
+        if "default" in result and result["default"] is None:
+            self._remove(here, "default", rule)
+
+    def _close(self, here: _Object) -> None:
+        """``additionalProperties: false`` where ``properties`` stands and nothing says what
+        other properties may be."""
+        closed = {"additionalProperties", "unevaluatedProperties"} & here.meaning.keys()
+        if isinstance(here.result.get("properties"), dict) and not closed:
+            self._add(here, "additionalProperties", False, Rule.CLOSE_OBJECTS)
+
+    def _replace(self, here: _Object, keyword: str, value: JSON, rule: Rule) -> None:
+        self._set(here.result, here.old, here.new, keyword, value, rule, here.old_key(keyword))
+
+    def _set(
+        self,
+        holder: dict[str, JSON],
+        old: str,
+        new: str,
+        keyword: str,
+        value: JSON,
+        rule: Rule,
+        old_key: str | None = None,
+    ) -> None:
+        """Replace the value of ``keyword`` in the schema object at ``old`` (``new``)."""
+        before = _compact(holder[keyword])
+        holder[keyword] = value
         self.rewrites.append(
             Rewrite(
-                here.old_key(keyword),
-                old,
+                old_key or pointers.join(old, keyword),
+                before,
                 _compact(value),
-                Rule.OPENAPI,
-                here.new_key(keyword),
+                rule,
+                pointers.join(new, keyword),
                 Change.REPLACE,
+            )
+        )
+
+    def _add(self, here: _Object, keyword: str, value: JSON, rule: Rule) -> None:
+        """Add ``keyword`` (absent in the old schema: its pointer is where it would stand)."""
+        here.result[keyword] = value
+        here.meaning[keyword] = keyword
+        self.rewrites.append(
+            Rewrite(
+                pointers.join(here.old, keyword),
+                "",
+                _compact(value),
+                rule,
+                here.new_key(keyword),
+                Change.ADD,
             )
         )
 
@@ -490,6 +591,7 @@ def normalize(schema: JSON, rules: Collection[Rule] = DEFAULT_RULES) -> Normaliz
     if too_deep(schema):
         return Normalized(schema, (), (), draft_of(schema))
     walk = _Walk(draft_of(schema), rules)
+    walk.reach.append(frozenset(rule for rule in rules if rule in PROFILES))
     result = walk.schema(schema, "", "", "")
     rewrites = walk.patch_refs()
     return Normalized(result, tuple(rewrites), tuple(walk.findings), walk.draft)
