@@ -233,3 +233,21 @@ def test_against_outside_a_work_tree_or_the_repository_is_refused(
     mixed = ["audit", "--schemas", "tools", str(plain / "tools.json"), *args]
     code, _, err = run_cli(mixed, capsys)
     assert code == 2 and "outside the git work tree" in err and err.count("\n") == 1
+
+
+def test_an_added_key_is_located_at_the_object_it_is_added_to(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    catalog = tmp_path / "tools.json"
+    catalog.write_text('{"t": {"type": "object",\n "properties": {"a": {"type": "object",\n'
+                       ' "properties": {}}}}}\n')  # fmt: skip
+    log = tmp_path / "calls.jsonl"
+    log.write_text(json.dumps({"tool": "t", "arguments": {"a": {}}}) + "\n")
+    args = ["audit", "--schemas", str(catalog), "--logs", str(log), "--rules", "close-objects"]
+    (tool,) = _report(args, capsys)["tools"]
+    located = {r["pointer"]: r["location"] for r in tool["rewrites"]}
+    # The root object is the tool's (line 1, its key "t"); properties.a's key is on line 2.
+    assert located == {
+        "/properties/a/additionalProperties": f"{catalog}:2:17",
+        "/additionalProperties": f"{catalog}:1:2",
+    }

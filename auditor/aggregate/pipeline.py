@@ -35,6 +35,7 @@ from auditor.models import (
 )
 from auditor.replay.budget import DEFAULT_CALL_TIMEOUT, CallBudget
 from auditor.replay.tool import MEMO_ENTRIES, Memo, SchemaSummary, ToolReplay, summarize
+from auditor.schema import pointers
 from auditor.schema.diff import NewCatalogs, compare
 from auditor.schema.keywords import draft_of
 from auditor.schema.normalize import Normalized, normalize
@@ -392,6 +393,12 @@ def _location(tool: ToolSchema, rewrite: Rewrite, new: ToolSchema | None) -> Loc
         if position is not None:
             return Location(new.location.path, *position)
     position = tool.positions.get(rewrite.pointer)
+    if position is None and rewrite.change is Change.ADD:
+        # An added key is not in the file: the object it is added to is.
+        holder = pointers.parent(rewrite.pointer)
+        if not holder:
+            return tool.location
+        position = tool.positions.get(holder)
     return None if position is None else Location(tool.location.path, *position)
 
 
