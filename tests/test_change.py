@@ -251,3 +251,35 @@ def test_an_added_key_is_located_at_the_object_it_is_added_to(
         "/properties/a/additionalProperties": f"{catalog}:2:17",
         "/additionalProperties": f"{catalog}:1:2",
     }
+
+
+def test_jobs_do_not_change_a_catalog_change_audit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from auditor.aggregate import parallel
+
+    monkeypatch.setattr(parallel, "MIN_PART_BYTES", 1024)
+    in_parallel = parallel.tally_in_parallel
+    taken: list[bool] = []
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        counted = in_parallel(*args, **kwargs)
+        taken.append(counted is not None)
+        return counted
+
+    monkeypatch.setattr(parallel, "tally_in_parallel", spy)
+    log = tmp_path / "calls.jsonl"
+    lines = (FIXTURE / "calls.jsonl").read_text("utf-8").splitlines()
+    complete = [line for line in lines if line.endswith("}")]  # the cut line only once
+    log.write_text("\n".join(complete * 40) + "\n")
+    base, head = str(FIXTURE / "base.json"), str(FIXTURE / "head.json")
+    args = ["audit", "--schemas", base, "--new-schemas", head, "--logs", str(log)]
+    reports = [
+        run_cli([*args, *NO_FILES, "--format", "json", "--jobs", jobs], capsys)[1]
+        for jobs in ("1", "2")
+    ]
+    assert taken == [True]  # --jobs 2 read the log in parts
+    assert reports[0] == reports[1]
+    totals = json.loads(reports[0])["totals"]
+    # 8 newly rejected calls among the 15 complete lines, 40 times over.
+    assert (totals["calls"], totals["newly_rejected"]) == (15 * 40, 8 * 40)
