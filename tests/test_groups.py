@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from auditor.aggregate.pipeline import ReportSettings
 from auditor.models import HintKind, Outcome
 from auditor.report import Format, render
@@ -75,12 +77,43 @@ def test_hint_fix_callers_when_few_calls_break_it(tmp_path: Path) -> None:
 
 
 def test_hint_between_the_thresholds_and_on_too_few_calls(tmp_path: Path) -> None:
-    calls: list[tuple[str, Any]] = [("search", {"tags": []})] * 3
+    calls: list[tuple[str, Any]] = [("search", {"tags": ["x"], "query": "toolong"})] * 3
     calls += [("search", {"tags": ["x"]})] * 7
     assert make_report(tmp_path, CATALOG, calls).groups[0].hint.kind is HintKind.REVIEW
-    few = make_report(tmp_path, CATALOG, [("search", {"tags": []})] * 2)
+    few = make_report(tmp_path, CATALOG, [("search", {"tags": ["x"], "query": "toolong"})] * 2)
     assert few.groups[0].hint.kind is HintKind.REVIEW
     assert "too few calls" in few.groups[0].hint.text
+    # Every call empty: no other call shows what the constraint asks for.
+    empty = make_report(tmp_path, CATALOG, [("search", {"tags": []})] * 2)
+    assert empty.groups[0].hint.kind is HintKind.REVIEW
+
+
+@pytest.mark.parametrize(
+    ("empty", "full", "kind"),
+    [
+        (1, 2, HintKind.FIX_CALLERS),  # 1 of 3: a handful, and most calls meet minItems
+        (1, 1, HintKind.REVIEW),  # 1 of 2: half is not "most"; too few calls to tell
+        (4, 5, HintKind.FIX_CALLERS),  # 4 of 9, under half
+        (5, 5, HintKind.LOOSEN_SCHEMA),  # 5 of 10: half of the calls, the share rule
+    ],
+)
+def test_an_empty_value_reads_fix_callers_while_most_calls_meet_the_constraint(
+    tmp_path: Path, empty: int, full: int, kind: HintKind
+) -> None:
+    calls: list[tuple[str, Any]] = [("search", {"tags": []})] * empty
+    calls += [("search", {"tags": ["x"]})] * full
+    (group,) = make_report(tmp_path, CATALOG, calls).groups
+    assert group.hint.kind is kind
+    verb = "fails" if empty == 1 else "fail"
+    assert group.hint.text.startswith(f"{empty} of {empty + full} calls of `search` {verb}")
+
+
+def test_a_long_value_is_no_empty_value(tmp_path: Path) -> None:
+    calls: list[tuple[str, Any]] = [("search", {"tags": ["x"], "query": "toolong"})]
+    calls += [("search", {"tags": ["x"]})] * 2
+    (group,) = make_report(tmp_path, CATALOG, calls).groups
+    assert group.hint.kind is HintKind.REVIEW and "too few calls" in group.hint.text
+    assert "; it sent a string:" in group.hint.text
 
 
 def test_hint_names_extra_properties(tmp_path: Path) -> None:

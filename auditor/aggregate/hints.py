@@ -25,6 +25,10 @@ CALLER_BUG_SHARE: Final = 0.1
 exceptions look like the mistakes it exists to catch."""
 MIN_CALLS: Final = 5
 """Below this many logged calls of a tool, a share says nothing either way."""
+EMPTY_VALUES: Final = frozenset({"an empty string", "an empty list", "an empty object"})
+"""What a caller sends by mistake (``sql: ""``) to a constraint that asks for content."""
+ASKS_FOR_CONTENT: Final = frozenset({"minLength", "minItems", "minProperties", "pattern"})
+"""Keywords an empty value fails because it is empty."""
 
 
 def describe(observation: Observation) -> str:
@@ -59,27 +63,37 @@ def hint(
     """The hint for one group; ``observed`` counts calls per ``observation_key``."""
     if not keyword:
         return _without_error(outcome, problem)
+    verb = "fails" if count == 1 else "fail"
     what = (
-        f"{count} of {tool_calls} calls of {md_code(tool)} fail {md_code(keyword)}"
+        f"{count} of {tool_calls} calls of {md_code(tool)} {verb} {md_code(keyword)}"
         f"{_evidence(count, observed)}"
     )
-    if tool_calls < MIN_CALLS:
-        return DecisionHint(
-            HintKind.REVIEW,
-            f"{what}: too few calls of the tool were logged to tell a contract that contradicts "
-            "real use from caller bugs.",
-        )
     share = count / tool_calls
-    if share >= LOOSEN_SHARE:
+    enough = tool_calls >= MIN_CALLS
+    if enough and share >= LOOSEN_SHARE:
         return DecisionHint(
             HintKind.LOOSEN_SCHEMA,
             f"{what}: the constraint contradicts real use; consider removing or loosening "
             f"{md_code(keyword)} at {md_code(schema_pointer)}.",
         )
-    if share <= CALLER_BUG_SHARE:
+    if enough and share <= CALLER_BUG_SHARE:
         return DecisionHint(
             HintKind.FIX_CALLERS,
             f"{what}: likely caller bugs; keep {md_code(keyword)} and fix the callers.",
+        )
+    if share < LOOSEN_SHARE and _sent_empty(keyword, count, observed):
+        # Whatever the sample size: an empty value where content is asked for is no contract
+        # anyone meant, when most calls of the tool meet the constraint.
+        return DecisionHint(
+            HintKind.FIX_CALLERS,
+            f"{what}: an empty value where the schema asks for content, while most calls "
+            f"meet it; keep {md_code(keyword)} and fix the callers.",
+        )
+    if not enough:
+        return DecisionHint(
+            HintKind.REVIEW,
+            f"{what}: too few calls of the tool were logged to tell a contract that contradicts "
+            "real use from caller bugs.",
         )
     return DecisionHint(
         HintKind.REVIEW,
@@ -104,8 +118,16 @@ def _evidence(count: int, observed: Counter[str]) -> str:
     key, seen = min(observed.items(), key=lambda item: (-item[1], item[0]))
     kind, detail, is_value = json.loads(key)
     text = describe(Observation(kind, detail, is_value))
-    who = "all" if seen >= count else f"{seen} of them"
+    who = ("it" if count == 1 else "all") if seen >= count else f"{seen} of them"
     return f"; {who} sent {text}"
+
+
+def _sent_empty(keyword: str, count: int, observed: Counter[str]) -> bool:
+    """Whether every failing call sent an empty value to a keyword that asks for content."""
+    if keyword not in ASKS_FOR_CONTENT or not observed:
+        return False
+    kinds = {json.loads(key)[0] for key in observed}
+    return kinds <= EMPTY_VALUES and sum(observed.values()) >= count
 
 
 def _without_error(outcome: Outcome, problem: str) -> DecisionHint:
