@@ -4,7 +4,14 @@ python-jsonschema reports an error's schema path without the ``$ref`` hops it to
 path is replayed over the new schema here, jumping through local references where the path
 continues in their target. The nearest rewritten keyword on that evaluation path is the cause;
 failing that, the rewritten siblings that changed the failing keyword's meaning; failing that,
-for a schema that only became usable through type-case rewrites, those rewrites.
+for a keyword that fails on what a whole subschema matched (``contains``, ``not``) the rewrites
+within that subschema, and for an error under ``then``/``else`` the rewrites within the ``if``
+beside it; failing that, for a schema that only became usable through type-case rewrites,
+those rewrites.
+
+References resolve as a validator resolves them, locally: every ``$id`` against the base URI
+of the resource it stands in, every ``$ref`` against the base URI of its own resource, and an
+anchor only within the resource that defines it.
 """
 
 from __future__ import annotations
@@ -13,13 +20,14 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final
+from urllib.parse import urldefrag, urljoin
 
 from jsonschema.exceptions import ValidationError
 
 from auditor.inputs.limits import too_deep
 from auditor.models import JSON, Change, Rewrite, Rule
 from auditor.schema import pointers
-from auditor.schema.keywords import Draft
+from auditor.schema.keywords import VOCABULARY, Draft, Kind
 
 # Keywords whose verdict depends on rewritten siblings in the same schema object.
 _SIBLINGS: Final[dict[str, tuple[str, ...]]] = {
@@ -32,6 +40,18 @@ _SIBLINGS: Final[dict[str, tuple[str, ...]]] = {
 }
 # Keywords that see what in-place applicators anywhere below them evaluated.
 _SUBTREE: Final = frozenset({"unevaluatedProperties", "unevaluatedItems"})
+# Keywords that fail on what a whole subschema matched (no error inside it to follow), and the
+# keyword, beside them, holding that subschema.
+_WHOLE: Final[dict[str, str]] = {
+    "contains": "contains",
+    "minContains": "contains",
+    "maxContains": "contains",
+    "not": "not",
+}
+_BRANCHES: Final = frozenset({"then", "else"})
+_REFS: Final = ("$ref", "$dynamicRef", "$recursiveRef")
+# Where `$defs` and friends sit: a subschema under them runs only when referenced.
+_UNREFERENCED: Final = frozenset({"$defs", "definitions"})
 _MAX_REF_HOPS: Final = 16
 _TYPE_MEMBER: Final = re.compile(r"/type/\d+$")
 
@@ -71,30 +91,67 @@ class CauseFinder:
         for rewrite in rewrites:
             self._at.setdefault(keyword_position(rewrite), []).append(rewrite)
         self._locations: dict[int, str] = {}
-        self._anchors: dict[str, tuple[JSON, str]] = {}
+        self._anchors: dict[tuple[str, str], tuple[JSON, str]] = {}
+        self._resources: dict[str, str] = {}
+        """Absolute URI (no fragment) of each schema resource -> its pointer."""
+        self._bases: dict[str, str] = {}
+        """Pointer of each schema object that starts a resource -> its base URI."""
+        self._refs: list[tuple[str, str]] = []
+        """(pointer of the schema object, reference) of every reference, in document order."""
+        self._within_memo: dict[str, tuple[Rewrite, ...]] = {}
         if not too_deep(schema):  # unusable then (replay says so): nothing to explain
-            self._index(schema, "")
+            self._index(schema)
 
-    def _index(self, root: JSON, at: str) -> None:
+    def _index(self, root: JSON) -> None:
         # An explicit stack, in the order a recursive walk would take (first anchor wins):
         # a schema too deep to evaluate still gets a cause finder, and must not crash it.
-        stack: list[tuple[JSON, str]] = [(root, at)]
+        self._resources[""] = ""
+        stack: list[tuple[JSON, str, str]] = [(root, "", "")]
         while stack:
-            node, pointer = stack.pop()
+            node, pointer, base = stack.pop()
             if isinstance(node, dict):
                 self._locations[id(node)] = pointer
+                base = self._identify(node, pointer, base)
                 for name in ("$anchor", "$dynamicAnchor"):
                     if isinstance(anchor := node.get(name), str):
-                        self._anchors.setdefault("#" + anchor, (node, pointer))
-                identifier = node.get("id" if self._draft is Draft.DRAFT4 else "$id")
-                if isinstance(identifier, str):
-                    self._anchors.setdefault(identifier, (node, pointer))
-                children = [(value, pointers.join(pointer, key)) for key, value in node.items()]
+                        self._anchors.setdefault((base, anchor), (node, pointer))
+                self._refs.extend((pointer, r) for k in _REFS if isinstance(r := node.get(k), str))
+                children = [
+                    (value, pointers.join(pointer, key), base) for key, value in node.items()
+                ]
             elif isinstance(node, list):
-                children = [(value, pointers.join(pointer, i)) for i, value in enumerate(node)]
+                children = [
+                    (value, pointers.join(pointer, i), base) for i, value in enumerate(node)
+                ]
             else:
                 continue
             stack.extend(reversed(children))
+
+    def _identify(self, node: dict[str, JSON], pointer: str, base: str) -> str:
+        """Registers what ``node``'s ``$id`` names; returns the base URI inside ``node``.
+
+        A relative ``$id`` resolves against the resource it stands in (``folder/`` then
+        ``b.json`` is ``folder/b.json``); a fragment-only one (draft 6/7 ``#name``) is an
+        anchor of that resource, not a resource of its own.
+        """
+        identifier = node.get("id" if self._draft is Draft.DRAFT4 else "$id")
+        if not isinstance(identifier, str):
+            return base
+        uri, fragment = urldefrag(urljoin(base, identifier))
+        if not identifier.startswith("#"):
+            base = uri
+            self._resources.setdefault(uri, pointer)
+            self._bases[pointer] = uri
+        if fragment and not fragment.startswith("/"):
+            self._anchors.setdefault((uri, fragment), (node, pointer))
+        return base
+
+    def _base_of(self, pointer: str) -> str:
+        """The base URI at ``pointer``: that of the nearest resource around it."""
+        for prefix in reversed(["", *_prefixes(pointer)]):
+            if prefix in self._bases:
+                return self._bases[prefix]
+        return ""
 
     def locate(self, error: ValidationError) -> Located:
         """Where ``error``'s keyword stands, following the references its path went through."""
@@ -102,7 +159,7 @@ class CauseFinder:
         segments = [str(s) for s in error.absolute_schema_path]
         if isinstance(error.validator, str) and segments and segments[-1] == keyword:
             segments = segments[:-1]
-        walked = self._walk(self._root, "", "", segments, error.schema, 0)
+        walked = self._walk(self._root, "", self._base_of(""), segments, error.schema, 0)
         if walked is not None:
             container, path = walked
         else:
@@ -115,18 +172,17 @@ class CauseFinder:
         self,
         node: JSON,
         pointer: str,
-        resource: str,
+        base: str,
         segments: Sequence[str],
         target: object,
         hops: int,
     ) -> tuple[str, tuple[str, ...]] | None:
         """Follow ``segments`` from ``node``; returns the container's pointer and the path."""
-        if isinstance(node, dict) and self._starts_resource(node):
-            resource = pointer
+        base = self._bases.get(pointer, base)
         if not segments:
             if node is target or not isinstance(target, dict):
                 return pointer, ()
-            return self._hop(node, pointer, resource, segments, target, hops)
+            return self._hop(node, pointer, base, segments, target, hops)
         head, rest = segments[0], segments[1:]
         child: JSON = None
         found = False
@@ -136,30 +192,32 @@ class CauseFinder:
             child, found = node[int(head)], True
         if found:
             step = pointers.join(pointer, head)
-            walked = self._walk(child, step, resource, rest, target, hops)
+            walked = self._walk(child, step, base, rest, target, hops)
             if walked is not None:
                 return walked[0], (step, *walked[1])
-        return self._hop(node, pointer, resource, segments, target, hops)
+        return self._hop(node, pointer, base, segments, target, hops)
 
     def _hop(
         self,
         node: JSON,
         pointer: str,
-        resource: str,
+        base: str,
         segments: Sequence[str],
         target: object,
         hops: int,
     ) -> tuple[str, tuple[str, ...]] | None:
         if not isinstance(node, dict) or hops >= _MAX_REF_HOPS:
             return None
-        for keyword in ("$ref", "$dynamicRef", "$recursiveRef"):
+        for keyword in _REFS:
             ref = node.get(keyword)
             if not isinstance(ref, str):
                 continue
-            resolved = self._resolve(ref, resource)
+            resolved = self._resolve(ref, base)
             if resolved is None:
                 continue
-            walked = self._walk(resolved[0], resolved[1], "", segments, target, hops + 1)
+            walked = self._walk(
+                resolved[0], resolved[1], self._base_of(resolved[1]), segments, target, hops + 1
+            )
             if walked is not None:
                 # A rename above the target changed what the reference lands on: it is on
                 # the path too, behind the reference itself (which is nearer when rewritten).
@@ -167,21 +225,23 @@ class CauseFinder:
                 return walked[0], (*above, pointers.join(pointer, keyword), *walked[1])
         return None
 
-    def _resolve(self, ref: str, resource: str) -> tuple[JSON, str] | None:
-        if ref in self._anchors:
-            return self._anchors[ref]
-        target = pointers.ref_target(ref)
+    def _resolve(self, ref: str, base: str) -> tuple[JSON, str] | None:
+        """The schema ``ref`` names, read against ``base``; None when it is not in this
+        document (remote: never fetched) or names nothing here."""
+        uri, fragment = urldefrag(urljoin(base, ref))
+        resource = self._resources.get(uri)
+        if resource is None:
+            return None
+        target = pointers.ref_target("#" + fragment)
+        if isinstance(target, pointers.Anchor):
+            return self._anchors.get((uri, target.name))
         if not isinstance(target, str):
-            return None  # remote, or an anchor the schema does not define
+            return None
         return self._at_pointer(resource + target)
 
     def _at_pointer(self, pointer: str) -> tuple[JSON, str] | None:
         found, node = pointers.resolve(self._root, pointer)
         return (node, pointer) if found else None
-
-    def _starts_resource(self, node: dict[str, JSON]) -> bool:
-        identifier = node.get("id" if self._draft is Draft.DRAFT4 else "$id")
-        return isinstance(identifier, str) and not identifier.startswith("#")
 
     def causes(self, error: ValidationError, located: Located | None = None) -> tuple[Rewrite, ...]:
         """The rewrites that made ``error`` possible; empty when none can be named."""
@@ -215,7 +275,66 @@ class CauseFinder:
                 and pointers.is_within(r.new_pointer, located.container)
                 and r.new_pointer != located.pointer
             ]
+        if not found and located.keyword in _WHOLE:
+            return self._within(pointers.join(located.container, _WHOLE[located.keyword]))
+        if not found:
+            return self._condition(located.path)
         return tuple(found)
+
+    def _condition(self, path: Sequence[str]) -> tuple[Rewrite, ...]:
+        """For an error under ``then`` or ``else``: the rewrites within the ``if`` beside the
+        nearest such branch that has any (they changed which branch applies)."""
+        for position in reversed(path):
+            segments = pointers.split(position)
+            if not segments or segments[-1] not in _BRANCHES or self._is_name(segments[:-1]):
+                continue
+            container = pointers.parent(position)
+            found, node = pointers.resolve(self._root, container)
+            if not (found and isinstance(node, dict) and "if" in node):
+                continue
+            if rewrites := self._within(pointers.join(container, "if")):
+                return rewrites
+        return ()
+
+    def _is_name(self, container: Sequence[str]) -> bool:
+        """True when the last segment of ``container`` is a map of names to schemas (so what
+        follows it is a name, not a keyword)."""
+        kind = VOCABULARY[self._draft].get(container[-1]) if container else None
+        return kind in (Kind.SCHEMA_MAP, Kind.DEPENDENCIES)
+
+    def _within(self, root: str) -> tuple[Rewrite, ...]:
+        """The rewrites of the subschema at ``root``: those below it, and those of what its
+        local references reach (below their targets, or renames above them), in rewrite order.
+        ``$defs`` met on the way are not evaluated unless referenced, and are left out."""
+        if root in self._within_memo:
+            return self._within_memo[root]
+        positions: set[str] = set()
+        seen = {root}
+        pending = [(root, 0)]
+        while pending:
+            at, hops = pending.pop()
+            positions.update(p for p in self._at if self._evaluated_within(p, at))
+            if hops:
+                positions.update(p for p in _prefixes(at) if p in self._at)
+            if hops >= _MAX_REF_HOPS:
+                continue
+            for holder, ref in self._refs:
+                if not self._evaluated_within(holder, at):
+                    continue
+                resolved = self._resolve(ref, self._base_of(holder))
+                if resolved is not None and resolved[1] not in seen:
+                    seen.add(resolved[1])
+                    pending.append((resolved[1], hops + 1))
+        found = tuple(r for r in self._rewrites if keyword_position(r) in positions)
+        self._within_memo[root] = found
+        return found
+
+    @staticmethod
+    def _evaluated_within(pointer: str, root: str) -> bool:
+        if not pointers.is_within(pointer, root):
+            return False
+        below = pointers.split(pointer)[len(pointers.split(root)) :]
+        return not any(segment in _UNREFERENCED for segment in below[:-1])
 
 
 def keyword_position(rewrite: Rewrite) -> str:
