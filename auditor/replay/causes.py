@@ -27,7 +27,7 @@ from jsonschema.exceptions import ValidationError
 from auditor.inputs.limits import too_deep
 from auditor.models import JSON, Change, Rewrite, Rule
 from auditor.schema import pointers
-from auditor.schema.keywords import VOCABULARY, Draft, Kind
+from auditor.schema.keywords import REF_OVERRIDES_SIBLINGS, VOCABULARY, Draft, Kind
 
 # Keywords whose verdict depends on rewritten siblings in the same schema object.
 _SIBLINGS: Final[dict[str, tuple[str, ...]]] = {
@@ -132,10 +132,13 @@ class CauseFinder:
 
         A relative ``$id`` resolves against the resource it stands in (``folder/`` then
         ``b.json`` is ``folder/b.json``); a fragment-only one (draft 6/7 ``#name``) is an
-        anchor of that resource, not a resource of its own.
+        anchor of that resource, not a resource of its own. Up to draft 7 an ``$id`` beside
+        ``$ref`` is ignored, like every sibling of ``$ref``.
         """
         identifier = node.get("id" if self._draft is Draft.DRAFT4 else "$id")
-        if not isinstance(identifier, str):
+        if not isinstance(identifier, str) or (
+            self._draft in REF_OVERRIDES_SIBLINGS and "$ref" in node
+        ):
             return base
         uri, fragment = urldefrag(urljoin(base, identifier))
         if not identifier.startswith("#"):
@@ -245,17 +248,21 @@ class CauseFinder:
 
     def causes(self, error: ValidationError, located: Located | None = None) -> tuple[Rewrite, ...]:
         """The rewrites that made ``error`` possible; empty when none can be named."""
-        found = self._direct(error, located or self.locate(error))
+        located = located or self.locate(error)
+        found = self._direct(error, located)
         if not found:
             found = _unique(c for sub in error.context for c in self._direct(sub, self.locate(sub)))
         if not found:
-            located = located or self.locate(error)
             found = tuple(
                 r
                 for r in self._unblocking
                 if not self._in_reach
                 or keyword_position(r) in located.path
                 or pointers.is_within(keyword_position(r), located.pointer)
+            )
+        if not found:
+            found = self._condition(located.path) or _unique(
+                c for sub in error.context for c in self._condition(self.locate(sub).path)
             )
         return found
 
@@ -277,8 +284,6 @@ class CauseFinder:
             ]
         if not found and located.keyword in _WHOLE:
             return self._within(pointers.join(located.container, _WHOLE[located.keyword]))
-        if not found:
-            return self._condition(located.path)
         return tuple(found)
 
     def _condition(self, path: Sequence[str]) -> tuple[Rewrite, ...]:
