@@ -5,14 +5,15 @@ URIs of nested resources (tests/cases/replay/corners.yaml has the end-to-end cas
 from __future__ import annotations
 
 from auditor.aggregate.pipeline import prepare
-from auditor.models import JSON, Call, Location, Outcome, ToolSchema
+from auditor.models import JSON, Call, Location, OldRuntime, Outcome, ToolSchema
 from auditor.replay.causes import CauseFinder
 from auditor.schema.normalize import DEFAULT_RULES, normalize
 from tests.replaying import replay_call
 
 
-def _causes(schema: JSON, arguments: JSON) -> list[str]:
-    replays = prepare([ToolSchema("t", schema, Location("t.json"), "", "mapping")], DEFAULT_RULES)
+def _causes(schema: JSON, arguments: JSON, runtime: OldRuntime = OldRuntime.LENIENT) -> list[str]:
+    tool = ToolSchema("t", schema, Location("t.json"), "", "mapping")
+    replays = prepare([tool], DEFAULT_RULES, old_runtime=runtime)
     result = replay_call(replays, Call("x:1", "t", arguments))
     assert result.outcome is Outcome.NEWLY_REJECTED
     return sorted({r.pointer for e in result.errors for r in e.causes})
@@ -43,16 +44,16 @@ def test_unreferenced_defs_inside_contains_are_no_cause() -> None:
 
 
 def test_a_property_named_then_is_no_branch() -> None:
-    schema: JSON = {
+    # Nothing was validated before: `then` 5 is newly rejected, by a keyword no rewrite
+    # touched; the rewrite beside it is in a property named `if`, which decides nothing.
+    names: JSON = {
         "type": "object",
         "properties": {"if": {"max_length": 3}, "then": {"type": "string"}},
     }
-    finder = _finder(schema)
-    assert finder._condition(("/properties", "/properties/then", "/properties/then/type")) == ()
-    # The same shape as keywords is a branch, and its `if` is where the cause is.
-    keywords: JSON = {"if": {"max_length": 3}, "then": {"type": "string"}}
-    found = _finder(keywords)._condition(("/then", "/then/type"))
-    assert [r.pointer for r in found] == ["/if/max_length"]
+    assert _causes(names, {"then": 5}, OldRuntime.NONE) == []
+    # The same shape as keywords: the rewrite in `if` sends "abcd" to the else branch.
+    keywords: JSON = {"if": {"max_length": 3}, "else": {"type": "integer"}}
+    assert _causes(keywords, "abcd") == ["/if/max_length"]
 
 
 def test_ids_resolve_against_their_parent_resource() -> None:

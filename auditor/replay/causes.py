@@ -17,9 +17,9 @@ anchor only within the resource that defines it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, cast
 from urllib.parse import urldefrag, urljoin
 
 from jsonschema.exceptions import ValidationError
@@ -49,11 +49,30 @@ _WHOLE: Final[dict[str, str]] = {
     "not": "not",
 }
 _BRANCHES: Final = frozenset({"then", "else"})
+# Keywords that hand their subschema a part of the instance (one instance path step each).
+_DESCENDS: Final = frozenset(
+    {
+        "properties",
+        "patternProperties",
+        "additionalProperties",
+        "unevaluatedProperties",
+        "items",
+        "prefixItems",
+        "additionalItems",
+        "unevaluatedItems",
+    }
+)
+# Keywords on the way that make the instance at a container unknowable from the error alone.
+_OPAQUE: Final = frozenset({"$ref", "$dynamicRef", "$recursiveRef", "propertyNames", "contains"})
+_MAX_COMPARED: Final = 256
 _REFS: Final = ("$ref", "$dynamicRef", "$recursiveRef")
 # Where `$defs` and friends sit: a subschema under them runs only when referenced.
 _UNREFERENCED: Final = frozenset({"$defs", "definitions"})
 _MAX_REF_HOPS: Final = 16
 _TYPE_MEMBER: Final = re.compile(r"/type/\d+$")
+
+Accepts = Callable[[str, JSON], "bool | None"]
+"""Whether one side's subschema at a pointer accepts an instance; None when it cannot say."""
 
 
 @dataclass(frozen=True)
@@ -77,16 +96,27 @@ class CauseFinder:
         draft: Draft,
         unblocking: Sequence[Rewrite] = (),
         unblocking_in_reach: bool = False,
+        old_accepts: Accepts | None = None,
+        new_accepts: Accepts | None = None,
     ) -> None:
         """``unblocking``: value fixes that made the schema, or parts of it, evaluable; with
         ``unblocking_in_reach`` only those on an error's path or inside its failing keyword
         are its causes (the lenient reading made only parts unevaluable), else all of them
-        (the whole schema was unusable)."""
+        (the whole schema was unusable). ``old_accepts``/``new_accepts`` evaluate one side's
+        subschema: a subschema the rewrites within changed nothing for (``contains``, ``not``,
+        an ``if``) is no cause; without them, or when they cannot say, it is one."""
         self._root = schema
         self._in_reach = unblocking_in_reach
         self._draft = draft
         self._unblocking = tuple(unblocking)
         self._rewrites = tuple(rewrites)
+        self._old_accepts = old_accepts
+        self._new_accepts = new_accepts
+        self._renamed = {
+            r.new_pointer: r.pointer
+            for r in rewrites
+            if r.change is Change.RENAME and not r.entry_of and r.new_pointer
+        }
         self._at: dict[str, list[Rewrite]] = {}
         for rewrite in rewrites:
             self._at.setdefault(keyword_position(rewrite), []).append(rewrite)
@@ -246,8 +276,14 @@ class CauseFinder:
         found, node = pointers.resolve(self._root, pointer)
         return (node, pointer) if found else None
 
-    def causes(self, error: ValidationError, located: Located | None = None) -> tuple[Rewrite, ...]:
-        """The rewrites that made ``error`` possible; empty when none can be named."""
+    def causes(
+        self,
+        error: ValidationError,
+        located: Located | None = None,
+        arguments: Sequence[JSON] = (),
+    ) -> tuple[Rewrite, ...]:
+        """The rewrites that made ``error`` possible; empty when none can be named.
+        ``arguments``: the call's arguments as a one-element sequence, when known."""
         located = located or self.locate(error)
         found = self._direct(error, located)
         if not found:
@@ -261,8 +297,10 @@ class CauseFinder:
                 or pointers.is_within(keyword_position(r), located.pointer)
             )
         if not found:
-            found = self._condition(located.path) or _unique(
-                c for sub in error.context for c in self._condition(self.locate(sub).path)
+            found = self._condition(error, located, arguments) or _unique(
+                c
+                for sub in error.context
+                for c in self._condition(sub, self.locate(sub), arguments)
             )
         return found
 
@@ -283,13 +321,45 @@ class CauseFinder:
                 and r.new_pointer != located.pointer
             ]
         if not found and located.keyword in _WHOLE:
-            return self._within(pointers.join(located.container, _WHOLE[located.keyword]))
+            at = pointers.join(located.container, _WHOLE[located.keyword])
+            within = self._within(at)
+            instance = _instance(error)
+            if located.keyword != "not":  # contains: each item met the subschema, or not
+                instances = list(instance) if isinstance(instance, list) else []
+            else:
+                instances = [instance]
+            return within if within and self._changed(at, instances) else ()
         return tuple(found)
 
-    def _condition(self, path: Sequence[str]) -> tuple[Rewrite, ...]:
+    def _changed(self, at: str, instances: Sequence[JSON]) -> bool:
+        """Whether the subschema at ``at`` (new schema) judges one of ``instances`` otherwise
+        than the same place in the old schema; True when that cannot be told."""
+        if self._old_accepts is None or self._new_accepts is None:
+            return True
+        if len(instances) > _MAX_COMPARED:
+            return True
+        old_at = self._old_pointer(at)
+        for instance in instances:
+            old, new = self._old_accepts(old_at, instance), self._new_accepts(at, instance)
+            if old is None or new is None or old != new:
+                return True
+        return False
+
+    def _old_pointer(self, pointer: str) -> str:
+        """The place in the old schema of ``pointer`` in the new one: renames undone."""
+        old = current = ""
+        for segment in pointers.split(pointer):
+            current = pointers.join(current, segment)
+            old = self._renamed.get(current, pointers.join(old, segment))
+        return old
+
+    def _condition(
+        self, error: ValidationError, located: Located, arguments: Sequence[JSON]
+    ) -> tuple[Rewrite, ...]:
         """For an error under ``then`` or ``else``: the rewrites within the ``if`` beside the
-        nearest such branch that has any (they changed which branch applies)."""
-        for position in reversed(path):
+        nearest such branch that has any, unless that ``if`` judges the instance as the old
+        one did (then they did not change which branch applies)."""
+        for position in reversed(located.path):
             segments = pointers.split(position)
             if not segments or segments[-1] not in _BRANCHES or self._is_name(segments[:-1]):
                 continue
@@ -297,9 +367,38 @@ class CauseFinder:
             found, node = pointers.resolve(self._root, container)
             if not (found and isinstance(node, dict) and "if" in node):
                 continue
-            if rewrites := self._within(pointers.join(container, "if")):
-                return rewrites
+            condition = pointers.join(container, "if")
+            if rewrites := self._within(condition):
+                known, instance = self._instance_at(container, located, error, arguments)
+                if not known or self._changed(condition, [instance]):
+                    return rewrites
+                return ()
         return ()
+
+    def _instance_at(
+        self, container: str, located: Located, error: ValidationError, arguments: Sequence[JSON]
+    ) -> tuple[bool, JSON]:
+        """The instance the schema object at ``container`` (on ``located``'s path) evaluated,
+        and whether it is known: the error's instance path less one step per keyword on the
+        way down that hands its subschema a part of the instance."""
+        steps = 0
+        for position in located.path[:-1]:
+            if position == container or not pointers.is_within(position, container):
+                continue
+            segments = pointers.split(position)
+            if self._is_name(segments[:-1]):
+                continue
+            if segments[-1] in _OPAQUE:
+                return False, None
+            steps += segments[-1] in _DESCENDS
+        path = list(error.absolute_path)
+        if steps > len(path):
+            return False, None
+        if not steps:
+            return True, _instance(error)
+        if not arguments:
+            return False, None
+        return pointers.resolve(arguments[0], pointers.from_segments(path[: len(path) - steps]))
 
     def _is_name(self, container: Sequence[str]) -> bool:
         """True when the last segment of ``container`` is a map of names to schemas (so what
@@ -350,6 +449,10 @@ def keyword_position(rewrite: Rewrite) -> str:
     ):
         return pointers.parent(rewrite.new_pointer)
     return rewrite.new_pointer
+
+
+def _instance(error: ValidationError) -> JSON:
+    return cast("JSON", error.instance)
 
 
 def _prefixes(pointer: str) -> Iterator[str]:
