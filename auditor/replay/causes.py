@@ -5,9 +5,10 @@ path is replayed over the new schema here, jumping through local references wher
 continues in their target. The nearest rewritten keyword on that evaluation path is the cause;
 failing that, the rewritten siblings that changed the failing keyword's meaning; failing that,
 for a keyword that fails on what a whole subschema matched (``contains``, ``not``) the rewrites
-within that subschema, and for an error under ``then``/``else`` the rewrites within the ``if``
-beside it; failing that, for a schema that only became usable through type-case rewrites,
-those rewrites.
+within that subschema; failing that, for a schema that only became usable through type-case
+rewrites, those rewrites; failing that, for an error under ``then``/``else``, the rewrites
+within the ``if`` beside it. Rewrites within a subschema are named only where the old and the
+new schema judge that subschema otherwise for the call (when that can be told).
 
 References resolve as a validator resolves them, locally: every ``$id`` against the base URI
 of the resource it stands in, every ``$ref`` against the base URI of its own resource, and an
@@ -16,6 +17,7 @@ anchor only within the resource that defines it.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -127,10 +129,12 @@ class CauseFinder:
         self._bases: dict[str, str] = {}
         """Pointer of each schema object that starts a resource -> its base URI."""
         self._refs: list[tuple[str, str]] = []
-        """(pointer of the schema object, reference) of every reference, in document order."""
+        """(pointer of the schema object, reference) of every reference, sorted."""
         self._within_memo: dict[str, tuple[Rewrite, ...]] = {}
         if not too_deep(schema):  # unusable then (replay says so): nothing to explain
             self._index(schema)
+        self._refs.sort()
+        self._positions = sorted((p, p) for p in self._at)
 
     def _index(self, root: JSON) -> None:
         # An explicit stack, in the order a recursive walk would take (first anchor wins):
@@ -417,12 +421,14 @@ class CauseFinder:
         pending = [(root, 0)]
         while pending:
             at, hops = pending.pop()
-            positions.update(p for p in self._at if self._evaluated_within(p, at))
+            positions.update(
+                p for p, _ in _below(self._positions, at) if self._evaluated_within(p, at)
+            )
             if hops:
                 positions.update(p for p in _prefixes(at) if p in self._at)
             if hops >= _MAX_REF_HOPS:
                 continue
-            for holder, ref in self._refs:
+            for holder, ref in _below(self._refs, at):
                 if not self._evaluated_within(holder, at):
                     continue
                 resolved = self._resolve(ref, self._base_of(holder))
@@ -449,6 +455,14 @@ def keyword_position(rewrite: Rewrite) -> str:
     ):
         return pointers.parent(rewrite.new_pointer)
     return rewrite.new_pointer
+
+
+def _below(entries: Sequence[tuple[str, str]], at: str) -> Sequence[tuple[str, str]]:
+    """A slice of the entries (sorted by pointer) holding every one whose pointer is ``at``
+    or below it, as those start with ``at/`` and ``0`` follows ``/``; a few neighbours
+    (``at-x``) too, which the caller filters out."""
+    start = bisect.bisect_left(entries, (at, ""))
+    return entries[start : bisect.bisect_left(entries, (at + "0", ""), lo=start)]
 
 
 def _instance(error: ValidationError) -> JSON:
