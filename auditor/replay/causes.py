@@ -4,22 +4,32 @@ python-jsonschema reports an error's schema path without the ``$ref`` hops it to
 path is replayed over the new schema here, jumping through local references where the path
 continues in their target. The nearest rewritten keyword on that evaluation path is the cause;
 failing that, the rewritten siblings that changed the failing keyword's meaning; failing that,
-for a schema that only became usable through type-case rewrites, those rewrites.
+for a keyword that fails on what a whole subschema matched (``contains``, ``not``) the rewrites
+within that subschema; failing that, for a schema that only became usable through type-case
+rewrites, those rewrites; failing that, for an error under ``then``/``else``, the rewrites
+within the ``if`` beside it. Rewrites within a subschema are named only where the old and the
+new schema judge that subschema otherwise for the call (when that can be told).
+
+References resolve as a validator resolves them, locally: every ``$id`` against the base URI
+of the resource it stands in, every ``$ref`` against the base URI of its own resource, and an
+anchor only within the resource that defines it.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, cast
+from urllib.parse import urldefrag, urljoin
 
 from jsonschema.exceptions import ValidationError
 
 from auditor.inputs.limits import too_deep
 from auditor.models import JSON, Change, Rewrite, Rule
 from auditor.schema import pointers
-from auditor.schema.keywords import Draft
+from auditor.schema.keywords import REF_OVERRIDES_SIBLINGS, VOCABULARY, Draft, Kind
 
 # Keywords whose verdict depends on rewritten siblings in the same schema object.
 _SIBLINGS: Final[dict[str, tuple[str, ...]]] = {
@@ -32,8 +42,39 @@ _SIBLINGS: Final[dict[str, tuple[str, ...]]] = {
 }
 # Keywords that see what in-place applicators anywhere below them evaluated.
 _SUBTREE: Final = frozenset({"unevaluatedProperties", "unevaluatedItems"})
+# Keywords that fail on what a whole subschema matched (no error inside it to follow), and the
+# keyword, beside them, holding that subschema.
+_WHOLE: Final[dict[str, str]] = {
+    "contains": "contains",
+    "minContains": "contains",
+    "maxContains": "contains",
+    "not": "not",
+}
+_BRANCHES: Final = frozenset({"then", "else"})
+# Keywords that hand their subschema a part of the instance (one instance path step each).
+_DESCENDS: Final = frozenset(
+    {
+        "properties",
+        "patternProperties",
+        "additionalProperties",
+        "unevaluatedProperties",
+        "items",
+        "prefixItems",
+        "additionalItems",
+        "unevaluatedItems",
+    }
+)
+# Keywords on the way that make the instance at a container unknowable from the error alone.
+_OPAQUE: Final = frozenset({"$ref", "$dynamicRef", "$recursiveRef", "propertyNames", "contains"})
+_MAX_COMPARED: Final = 256
+_REFS: Final = ("$ref", "$dynamicRef", "$recursiveRef")
+# Where `$defs` and friends sit: a subschema under them runs only when referenced.
+_UNREFERENCED: Final = frozenset({"$defs", "definitions"})
 _MAX_REF_HOPS: Final = 16
 _TYPE_MEMBER: Final = re.compile(r"/type/\d+$")
+
+Accepts = Callable[[str, JSON], "bool | None"]
+"""Whether one side's subschema at a pointer accepts an instance; None when it cannot say."""
 
 
 @dataclass(frozen=True)
@@ -57,44 +98,97 @@ class CauseFinder:
         draft: Draft,
         unblocking: Sequence[Rewrite] = (),
         unblocking_in_reach: bool = False,
+        old_accepts: Accepts | None = None,
+        new_accepts: Accepts | None = None,
     ) -> None:
         """``unblocking``: value fixes that made the schema, or parts of it, evaluable; with
         ``unblocking_in_reach`` only those on an error's path or inside its failing keyword
         are its causes (the lenient reading made only parts unevaluable), else all of them
-        (the whole schema was unusable)."""
+        (the whole schema was unusable). ``old_accepts``/``new_accepts`` evaluate one side's
+        subschema: a subschema the rewrites within changed nothing for (``contains``, ``not``,
+        an ``if``) is no cause; without them, or when they cannot say, it is one."""
         self._root = schema
         self._in_reach = unblocking_in_reach
         self._draft = draft
         self._unblocking = tuple(unblocking)
         self._rewrites = tuple(rewrites)
+        self._old_accepts = old_accepts
+        self._new_accepts = new_accepts
+        self._renamed = {
+            r.new_pointer: r.pointer
+            for r in rewrites
+            if r.change is Change.RENAME and not r.entry_of and r.new_pointer
+        }
         self._at: dict[str, list[Rewrite]] = {}
         for rewrite in rewrites:
             self._at.setdefault(keyword_position(rewrite), []).append(rewrite)
         self._locations: dict[int, str] = {}
-        self._anchors: dict[str, tuple[JSON, str]] = {}
+        self._anchors: dict[tuple[str, str], tuple[JSON, str]] = {}
+        self._resources: dict[str, str] = {}
+        """Absolute URI (no fragment) of each schema resource -> its pointer."""
+        self._bases: dict[str, str] = {}
+        """Pointer of each schema object that starts a resource -> its base URI."""
+        self._refs: list[tuple[str, str]] = []
+        """(pointer of the schema object, reference) of every reference, sorted."""
+        self._within_memo: dict[str, tuple[Rewrite, ...]] = {}
         if not too_deep(schema):  # unusable then (replay says so): nothing to explain
-            self._index(schema, "")
+            self._index(schema)
+        self._refs.sort()
+        self._positions = sorted((p, p) for p in self._at)
 
-    def _index(self, root: JSON, at: str) -> None:
+    def _index(self, root: JSON) -> None:
         # An explicit stack, in the order a recursive walk would take (first anchor wins):
         # a schema too deep to evaluate still gets a cause finder, and must not crash it.
-        stack: list[tuple[JSON, str]] = [(root, at)]
+        self._resources[""] = ""
+        stack: list[tuple[JSON, str, str]] = [(root, "", "")]
         while stack:
-            node, pointer = stack.pop()
+            node, pointer, base = stack.pop()
             if isinstance(node, dict):
                 self._locations[id(node)] = pointer
+                base = self._identify(node, pointer, base)
                 for name in ("$anchor", "$dynamicAnchor"):
                     if isinstance(anchor := node.get(name), str):
-                        self._anchors.setdefault("#" + anchor, (node, pointer))
-                identifier = node.get("id" if self._draft is Draft.DRAFT4 else "$id")
-                if isinstance(identifier, str):
-                    self._anchors.setdefault(identifier, (node, pointer))
-                children = [(value, pointers.join(pointer, key)) for key, value in node.items()]
+                        self._anchors.setdefault((base, anchor), (node, pointer))
+                self._refs.extend((pointer, r) for k in _REFS if isinstance(r := node.get(k), str))
+                children = [
+                    (value, pointers.join(pointer, key), base) for key, value in node.items()
+                ]
             elif isinstance(node, list):
-                children = [(value, pointers.join(pointer, i)) for i, value in enumerate(node)]
+                children = [
+                    (value, pointers.join(pointer, i), base) for i, value in enumerate(node)
+                ]
             else:
                 continue
             stack.extend(reversed(children))
+
+    def _identify(self, node: dict[str, JSON], pointer: str, base: str) -> str:
+        """Registers what ``node``'s ``$id`` names; returns the base URI inside ``node``.
+
+        A relative ``$id`` resolves against the resource it stands in (``folder/`` then
+        ``b.json`` is ``folder/b.json``); a fragment-only one (draft 6/7 ``#name``) is an
+        anchor of that resource, not a resource of its own. Up to draft 7 an ``$id`` beside
+        ``$ref`` is ignored, like every sibling of ``$ref``.
+        """
+        identifier = node.get("id" if self._draft is Draft.DRAFT4 else "$id")
+        if not isinstance(identifier, str) or (
+            self._draft in REF_OVERRIDES_SIBLINGS and "$ref" in node
+        ):
+            return base
+        uri, fragment = urldefrag(urljoin(base, identifier))
+        if not identifier.startswith("#"):
+            base = uri
+            self._resources.setdefault(uri, pointer)
+            self._bases[pointer] = uri
+        if fragment and not fragment.startswith("/"):
+            self._anchors.setdefault((uri, fragment), (node, pointer))
+        return base
+
+    def _base_of(self, pointer: str) -> str:
+        """The base URI at ``pointer``: that of the nearest resource around it."""
+        for prefix in reversed(["", *_prefixes(pointer)]):
+            if prefix in self._bases:
+                return self._bases[prefix]
+        return ""
 
     def locate(self, error: ValidationError) -> Located:
         """Where ``error``'s keyword stands, following the references its path went through."""
@@ -102,7 +196,7 @@ class CauseFinder:
         segments = [str(s) for s in error.absolute_schema_path]
         if isinstance(error.validator, str) and segments and segments[-1] == keyword:
             segments = segments[:-1]
-        walked = self._walk(self._root, "", "", segments, error.schema, 0)
+        walked = self._walk(self._root, "", self._base_of(""), segments, error.schema, 0)
         if walked is not None:
             container, path = walked
         else:
@@ -115,18 +209,17 @@ class CauseFinder:
         self,
         node: JSON,
         pointer: str,
-        resource: str,
+        base: str,
         segments: Sequence[str],
         target: object,
         hops: int,
     ) -> tuple[str, tuple[str, ...]] | None:
         """Follow ``segments`` from ``node``; returns the container's pointer and the path."""
-        if isinstance(node, dict) and self._starts_resource(node):
-            resource = pointer
+        base = self._bases.get(pointer, base)
         if not segments:
             if node is target or not isinstance(target, dict):
                 return pointer, ()
-            return self._hop(node, pointer, resource, segments, target, hops)
+            return self._hop(node, pointer, base, segments, target, hops)
         head, rest = segments[0], segments[1:]
         child: JSON = None
         found = False
@@ -136,30 +229,32 @@ class CauseFinder:
             child, found = node[int(head)], True
         if found:
             step = pointers.join(pointer, head)
-            walked = self._walk(child, step, resource, rest, target, hops)
+            walked = self._walk(child, step, base, rest, target, hops)
             if walked is not None:
                 return walked[0], (step, *walked[1])
-        return self._hop(node, pointer, resource, segments, target, hops)
+        return self._hop(node, pointer, base, segments, target, hops)
 
     def _hop(
         self,
         node: JSON,
         pointer: str,
-        resource: str,
+        base: str,
         segments: Sequence[str],
         target: object,
         hops: int,
     ) -> tuple[str, tuple[str, ...]] | None:
         if not isinstance(node, dict) or hops >= _MAX_REF_HOPS:
             return None
-        for keyword in ("$ref", "$dynamicRef", "$recursiveRef"):
+        for keyword in _REFS:
             ref = node.get(keyword)
             if not isinstance(ref, str):
                 continue
-            resolved = self._resolve(ref, resource)
+            resolved = self._resolve(ref, base)
             if resolved is None:
                 continue
-            walked = self._walk(resolved[0], resolved[1], "", segments, target, hops + 1)
+            walked = self._walk(
+                resolved[0], resolved[1], self._base_of(resolved[1]), segments, target, hops + 1
+            )
             if walked is not None:
                 # A rename above the target changed what the reference lands on: it is on
                 # the path too, behind the reference itself (which is nearer when rewritten).
@@ -167,35 +262,49 @@ class CauseFinder:
                 return walked[0], (*above, pointers.join(pointer, keyword), *walked[1])
         return None
 
-    def _resolve(self, ref: str, resource: str) -> tuple[JSON, str] | None:
-        if ref in self._anchors:
-            return self._anchors[ref]
-        target = pointers.ref_target(ref)
+    def _resolve(self, ref: str, base: str) -> tuple[JSON, str] | None:
+        """The schema ``ref`` names, read against ``base``; None when it is not in this
+        document (remote: never fetched) or names nothing here."""
+        uri, fragment = urldefrag(urljoin(base, ref))
+        resource = self._resources.get(uri)
+        if resource is None:
+            return None
+        target = pointers.ref_target("#" + fragment)
+        if isinstance(target, pointers.Anchor):
+            return self._anchors.get((uri, target.name))
         if not isinstance(target, str):
-            return None  # remote, or an anchor the schema does not define
+            return None
         return self._at_pointer(resource + target)
 
     def _at_pointer(self, pointer: str) -> tuple[JSON, str] | None:
         found, node = pointers.resolve(self._root, pointer)
         return (node, pointer) if found else None
 
-    def _starts_resource(self, node: dict[str, JSON]) -> bool:
-        identifier = node.get("id" if self._draft is Draft.DRAFT4 else "$id")
-        return isinstance(identifier, str) and not identifier.startswith("#")
-
-    def causes(self, error: ValidationError, located: Located | None = None) -> tuple[Rewrite, ...]:
-        """The rewrites that made ``error`` possible; empty when none can be named."""
-        found = self._direct(error, located or self.locate(error))
+    def causes(
+        self,
+        error: ValidationError,
+        located: Located | None = None,
+        arguments: Sequence[JSON] = (),
+    ) -> tuple[Rewrite, ...]:
+        """The rewrites that made ``error`` possible; empty when none can be named.
+        ``arguments``: the call's arguments as a one-element sequence, when known."""
+        located = located or self.locate(error)
+        found = self._direct(error, located)
         if not found:
             found = _unique(c for sub in error.context for c in self._direct(sub, self.locate(sub)))
         if not found:
-            located = located or self.locate(error)
             found = tuple(
                 r
                 for r in self._unblocking
                 if not self._in_reach
                 or keyword_position(r) in located.path
                 or pointers.is_within(keyword_position(r), located.pointer)
+            )
+        if not found:
+            found = self._condition(error, located, arguments) or _unique(
+                c
+                for sub in error.context
+                for c in self._condition(sub, self.locate(sub), arguments)
             )
         return found
 
@@ -215,7 +324,127 @@ class CauseFinder:
                 and pointers.is_within(r.new_pointer, located.container)
                 and r.new_pointer != located.pointer
             ]
+        if not found and located.keyword in _WHOLE:
+            at = pointers.join(located.container, _WHOLE[located.keyword])
+            within = self._within(at)
+            instance = _instance(error)
+            if located.keyword != "not":  # contains: each item met the subschema, or not
+                instances = list(instance) if isinstance(instance, list) else []
+            else:
+                instances = [instance]
+            return within if within and self._changed(at, instances) else ()
         return tuple(found)
+
+    def _changed(self, at: str, instances: Sequence[JSON]) -> bool:
+        """Whether the subschema at ``at`` (new schema) judges one of ``instances`` otherwise
+        than the same place in the old schema; True when that cannot be told."""
+        if self._old_accepts is None or self._new_accepts is None:
+            return True
+        if len(instances) > _MAX_COMPARED:
+            return True
+        old_at = self._old_pointer(at)
+        for instance in instances:
+            old, new = self._old_accepts(old_at, instance), self._new_accepts(at, instance)
+            if old is None or new is None or old != new:
+                return True
+        return False
+
+    def _old_pointer(self, pointer: str) -> str:
+        """The place in the old schema of ``pointer`` in the new one: renames undone."""
+        old = current = ""
+        for segment in pointers.split(pointer):
+            current = pointers.join(current, segment)
+            old = self._renamed.get(current, pointers.join(old, segment))
+        return old
+
+    def _condition(
+        self, error: ValidationError, located: Located, arguments: Sequence[JSON]
+    ) -> tuple[Rewrite, ...]:
+        """For an error under ``then`` or ``else``: the rewrites within the ``if`` beside the
+        nearest such branch that has any, unless that ``if`` judges the instance as the old
+        one did (then they did not change which branch applies)."""
+        for position in reversed(located.path):
+            segments = pointers.split(position)
+            if not segments or segments[-1] not in _BRANCHES or self._is_name(segments[:-1]):
+                continue
+            container = pointers.parent(position)
+            found, node = pointers.resolve(self._root, container)
+            if not (found and isinstance(node, dict) and "if" in node):
+                continue
+            condition = pointers.join(container, "if")
+            if rewrites := self._within(condition):
+                known, instance = self._instance_at(container, located, error, arguments)
+                if not known or self._changed(condition, [instance]):
+                    return rewrites
+                return ()
+        return ()
+
+    def _instance_at(
+        self, container: str, located: Located, error: ValidationError, arguments: Sequence[JSON]
+    ) -> tuple[bool, JSON]:
+        """The instance the schema object at ``container`` (on ``located``'s path) evaluated,
+        and whether it is known: the error's instance path less one step per keyword on the
+        way down that hands its subschema a part of the instance."""
+        steps = 0
+        for position in located.path[:-1]:
+            if position == container or not pointers.is_within(position, container):
+                continue
+            segments = pointers.split(position)
+            if self._is_name(segments[:-1]):
+                continue
+            if segments[-1] in _OPAQUE:
+                return False, None
+            steps += segments[-1] in _DESCENDS
+        path = list(error.absolute_path)
+        if steps > len(path):
+            return False, None
+        if not steps:
+            return True, _instance(error)
+        if not arguments:
+            return False, None
+        return pointers.resolve(arguments[0], pointers.from_segments(path[: len(path) - steps]))
+
+    def _is_name(self, container: Sequence[str]) -> bool:
+        """True when the last segment of ``container`` is a map of names to schemas (so what
+        follows it is a name, not a keyword)."""
+        kind = VOCABULARY[self._draft].get(container[-1]) if container else None
+        return kind in (Kind.SCHEMA_MAP, Kind.DEPENDENCIES)
+
+    def _within(self, root: str) -> tuple[Rewrite, ...]:
+        """The rewrites of the subschema at ``root``: those below it, and those of what its
+        local references reach (below their targets, or renames above them), in rewrite order.
+        ``$defs`` met on the way are not evaluated unless referenced, and are left out."""
+        if root in self._within_memo:
+            return self._within_memo[root]
+        positions: set[str] = set()
+        seen = {root}
+        pending = [(root, 0)]
+        while pending:
+            at, hops = pending.pop()
+            positions.update(
+                p for p, _ in _below(self._positions, at) if self._evaluated_within(p, at)
+            )
+            if hops:
+                positions.update(p for p in _prefixes(at) if p in self._at)
+            if hops >= _MAX_REF_HOPS:
+                continue
+            for holder, ref in _below(self._refs, at):
+                if not self._evaluated_within(holder, at):
+                    continue
+                resolved = self._resolve(ref, self._base_of(holder))
+                if resolved is not None and resolved[1] not in seen:
+                    seen.add(resolved[1])
+                    pending.append((resolved[1], hops + 1))
+        found = tuple(r for r in self._rewrites if keyword_position(r) in positions)
+        self._within_memo[root] = found
+        return found
+
+    @staticmethod
+    def _evaluated_within(pointer: str, root: str) -> bool:
+        if not pointers.is_within(pointer, root):
+            return False
+        below = pointers.split(pointer)[len(pointers.split(root)) :]
+        return not any(segment in _UNREFERENCED for segment in below[:-1])
 
 
 def keyword_position(rewrite: Rewrite) -> str:
@@ -226,6 +455,18 @@ def keyword_position(rewrite: Rewrite) -> str:
     ):
         return pointers.parent(rewrite.new_pointer)
     return rewrite.new_pointer
+
+
+def _below(entries: Sequence[tuple[str, str]], at: str) -> Sequence[tuple[str, str]]:
+    """A slice of the entries (sorted by pointer) holding every one whose pointer is ``at``
+    or below it, as those start with ``at/`` and ``0`` follows ``/``; a few neighbours
+    (``at-x``) too, which the caller filters out."""
+    start = bisect.bisect_left(entries, (at, ""))
+    return entries[start : bisect.bisect_left(entries, (at + "0", ""), lo=start)]
+
+
+def _instance(error: ValidationError) -> JSON:
+    return cast("JSON", error.instance)
 
 
 def _prefixes(pointer: str) -> Iterator[str]:

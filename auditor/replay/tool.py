@@ -36,7 +36,7 @@ from auditor.models import (
     Verdict,
 )
 from auditor.replay.budget import CallBudget, CallTimeout, UnusablePattern, budgeted
-from auditor.replay.causes import CauseFinder
+from auditor.replay.causes import Accepts, CauseFinder
 from auditor.replay.coverage import CoverageTracker
 from auditor.replay.engine import FastCheck, meta_valid
 from auditor.replay.observed import observe
@@ -184,6 +184,8 @@ class ToolReplay:
             normalized.draft,
             self.unblocking,
             unblocking_in_reach=old_runtime is OldRuntime.LENIENT,
+            old_accepts=_subschema_check(self.old, old_schema),
+            new_accepts=_subschema_check(self.new, normalized.schema),
         )
         self._fast_new = FastCheck(normalized.schema if fast and self.new.validator else None)
         self._fast_old = (
@@ -275,7 +277,7 @@ class ToolReplay:
             errors = _errors(self.new.validator, arguments)
         except Exception as error:  # evaluation of user schemas may raise anything
             return None, Verdict(False, problem=_evaluation_problem(error))
-        new = Verdict(not errors, self._issues(errors))
+        new = Verdict(not errors, self._issues(errors, arguments))
         return self._old_verdict(arguments, new), new
 
     def _old_verdict(self, arguments: JSON, new: Verdict | None) -> Verdict:
@@ -294,7 +296,9 @@ class ToolReplay:
         except Exception as error:  # only the standard reading raises (tolerant swallows)
             return Verdict(False, problem=_evaluation_problem(error))
 
-    def _issues(self, errors: Sequence[exceptions.ValidationError]) -> tuple[ValidationIssue, ...]:
+    def _issues(
+        self, errors: Sequence[exceptions.ValidationError], arguments: JSON
+    ) -> tuple[ValidationIssue, ...]:
         issues = []
         for error in errors:
             located = self._causes.locate(error)
@@ -304,11 +308,31 @@ class ToolReplay:
                     keyword=located.keyword,
                     schema_pointer=located.pointer,
                     message=_clip(error.message),
-                    causes=self._causes.causes(error, located),
+                    causes=self._causes.causes(error, located, (arguments,)),
                     observed=observe(error),
                 )
             )
         return tuple(issues)
+
+
+def _subschema_check(compiled: Compiled, schema: JSON) -> Accepts | None:
+    """Whether the subschema of ``schema`` at a pointer accepts an instance, evaluated by
+    ``compiled``'s validator (local references resolve from the root); None when it cannot
+    say (no such subschema, or evaluating it raised)."""
+    validator = compiled.validator
+    if validator is None:
+        return None
+
+    def accepts(pointer: str, instance: JSON) -> bool | None:
+        found, subschema = pointers.resolve(schema, pointer)
+        if not found or not isinstance(subschema, (dict, bool)):
+            return None
+        try:
+            return bool(validator.evolve(schema=subschema).is_valid(instance))
+        except Exception:  # evaluation of user schemas may raise anything
+            return None
+
+    return accepts
 
 
 def _read_leniently(schema: JSON) -> tuple[JSON, tuple[LenientReading, ...]]:
