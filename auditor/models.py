@@ -90,6 +90,15 @@ RULE_FAMILIES: Final[tuple[Rule, ...]] = tuple(rule for rule in Rule if rule is 
 """The rule families ``--rules`` can select."""
 
 
+class GroupBy(str, Enum):
+    """What a group of calls is (``--group-by``)."""
+
+    CONSTRAINT = "constraint"
+    """One tool, outcome, failing keyword, schema pointer and causes."""
+    CALLER = "caller"
+    """The same, for one caller the log names (calls naming none form their own group)."""
+
+
 class ChangeKind(str, Enum):
     """What the audited schema change is: where the new side of the replay comes from."""
 
@@ -227,6 +236,8 @@ class Call:
     """The arguments as logged, when they were JSON text: what replay remembers them by."""
     evidence: Evidence | None = None
     """What the log records about what became of the call, where it does."""
+    caller: str | None = None
+    """Who made the call, where the log names it (an agent, a service, an MCP client)."""
 
 
 @dataclass(frozen=True)
@@ -401,6 +412,13 @@ class Group:
     baselined: bool = False
     proven: int = 0
     """Calls of the group that the log shows ran: certain regressions (newly rejected)."""
+    callers: tuple[tuple[str, int], ...] = ()
+    """The callers the log names for the group's calls, with their calls, most first (at
+    most ``MAX_SHOWN_CALLERS``); calls whose record names no caller are not counted."""
+    more_callers: int = 0
+    """Distinct callers beyond those listed."""
+    caller: str | None = None
+    """With ``--group-by caller``: the one caller this group's calls came from."""
 
     @property
     def share(self) -> float:
@@ -487,6 +505,7 @@ class Report:
     """The git revision the old catalogs were read at (``--against``)."""
     added_tools: tuple[str, ...] = ()
     """Tools only the new catalogs define."""
+    group_by: GroupBy = GroupBy.CONSTRAINT
 
     @property
     def proven_count(self) -> int:

@@ -19,7 +19,7 @@ from auditor.cli import expand_multi_value_options
 from auditor.cli.audit import CLI_ONLY, OPTIONS, SETTINGS, AuditOptions
 from auditor.inputs.catalogs import CatalogFormat
 from auditor.inputs.log_formats import LogFormat
-from auditor.models import FailOn, OldRuntime, Rule
+from auditor.models import FailOn, GroupBy, OldRuntime, Rule
 from auditor.report import Format
 from tests.conftest import ROOT, run_cli
 
@@ -38,6 +38,8 @@ CASES: dict[str, tuple[Any, list[str], str, Any, Any, Any]] = {
                 FailOn.SCHEMA_ERROR, FailOn.NEWLY_REJECTED),
     "baseline": ("b1.json", ["--baseline", "b2.json"], "baseline", "b1.json", "b2.json", None),
     "examples": (7, ["--examples", "0"], "examples", 7, 0, 3),
+    "group_by": ("caller", ["--group-by", "constraint"], "group_by", GroupBy.CALLER,
+                 GroupBy.CONSTRAINT, GroupBy.CONSTRAINT),
     "redact": (True, ["--redact"], "redact", True, True, False),
     "max_calls": (5, ["--max-calls", "0"], "max_calls", 5, None, 10_000),
     "jobs": (2, ["-j", "3"], "jobs", 2, 3, os.cpu_count() or 1),

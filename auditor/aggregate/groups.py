@@ -31,6 +31,10 @@ GROUPED: Final = frozenset(
 DEFAULT_EXAMPLES: Final = 3
 MAX_DISTINCT_OBSERVATIONS: Final = 200
 """Distinct observations counted per group; beyond, a value-rich log would grow memory."""
+MAX_DISTINCT_CALLERS: Final = 1_000
+"""Distinct callers counted per group; the calls of further ones are not attributed."""
+MAX_SHOWN_CALLERS: Final = 10
+"""Callers a group lists, most calls first; the rest are counted."""
 
 # Newly rejected first (the headline), then the schema problems, then the rest.
 _OUTCOME_ORDER: Final = {
@@ -49,22 +53,24 @@ def fingerprint(
     keyword: str,
     schema_pointer: str,
     problem: str = "",
+    caller: str | None = None,
 ) -> str:
-    """A stable 16-hex-digit key for a group: the same constraint gives the same key.
+    """A stable 16-hex-digit key for a group: the same constraint gives the same key, and
+    with ``--group-by caller`` the same constraint and caller.
 
     Remembered: a log repeats few constraints many times, and this runs per rejected call.
     """
-    payload = json.dumps(
-        [
-            tool,
-            outcome.value,
-            sorted([r.pointer, r.old, r.new] for r in causes),
-            keyword,
-            schema_pointer,
-            problem,
-        ],
-        ensure_ascii=False,
-    )
+    fields: list[object] = [
+        tool,
+        outcome.value,
+        sorted([r.pointer, r.old, r.new] for r in causes),
+        keyword,
+        schema_pointer,
+        problem,
+    ]
+    if caller is not None:  # only split groups carry it: other keys stay as they were
+        fields.append(["caller", caller])
+    payload = json.dumps(fields, ensure_ascii=False)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
 
 
@@ -83,13 +89,17 @@ class _Pending:
     last: str = ""
     examples: list[Example] = field(default_factory=list)
     observed: Counter[str] = field(default_factory=Counter)
+    callers: Counter[str] = field(default_factory=Counter)
+    caller: str | None = None
 
 
 class GroupCollector:
-    """Accumulates groups call by call, keeping counts and at most ``examples`` calls each."""
+    """Accumulates groups call by call, keeping counts and at most ``examples`` calls each;
+    ``by_caller`` splits each group by the caller the log names (``--group-by caller``)."""
 
-    def __init__(self, examples: int = DEFAULT_EXAMPLES) -> None:
+    def __init__(self, examples: int = DEFAULT_EXAMPLES, by_caller: bool = False) -> None:
         self._examples = examples
+        self._by_caller = by_caller
         self._pending: dict[str, _Pending] = {}
 
     def add(self, result: CallResult) -> None:
@@ -98,14 +108,15 @@ class GroupCollector:
             return
         tool = result.call.tool or ""
         problem = result.schema_problem or ""
+        split = (result.call.caller or "") if self._by_caller else None
         seen: set[str] = set()
         if not result.errors:
-            key = fingerprint(tool, result.outcome, (), "", "", problem)
+            key = fingerprint(tool, result.outcome, (), "", "", problem, split)
             self._count(key, result, "", "", (), problem or "", "", [])
             return
         for issue in result.errors:
             key = fingerprint(
-                tool, result.outcome, issue.causes, issue.keyword, issue.schema_pointer
+                tool, result.outcome, issue.causes, issue.keyword, issue.schema_pointer, "", split
             )
             observed = [observation_key(o) for o in issue.observed]
             if key in seen:
@@ -146,8 +157,14 @@ class GroupCollector:
                 first=source,
                 error=error,
                 problem=result.schema_problem or "",
+                caller=(result.call.caller or "") if self._by_caller else None,
             )
         pending.count += 1
+        caller = result.call.caller
+        if caller is not None and (
+            caller in pending.callers or len(pending.callers) < MAX_DISTINCT_CALLERS
+        ):
+            pending.callers[caller] += 1
         pending.proven += result.proven
         pending.last = source
         if len(pending.examples) < self._examples:
@@ -170,6 +187,9 @@ class GroupCollector:
             for observed, count in theirs.observed.items():
                 if observed in mine.observed or len(mine.observed) < MAX_DISTINCT_OBSERVATIONS:
                     mine.observed[observed] += count
+            for caller, count in theirs.callers.items():
+                if caller in mine.callers or len(mine.callers) < MAX_DISTINCT_CALLERS:
+                    mine.callers[caller] += count
 
     @staticmethod
     def _observe(pending: _Pending, observed: list[str]) -> None:
@@ -208,6 +228,9 @@ class GroupCollector:
                     p.problem,
                 ),
                 baselined=key in baseline,
+                callers=_most(p.callers)[:MAX_SHOWN_CALLERS],
+                more_callers=max(0, len(p.callers) - MAX_SHOWN_CALLERS),
+                caller=p.caller,
             )
             for key, p in self._pending.items()
         ]
@@ -221,7 +244,13 @@ class GroupCollector:
                     g.tool,
                     g.schema_pointer,
                     g.keyword,
+                    g.caller or "",
                     g.fingerprint,
                 ),
             )
         )
+
+
+def _most(callers: Counter[str]) -> tuple[tuple[str, int], ...]:
+    """Callers by calls, most first, then by name: the same order whatever the log order."""
+    return tuple(sorted(callers.items(), key=lambda item: (-item[1], item[0])))

@@ -22,6 +22,7 @@ from auditor.models import (
     FailOn,
     Finding,
     Group,
+    GroupBy,
     Location,
     LogStats,
     OldRuntime,
@@ -202,6 +203,7 @@ class ReportSettings:
     generated_at: str | None = None
     fail_on: FailOn = FailOn.NEWLY_REJECTED
     old_runtime: OldRuntime = OldRuntime.LENIENT
+    group_by: GroupBy = GroupBy.CONSTRAINT
 
 
 class Tally:
@@ -232,7 +234,9 @@ class Tally:
         self.nameless = 0
         self.kept: list[CallResult] = []
         self.omitted = 0
-        self.collector = GroupCollector(settings.examples)
+        self.collector = GroupCollector(
+            settings.examples, by_caller=settings.group_by is GroupBy.CALLER
+        )
 
     def add(self, result: CallResult, reached: frozenset[int]) -> None:
         call = result.call
@@ -359,6 +363,7 @@ def build_report(
         new_schema_inputs=() if replays.new_catalogs is None else replays.new_catalogs.inputs,
         against=None if replays.new_catalogs is None else replays.new_catalogs.against,
         added_tools=replays.added,
+        group_by=settings.group_by,
     )
 
 

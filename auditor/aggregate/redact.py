@@ -8,6 +8,7 @@ Without it, strings are cut to ``limit`` characters.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, replace
 from typing import Final
@@ -56,6 +57,13 @@ class Sanitizer:
         """A logged object key as reports may show it: cut to the limit, never masked."""
         return _cut(key, self.limit)
 
+    def caller(self, caller: str) -> str:
+        """A caller's name: an identity, cut like a key; under redaction a stable stand-in
+        (``caller-1a2b3c4d``), since an end user's id is personal data."""
+        if self.redact:
+            return "caller-" + hashlib.blake2b(caller.encode(), digest_size=4).hexdigest()
+        return self.key(caller)
+
     def text(self, raw: str) -> str:
         """Log text that did not parse."""
         if self.redact:
@@ -98,6 +106,7 @@ class Sanitizer:
             call=replace(
                 call,
                 tool=None if call.tool is None else self.key(call.tool),
+                caller=None if call.caller is None else self.caller(call.caller),
                 arguments=self.value(call.arguments),
                 unparsed=unparsed,
             ),

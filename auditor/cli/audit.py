@@ -43,7 +43,7 @@ from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES, DEFAULT_MAX_RECORD_
 from auditor.inputs.log_files import LogFormatError, check_logs
 from auditor.inputs.log_formats import LogFormat
 from auditor.inputs.paths import shown
-from auditor.models import RULE_FAMILIES, FailOn, OldRuntime, Report, Rule
+from auditor.models import RULE_FAMILIES, FailOn, GroupBy, OldRuntime, Report, Rule
 from auditor.replay.budget import DEFAULT_CALL_TIMEOUT
 from auditor.report import Format, render
 from auditor.report.common import gate_line, plain
@@ -104,6 +104,7 @@ class AuditOptions:
     baseline: str | None = None
     generate_baseline: str | None = None
     examples: int = DEFAULT_EXAMPLES
+    group_by: GroupBy = GroupBy.CONSTRAINT
     redact: bool = False
     max_calls: int | None = None
     timestamp: bool = False
@@ -214,6 +215,16 @@ def audit(
             "--examples", min=0, metavar="N", show_default=True, help="Example calls per group."
         ),
     ] = DEFAULT_EXAMPLES,
+    group_by: Annotated[
+        GroupBy,
+        typer.Option(
+            "--group-by",
+            metavar="WHAT",
+            show_default=True,
+            help="constraint: one group per failing constraint, listing its callers; caller: "
+            "one group per constraint and caller the log names.",
+        ),
+    ] = GroupBy.CONSTRAINT,
     redact: Annotated[
         bool,
         typer.Option(
@@ -352,6 +363,7 @@ def audit(
         baseline=baseline,
         generate_baseline=generate_baseline,
         examples=examples,
+        group_by=group_by,
         redact=redact,
         max_calls=max_calls or None,
         timestamp=timestamp,
@@ -462,6 +474,7 @@ def run(options: AuditOptions) -> int:
         raise UsageFailure(str(problems[0]))
     settings = ReportSettings(
         examples=options.examples,
+        group_by=options.group_by,
         redact=options.redact,
         max_calls=options.max_calls,
         baseline=_read_baseline(options.baseline),

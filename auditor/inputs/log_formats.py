@@ -58,6 +58,8 @@ class Found:
     """What a later reply to this call names it by (a JSON-RPC id, a tool-call id)."""
     evidence: Evidence | None = None
     """What the record itself says became of the call (an OTel span's status)."""
+    caller: str | None = None
+    """Who made the call, where this place in the record says (an OTel agent or service)."""
 
 
 @dataclass(frozen=True)
@@ -72,11 +74,65 @@ def _no_answers(record: JSON) -> Iterator[Answer]:
     return iter(())
 
 
+def _nobody(record: JSON) -> str | None:
+    return None
+
+
 @dataclass(frozen=True)
 class _Format:
     detect: Callable[[JSON], bool]
     extract: Callable[[JSON], Iterator[Found]]
     answers: Callable[[JSON], Iterator[Answer]] = _no_answers
+    caller: Callable[[JSON], str | None] = _nobody
+    """Who made the record's calls, where the record itself says."""
+    session: Callable[[JSON], str | None] = _nobody
+    """Who makes the calls of the records that follow in the same file, where a record
+    opens a session (an MCP ``initialize``)."""
+
+
+MAX_CALLER: Final = 200
+"""Characters of a caller's name kept: a name, not a payload."""
+
+
+def caller_of(fmt: LogFormat, record: JSON) -> str | None:
+    """Who made the calls of ``record``, where it names them."""
+    return FORMATS[fmt].caller(record)
+
+
+def session_caller(fmt: LogFormat, record: JSON) -> str | None:
+    """The caller of the file's later calls, when ``record`` opens a session."""
+    return FORMATS[fmt].session(record)
+
+
+def _name(value: JSON) -> str | None:
+    if not isinstance(value, str) or not value.strip():
+        return None
+    return value if len(value) <= MAX_CALLER else value[: MAX_CALLER - 1] + "…"
+
+
+CALLER_KEYS: Final = ("caller", "user")
+"""Top-level fields naming the caller in generic JSON Lines and gateway records."""
+METADATA_CALLER_KEYS: Final = ("caller", "agent", "user_id", "user")
+"""``metadata`` entries naming the caller in OpenAI and Anthropic request bodies."""
+
+
+def _record_caller(record: JSON) -> str | None:
+    """A record's ``caller``/``user`` field, else a body's ``user`` (OpenAI), else a body's
+    ``metadata`` entry (``caller``, ``agent``, ``user_id`` as Anthropic has it, ``user``)."""
+    if not isinstance(record, dict):
+        return None
+    for key in CALLER_KEYS:
+        if found := _name(record.get(key)):
+            return found
+    for _, body in _bodies(record):
+        if found := _name(body.get("user")):
+            return found
+        metadata = body.get("metadata")
+        if isinstance(metadata, dict):
+            for key in METADATA_CALLER_KEYS:
+                if found := _name(metadata.get(key)):
+                    return found
+    return None
 
 
 def detect(record: JSON) -> LogFormat | None:
@@ -370,6 +426,17 @@ def _extract_mcp(record: JSON) -> Iterator[Found]:
         yield replace(found, answer_key=_rpc_id(message))
 
 
+def _mcp_client(record: JSON) -> str | None:
+    """The client's name from an ``initialize`` request (``params.clientInfo.name``)."""
+    for _, message in _messages(record):
+        if message.get("method") == "initialize":
+            params = message.get("params")
+            info = params.get("clientInfo") if isinstance(params, dict) else None
+            if isinstance(info, dict):
+                return _name(info.get("name"))
+    return None
+
+
 INVALID_PARAMS: Final = -32602
 """The JSON-RPC error code of a server that refused a call's arguments."""
 
@@ -399,6 +466,8 @@ def _answers_mcp(record: JSON) -> Iterator[Answer]:
 OTEL_TOOL: Final = "gen_ai.tool.name"
 OTEL_ARGUMENTS: Final = "gen_ai.tool.call.arguments"
 OTEL_OPERATION: Final = "gen_ai.operation.name"
+OTEL_AGENT: Final = "gen_ai.agent.name"
+OTEL_SERVICE: Final = "service.name"
 EXECUTE_TOOL: Final = "execute_tool"
 _OTEL_ERROR: Final = (2, "STATUS_CODE_ERROR")
 
@@ -418,7 +487,17 @@ def _extract_otel(record: JSON) -> Iterator[Found]:
                 if OTEL_TOOL in attributes:  # other spans (chat, HTTP) are not tool calls
                     at = ("resourceSpans", i, "scopeSpans", j, "spans", k)
                     found = _found(at, attributes[OTEL_TOOL], attributes, (OTEL_ARGUMENTS,))
-                    yield replace(found, evidence=_span_evidence(span, attributes))
+                    caller = _name(attributes.get(OTEL_AGENT)) or _service(resource)
+                    yield replace(found, evidence=_span_evidence(span, attributes), caller=caller)
+
+
+def _service(resource: dict[str, JSON]) -> str | None:
+    """The resource's ``service.name``: the process that ran the agent."""
+    described = resource.get("resource")
+    for _, attribute in _each(described, "attributes"):
+        if attribute.get("key") == OTEL_SERVICE:
+            return _name(_any_value(attribute.get("value")))
+    return None
 
 
 def _span_evidence(span: dict[str, JSON], attributes: dict[str, JSON]) -> Evidence | None:
@@ -460,12 +539,19 @@ def _any_value(value: JSON) -> JSON:
 
 FORMATS: Final[dict[LogFormat, _Format]] = {
     LogFormat.OTEL: _Format(_detect_otel, _extract_otel),
-    LogFormat.MCP: _Format(_detect_mcp, _extract_mcp, _answers_mcp),
+    LogFormat.MCP: _Format(_detect_mcp, _extract_mcp, _answers_mcp, session=_mcp_client),
     LogFormat.OPENAI_RESPONSES: _Format(
-        _detect_openai_responses, _extract_openai_responses, _answers_openai_responses
+        _detect_openai_responses,
+        _extract_openai_responses,
+        _answers_openai_responses,
+        caller=_record_caller,
     ),
-    LogFormat.ANTHROPIC: _Format(_detect_anthropic, _extract_anthropic, _answers_anthropic),
-    LogFormat.OPENAI: _Format(_detect_openai, _extract_openai, _answers_openai),
+    LogFormat.ANTHROPIC: _Format(
+        _detect_anthropic, _extract_anthropic, _answers_anthropic, caller=_record_caller
+    ),
+    LogFormat.OPENAI: _Format(
+        _detect_openai, _extract_openai, _answers_openai, caller=_record_caller
+    ),
     # Last: the catch-all for records that name a tool themselves.
-    LogFormat.JSONL: _Format(_detect_jsonl, _extract_jsonl),
+    LogFormat.JSONL: _Format(_detect_jsonl, _extract_jsonl, caller=_record_caller),
 }

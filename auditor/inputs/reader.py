@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
 from itertools import chain
 
 from auditor.inputs.limits import DEFAULT_MAX_RECORD_BYTES, MAX_NESTING, too_deep
@@ -26,9 +27,11 @@ from auditor.inputs.log_formats import (
     LogFormat,
     answered,
     answers,
+    caller_of,
     describe,
     extract,
     item_at,
+    session_caller,
 )
 from auditor.inputs.pairing import Pairing
 from auditor.inputs.parts import LogPart, open_part
@@ -95,6 +98,7 @@ class LogReader:
         name = display_name(file)
         lines = blank = records_read = without_calls = repeated = calls = 0
         pairing = Pairing() if answered(fmt) else None
+        session: str | None = None  # the caller an MCP initialize named, for what follows
         try:
             for item in framed:
                 self._bytes += item.size
@@ -106,7 +110,9 @@ class LogReader:
                 blank += item.blank
                 number = records_read
                 records_read += 1
-                found = self._calls(item, fmt, name)
+                if item.problem is None:
+                    session = session_caller(fmt, item.value) or session
+                found = self._calls(item, fmt, name, session)
                 if not found:
                     without_calls += 1
                 for one in found:
@@ -140,13 +146,14 @@ class LogReader:
             self._stats[file] = counted.merge(self._stats[file])
 
     def _calls(
-        self, record: Record, fmt: LogFormat, name: str
+        self, record: Record, fmt: LogFormat, name: str, session: str | None = None
     ) -> list[tuple[Call, str | None] | None]:
         """The calls of one record, with the key an answer would name each by; None stands
-        for a call already read (a repeat)."""
+        for a call already read (a repeat). ``session``: the caller of calls that name none."""
         if record.problem is not None:
             return [(_unparsed(f"{name}:{record.line}", None, record.text, record.problem), None)]
         found = extract(fmt, record.value)
+        caller = (caller_of(fmt, record.value) or session) if found else None
         positions = {}
         if record.document and found:
             # Pad with the lines before the document so that positions are file lines.
@@ -164,7 +171,10 @@ class LogReader:
             source = f"{name}:{line}"
             if len(found) > 1:  # the position tells apart the calls of one record
                 source += f"#{describe(item.at)}"
-            calls.append((_call(item, record, source), item.answer_key))
+            call = _call(item, record, source)
+            if item.caller or caller:
+                call = replace(call, caller=item.caller or caller)
+            calls.append((call, item.answer_key))
         return calls
 
     def _first_sight(self, fmt: LogFormat, call_id: str) -> bool:

@@ -214,12 +214,31 @@ def cause_text(causes: tuple[Rewrite, ...]) -> str:
 def group_title(group: Group) -> str:
     """What a group is about, in one line without markup."""
     calls = plural(group.count, "call")
+    source = plain(caller_suffix(group))
     if removes_tool(group):
-        return f"{group.tool}: {calls} to a tool the change removed"
+        return f"{group.tool}: {calls}{source} to a tool the change removed"
     if group.keyword:
         verb = "fails" if group.count == 1 else "fail"
-        return f"{group.tool}: {calls} {verb} {group.keyword} at {group.schema_pointer or '/'}"
-    return f"{group.tool}: {calls} {OUTCOME_LABELS[group.outcome]}"
+        where = group.schema_pointer or "/"
+        return f"{group.tool}: {calls}{source} {verb} {group.keyword} at {where}"
+    return f"{group.tool}: {calls}{source} {OUTCOME_LABELS[group.outcome]}"
+
+
+def callers_text(group: Group) -> str | None:
+    r"""``\`agent-a\` (3 calls), \`agent-b\` (1 call) and 2 more`` (Markdown code marks); None
+    when the log names no caller for the group's calls."""
+    if not group.callers:
+        return None
+    named = ", ".join(f"{escape.md_code(name)} ({plural(n, 'call')})" for name, n in group.callers)
+    more = f" and {plural(group.more_callers, 'more caller')}" if group.more_callers else ""
+    return named + more
+
+
+def caller_suffix(group: Group) -> str:
+    """`` from `agent-a` `` for a group of ``--group-by caller`` (Markdown code marks)."""
+    if group.caller is None:
+        return ""
+    return f" from {escape.md_code(group.caller)}" if group.caller else " from no named caller"
 
 
 def share_text(group: Group) -> str:

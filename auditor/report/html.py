@@ -13,6 +13,8 @@ from auditor.report.common import (
     OUTCOME_LABELS,
     SUMMARY_OUTCOMES,
     baseline_line,
+    caller_suffix,
+    callers_text,
     cause_text,
     compact,
     coverage_line,
@@ -155,7 +157,12 @@ def _table(report: Report) -> str:
 
 
 def _group(group: Group) -> str:
-    title = f"{html_text(group.tool)}: {plural(group.count, 'call')}"
+    title = (
+        f"{html_text(group.tool)}: {plural(group.count, 'call')}"
+        f"{html_from_markdown(caller_suffix(group))}"
+    )
+    callers = callers_text(group)
+    who = f"<strong>Callers:</strong> {html_from_markdown(callers)}<br>" if callers else ""
     if removes_tool(group):
         title += " to a tool the change removed"
     elif group.keyword:
@@ -172,7 +179,7 @@ def _group(group: Group) -> str:
         f"<details><summary>{title}{baselined}</summary>"
         f'<p class="hint"><strong>{html_text(group.hint.kind.value)}:</strong> '
         f"{html_from_markdown(group.hint.text)}</p>"
-        f"<p><strong>Cause:</strong> {html_text(cause_text(group.causes))}<br>"
+        f"<p>{who}<strong>Cause:</strong> {html_text(cause_text(group.causes))}<br>"
         f"<strong>Error:</strong> {html_text(group.error)}<br>"
         f"<strong>Share:</strong> {html_text(share_text(group))}; first "
         f"<code>{html_text(group.first)}</code>, last <code>{html_text(group.last)}</code><br>"

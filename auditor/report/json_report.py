@@ -40,6 +40,7 @@ def as_dict(report: Report) -> dict[str, Any]:
         "generated_at": report.generated_at,
         "redacted": report.redacted,
         "old_runtime": report.old_runtime.value,
+        "group_by": report.group_by.value,
         "change": {
             "kind": report.change_kind.value,
             "new_schemas": list(report.new_schema_inputs),
@@ -105,6 +106,9 @@ def _group(group: Group) -> dict[str, Any]:
         "hint": {"kind": group.hint.kind.value, "text": group.hint.text},
         "baselined": group.baselined,
         "proven": group.proven,
+        "caller": group.caller,
+        "callers": [{"caller": name, "calls": calls} for name, calls in group.callers],
+        "more_callers": group.more_callers,
         "examples": [
             {
                 "source": e.source,

@@ -16,6 +16,8 @@ from tabulate import tabulate
 from auditor.models import Change, Group, LogStats, Outcome, Report, Rewrite, Rule
 from auditor.report.common import (
     baseline_line,
+    caller_suffix,
+    callers_text,
     cause_text,
     compact,
     coverage_line,
@@ -127,20 +129,22 @@ def _groups(title: str, groups: list[Group], budget: _Budget, intro: list[str]) 
 
 
 def _group(number: int, group: Group) -> list[str]:
+    calls = f"{plural(group.count, 'call')}{caller_suffix(group)}"
     if removes_tool(group):
-        calls = plural(group.count, "call")
         title = f"### {number}. {md_code(group.tool)}: {calls} to a tool the change removed"
     elif group.keyword:
         title = (
-            f"### {number}. {md_code(group.tool)}: {plural(group.count, 'call')} failing "
+            f"### {number}. {md_code(group.tool)}: {calls} failing "
             f"{md_code(group.keyword)} at {md_code(group.schema_pointer or '/')}"
         )
     else:
-        title = f"### {number}. {md_code(group.tool)}: {plural(group.count, 'call')}"
+        title = f"### {number}. {md_code(group.tool)}: {calls}"
+    callers = callers_text(group)
     out = [
         title,
         "",
         f"- **Hint ({group.hint.kind.value}):** {group.hint.text}",
+        *([f"- **Callers:** {callers}"] if callers else []),
         f"- **Cause:** {md_text(cause_text(group.causes))}",
         f"- **Error:** {md_text(group.error)}",
         f"- **Share:** {share_text(group)}; first {md_code(group.first)}, last "

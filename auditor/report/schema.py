@@ -19,6 +19,7 @@ from auditor.models import (
     ChangeKind,
     Evidence,
     FailOn,
+    GroupBy,
     HintKind,
     OldRuntime,
     Outcome,
@@ -29,6 +30,7 @@ from auditor.models import (
 ENUMS: Final[dict[str, type[Enum]]] = {
     "/properties/old_runtime": OldRuntime,
     "/properties/change/properties/kind": ChangeKind,
+    "/properties/group_by": GroupBy,
     "/properties/gate/properties/fail_on": FailOn,
     "/$defs/outcome": Outcome,
     "/$defs/rewrite/properties/rule": Rule,

@@ -10,6 +10,7 @@ from tabulate import tabulate
 from auditor.models import Outcome, Report
 from auditor.report.common import (
     baseline_line,
+    callers_text,
     cause_text,
     coverage_line,
     gate_line,
@@ -47,6 +48,8 @@ def render(report: Report) -> str:
             lines.append(f"  {group.count:>5}  {group_title(group)}{accepted}")
             lines.append(f"         caused by {cause_text(group.causes)}; e.g. {group.first}")
             lines.append(f"         hint: {plain(group.hint.text)}")
+            if callers := callers_text(group):
+                lines.append(f"         callers: {plain(callers)}")
     else:
         lines.append("No call would be newly rejected.")
     lines.append(coverage_line(report))
