@@ -176,6 +176,8 @@ class ReportSettings:
     generated_at: str | None = None
     fail_on: FailOn = FailOn.NEWLY_REJECTED
     old_runtime: OldRuntime = OldRuntime.LENIENT
+    fail_min_calls: int = 1
+    fail_min_share: float = 0.0
 
 
 class Tally:
@@ -330,6 +332,8 @@ def build_report(
         generated_at=settings.generated_at,
         fail_on=settings.fail_on,
         old_runtime=settings.old_runtime,
+        fail_min_calls=settings.fail_min_calls,
+        fail_min_share=settings.fail_min_share,
     )
 
 
