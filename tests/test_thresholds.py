@@ -29,7 +29,7 @@ broken:
     ref: {$ref: "#/$defs/missing"}
 """
 
-EMPTY_TAGS = ("search", {"tags": []})
+EMPTY_TAGS: tuple[str, dict[str, Any]] = ("search", {"tags": []})
 """Newly rejected by ``min_items -> minItems``: one group."""
 LONG_QUERY = ("search", {"query": "toolong"})
 """Newly rejected by ``max_length -> maxLength``: another group of the same tool."""
