@@ -506,6 +506,11 @@ class Report:
     added_tools: tuple[str, ...] = ()
     """Tools only the new catalogs define."""
     group_by: GroupBy = GroupBy.CONSTRAINT
+    fail_min_calls: int = 1
+    """A group of fewer calls does not fail the run (``--fail-min-calls``; 1: any group)."""
+    fail_min_share: float = 0.0
+    """A group of a smaller fraction of its tool's logged calls does not fail the run
+    (``--fail-min-share``; 0: any group)."""
 
     @property
     def proven_count(self) -> int:

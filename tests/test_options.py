@@ -36,6 +36,8 @@ CASES: dict[str, tuple[Any, list[str], str, Any, Any, Any]] = {
     "no_report_files": (True, ["--no-report-files"], "report_dir", None, None, Path("reports")),
     "fail_on": ("never", ["--fail-on", "schema_error"], "fail_on", FailOn.NEVER,
                 FailOn.SCHEMA_ERROR, FailOn.NEWLY_REJECTED),
+    "fail_min_calls": (5, ["--fail-min-calls", "2"], "fail_min_calls", 5, 2, 1),
+    "fail_min_share": (0.001, ["--fail-min-share", "1"], "fail_min_share", 0.001, 1.0, 0.0),
     "baseline": ("b1.json", ["--baseline", "b2.json"], "baseline", "b1.json", "b2.json", None),
     "examples": (7, ["--examples", "0"], "examples", 7, 0, 3),
     "group_by": ("caller", ["--group-by", "constraint"], "group_by", GroupBy.CALLER,
@@ -160,6 +162,12 @@ REFUSED = [
     ("format", '["pdf"]', "'pdf' is not one of"),
     ("rules", '"camel-case"', "unknown rule family camel-case"),
     ("examples", '"3"', "has the wrong type"),
+    ("fail_min_calls", "0", "must be at least 1, not 0"),
+    ("fail_min_calls", "2.5", "has the wrong type"),
+    ("fail_min_share", "1.5", "less than or equal to 1"),
+    ("fail_min_share", "-0.1", "must be at least 0, not -0.1"),
+    ("fail_min_share", '"0.1%"', "has the wrong type"),
+    ("fail_min_share", "nan", "must be a finite number"),
     ("redact", '"yes"', "has the wrong type"),
 ]
 

@@ -204,6 +204,8 @@ class ReportSettings:
     fail_on: FailOn = FailOn.NEWLY_REJECTED
     old_runtime: OldRuntime = OldRuntime.LENIENT
     group_by: GroupBy = GroupBy.CONSTRAINT
+    fail_min_calls: int = 1
+    fail_min_share: float = 0.0
 
 
 class Tally:
@@ -364,6 +366,8 @@ def build_report(
         against=None if replays.new_catalogs is None else replays.new_catalogs.against,
         added_tools=replays.added,
         group_by=settings.group_by,
+        fail_min_calls=settings.fail_min_calls,
+        fail_min_share=settings.fail_min_share,
     )
 
 

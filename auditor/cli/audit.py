@@ -101,6 +101,8 @@ class AuditOptions:
     allow_override: bool
     quiet: bool
     fail_on: FailOn = FailOn.NEWLY_REJECTED
+    fail_min_calls: int = 1
+    fail_min_share: float = 0.0
     baseline: str | None = None
     generate_baseline: str | None = None
     examples: int = DEFAULT_EXAMPLES
@@ -199,6 +201,28 @@ def audit(
     fail_on: Annotated[
         FailOn, typer.Option("--fail-on", show_default=True, help="What exits 1.")
     ] = FailOn.NEWLY_REJECTED,
+    fail_min_calls: Annotated[
+        int,
+        typer.Option(
+            "--fail-min-calls",
+            min=1,
+            metavar="N",
+            show_default=True,
+            help="A group of fewer than N calls is reported but does not fail the run.",
+        ),
+    ] = 1,
+    fail_min_share: Annotated[
+        float,
+        typer.Option(
+            "--fail-min-share",
+            min=0,
+            max=1,
+            metavar="FRACTION",
+            show_default=True,
+            help="A group of less than this fraction of its tool's logged calls (0.001: one "
+            "in a thousand) is reported but does not fail the run.",
+        ),
+    ] = 0.0,
     baseline: Annotated[
         str | None,
         typer.Option("--baseline", metavar="FILE", help="Accept the groups listed in this file."),
@@ -360,6 +384,8 @@ def audit(
         allow_override=allow_override,
         quiet=quiet,
         fail_on=fail_on,
+        fail_min_calls=fail_min_calls,
+        fail_min_share=fail_min_share,
         baseline=baseline,
         generate_baseline=generate_baseline,
         examples=examples,
@@ -481,6 +507,8 @@ def run(options: AuditOptions) -> int:
         generated_at=_now() if options.timestamp else None,
         fail_on=options.fail_on,
         old_runtime=options.old_runtime,
+        fail_min_calls=options.fail_min_calls,
+        fail_min_share=options.fail_min_share,
     )
     total = sum(os.path.getsize(f) for f in files if os.path.isfile(f))
     try:

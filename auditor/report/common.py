@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import Final
 
-from auditor.aggregate.gate import failing_groups
+from auditor.aggregate.gate import below_threshold, below_threshold_groups, failing_groups
 from auditor.models import (
     JSON,
     Group,
@@ -171,18 +171,33 @@ def contradiction_lines(report: Report) -> list[str]:
 
 
 def gate_line(report: Report) -> str | None:
-    """Which groups fail the run under ``--fail-on``; None when none do."""
+    """Which groups fail the run under ``--fail-on``, and which a usage threshold
+    (``--fail-min-calls``, ``--fail-min-share``) keeps from failing; None when neither."""
     failing = failing_groups(report)
-    if not failing:
+    below = below_threshold_groups(report)
+    if not failing and not below:
         return None
+    said = f"{plural(len(failing), 'group')}: {_listed(report, failing)}" if failing else "no group"
+    text = f"--fail-on {report.fail_on.value} fails on {said}"
+    if below:
+        verb = "does" if len(below) == 1 else "do"
+        text += (
+            f"; {plural(len(below), 'group')} below a usage threshold {verb} not fail: "
+            f"{_listed(report, below)}"
+        )
+    return text + "."
+
+
+def _listed(report: Report, groups: list[Group]) -> str:
+    """The first ``GATE_LISTED`` groups by title and fingerprint (and the threshold a group
+    is below), and how many more."""
     shown = "; ".join(
-        f"{escape.md_text(group_title(g))} [`{g.fingerprint}`]" for g in failing[:GATE_LISTED]
+        f"{escape.md_text(group_title(g))} [`{g.fingerprint}`]"
+        + (f" ({below})" if (below := below_threshold(report, g)) else "")
+        for g in groups[:GATE_LISTED]
     )
-    more = len(failing) - GATE_LISTED
-    rest = f"; and {plural(more, 'more group')}" if more > 0 else ""
-    return (
-        f"--fail-on {report.fail_on.value} fails on {plural(len(failing), 'group')}: {shown}{rest}."
-    )
+    more = len(groups) - GATE_LISTED
+    return shown + (f"; and {plural(more, 'more group')}" if more > 0 else "")
 
 
 GATE_LISTED: Final = 10

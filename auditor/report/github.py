@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from auditor.aggregate.gate import failing_groups
+from auditor.aggregate.gate import below_threshold, below_threshold_groups, failing_groups
 from auditor.models import Group, Outcome, Report
 from auditor.report.common import group_location, group_title, plain, plural
 from auditor.report.escape import escape_data, escape_property, github_data, github_property
@@ -41,6 +41,9 @@ def _annotation(report: Report, group: Group, fails: bool) -> str:
     # A group that fails the run is an error whatever its outcome: the gate and the
     # annotations must tell the same story.
     level = "notice" if group.baselined else "error" if fails else _LEVELS[group.outcome]
+    below = below_threshold(report, group)
+    if below and level == "error":
+        level = "warning"  # it would fail the run, but for a usage threshold
     properties = []
     location = group_location(report, group)
     if location is not None:
@@ -53,8 +56,10 @@ def _annotation(report: Report, group: Group, fails: bool) -> str:
     proven = (
         f" {plural(group.proven, 'call')} of it ran before (the log says)." if group.proven else ""
     )
+    gate = f" Reported, does not fail the run: {below}." if below else ""
     message = (
-        f"{plain(group.hint.text)}{proven} Error: {group.error} (fingerprint {group.fingerprint})"
+        f"{plain(group.hint.text)}{proven} Error: {group.error}{gate} "
+        f"(fingerprint {group.fingerprint})"
     )
     return f"::{level} {','.join(properties)}::{github_data(message)}"
 
@@ -67,6 +72,11 @@ def _summary(report: Report, failing: list[Group], hidden: int) -> str:
         f"{plural(len(failing), 'group')} fail --fail-on {report.fail_on.value} and are not "
         "accepted by a baseline"
     )
+    if below := below_threshold_groups(report):
+        text += (
+            f"; {plural(len(below), 'group')} below --fail-min-calls or --fail-min-share "
+            f"{'does' if len(below) == 1 else 'do'} not fail"
+        )
     if hidden:
         text += f"; {plural(hidden, 'more group')} not annotated (see the report)"
     level = "error" if failing else "notice"

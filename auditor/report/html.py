@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from auditor.aggregate.gate import below_threshold
 from auditor.models import Group, Outcome, Report, ToolSummary
 from auditor.report.common import (
     OUTCOME_LABELS,
@@ -81,7 +82,7 @@ def render(report: Report) -> str:
         groups = groups_of(report, outcome)
         if groups:
             body.append(f"<h2>{html_text(title)}</h2>")
-            body += [_group(g) for g in groups]
+            body += [_group(g, below_threshold(report, g)) for g in groups]
     body += ["<h2>Coverage</h2>", f"<p>{html_from_markdown(coverage_line(report))}</p>"]
     schemas = ", ".join(html_text(p) for p in report.schema_inputs)
     logs = ", ".join(html_text(s.path) for s in report.log_inputs)
@@ -156,7 +157,7 @@ def _table(report: Report) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def _group(group: Group) -> str:
+def _group(group: Group, below: str | None) -> str:
     title = (
         f"{html_text(group.tool)}: {plural(group.count, 'call')}"
         f"{html_from_markdown(caller_suffix(group))}"
@@ -175,6 +176,8 @@ def _group(group: Group) -> str:
         for e in group.examples
     )
     baselined = " (accepted by the baseline)" if group.baselined else ""
+    if below:
+        baselined += f" ({html_text(below)}: reported, does not fail the run)"
     return (
         f"<details><summary>{title}{baselined}</summary>"
         f'<p class="hint"><strong>{html_text(group.hint.kind.value)}:</strong> '

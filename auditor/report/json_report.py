@@ -10,7 +10,7 @@ import json
 from dataclasses import asdict
 from typing import Any
 
-from auditor.aggregate.gate import failing_groups
+from auditor.aggregate.gate import below_threshold, failing_groups
 from auditor.models import (
     BaselineUse,
     CallResult,
@@ -69,10 +69,12 @@ def as_dict(report: Report) -> dict[str, Any]:
         "baseline": _baseline(report.baseline),
         "gate": {
             "fail_on": report.fail_on.value,
+            "fail_min_calls": report.fail_min_calls,
+            "fail_min_share": report.fail_min_share,
             "failing_groups": [g.fingerprint for g in failing_groups(report)],
         },
         "tools": [_tool(tool) for tool in report.tools],
-        "groups": [_group(group) for group in report.groups],
+        "groups": [_group(group, below_threshold(report, group)) for group in report.groups],
         "calls": [_call(result) for result in report.calls],
         "calls_omitted": report.calls_omitted,
     }
@@ -89,7 +91,7 @@ def _baseline(baseline: BaselineUse | None) -> dict[str, Any] | None:
     }
 
 
-def _group(group: Group) -> dict[str, Any]:
+def _group(group: Group, below: str | None) -> dict[str, Any]:
     return {
         "fingerprint": group.fingerprint,
         "outcome": group.outcome.value,
@@ -105,6 +107,7 @@ def _group(group: Group) -> dict[str, Any]:
         "error": group.error,
         "hint": {"kind": group.hint.kind.value, "text": group.hint.text},
         "baselined": group.baselined,
+        "below_threshold": below,
         "proven": group.proven,
         "caller": group.caller,
         "callers": [{"caller": name, "calls": calls} for name, calls in group.callers],

@@ -2,7 +2,8 @@
 
 The common JUnit schema (Apache Ant's, ``tests/schemas/junit.xsd``) allows one ``failure`` per
 test case, so each group is its own case: failing when it fails the run under ``--fail-on``,
-skipped when a baseline accepted it, passing otherwise. A tool without groups has one passing
+skipped when a baseline accepted it or it is below a usage threshold (``--fail-min-calls``,
+``--fail-min-share``), passing otherwise. A tool without groups has one passing
 case. Timestamps are fixed unless ``--timestamp`` is given, so output stays byte-identical.
 """
 
@@ -11,7 +12,7 @@ from __future__ import annotations
 from typing import Final
 from xml.etree import ElementTree as ET
 
-from auditor.aggregate.gate import failing_groups
+from auditor.aggregate.gate import below_threshold, failing_groups
 from auditor.models import Group, Report, ToolSummary
 from auditor.report.common import (
     OUTCOME_LABELS,
@@ -52,7 +53,7 @@ def _suite(
             "tests": str(max(len(groups), 1)),
             "failures": str(sum(1 for g in groups if g.fingerprint in failing)),
             "errors": "0",
-            "skipped": str(sum(1 for g in groups if g.baselined)),
+            "skipped": str(sum(1 for g in groups if g.baselined or below_threshold(report, g))),
             "time": "0",
         },
     )
@@ -77,13 +78,13 @@ def _suite(
             {"name": "no changed calls", "classname": xml_text(tool.name), "time": "0"},
         )
     for group in groups:
-        suite.append(_case(group, group.fingerprint in failing))
+        suite.append(_case(group, group.fingerprint in failing, below_threshold(report, group)))
     ET.SubElement(suite, "system-out").text = ""
     ET.SubElement(suite, "system-err").text = ""
     return suite
 
 
-def _case(group: Group, fails: bool) -> ET.Element:
+def _case(group: Group, fails: bool, below: str | None) -> ET.Element:
     case = ET.Element(
         "testcase",
         {
@@ -94,6 +95,8 @@ def _case(group: Group, fails: bool) -> ET.Element:
     )
     if group.baselined:
         ET.SubElement(case, "skipped", {"message": "accepted by the baseline"})
+    elif below:
+        ET.SubElement(case, "skipped", {"message": f"{below}: reported, does not fail the run"})
     elif fails:
         failure = ET.SubElement(
             case,

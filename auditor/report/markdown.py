@@ -13,6 +13,7 @@ from typing import Final
 
 from tabulate import tabulate
 
+from auditor.aggregate.gate import below_threshold
 from auditor.models import Change, Group, LogStats, Outcome, Report, Rewrite, Rule
 from auditor.report.common import (
     baseline_line,
@@ -83,11 +84,11 @@ def render(report: Report, limit: int = MAX_CHARS) -> str:
     table = tabulate(cells, header, tablefmt="github", disable_numparse=[0])
     body += budget.take(["## Summary", "", table, ""], "summary table")
     body += _groups(
-        "## Newly rejected calls", groups_of(report, Outcome.NEWLY_REJECTED), budget, []
+        report, "## Newly rejected calls", groups_of(report, Outcome.NEWLY_REJECTED), budget, []
     )
     body += _unusable_before(report, budget)
     body += _groups(
-        "## Newly accepted calls", groups_of(report, Outcome.NEWLY_ACCEPTED), budget, []
+        report, "## Newly accepted calls", groups_of(report, Outcome.NEWLY_ACCEPTED), budget, []
     )
     body += _other_changes(report, budget)
     body += _coverage(report, budget)
@@ -119,16 +120,18 @@ def _unusable_after(report: Report, budget: _Budget) -> list[str]:
     return [*out, ""]
 
 
-def _groups(title: str, groups: list[Group], budget: _Budget, intro: list[str]) -> list[str]:
+def _groups(
+    report: Report, title: str, groups: list[Group], budget: _Budget, intro: list[str]
+) -> list[str]:
     if not groups:
         return []
     out = budget.take([title, "", *intro], "section")
     for number, group in enumerate(groups, start=1):
-        out += budget.take(_group(number, group), "group")
+        out += budget.take(_group(number, group, below_threshold(report, group)), "group")
     return out
 
 
-def _group(number: int, group: Group) -> list[str]:
+def _group(number: int, group: Group, below: str | None) -> list[str]:
     calls = f"{plural(group.count, 'call')}{caller_suffix(group)}"
     if removes_tool(group):
         title = f"### {number}. {md_code(group.tool)}: {calls} to a tool the change removed"
@@ -155,7 +158,8 @@ def _group(number: int, group: Group) -> list[str]:
             else []
         ),
         f"- **Fingerprint:** `{group.fingerprint}`"
-        + (" (accepted by the baseline)" if group.baselined else ""),
+        + (" (accepted by the baseline)" if group.baselined else "")
+        + (f" ({below}: reported, does not fail the run)" if below else ""),
         "",
     ]
     if group.examples:
@@ -188,6 +192,7 @@ def _unusable_before(report: Report, budget: _Budget) -> list[str]:
         for t in tools
     ]
     return _groups(
+        report,
         "## Schemas that were unusable before normalization",
         groups_of(report, Outcome.SCHEMA_ERROR_BEFORE),
         budget,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from auditor.aggregate.gate import failing_groups
+from auditor.aggregate.gate import below_threshold, failing_groups
 from auditor.models import Group, Outcome, Report
 from auditor.report.common import group_location, group_title, plain
 from auditor.report.escape import visible
@@ -74,8 +74,11 @@ def _rule(rule_id: str, name: str, level: str, text: str) -> dict[str, Any]:
 
 def _result(report: Report, group: Group) -> dict[str, Any]:
     rule_id, _, level, _ = RULES[group.outcome]
+    below = below_threshold(report, group)
     if group in failing_groups(report):
         level = "error"  # whatever its outcome, it fails the run under --fail-on
+    elif below and level == "error":
+        level = "warning"  # it would fail the run, but for a usage threshold
     result: dict[str, Any] = {
         "ruleId": rule_id,
         "ruleIndex": list(RULES).index(group.outcome),
@@ -97,6 +100,8 @@ def _result(report: Report, group: Group) -> dict[str, Any]:
             "provenCalls": group.proven,
         },
     }
+    if below:
+        result["properties"]["belowThreshold"] = below
     location = group_location(report, group)
     if location is not None:
         result["locations"] = [{"physicalLocation": physical_location(location)}]

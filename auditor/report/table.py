@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from tabulate import tabulate
 
+from auditor.aggregate.gate import below_threshold
 from auditor.models import Outcome, Report
 from auditor.report.common import (
     baseline_line,
@@ -44,6 +45,8 @@ def render(report: Report) -> str:
         lines.append(f"Newly rejected: {plural(newly, 'call')} in {plural(len(groups), 'group')}")
         for group in groups:
             accepted = "  (baseline)" if group.baselined else ""
+            if below := below_threshold(report, group):
+                accepted += f"  ({below})"
             accepted += f"  ({group.proven} proven)" if group.proven else ""
             lines.append(f"  {group.count:>5}  {group_title(group)}{accepted}")
             lines.append(f"         caused by {cause_text(group.causes)}; e.g. {group.first}")
