@@ -13,7 +13,7 @@ from typing import Final
 
 from tabulate import tabulate
 
-from auditor.models import Change, Group, LogStats, Outcome, Report, Rewrite, Rule
+from auditor.models import Change, Group, LogStats, Outcome, Report, Rewrite, Rule, SchemaPatch
 from auditor.report.common import (
     baseline_line,
     cause_text,
@@ -126,6 +126,27 @@ def _groups(title: str, groups: list[Group], budget: _Budget, intro: list[str]) 
     return out
 
 
+def _patch(patch: SchemaPatch | None) -> list[str]:
+    """The suggested loosening: what it does, where, and the JSON Patch on the new schema."""
+    if patch is None:
+        return []
+    if patch.problem is not None:
+        return [f"- **Patch:** none: {md_text(patch.problem)}"]
+    if patch.location is None:
+        where = f" (not written to the catalog: {md_text(patch.file_problem or '')})"
+    else:
+        where = f" at {md_code(str(patch.location))}"
+    operations = visible(compact([operation.as_json() for operation in patch.operations]))
+    fence = md_fence(operations)
+    return [
+        f"- **Patch:** {md_text(patch.summary)}{where}; as a JSON Patch on the new schema:",
+        "",
+        f"  {fence}json",
+        f"  {operations}",
+        f"  {fence}",
+    ]
+
+
 def _group(number: int, group: Group) -> list[str]:
     if removes_tool(group):
         calls = plural(group.count, "call")
@@ -152,6 +173,7 @@ def _group(number: int, group: Group) -> list[str]:
         ),
         f"- **Fingerprint:** `{group.fingerprint}`"
         + (" (accepted by the baseline)" if group.baselined else ""),
+        *_patch(group.patch),
         "",
     ]
     if group.examples:

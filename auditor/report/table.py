@@ -15,13 +15,14 @@ from auditor.report.common import (
     gate_line,
     group_title,
     groups_of,
+    patch_line,
     plain,
     plural,
     proven_line,
     runtime_lines,
     summary_rows,
 )
-from auditor.report.escape import terminal
+from auditor.report.escape import one_line, terminal
 
 
 def render(report: Report) -> str:
@@ -47,6 +48,8 @@ def render(report: Report) -> str:
             lines.append(f"  {group.count:>5}  {group_title(group)}{accepted}")
             lines.append(f"         caused by {cause_text(group.causes)}; e.g. {group.first}")
             lines.append(f"         hint: {plain(group.hint.text)}")
+            if group.patch is not None:
+                lines.append(f"         patch: {one_line(patch_line(group.patch))}")
     else:
         lines.append("No call would be newly rejected.")
     lines.append(coverage_line(report))
