@@ -372,11 +372,19 @@ class Example:
     """What the log says became of the call."""
 
 
+class PatchOp(str, Enum):
+    """The RFC 6902 operations a suggested loosening uses."""
+
+    ADD = "add"
+    REPLACE = "replace"
+    REMOVE = "remove"
+
+
 @dataclass(frozen=True)
 class PatchOperation:
     """One RFC 6902 JSON Patch operation (``add``, ``replace`` or ``remove``)."""
 
-    op: str
+    op: PatchOp
     path: str
     """RFC 6901 pointer; an ``add`` ending in ``/-`` appends to an array."""
     value: JSON = None
@@ -384,9 +392,9 @@ class PatchOperation:
 
     def as_json(self) -> dict[str, JSON]:
         """The operation as RFC 6902 writes it (``remove`` has no value)."""
-        if self.op == "remove":
-            return {"op": self.op, "path": self.path}
-        return {"op": self.op, "path": self.path, "value": self.value}
+        if self.op is PatchOp.REMOVE:
+            return {"op": self.op.value, "path": self.path}
+        return {"op": self.op.value, "path": self.path, "value": self.value}
 
 
 @dataclass(frozen=True)

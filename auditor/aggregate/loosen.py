@@ -39,6 +39,7 @@ from auditor.models import (
     HintKind,
     Location,
     Outcome,
+    PatchOp,
     PatchOperation,
     Rule,
     SchemaPatch,
@@ -338,7 +339,7 @@ def _size_bound(keyword: str, at: str, holder: dict[str, JSON], witness: Witness
     verb = "raise" if raise_it else "lower"
     return _Change(
         f"{verb} {keyword} {_number(current)} → {wanted}",
-        (PatchOperation("replace", pointers.join(at, keyword), wanted),),
+        (PatchOperation(PatchOp.REPLACE, pointers.join(at, keyword), wanted),),
     )
 
 
@@ -360,7 +361,7 @@ def _number_bound(
     verb = "raise" if raise_it else "lower"
     return _Change(
         f"{verb} {keyword} {_number(current)} → {_number(wanted)}",
-        (PatchOperation("replace", pointers.join(at, keyword), wanted),),
+        (PatchOperation(PatchOp.REPLACE, pointers.join(at, keyword), wanted),),
         carries_values=True,
     )
 
@@ -386,7 +387,7 @@ def _enum(keyword: str, at: str, holder: dict[str, JSON], witness: Witness) -> _
     more = f" and {len(added) - 3} more" if len(added) > 3 else ""
     return _Change(
         f"add {shown}{more} to enum",
-        tuple(PatchOperation("add", pointers.join(at, keyword, "-"), v) for v in added),
+        tuple(PatchOperation(PatchOp.ADD, pointers.join(at, keyword, "-"), v) for v in added),
         carries_values=True,
     )
 
@@ -405,14 +406,14 @@ def _additional(keyword: str, at: str, holder: dict[str, JSON], witness: Witness
     declared = holder.get("properties")
     if isinstance(declared, dict):
         operations = tuple(
-            PatchOperation("add", pointers.join(at, "properties", name), schema)
+            PatchOperation(PatchOp.ADD, pointers.join(at, "properties", name), schema)
             for name, schema in added.items()
         )
     elif "properties" in holder:
         return NO_SINGLE_CHANGE
     else:
         value: dict[str, JSON] = dict(added)
-        operations = (PatchOperation("add", pointers.join(at, "properties"), value),)
+        operations = (PatchOperation(PatchOp.ADD, pointers.join(at, "properties"), value),)
     names = ", ".join(f"{name} ({_type_text(schema)})" for name, schema in list(added.items())[:3])
     more = f" and {len(added) - 3} more" if len(added) > 3 else ""
     noun = "property" if len(added) == 1 else "properties"
@@ -443,10 +444,12 @@ def _required(keyword: str, at: str, holder: dict[str, JSON], witness: Witness) 
     names = ", ".join(str(wanted[i]) for i in indices)
     summary = f"drop {names} from required"
     if len(indices) == len(wanted):
-        return _Change(summary, (PatchOperation("remove", pointers.join(at, keyword)),))
+        return _Change(summary, (PatchOperation(PatchOp.REMOVE, pointers.join(at, keyword)),))
     return _Change(
         summary,
-        tuple(PatchOperation("remove", pointers.join(at, keyword, i)) for i in reversed(indices)),
+        tuple(
+            PatchOperation(PatchOp.REMOVE, pointers.join(at, keyword, i)) for i in reversed(indices)
+        ),
     )
 
 
@@ -559,7 +562,7 @@ def _old_pointer(pointer: str, renamed: Mapping[str, str]) -> str:
 
 def _location(tool: ToolSchema, operation: PatchOperation) -> Location:
     pointer = operation.path
-    if operation.op != "replace":
+    if operation.op is PatchOp.ADD:  # the added place is not in the file: its holder is
         pointer = pointers.parent(pointer)
     while pointer:
         position = tool.positions.get(pointer)

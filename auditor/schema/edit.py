@@ -21,7 +21,16 @@ import yaml
 from auditor.inputs.catalogs import parse_document, read_catalog, recognisable
 from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES
 from auditor.inputs.positions import composable
-from auditor.models import JSON, Change, PatchOperation, Rewrite, Rule, SchemaPatch, ToolSchema
+from auditor.models import (
+    JSON,
+    Change,
+    PatchOp,
+    PatchOperation,
+    Rewrite,
+    Rule,
+    SchemaPatch,
+    ToolSchema,
+)
 from auditor.schema import pointers
 from auditor.schema.jsonpatch import PatchError, apply_patch
 from auditor.schema.normalize import DEFAULT_RULES, Normalized, normalize
@@ -309,7 +318,7 @@ def _patch_one(text: str, is_json: bool, operation: PatchOperation) -> str:
         raise EditError("the file is empty")
     entries = _index(root)
     pointer = operation.path
-    if operation.op == "add":
+    if operation.op is PatchOp.ADD:
         holder_pointer = pointers.parent(pointer)
         holder = root if not holder_pointer else _value_at(entries, holder_pointer)
         last = pointers.split(pointer)[-1]
@@ -323,7 +332,7 @@ def _patch_one(text: str, is_json: bool, operation: PatchOperation) -> str:
         entry = entries.get(pointer)
         if entry is None:
             raise EditError(f"nothing at {pointer}")
-        if operation.op == "replace":
+        if operation.op is PatchOp.REPLACE:
             start, end = _span(entry.value)
             style = entry.value.style if isinstance(entry.value, yaml.ScalarNode) else None
             splice = _Splice(start, end, _flow(operation.value, style, is_json))

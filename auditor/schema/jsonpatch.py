@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterable
 
-from auditor.models import JSON, PatchOperation
+from auditor.models import JSON, PatchOp, PatchOperation
 from auditor.schema import pointers
 
 
@@ -29,7 +29,7 @@ def _apply(document: JSON, operation: PatchOperation) -> JSON:
     segments = pointers.split(operation.path)
     value = copy.deepcopy(operation.value)
     if not segments:
-        if operation.op == "remove":
+        if operation.op is PatchOp.REMOVE:
             raise PatchError("cannot remove the whole document")
         return value
     found, holder = pointers.resolve(document, pointers.from_segments(segments[:-1]))
@@ -37,19 +37,19 @@ def _apply(document: JSON, operation: PatchOperation) -> JSON:
     if not found:
         raise PatchError(f"no container at {operation.path}")
     if isinstance(holder, dict):
-        if operation.op != "add" and last not in holder:
+        if operation.op is not PatchOp.ADD and last not in holder:
             raise PatchError(f"nothing at {operation.path}")
-        if operation.op == "remove":
+        if operation.op is PatchOp.REMOVE:
             del holder[last]
         else:
             holder[last] = value
     elif isinstance(holder, list):
-        index = len(holder) if last == "-" and operation.op == "add" else _index(last)
-        if index > len(holder) or (operation.op != "add" and index >= len(holder)):
+        index = len(holder) if last == "-" and operation.op is PatchOp.ADD else _index(last)
+        if index > len(holder) or (operation.op is not PatchOp.ADD and index >= len(holder)):
             raise PatchError(f"index out of range at {operation.path}")
-        if operation.op == "add":
+        if operation.op is PatchOp.ADD:
             holder.insert(index, value)
-        elif operation.op == "remove":
+        elif operation.op is PatchOp.REMOVE:
             del holder[index]
         else:
             holder[index] = value
