@@ -94,7 +94,7 @@ def _catalogs(schema: JSON) -> list[tuple[str, str]]:
     return [("tools.json", as_json), ("tools.yaml", as_yaml)]
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(scenario())
 def test_every_suggested_patch_verifies_as_stated(
     drawn: tuple[str, Any, list[Any], list[Any]],
