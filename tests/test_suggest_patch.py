@@ -4,6 +4,7 @@ accepted calls; the patch in every part of the pipeline (jobs, redaction, catalo
 from __future__ import annotations
 
 import json
+import pickle
 import shutil
 import subprocess
 from pathlib import Path
@@ -21,11 +22,13 @@ from auditor.models import (
     OldRuntime,
     PatchOp,
     PatchOperation,
+    Rule,
     ToolSchema,
 )
 from auditor.report import Format, render
 from auditor.schema.edit import EditError, patch_catalogs, patch_text, unified_diff
-from auditor.schema.normalize import DEFAULT_RULES
+from auditor.schema.jsonpatch import PatchError, apply_patch
+from auditor.schema.normalize import DEFAULT_RULES, normalize
 from tests.conftest import ROOT, run_cli
 from tests.test_loosen_cases import Calls
 
@@ -234,3 +237,72 @@ def test_edits_that_cannot_be_made_in_place_are_refused() -> None:
 def test_a_file_without_a_final_newline_gets_the_marker_git_expects() -> None:
     diff = unified_diff("t.json", '{"a": 1}', '{"a": 2}')
     assert diff.endswith('+{"a": 2}\n\\ No newline at end of file\n')
+
+
+def test_a_witness_that_overflows_stays_overflowed_in_any_merge_order() -> None:
+    many = Witness(values={str(i): i for i in range(MAX_VALUES + 1)})
+    many._values({})  # an overflowing batch turns the values into None at once
+    few = Witness(values={"1": 1}, extras={"a": {"string"}})
+    long_name = Witness()
+    long_name._extras({"x" * 300: {"string"}})
+    long_value = Witness()
+    long_value._values({"x" * 300: "x"})
+    for first, second in ((few, long_name), (long_name, few)):
+        merged = Witness()
+        merged.merge(first)
+        merged.merge(second)
+        assert merged.extras is None and merged.values == {"1": 1}
+    merged = Witness()
+    merged.merge(long_value)
+    merged.merge(few)
+    assert merged.values is None
+    assert many.values is None
+
+
+def test_a_part_tally_pickles_without_the_compiled_tools() -> None:
+    settings = ReportSettings(old_runtime=OldRuntime.NONE)
+    replays = prepare(_tools(), DEFAULT_RULES, old_runtime=OldRuntime.NONE)
+    tally = count_calls(replays, _calls()[:3], settings)
+    again = pickle.loads(pickle.dumps(tally))
+    assert again._replays is None and again.totals == tally.totals
+
+
+def test_a_rule_whose_change_does_not_pass_says_no_single_change() -> None:
+    draft4 = "http://json-schema.org/draft-04/schema#"
+    schema: JSON = {"$schema": draft4, "maximum": 5, "exclusiveMaximum": True}
+    patch = suggest("maximum", "/maximum", schema, Witness(largest=7, smallest=7))
+    assert patch.problem == "no single change makes every call of the group pass"
+
+
+def test_a_patch_the_normalization_would_change_is_not_written_to_the_file() -> None:
+    written: JSON = {"type": "object", "properties": {"a": {"type": "string"}}}
+    tool = ToolSchema("t", written, Location("tools.json", 1, 1), "", "mapping")
+    rules = frozenset({Rule.OPENAI_STRICT})
+    new = normalize(written, rules).schema
+    witness = Witness(extras={"b": {"integer"}})
+    patch = suggest(
+        "additionalProperties", "/additionalProperties", new, witness, side=FileSide(tool, rules)
+    )
+    assert patch.problem is None and patch.location is None
+    assert patch.file_problem == "the catalog's normalization would not give the patched schema"
+
+
+def test_json_patch_applies_as_rfc_6902_says() -> None:
+    document: JSON = {"a": [1, 2], "b": {"c": 1}}
+    ops = [
+        PatchOperation(PatchOp.ADD, "/a/0", 0),
+        PatchOperation(PatchOp.REPLACE, "/a/2", 3),
+        PatchOperation(PatchOp.REMOVE, "/b/c"),
+    ]
+    assert apply_patch(document, ops) == {"a": [0, 1, 3], "b": {}}
+    assert document == {"a": [1, 2], "b": {"c": 1}}
+    assert apply_patch(document, [PatchOperation(PatchOp.REPLACE, "", 5)]) == 5
+    for bad in (
+        PatchOperation(PatchOp.REMOVE, ""),
+        PatchOperation(PatchOp.REPLACE, "/b/x", 1),
+        PatchOperation(PatchOp.REMOVE, "/a/5"),
+        PatchOperation(PatchOp.REPLACE, "/a/01", 1),
+        PatchOperation(PatchOp.ADD, "/b/c/d", 1),
+    ):
+        with pytest.raises(PatchError):
+            apply_patch(document, [bad])
