@@ -134,7 +134,11 @@ class Witness:
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 self._number(value)
         elif keyword == "enum":
-            self._values({_canonical(value): value})
+            if self.values is not None:  # once too many, a huge value is not even written out
+                too_long = isinstance(value, str) and len(value) > MAX_VALUE_CHARS
+                self._values(
+                    {"x" * (MAX_VALUE_CHARS + 1) if too_long else _canonical(value): value}
+                )
         else:
             _, holder = pointers.resolve(schema, pointers.parent(issue.schema_pointer))
             if keyword == "additionalProperties" and isinstance(value, dict):
@@ -172,26 +176,25 @@ class Witness:
         self.smallest = number if self.smallest is None else min(self.smallest, number)
 
     def _values(self, values: Mapping[str, JSON]) -> None:
-        if self.values is None:
-            return
-        for text, value in values.items():
-            if len(text) > MAX_VALUE_CHARS:
-                self.values = None
-                return
-            self.values[text] = value
-        if len(self.values) > MAX_VALUES:
+        if self.values is not None and not _too_many(self.values, values):
+            self.values.update(values)
+        else:
             self.values = None
 
     def _extras(self, extras: Mapping[str, set[str]]) -> None:
-        if self.extras is None:
-            return
-        for name, types in extras.items():
-            if len(name) > MAX_VALUE_CHARS:
-                self.extras = None
-                return
-            self.extras.setdefault(name, set()).update(types)
-        if len(self.extras) > MAX_VALUES:
+        if self.extras is not None and not _too_many(self.extras, extras):
+            for name, types in extras.items():
+                self.extras.setdefault(name, set()).update(types)
+        else:
             self.extras = None
+
+
+def _too_many(mine: Mapping[str, object], theirs: Mapping[str, object]) -> bool:
+    """Whether the union of two bounded key sets passes the bounds (one key too long, or more
+    than ``MAX_VALUES`` keys): then it is None, whatever the order of merging."""
+    if any(len(key) > MAX_VALUE_CHARS for key in theirs):
+        return True
+    return len(mine.keys() | theirs.keys()) > MAX_VALUES
 
 
 def _extra_names(holder: JSON, value: dict[str, JSON]) -> list[str]:
