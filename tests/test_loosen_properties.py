@@ -57,7 +57,14 @@ def scenario(draw: st.DrawFn) -> tuple[str, Any, list[Any], list[Any]]:
         if draw(st.booleans()):
             inner = {"anyOf": [inner, {"type": "null"}]} if keyword != "enum" else inner
         schema: dict[str, Any] = {"type": "object", "properties": {"v": inner}}
-        instance = st.fixed_dictionaries({"v": _VALUES[keyword]})
+        if draw(st.booleans()):
+            # A reference under `not`: loosening `v` would reject what passed before, so
+            # no patch may be suggested here.
+            ref = {"properties": {"w": {"$ref": "#/properties/v"}}, "required": ["w"]}
+            schema["not"] = (
+                {"allOf": [ref, {"required": ["never"]}]} if draw(st.booleans()) else ref
+            )
+        instance = st.fixed_dictionaries({"v": _VALUES[keyword]}, optional={"w": _VALUES[keyword]})
     elif keyword == "additionalProperties":
         schema = {
             "type": "object",
@@ -71,7 +78,7 @@ def scenario(draw: st.DrawFn) -> tuple[str, Any, list[Any], list[Any]]:
         schema = {"type": "object", "required": wanted}
         instance = st.dictionaries(st.sampled_from("abcd"), st.integers(0, 1))
     calls = draw(st.lists(instance, min_size=1, max_size=6))
-    others = draw(st.lists(instance, max_size=8))
+    others = draw(st.lists(instance, max_size=12))
     return keyword, schema, calls, others
 
 

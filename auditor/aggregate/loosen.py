@@ -21,8 +21,8 @@ constraint bounds, so a keyword that accepts them accepts every call of the grou
 nothing the unpatched schema accepted because every rule only loosens one keyword (a larger
 bound, a superset of values, a new property where none was allowed, fewer required names),
 and a schema that holds the keyword only in positive places (never under ``not``, ``if``,
-``oneOf`` or ``contains``, nor reached through ``$ref`` from a schema that has them) accepts
-a superset when one of its keywords does.
+``oneOf`` or ``contains``, nor reachable through a ``$ref`` standing under one of them)
+accepts a superset when one of its keywords does.
 """
 
 from __future__ import annotations
@@ -71,6 +71,7 @@ _SIZES: Final[dict[str, type]] = {
 _NUMBERS: Final = frozenset({"maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum"})
 _NEGATIVE: Final = frozenset({"not", "if", "oneOf", "contains"})
 """Keywords under which a looser subschema can make the whole schema reject more."""
+_REFERENCES: Final = frozenset({"$ref", "$dynamicRef", "$recursiveRef"})
 _NAMED: Final = frozenset(
     {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"}
 )
@@ -268,8 +269,8 @@ def suggest(
         return SchemaPatch(problem=f"no {keyword} at {schema_pointer} in the new schema")
     if not positive(new_schema, schema_pointer):
         return SchemaPatch(
-            problem=f"{schema_pointer} is under not, if, oneOf or contains (or reached "
-            "through $ref from a schema that has them): loosening it could reject more"
+            problem=f"{schema_pointer} is under not, if, oneOf or contains (or a $ref under "
+            "one of them could reach it): loosening it could reject more"
         )
     change = rule(keyword, holder_pointer, holder, witness)
     if isinstance(change, str):
@@ -301,15 +302,13 @@ def suggest(
 
 def positive(schema: JSON, pointer: str) -> bool:
     """Whether ``pointer`` (of a keyword) lies only in places where a looser subschema makes
-    the whole schema looser: not under ``not``, ``if``, ``oneOf`` or ``contains``, and, inside
-    ``$defs``/``definitions`` (reached through ``$ref``), in a schema that has none of them."""
+    the whole schema looser: not under ``not``, ``if``, ``oneOf`` or ``contains``, in a schema
+    where no reference stands under one of them (it could reach the keyword from there)."""
     segments = pointers.split(pointer)[:-1]
     index = 0
     while index < len(segments):
         segment = segments[index]
         if segment in _NEGATIVE:
-            return False
-        if segment in ("$defs", "definitions") and _mentions_negative(schema):
             return False
         if segment in _NAMED or (
             segment in _INDEXED and index + 1 < len(segments) and segments[index + 1].isdigit()
@@ -317,19 +316,22 @@ def positive(schema: JSON, pointer: str) -> bool:
             index += 2
         else:
             index += 1
-    return True
+    return not _refers_from_negative(schema)
 
 
-def _mentions_negative(value: JSON) -> bool:
-    stack = [value]
+def _refers_from_negative(schema: JSON) -> bool:
+    """Whether a ``$ref`` (or a dynamic or recursive one) stands under a negative keyword.
+    Read conservatively: a property named ``not`` counts too (no patch rather than a wrong
+    one)."""
+    stack: list[tuple[JSON, bool]] = [(schema, False)]
     while stack:
-        node = stack.pop()
+        node, negative = stack.pop()
         if isinstance(node, dict):
-            if _NEGATIVE & node.keys():
+            if negative and _REFERENCES & node.keys():
                 return True
-            stack.extend(node.values())
+            stack.extend((value, negative or key in _NEGATIVE) for key, value in node.items())
         elif isinstance(node, list):
-            stack.extend(node)
+            stack.extend((item, negative) for item in node)
     return False
 
 
