@@ -306,3 +306,13 @@ def test_json_patch_applies_as_rfc_6902_says() -> None:
     ):
         with pytest.raises(PatchError):
             apply_patch(document, [bad])
+
+
+def test_the_patch_can_go_to_stdout_alone(
+    repository: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run_cli([*AUDIT, "--suggest-patch", "-"], capsys)
+    assert code == 1 and out.startswith("--- a/catalogs/tools.yaml\n")
+    assert "newly rejected" not in out
+    code, _, err = run_cli([*AUDIT, "--suggest-patch", "-", "--format", "json"], capsys)
+    assert code == 2 and "both go to stdout" in err

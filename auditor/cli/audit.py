@@ -206,7 +206,7 @@ def audit(
             "--suggest-patch",
             metavar="PATH",
             help="Write the verified loosening of each loosen-schema or review group as a "
-            "unified diff of the catalog files (for git apply).",
+            "unified diff of the catalog files (for git apply); '-' is stdout.",
         ),
     ] = None,
     fail_on: Annotated[
@@ -351,7 +351,10 @@ def audit(
     if outputs_within is not None:
         _confined([Path(path) for _, path in outputs if path != "-"], outputs_within)
     patch_within = None if from_command_line("suggest_patch") else cwd
-    if suggest_patch is not None and patch_within is not None:
+    patch_to_stdout = suggest_patch is not None and names_stdout(suggest_patch)
+    if patch_to_stdout and any(names_stdout(path) for _, path in outputs):
+        raise UsageFailure("--suggest-patch and a --format both go to stdout ('-'): give one")
+    if suggest_patch is not None and not patch_to_stdout and patch_within is not None:
         _confined([Path(suggest_patch)], patch_within)
     if reports_within is not None and report_folder is not None:
         _confined(
@@ -513,9 +516,11 @@ def run(options: AuditOptions) -> int:
         write_text(Path(options.generate_baseline), render_baseline(report.groups))
         written.append(Path(options.generate_baseline))
     if options.suggest_patch is not None:
-        _write_patch(report, Path(options.suggest_patch), options)
-        written.append(Path(options.suggest_patch))
-    if not options.quiet and not any(names_stdout(path) for _, path in options.outputs):
+        _write_patch(report, options.suggest_patch, options)
+        if not names_stdout(options.suggest_patch):
+            written.append(Path(options.suggest_patch))
+    to_stdout = [path for _, path in options.outputs] + [options.suggest_patch or ""]
+    if not options.quiet and not any(names_stdout(path) for path in to_stdout):
         typer.echo(render(report, Format.TABLE), nl=False)
         if written:
             typer.echo(f"\nReports written: {terminal(', '.join(shown(p) for p in written))}")
@@ -528,7 +533,7 @@ def run(options: AuditOptions) -> int:
     return code
 
 
-def _write_patch(report: Report, path: Path, options: AuditOptions) -> None:
+def _write_patch(report: Report, path: str, options: AuditOptions) -> None:
     """The suggested loosenings as one unified diff of the catalog files; a loosening that
     cannot be written into its file is said on stderr (the report says why)."""
     files = patch_catalogs(
@@ -538,7 +543,7 @@ def _write_patch(report: Report, path: Path, options: AuditOptions) -> None:
     diff = "".join(
         unified_diff(_diff_path(f.path), f.before, f.after) for f in files if f.after != f.before
     )
-    write_text(path, diff, within=options.suggest_patch_within)
+    emit(diff, path, within=options.suggest_patch_within)
     if not options.quiet:
         for problem in (problem for f in files for problem in f.problems):
             typer.echo(f"auditor: not in the patch: {terminal(one_line(problem))}", err=True)
