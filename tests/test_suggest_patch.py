@@ -23,6 +23,7 @@ from auditor.models import (
     PatchOp,
     PatchOperation,
     Rule,
+    SchemaPatch,
     ToolSchema,
 )
 from auditor.report import Format, render
@@ -316,3 +317,26 @@ def test_the_patch_can_go_to_stdout_alone(
     assert "newly rejected" not in out
     code, _, err = run_cli([*AUDIT, "--suggest-patch", "-", "--format", "json"], capsys)
     assert code == 2 and "both go to stdout" in err
+
+
+def test_a_catalog_that_cannot_be_read_is_named_and_left_out(tmp_path: Path) -> None:
+    big = tmp_path / "big.json"
+    big.write_text('{"maxLength": 1}\n')
+    operation = PatchOperation(PatchOp.REPLACE, "/maxLength", 2)
+    patches = [
+        ("t", SchemaPatch("raise", (operation,), Location(str(path), 1, 1), "", (operation,)))
+        for path in (tmp_path / "gone.json", big)
+    ]
+    missing, large = patch_catalogs(patches, max_bytes=4)
+    assert missing.after == "" and "cannot read" in missing.problems[0]
+    assert large.after == "" and "larger than 4 bytes" in large.problems[0]
+    [written] = patch_catalogs(patches[1:])
+    assert written.after == '{"maxLength": 2}\n'
+
+
+def test_an_item_that_shares_its_line_with_another_dash_is_not_appended_to() -> None:
+    operation = PatchOperation(PatchOp.ADD, "/q/0/-", "z")
+    with pytest.raises(EditError, match="does not start its line"):
+        patch_text("t.yaml", "q:\n  - - y\n", "", [operation])
+    only = PatchOperation(PatchOp.REMOVE, "/q/0")
+    assert patch_text("t.yaml", "q: [a]\n", "", [only]) == "q: []\n"
