@@ -383,6 +383,54 @@ class Example:
     """What the log says became of the call."""
 
 
+class PatchOp(str, Enum):
+    """The RFC 6902 operations a suggested loosening uses."""
+
+    ADD = "add"
+    REPLACE = "replace"
+    REMOVE = "remove"
+
+
+@dataclass(frozen=True)
+class PatchOperation:
+    """One RFC 6902 JSON Patch operation (``add``, ``replace`` or ``remove``)."""
+
+    op: PatchOp
+    path: str
+    """RFC 6901 pointer; an ``add`` ending in ``/-`` appends to an array."""
+    value: JSON = None
+    """The value added or put in place; None for ``remove``."""
+
+    def as_json(self) -> dict[str, JSON]:
+        """The operation as RFC 6902 writes it (``remove`` has no value)."""
+        if self.op is PatchOp.REMOVE:
+            return {"op": self.op.value, "path": self.path}
+        return {"op": self.op.value, "path": self.path, "value": self.value}
+
+
+@dataclass(frozen=True)
+class SchemaPatch:
+    """The smallest loosening of a group's keyword that makes every logged call of the group
+    pass it, verified; or, with ``problem``, why none is suggested.
+
+    ``operations`` apply to the tool's *new* schema; ``file_operations`` to the tool's schema
+    as its catalog file holds it (``tool_pointer`` in ``location.path``): the same edit, at the
+    spelling the file uses (see ``auditor.aggregate.loosen``)."""
+
+    summary: str = ""
+    """``raise maxLength 10 → 28``: plain text, logged data only where ``operations`` has it."""
+    operations: tuple[PatchOperation, ...] = ()
+    location: Location | None = None
+    """The position in the catalog file that the edit touches."""
+    tool_pointer: str = ""
+    """RFC 6901 pointer of the tool's schema inside the catalog file."""
+    file_operations: tuple[PatchOperation, ...] = ()
+    problem: str | None = None
+    """Why no patch is suggested (no single change makes every call pass, ...)."""
+    file_problem: str | None = None
+    """Why the patch, verified on the schema, cannot be written into the catalog file."""
+
+
 @dataclass(frozen=True)
 class Group:
     """Calls of one tool with one outcome that fail one keyword for the same causes.
@@ -419,6 +467,9 @@ class Group:
     """Distinct callers beyond those listed."""
     caller: str | None = None
     """With ``--group-by caller``: the one caller this group's calls came from."""
+    patch: SchemaPatch | None = None
+    """For a newly rejected group hinted ``loosen-schema`` or ``review``: the suggested
+    loosening, or why there is none (``auditor.aggregate.loosen``)."""
 
     @property
     def share(self) -> float:

@@ -63,6 +63,8 @@ CASES: dict[str, tuple[Any, list[str], str, Any, Any, Any]] = {
     "new_schemas": (["n1.json"], ["--new-schemas", "n2.json", "n3.json"], "new_schemas",
                     ("n1.json",), ("n2.json", "n3.json"), ()),
     "against": ("main", ["--against", "origin/dev"], "against", "main", "origin/dev", None),
+    "suggest_patch": ("p1.diff", ["--suggest-patch", "p2.diff"], "suggest_patch", "p1.diff",
+                      "p2.diff", None),
 }  # fmt: skip
 SEPARATELY = {"schemas", "logs", "output"}
 """Keys tested on their own: the required inputs, and outputs (paired with formats)."""

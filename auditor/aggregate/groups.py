@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from auditor.aggregate.hints import hint, observation_key, removed_tool_hint
-from auditor.models import CallResult, Example, Group, Outcome, Rewrite
+from auditor.aggregate.loosen import Witness
+from auditor.models import JSON, CallResult, Example, Group, Outcome, Rewrite
 
 GROUPED: Final = frozenset(
     {
@@ -91,6 +92,7 @@ class _Pending:
     observed: Counter[str] = field(default_factory=Counter)
     callers: Counter[str] = field(default_factory=Counter)
     caller: str | None = None
+    witness: Witness = field(default_factory=Witness)
 
 
 class GroupCollector:
@@ -102,10 +104,13 @@ class GroupCollector:
         self._by_caller = by_caller
         self._pending: dict[str, _Pending] = {}
 
-    def add(self, result: CallResult) -> None:
-        """Count ``result`` (already sanitized) in each group it belongs to, once per group."""
+    def add(self, result: CallResult, raw: CallResult | None = None, schema: JSON = None) -> None:
+        """Count ``result`` (already sanitized) in each group it belongs to, once per group;
+        ``raw``, the same result unsanitized, and ``schema``, its tool's new schema, feed the
+        groups' witnesses (``auditor.aggregate.loosen``) for newly rejected calls."""
         if result.outcome not in GROUPED:
             return
+        witnessed = raw is not None and result.outcome is Outcome.NEWLY_REJECTED
         tool = result.call.tool or ""
         problem = result.schema_problem or ""
         split = (result.call.caller or "") if self._by_caller else None
@@ -114,13 +119,15 @@ class GroupCollector:
             key = fingerprint(tool, result.outcome, (), "", "", problem, split)
             self._count(key, result, "", "", (), problem or "", "", [])
             return
-        for issue in result.errors:
+        for index, issue in enumerate(result.errors):
             key = fingerprint(
                 tool, result.outcome, issue.causes, issue.keyword, issue.schema_pointer, "", split
             )
             observed = [observation_key(o) for o in issue.observed]
             if key in seen:
                 self._observe(self._pending[key], observed)
+                if witnessed and raw is not None:
+                    self._pending[key].witness.add(raw.errors[index], raw.call.arguments, schema)
                 continue
             seen.add(key)
             self._count(
@@ -133,6 +140,13 @@ class GroupCollector:
                 issue.instance_pointer,
                 observed,
             )
+            if witnessed and raw is not None:
+                self._pending[key].witness.add(raw.errors[index], raw.call.arguments, schema)
+
+    def witness(self, key: str) -> Witness | None:
+        """What every call of the group of fingerprint ``key`` sent at its keyword."""
+        pending = self._pending.get(key)
+        return None if pending is None else pending.witness
 
     def _count(
         self,
@@ -184,6 +198,7 @@ class GroupCollector:
             mine.proven += theirs.proven
             mine.last = theirs.last
             mine.examples.extend(theirs.examples[: self._examples - len(mine.examples)])
+            mine.witness.merge(theirs.witness)
             for observed, count in theirs.observed.items():
                 if observed in mine.observed or len(mine.observed) < MAX_DISTINCT_OBSERVATIONS:
                     mine.observed[observed] += count

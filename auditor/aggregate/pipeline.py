@@ -13,6 +13,7 @@ from typing import Final, Protocol
 from auditor import __version__
 from auditor.aggregate.baseline import Baseline
 from auditor.aggregate.groups import DEFAULT_EXAMPLES, GroupCollector
+from auditor.aggregate.loosen import FileSide, eligible, suggest
 from auditor.aggregate.redact import DEFAULT_LIMIT, Sanitizer
 from auditor.models import (
     BaselineUse,
@@ -130,6 +131,11 @@ class Replays(Mapping[str, ToolReplay]):
             return _normalize(tool, self._rules)
         return compare(tool, self._new_tools.get(tool.name), self.new_catalogs.rules)
 
+    @property
+    def rules(self) -> Collection[Rule]:
+        """The normalization of the old catalogs (the new side when there are no new ones)."""
+        return self._rules
+
     def new_tool(self, name: str) -> ToolSchema | None:
         """The tool of this name in the new catalogs, when there are new catalogs."""
         return None if self._new_tools is None else self._new_tools.get(name)
@@ -239,6 +245,13 @@ class Tally:
         self.collector = GroupCollector(
             settings.examples, by_caller=settings.group_by is GroupBy.CALLER
         )
+        self._replays: Mapping[str, ToolReplay] | None = replays
+
+    def __getstate__(self) -> dict[str, object]:
+        # A part tally comes back from its worker by pickle: without the compiled tools.
+        state = dict(self.__dict__)
+        state["_replays"] = None
+        return state
 
     def add(self, result: CallResult, reached: frozenset[int]) -> None:
         call = result.call
@@ -262,7 +275,10 @@ class Tally:
         if result.outcome is Outcome.ACCEPTED:
             return
         shown = self._sanitizer.result(result)
-        self.collector.add(shown)
+        schema = None
+        if result.outcome is Outcome.NEWLY_REJECTED and self._replays is not None and call.tool:
+            schema = self._replays[call.tool].normalized.schema
+        self.collector.add(shown, result, schema)
         if self._max_calls is None or len(self.kept) < self._max_calls:
             self.kept.append(shown)
         else:
@@ -344,6 +360,7 @@ def build_report(
     summaries = tuple(_summary(name, replays, tally) for name in sorted(replays))
     accepted = settings.baseline.fingerprints if settings.baseline else frozenset()
     groups = tally.collector.groups({t.name: t.call_count for t in summaries}, accepted)
+    groups = tuple(_with_patch(g, replays, tally.collector, settings.redact) for g in groups)
     return Report(
         version=__version__,
         schema_inputs=tuple(schema_inputs),
@@ -369,6 +386,21 @@ def build_report(
         fail_min_calls=settings.fail_min_calls,
         fail_min_share=settings.fail_min_share,
     )
+
+
+def _with_patch(group: Group, replays: Replays, collector: GroupCollector, redact: bool) -> Group:
+    """``group`` with its suggested loosening, where it gets one (``loosen.eligible``)."""
+    witness = collector.witness(group.fingerprint)
+    if not eligible(group) or witness is None or group.tool not in replays:
+        return group
+    tool, normalized, _ = replays.summary(group.tool)
+    if replays.new_catalogs is None:
+        side: FileSide | None = FileSide(tool, replays.rules)
+    else:
+        new = replays.new_tool(group.tool)
+        side = None if new is None else FileSide(new, replays.new_catalogs.rules)
+    patch = suggest(group.keyword, group.schema_pointer, normalized.schema, witness, redact, side)
+    return replace(group, patch=patch)
 
 
 def _summary(name: str, replays: Replays, tally: Tally) -> ToolSummary:

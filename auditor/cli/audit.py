@@ -49,6 +49,7 @@ from auditor.report import Format, render
 from auditor.report.common import gate_line, plain
 from auditor.report.escape import one_line, terminal
 from auditor.schema.diff import NewCatalogs
+from auditor.schema.edit import patch_catalogs, unified_diff
 from auditor.schema.normalize import DEFAULT_RULES
 
 MULTI_VALUE_OPTIONS = ("--schemas", "--logs", "--new-schemas")
@@ -130,6 +131,10 @@ class AuditOptions:
     """A git revision: the old catalogs are ``schemas`` as it holds them."""
     new_rules: frozenset[Rule] = frozenset()
     """Normalization of the new catalogs: only what ``--rules`` named explicitly."""
+    suggest_patch: str | None = None
+    """Where to write the suggested loosenings as a unified diff of the catalog files."""
+    suggest_patch_within: Path | None = None
+    """The folder ``suggest_patch`` must stay in when the configuration file named it."""
 
 
 def audit(
@@ -198,6 +203,15 @@ def audit(
         bool,
         typer.Option("--no-report-files", metavar="", help="Do not write audit.md, audit.json."),
     ] = False,
+    suggest_patch: Annotated[
+        str | None,
+        typer.Option(
+            "--suggest-patch",
+            metavar="PATH",
+            help="Write the verified loosening of each loosen-schema or review group as a "
+            "unified diff of the catalog files (for git apply); '-' is stdout.",
+        ),
+    ] = None,
     fail_on: Annotated[
         FailOn, typer.Option("--fail-on", show_default=True, help="What exits 1.")
     ] = FailOn.NEWLY_REJECTED,
@@ -371,6 +385,12 @@ def audit(
     report_folder = None if no_report_files else report_dir
     if outputs_within is not None:
         _confined([Path(path) for _, path in outputs if path != "-"], outputs_within)
+    patch_within = None if from_command_line("suggest_patch") else cwd
+    patch_to_stdout = suggest_patch is not None and names_stdout(suggest_patch)
+    if patch_to_stdout and any(names_stdout(path) for _, path in outputs):
+        raise UsageFailure("--suggest-patch and a --format both go to stdout ('-'): give one")
+    if suggest_patch is not None and not patch_to_stdout and patch_within is not None:
+        _confined([Path(suggest_patch)], patch_within)
     if reports_within is not None and report_folder is not None:
         _confined(
             [report_folder, report_folder / "audit.md", report_folder / "audit.json"],
@@ -406,6 +426,8 @@ def audit(
         new_schemas=tuple(new_schemas or ()),
         against=against,
         new_rules=parse_rules(rules) if _given(ctx, "rules") else frozenset(),
+        suggest_patch=suggest_patch,
+        suggest_patch_within=patch_within,
     )
     raise typer.Exit(run(options))
 
@@ -534,7 +556,12 @@ def run(options: AuditOptions) -> int:
     if options.generate_baseline is not None:
         write_text(Path(options.generate_baseline), render_baseline(report.groups))
         written.append(Path(options.generate_baseline))
-    if not options.quiet and not any(names_stdout(path) for _, path in options.outputs):
+    if options.suggest_patch is not None:
+        _write_patch(report, options.suggest_patch, options)
+        if not names_stdout(options.suggest_patch):
+            written.append(Path(options.suggest_patch))
+    to_stdout = [path for _, path in options.outputs] + [options.suggest_patch or ""]
+    if not options.quiet and not any(names_stdout(path) for path in to_stdout):
         typer.echo(render(report, Format.TABLE), nl=False)
         if written:
             typer.echo(f"\nReports written: {terminal(', '.join(shown(p) for p in written))}")
@@ -545,6 +572,28 @@ def run(options: AuditOptions) -> int:
     if line := gate_line(report):
         typer.echo(f"auditor: {one_line(plain(line))}", err=True)  # a failing gate says why
     return code
+
+
+def _write_patch(report: Report, path: str, options: AuditOptions) -> None:
+    """The suggested loosenings as one unified diff of the catalog files; a loosening that
+    cannot be written into its file is said on stderr (the report says why)."""
+    files = patch_catalogs(
+        [(g.tool, g.patch) for g in report.groups if g.patch is not None],
+        options.max_catalog_bytes,
+    )
+    diff = "".join(
+        unified_diff(_diff_path(f.path), f.before, f.after) for f in files if f.after != f.before
+    )
+    emit(diff, path, within=options.suggest_patch_within)
+    if not options.quiet:
+        for problem in (problem for f in files for problem in f.problems):
+            typer.echo(f"auditor: not in the patch: {terminal(one_line(problem))}", err=True)
+
+
+def _diff_path(path: str) -> str:
+    """A catalog's path as a diff names it: relative to the working directory, with ``/``."""
+    relative = os.path.relpath(path) if os.path.isabs(path) else os.path.normpath(path)
+    return Path(relative).as_posix()
 
 
 def _catalogs(options: AuditOptions) -> tuple[Catalogs, NewCatalogs | None]:

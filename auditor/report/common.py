@@ -16,6 +16,7 @@ from auditor.models import (
     Outcome,
     Report,
     Rewrite,
+    SchemaPatch,
     ToolSummary,
 )
 from auditor.report import escape
@@ -387,3 +388,13 @@ def group_location(report: Report, group: Group) -> Location | None:
 def plain(text: str) -> str:
     """The shared wording's Markdown as the text it shows, for formats without markup."""
     return escape.plain(text)
+
+
+def patch_line(patch: SchemaPatch) -> str:
+    """``raise maxLength 10 → 28 at tools.json:12:9`` (plain text, to be escaped), or why no
+    patch is suggested."""
+    if patch.problem is not None:
+        return f"none: {patch.problem}"
+    if patch.location is None:
+        return f"{patch.summary} (not written to the catalog: {patch.file_problem})"
+    return f"{patch.summary} at {patch.location}"

@@ -19,6 +19,7 @@ from auditor.models import (
     Outcome,
     Report,
     Rewrite,
+    SchemaPatch,
     ToolSummary,
     ValidationIssue,
 )
@@ -121,6 +122,25 @@ def _group(group: Group, below: str | None) -> dict[str, Any]:
             }
             for e in group.examples
         ],
+        "patch": _patch(group.patch),
+        "patch_problem": None if group.patch is None else group.patch.problem,
+    }
+
+
+def _patch(patch: SchemaPatch | None) -> dict[str, Any] | None:
+    """The suggested loosening: RFC 6902 operations on the tool's new schema, and the place of
+    the catalog file they edit (null where it cannot be edited in place: ``file_problem``)."""
+    if patch is None or patch.problem is not None:
+        return None
+    where = patch.location
+    return {
+        "summary": patch.summary,
+        "operations": [operation.as_json() for operation in patch.operations],
+        "file": None if where is None else where.path,
+        "line": None if where is None else where.line,
+        "column": None if where is None else where.column,
+        "file_operations": [operation.as_json() for operation in patch.file_operations],
+        "file_problem": patch.file_problem,
     }
 
 

@@ -14,7 +14,7 @@ from typing import Final
 from tabulate import tabulate
 
 from auditor.aggregate.gate import below_threshold
-from auditor.models import Change, Group, LogStats, Outcome, Report, Rewrite, Rule
+from auditor.models import Change, Group, LogStats, Outcome, Report, Rewrite, Rule, SchemaPatch
 from auditor.report.common import (
     baseline_line,
     caller_suffix,
@@ -131,6 +131,27 @@ def _groups(
     return out
 
 
+def _patch(patch: SchemaPatch | None) -> list[str]:
+    """The suggested loosening: what it does, where, and the JSON Patch on the new schema."""
+    if patch is None:
+        return []
+    if patch.problem is not None:
+        return [f"- **Patch:** none: {md_text(patch.problem)}"]
+    if patch.location is None:
+        where = f" (not written to the catalog: {md_text(patch.file_problem or '')})"
+    else:
+        where = f" at {md_code(str(patch.location))}"
+    operations = visible(compact([operation.as_json() for operation in patch.operations]))
+    fence = md_fence(operations)
+    return [
+        f"- **Patch:** {md_text(patch.summary)}{where}; as a JSON Patch on the new schema:",
+        "",
+        f"  {fence}json",
+        f"  {operations}",
+        f"  {fence}",
+    ]
+
+
 def _group(number: int, group: Group, below: str | None) -> list[str]:
     calls = f"{plural(group.count, 'call')}{caller_suffix(group)}"
     if removes_tool(group):
@@ -160,6 +181,7 @@ def _group(number: int, group: Group, below: str | None) -> list[str]:
         f"- **Fingerprint:** `{group.fingerprint}`"
         + (" (accepted by the baseline)" if group.baselined else "")
         + (f" ({below}: reported, does not fail the run)" if below else ""),
+        *_patch(group.patch),
         "",
     ]
     if group.examples:

@@ -23,6 +23,7 @@ from auditor.models import (
     HintKind,
     OldRuntime,
     Outcome,
+    PatchOp,
     Rule,
     Severity,
 )
@@ -38,6 +39,7 @@ ENUMS: Final[dict[str, type[Enum]]] = {
     "/$defs/finding/properties/severity": Severity,
     "/$defs/group/properties/hint/properties/kind": HintKind,
     "/$defs/evidence": Evidence,
+    "/$defs/patch_operation/properties/op": PatchOp,
 }
 """Where each enum of the report schema stands (a JSON pointer), and the code's enum."""
 

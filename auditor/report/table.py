@@ -17,13 +17,14 @@ from auditor.report.common import (
     gate_line,
     group_title,
     groups_of,
+    patch_line,
     plain,
     plural,
     proven_line,
     runtime_lines,
     summary_rows,
 )
-from auditor.report.escape import terminal
+from auditor.report.escape import one_line, terminal
 
 
 def render(report: Report) -> str:
@@ -53,6 +54,8 @@ def render(report: Report) -> str:
             lines.append(f"         hint: {plain(group.hint.text)}")
             if callers := callers_text(group):
                 lines.append(f"         callers: {plain(callers)}")
+            if group.patch is not None:
+                lines.append(f"         patch: {one_line(patch_line(group.patch))}")
     else:
         lines.append("No call would be newly rejected.")
     lines.append(coverage_line(report))

@@ -9,7 +9,10 @@ schemas: a file that cannot be edited that way is left alone and reported.
 from __future__ import annotations
 
 import copy
+import difflib
 import json
+import os
+import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
@@ -18,8 +21,18 @@ import yaml
 from auditor.inputs.catalogs import parse_document, read_catalog, recognisable
 from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES
 from auditor.inputs.positions import composable
-from auditor.models import JSON, Change, Rewrite, Rule, ToolSchema
+from auditor.models import (
+    JSON,
+    Change,
+    PatchOp,
+    PatchOperation,
+    Rewrite,
+    Rule,
+    SchemaPatch,
+    ToolSchema,
+)
 from auditor.schema import pointers
+from auditor.schema.jsonpatch import PatchError, apply_patch
 from auditor.schema.normalize import DEFAULT_RULES, Normalized, normalize
 
 _BOM = "\ufeff"
@@ -255,3 +268,224 @@ def _with_value(document: JSON, segments: list[str], value: JSON) -> JSON:
     else:
         raise EditError(f"no container at /{'/'.join(segments)}")
     return document
+
+
+@dataclass(frozen=True)
+class FilePatch:
+    """A catalog file before and after the suggested loosenings that could be written into it."""
+
+    path: str
+    before: str
+    after: str
+    problems: tuple[str, ...] = ()
+    """Why a loosening was left out of the file (``tool: reason``), in the order given."""
+
+
+def patch_text(
+    path: str, text: str, tool_pointer: str, operations: Sequence[PatchOperation]
+) -> str:
+    """``text`` (a catalog file named ``path``) with RFC 6902 ``operations`` on the schema at
+    ``tool_pointer`` applied in place: a replaced value keeps its span's quoting, an array item
+    or a mapping entry is added after the last one in the style and indentation of its
+    neighbours (flow or block, one line or several), a removed item takes its line (block) or
+    its comma (flow) along. Nothing else changes; the result must parse to the document with
+    the operations applied, else ``EditError``."""
+    bom = _BOM if text.startswith(_BOM) else ""
+    body = text[len(bom) :]
+    is_json = path.lower().endswith(".json")
+    document, problem = parse_document(path, body, is_json)
+    if problem is not None:
+        raise EditError(problem.message)
+    located = [PatchOperation(op.op, tool_pointer + op.path, op.value) for op in operations]
+    try:
+        expected = apply_patch(document, located)
+    except PatchError as error:
+        raise EditError(str(error)) from error
+    for operation in located:
+        body = _patch_one(body, is_json, operation)
+    edited, problem = parse_document(path, body, is_json)
+    if problem is not None or edited != expected:
+        raise EditError("the edit would change more than the patch")
+    return bom + body
+
+
+def _patch_one(text: str, is_json: bool, operation: PatchOperation) -> str:
+    try:
+        root = yaml.compose(composable(text, is_json), Loader=yaml.SafeLoader)
+    except yaml.YAMLError as error:
+        raise EditError(f"cannot compose the file: {error}") from error
+    if root is None:
+        raise EditError("the file is empty")
+    entries = _index(root)
+    pointer = operation.path
+    if operation.op is PatchOp.ADD:
+        holder_pointer = pointers.parent(pointer)
+        holder = root if not holder_pointer else _value_at(entries, holder_pointer)
+        last = pointers.split(pointer)[-1]
+        if isinstance(holder, yaml.SequenceNode) and last == "-":
+            splice = _append_item(text, is_json, holder, operation.value)
+        elif isinstance(holder, yaml.MappingNode) and pointer not in entries:
+            splice = _add_entry(text, is_json, holder, last, operation.value)
+        else:
+            raise EditError(f"cannot add at {pointer}")
+    else:
+        entry = entries.get(pointer)
+        if entry is None:
+            raise EditError(f"nothing at {pointer}")
+        if operation.op is PatchOp.REPLACE:
+            start, end = _span(entry.value)
+            style = entry.value.style if isinstance(entry.value, yaml.ScalarNode) else None
+            splice = _Splice(start, end, _flow(operation.value, style, is_json))
+        elif isinstance(entry.parent, yaml.SequenceNode):
+            splice = _item_removal(text, entry)
+        else:
+            splice = _removal(text, entry)
+    return text[: splice.start] + splice.text + text[splice.end :]
+
+
+def _value_at(entries: dict[str, _Entry], pointer: str) -> yaml.Node:
+    entry = entries.get(pointer)
+    if entry is None:
+        raise EditError(f"nothing at {pointer}")
+    return entry.value
+
+
+def _flow(value: JSON, style: str | None, is_json: bool) -> str:
+    """``value`` on one line: JSON, or YAML flow style with plain scalars where they read back."""
+    if is_json:
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, dict):
+        entries = (f"{_scalar(k, None, False)}: {_flow(v, None, False)}" for k, v in value.items())
+        return "{" + ", ".join(entries) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_flow(item, None, False) for item in value) + "]"
+    return _render(value, style, False)
+
+
+def _indent(text: str, node: yaml.Node) -> str:
+    """The text before ``node`` on its line when it is only blanks, else as many spaces."""
+    start = node.start_mark.index
+    line_start = text.rfind("\n", 0, start) + 1
+    before = text[line_start:start]
+    return before if not before.strip() else " " * node.start_mark.column
+
+
+def _next_line(text: str, end: int) -> int:
+    """Where the line after the one ``end`` stands on starts (``len(text)`` at the end)."""
+    if end > 0 and text[end - 1] == "\n":  # a block scalar ends past its newline
+        return end
+    newline = text.find("\n", end)
+    return len(text) if newline < 0 else newline + 1
+
+
+def _insert_line(text: str, end: int, line: str) -> _Splice:
+    at = _next_line(text, end)
+    if at == len(text) and not text.endswith("\n"):
+        return _Splice(at, at, "\n" + line)
+    return _Splice(at, at, line + "\n")
+
+
+def _after_last(
+    text: str, container: yaml.Node, last_start: yaml.Node, last_end: yaml.Node, entry: str
+) -> _Splice:
+    """``entry`` added after the last entry of a flow collection, on its line or the next."""
+    end = _span(last_end)[1]
+    if last_start.start_mark.line == container.start_mark.line:
+        return _Splice(end, end, ", " + entry)
+    return _Splice(end, end, ",\n" + _indent(text, last_start) + entry)
+
+
+def _append_item(text: str, is_json: bool, node: yaml.SequenceNode, value: JSON) -> _Splice:
+    item = _flow(value, None, is_json)
+    if node.flow_style:
+        if not node.value:
+            start, end = _span(node)
+            return _Splice(start, end, "[" + item + "]")
+        return _after_last(text, node, node.value[-1], node.value[-1], item)
+    if not node.value:
+        raise EditError("an empty block sequence")
+    last = node.value[-1]
+    start = last.start_mark.index
+    line_start = text.rfind("\n", 0, start) + 1
+    dash = text.rfind("-", line_start, start)
+    if dash < 0 or text[line_start:dash].strip() or text[dash + 1 : start].strip():
+        raise EditError("the last item does not start its line")
+    return _insert_line(text, _span(last)[1], text[line_start:start] + item)
+
+
+def _add_entry(text: str, is_json: bool, node: yaml.MappingNode, key: str, value: JSON) -> _Splice:
+    pairs = node.value
+    style = pairs[-1][0].style if pairs else None
+    entry = f"{_scalar(key, style, is_json)}: {_flow(value, None, is_json)}"
+    if node.flow_style:
+        if not pairs:
+            start, end = _span(node)
+            return _Splice(start, end, "{" + entry + "}")
+        return _after_last(text, node, pairs[-1][0], pairs[-1][1], entry)
+    last_key, last_value = pairs[-1]
+    line_start = text.rfind("\n", 0, last_key.start_mark.index) + 1
+    before = text[line_start : last_key.start_mark.index]
+    indent = before if not before.strip() else " " * last_key.start_mark.column
+    return _insert_line(text, _span(last_value)[1], indent + entry)
+
+
+def _item_removal(text: str, entry: _Entry) -> _Splice:
+    """The span that removes a sequence item, with its line (block) or its comma (flow)."""
+    parent = entry.parent
+    if not isinstance(parent, yaml.SequenceNode):
+        raise EditError("not a sequence item")
+    items = parent.value
+    start, end = _span(entry.value)
+    if not parent.flow_style:
+        line_start = text.rfind("\n", 0, start) + 1
+        if text[line_start:start].strip() != "-":
+            raise EditError("the item does not start its line")
+        return _Splice(line_start, _next_line(text, end), "")
+    if entry.index + 1 < len(items):
+        return _Splice(start, items[entry.index + 1].start_mark.index, "")
+    if entry.index > 0:
+        return _Splice(_span(items[entry.index - 1])[1], end, "")
+    return _Splice(start, end, "")
+
+
+def unified_diff(path: str, before: str, after: str) -> str:
+    """A unified diff of one file, ``a/PATH`` to ``b/PATH`` as ``git apply`` reads it."""
+    lines = difflib.unified_diff(_lines(before), _lines(after), f"a/{path}", f"b/{path}")
+    out = []
+    for line in lines:
+        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+def _lines(text: str) -> list[str]:
+    return [line for line in re.split(r"(?<=\n)", text) if line]
+
+
+def patch_catalogs(
+    patches: Sequence[tuple[str, SchemaPatch]], max_bytes: int = DEFAULT_MAX_CATALOG_BYTES
+) -> tuple[FilePatch, ...]:
+    """Every catalog file the ``(tool, patch)`` pairs edit, before and after all of them that
+    apply (in order: each is applied to the text the previous ones left)."""
+    by_file: dict[str, list[tuple[str, SchemaPatch]]] = {}
+    for tool, patch in patches:
+        if patch.location is not None and patch.file_operations:
+            by_file.setdefault(patch.location.path, []).append((tool, patch))
+    results = []
+    for path, edits in by_file.items():
+        try:
+            if os.path.getsize(path) > max_bytes:
+                raise OSError(f"larger than {max_bytes} bytes")
+            with open(path, encoding="utf-8", newline="") as stream:
+                before = stream.read()
+        except (OSError, UnicodeDecodeError) as error:
+            results.append(FilePatch(path, "", "", (f"{path}: cannot read: {error}",)))
+            continue
+        after = before
+        problems = []
+        for tool, patch in edits:
+            try:
+                after = patch_text(path, after, patch.tool_pointer, patch.file_operations)
+            except EditError as error:
+                problems.append(f"{tool}: {patch.summary}: {error}")
+        results.append(FilePatch(path, before, after, tuple(problems)))
+    return tuple(results)

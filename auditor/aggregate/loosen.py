@@ -1,0 +1,577 @@
+"""The loosening patch: the smallest schema change that makes a group's calls pass its keyword.
+
+Per keyword family (``RULES``): raise ``maxLength``/``maxItems``/``maxProperties`` to the
+longest logged value, lower the ``min`` ones to the shortest; raise ``maximum`` (and
+``exclusiveMaximum``) to the largest logged number, lower ``minimum`` to the smallest; add the
+values outside an ``enum``; add each extra property to ``properties`` with the JSON type its
+logged values share (where ``additionalProperties`` is ``false``); drop the missing entries of
+``required``. Every other keyword gets no patch, said as such.
+
+A group keeps only a few example calls, so what the patch needs is counted while tallying, for
+every call of the group: a ``Witness`` (the extreme length or number, the distinct values
+outside the enum, the extra names and their types, the missing names). It is bounded (at most
+``MAX_VALUES`` values or names, each at most ``MAX_VALUE_CHARS`` long; beyond, no patch is
+proposed) and merges exactly, so ``--jobs`` gives the report one pass gives.
+
+A patch is verified before it is shown: the patched new schema still passes its meta-schema,
+and the patched keyword (with the siblings it reads) accepts every extreme the group logged —
+the longest value for ``maxLength``, each value outside the enum, each extra property with a
+value of each logged type, each object missing each dropped name. The extremes are what the
+constraint bounds, so a keyword that accepts them accepts every call of the group. It rejects
+nothing the unpatched schema accepted because every rule only loosens one keyword (a larger
+bound, a superset of values, a new property where none was allowed, fewer required names),
+and a schema that holds the keyword only in positive places (never under ``not``, ``if``,
+``oneOf`` or ``contains``, nor reachable through a ``$ref`` standing under one of them)
+accepts a superset when one of its keywords does.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field
+from typing import Final
+
+from auditor.inputs.paths import STDIN, STDIN_NAME
+from auditor.models import (
+    JSON,
+    Group,
+    HintKind,
+    Location,
+    Outcome,
+    PatchOp,
+    PatchOperation,
+    Rule,
+    SchemaPatch,
+    ToolSchema,
+    ValidationIssue,
+)
+from auditor.replay.budget import UnusablePattern, compiled_pattern
+from auditor.replay.tool import compile_schema
+from auditor.schema import pointers
+from auditor.schema.jsonpatch import PatchError, apply_patch
+from auditor.schema.normalize import normalize
+
+MAX_VALUES: Final = 50
+"""Distinct values outside an enum (or extra property names) a group remembers; beyond, no
+patch is proposed: a value list that long is not a contract to write down."""
+MAX_VALUE_CHARS: Final = 200
+"""Longest value (as JSON text) or name remembered for a patch."""
+PATTERN_TIMEOUT: Final = 0.1
+"""Seconds one ``patternProperties`` match may take while finding extra properties."""
+
+_SIZES: Final[dict[str, type]] = {
+    "maxLength": str,
+    "minLength": str,
+    "maxItems": list,
+    "minItems": list,
+    "maxProperties": dict,
+    "minProperties": dict,
+}
+_NUMBERS: Final = frozenset({"maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum"})
+_NEGATIVE: Final = frozenset({"not", "if", "oneOf", "contains"})
+"""Keywords under which a looser subschema can make the whole schema reject more."""
+_REFERENCES: Final = frozenset({"$ref", "$dynamicRef", "$recursiveRef"})
+_NAMED: Final = frozenset(
+    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"}
+)
+_INDEXED: Final = frozenset({"allOf", "anyOf", "oneOf", "prefixItems", "items"})
+_SAMPLES: Final[dict[str, JSON]] = {
+    "string": "",
+    "integer": 0,
+    "number": 0.5,
+    "boolean": False,
+    "null": None,
+    "array": [],
+    "object": {},
+}
+
+
+def _canonical(value: JSON) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def json_type(value: JSON) -> str:
+    """The JSON type of a decoded value (``integer`` for whole numbers)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
+@dataclass
+class Witness:
+    """What every call of one group sent at the failing keyword, in the figures a loosening
+    needs. Merging two witnesses gives the witness of both parts' calls, in any order."""
+
+    longest: int | None = None
+    shortest: int | None = None
+    largest: int | float | None = None
+    smallest: int | float | None = None
+    values: dict[str, JSON] | None = field(default_factory=dict)
+    """Values outside the enum by canonical JSON text; None: too many, or one too long."""
+    extras: dict[str, set[str]] | None = field(default_factory=dict)
+    """Extra property name -> JSON types of its values; None: too many, or one too long."""
+    missing: set[str] = field(default_factory=set)
+    """Required names missing (bounded by the schema's own ``required`` list)."""
+
+    def add(self, issue: ValidationIssue, arguments: JSON, schema: JSON) -> None:
+        """Count the value ``issue`` failed on; ``schema`` is the tool's new schema."""
+        found, value = pointers.resolve(arguments, issue.instance_pointer)
+        if not found:
+            return
+        keyword = issue.keyword
+        if keyword in _SIZES:
+            if isinstance(value, (str, list, dict)) and isinstance(value, _SIZES[keyword]):
+                self._size(len(value))
+        elif keyword in _NUMBERS:
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                self._number(value)
+        elif keyword == "enum":
+            if self.values is not None:  # once too many, a huge value is not even written out
+                too_long = isinstance(value, str) and len(value) > MAX_VALUE_CHARS
+                self._values(
+                    {"x" * (MAX_VALUE_CHARS + 1) if too_long else _canonical(value): value}
+                )
+        else:
+            _, holder = pointers.resolve(schema, pointers.parent(issue.schema_pointer))
+            if keyword == "additionalProperties" and isinstance(value, dict):
+                extras = _extra_names(holder, value)
+                self._extras({name: {json_type(value[name])} for name in extras})
+            elif keyword == "required" and isinstance(value, dict) and isinstance(holder, dict):
+                wanted = holder.get("required")
+                if isinstance(wanted, list):
+                    self.missing.update(n for n in wanted if isinstance(n, str) and n not in value)
+
+    def merge(self, other: Witness) -> None:
+        """Add the figures of ``other``'s calls."""
+        for size in (other.longest, other.shortest):
+            if size is not None:
+                self._size(size)
+        for number in (other.largest, other.smallest):
+            if number is not None:
+                self._number(number)
+        if other.values is None:
+            self.values = None
+        else:
+            self._values(other.values)
+        if other.extras is None:
+            self.extras = None
+        else:
+            self._extras(other.extras)
+        self.missing |= other.missing
+
+    def _size(self, size: int) -> None:
+        self.longest = size if self.longest is None else max(self.longest, size)
+        self.shortest = size if self.shortest is None else min(self.shortest, size)
+
+    def _number(self, number: int | float) -> None:
+        self.largest = number if self.largest is None else max(self.largest, number)
+        self.smallest = number if self.smallest is None else min(self.smallest, number)
+
+    def _values(self, values: Mapping[str, JSON]) -> None:
+        if self.values is not None and not _too_many(self.values, values):
+            self.values.update(values)
+        else:
+            self.values = None
+
+    def _extras(self, extras: Mapping[str, set[str]]) -> None:
+        if self.extras is not None and not _too_many(self.extras, extras):
+            for name, types in extras.items():
+                self.extras.setdefault(name, set()).update(types)
+        else:
+            self.extras = None
+
+
+def _too_many(mine: Mapping[str, object], theirs: Mapping[str, object]) -> bool:
+    """Whether the union of two bounded key sets passes the bounds (one key too long, or more
+    than ``MAX_VALUES`` keys): then it is None, whatever the order of merging."""
+    if any(len(key) > MAX_VALUE_CHARS for key in theirs):
+        return True
+    return len(mine.keys() | theirs.keys()) > MAX_VALUES
+
+
+def _extra_names(holder: JSON, value: dict[str, JSON]) -> list[str]:
+    schema = holder if isinstance(holder, dict) else {}
+    declared = schema.get("properties")
+    declared = declared if isinstance(declared, dict) else {}
+    patterns = schema.get("patternProperties")
+    patterns = patterns if isinstance(patterns, dict) else {}
+    return [n for n in value if n not in declared and not any(_search(p, n) for p in patterns)]
+
+
+def _search(pattern: str, text: str) -> bool:
+    # A user's regex, on the budgeted engine: one that cannot run counts as matching, so that
+    # the name is not proposed as an extra property (no patch rather than a wrong one).
+    try:
+        return compiled_pattern(pattern).search(text, timeout=PATTERN_TIMEOUT) is not None
+    except (UnusablePattern, TimeoutError):
+        return True
+
+
+@dataclass(frozen=True)
+class FileSide:
+    """Where a tool's new schema is written: the catalog file's tool (the old catalog for a
+    normalization, the new catalog for a catalog change) and the rules that turn its schema
+    into the new schema (none for a catalog change taken as written)."""
+
+    tool: ToolSchema
+    rules: Collection[Rule] = ()
+
+
+@dataclass(frozen=True)
+class _Change:
+    summary: str
+    operations: tuple[PatchOperation, ...]
+    carries_values: bool = False
+    """Whether the operations hold logged values (``--redact`` hides them)."""
+
+
+_Rule = Callable[[str, str, dict[str, JSON], Witness], "_Change | str"]
+
+NO_SINGLE_CHANGE: Final = "no single change makes every call of the group pass"
+
+
+def eligible(group: Group) -> bool:
+    """Whether a group gets a patch (or a reason why not): newly rejected calls failing a
+    keyword, hinted loosen-schema or review."""
+    return (
+        group.outcome is Outcome.NEWLY_REJECTED
+        and bool(group.keyword)
+        and group.hint.kind in (HintKind.LOOSEN_SCHEMA, HintKind.REVIEW)
+        and not any(cause.removes_tool for cause in group.causes)
+    )
+
+
+def suggest(
+    keyword: str,
+    schema_pointer: str,
+    new_schema: JSON,
+    witness: Witness,
+    redact: bool = False,
+    side: FileSide | None = None,
+) -> SchemaPatch:
+    """The verified loosening of ``keyword`` at ``schema_pointer`` in ``new_schema`` that
+    accepts every call ``witness`` summarizes, located in ``side``'s catalog file."""
+    rule = RULES.get(keyword)
+    if rule is None:
+        return SchemaPatch(problem=f"no loosening rule for {keyword}")
+    holder_pointer = pointers.parent(schema_pointer)
+    found, holder = pointers.resolve(new_schema, holder_pointer)
+    if not found or not isinstance(holder, dict) or keyword not in holder:
+        return SchemaPatch(problem=f"no {keyword} at {schema_pointer} in the new schema")
+    if not positive(new_schema, schema_pointer):
+        return SchemaPatch(
+            problem=f"{schema_pointer} is under not, if, oneOf or contains (or a $ref under "
+            "one of them could reach it): loosening it could reject more"
+        )
+    change = rule(keyword, holder_pointer, holder, witness)
+    if isinstance(change, str):
+        return SchemaPatch(problem=change)
+    if redact and change.carries_values:
+        return SchemaPatch(
+            problem="the patch would hold logged values, which --redact hides: rerun without "
+            "--redact to see it"
+        )
+    try:
+        patched = apply_patch(new_schema, change.operations)
+    except PatchError as error:
+        return SchemaPatch(problem=f"{NO_SINGLE_CHANGE} ({error})")
+    problem = verify(keyword, holder_pointer, patched, witness)
+    if problem is not None:
+        return SchemaPatch(problem=problem)
+    located = _in_file(change.operations, patched, side)
+    if isinstance(located, str):
+        return SchemaPatch(change.summary, change.operations, file_problem=located)
+    location, file_operations = located
+    return SchemaPatch(
+        change.summary,
+        change.operations,
+        location,
+        "" if side is None else side.tool.pointer,
+        file_operations,
+    )
+
+
+def positive(schema: JSON, pointer: str) -> bool:
+    """Whether ``pointer`` (of a keyword) lies only in places where a looser subschema makes
+    the whole schema looser: not under ``not``, ``if``, ``oneOf`` or ``contains``, in a schema
+    where no reference stands under one of them (it could reach the keyword from there)."""
+    segments = pointers.split(pointer)[:-1]
+    index = 0
+    while index < len(segments):
+        segment = segments[index]
+        if segment in _NEGATIVE:
+            return False
+        if segment in _NAMED or (
+            segment in _INDEXED and index + 1 < len(segments) and segments[index + 1].isdigit()
+        ):
+            index += 2
+        else:
+            index += 1
+    return not _refers_from_negative(schema)
+
+
+def _refers_from_negative(schema: JSON) -> bool:
+    """Whether a ``$ref`` (or a dynamic or recursive one) stands under a negative keyword.
+    Read conservatively: a property named ``not`` counts too (no patch rather than a wrong
+    one)."""
+    stack: list[tuple[JSON, bool]] = [(schema, False)]
+    while stack:
+        node, negative = stack.pop()
+        if isinstance(node, dict):
+            if negative and _REFERENCES & node.keys():
+                return True
+            stack.extend((value, negative or key in _NEGATIVE) for key, value in node.items())
+        elif isinstance(node, list):
+            stack.extend((item, negative) for item in node)
+    return False
+
+
+def _size_bound(keyword: str, at: str, holder: dict[str, JSON], witness: Witness) -> _Change | str:
+    current = holder[keyword]
+    raise_it = keyword.startswith("max")
+    wanted = witness.longest if raise_it else witness.shortest
+    if wanted is None or not isinstance(current, (int, float)) or isinstance(current, bool):
+        return NO_SINGLE_CHANGE
+    verb = "raise" if raise_it else "lower"
+    return _Change(
+        f"{verb} {keyword} {_number(current)} → {wanted}",
+        (PatchOperation(PatchOp.REPLACE, pointers.join(at, keyword), wanted),),
+    )
+
+
+def _number_bound(
+    keyword: str, at: str, holder: dict[str, JSON], witness: Witness
+) -> _Change | str:
+    current = holder[keyword]
+    raise_it = keyword in ("maximum", "exclusiveMaximum")
+    wanted = witness.largest if raise_it else witness.smallest
+    if wanted is None or not isinstance(current, (int, float)) or isinstance(current, bool):
+        return NO_SINGLE_CHANGE
+    if keyword.startswith("exclusive"):
+        # The bound excludes itself: the next whole number past the value, where it is whole.
+        if json_type(wanted) != "integer":
+            return f"{NO_SINGLE_CHANGE}: {keyword} would have to exceed a fractional value"
+        wanted = int(wanted) + (1 if raise_it else -1)
+    elif isinstance(wanted, float) and wanted.is_integer():
+        wanted = int(wanted)
+    verb = "raise" if raise_it else "lower"
+    return _Change(
+        f"{verb} {keyword} {_number(current)} → {_number(wanted)}",
+        (PatchOperation(PatchOp.REPLACE, pointers.join(at, keyword), wanted),),
+        carries_values=True,
+    )
+
+
+def _number(value: JSON) -> str:
+    return json.dumps(value)
+
+
+def _enum(keyword: str, at: str, holder: dict[str, JSON], witness: Witness) -> _Change | str:
+    allowed = holder[keyword]
+    if witness.values is None:
+        return (
+            f"more than {MAX_VALUES} distinct values outside the enum (or one longer than "
+            f"{MAX_VALUE_CHARS} characters): no patch proposed"
+        )
+    if not isinstance(allowed, list):
+        return NO_SINGLE_CHANGE
+    present = {_canonical(value) for value in allowed}
+    added = [witness.values[text] for text in sorted(witness.values) if text not in present]
+    if not added:
+        return NO_SINGLE_CHANGE
+    shown = ", ".join(json.dumps(v, ensure_ascii=False) for v in added[:3])
+    more = f" and {len(added) - 3} more" if len(added) > 3 else ""
+    return _Change(
+        f"add {shown}{more} to enum",
+        tuple(PatchOperation(PatchOp.ADD, pointers.join(at, keyword, "-"), v) for v in added),
+        carries_values=True,
+    )
+
+
+def _additional(keyword: str, at: str, holder: dict[str, JSON], witness: Witness) -> _Change | str:
+    if holder[keyword] is not False:
+        return f"{NO_SINGLE_CHANGE}: additionalProperties is a schema, not false"
+    if witness.extras is None:
+        return (
+            f"more than {MAX_VALUES} distinct extra properties (or a name longer than "
+            f"{MAX_VALUE_CHARS} characters): no patch proposed"
+        )
+    if not witness.extras:
+        return NO_SINGLE_CHANGE
+    added = {name: _type_schema(witness.extras[name]) for name in sorted(witness.extras)}
+    declared = holder.get("properties")
+    if isinstance(declared, dict):
+        operations = tuple(
+            PatchOperation(PatchOp.ADD, pointers.join(at, "properties", name), schema)
+            for name, schema in added.items()
+        )
+    elif "properties" in holder:
+        return NO_SINGLE_CHANGE
+    else:
+        value: dict[str, JSON] = dict(added)
+        operations = (PatchOperation(PatchOp.ADD, pointers.join(at, "properties"), value),)
+    names = ", ".join(f"{name} ({_type_text(schema)})" for name, schema in list(added.items())[:3])
+    more = f" and {len(added) - 3} more" if len(added) > 3 else ""
+    noun = "property" if len(added) == 1 else "properties"
+    return _Change(f"add {noun} {names}{more}", operations)
+
+
+def _type_schema(types: set[str]) -> JSON:
+    if "number" in types:
+        types = types - {"integer"}
+    ordered = sorted(types)
+    return {"type": ordered[0] if len(ordered) == 1 else list(ordered)}
+
+
+def _type_text(schema: JSON) -> str:
+    kind = schema.get("type") if isinstance(schema, dict) else None
+    if isinstance(kind, list):
+        return " or ".join(str(k) for k in kind)
+    return str(kind)
+
+
+def _required(keyword: str, at: str, holder: dict[str, JSON], witness: Witness) -> _Change | str:
+    wanted = holder[keyword]
+    if not isinstance(wanted, list) or not witness.missing:
+        return NO_SINGLE_CHANGE
+    indices = [i for i, name in enumerate(wanted) if name in witness.missing]
+    if not indices:
+        return NO_SINGLE_CHANGE
+    names = ", ".join(str(wanted[i]) for i in indices)
+    summary = f"drop {names} from required"
+    if len(indices) == len(wanted):
+        return _Change(summary, (PatchOperation(PatchOp.REMOVE, pointers.join(at, keyword)),))
+    return _Change(
+        summary,
+        tuple(
+            PatchOperation(PatchOp.REMOVE, pointers.join(at, keyword, i)) for i in reversed(indices)
+        ),
+    )
+
+
+RULES: Final[dict[str, _Rule]] = {
+    **dict.fromkeys(_SIZES, _size_bound),
+    **dict.fromkeys(_NUMBERS, _number_bound),
+    "enum": _enum,
+    "additionalProperties": _additional,
+    "required": _required,
+}
+"""The loosening rule of each keyword family; a keyword not here gets no patch."""
+
+_READS: Final[dict[str, tuple[str, ...]]] = {
+    "additionalProperties": ("properties", "patternProperties", "additionalProperties"),
+    "maximum": ("maximum", "exclusiveMaximum"),
+    "minimum": ("minimum", "exclusiveMinimum"),
+}
+"""The keywords whose verdict a keyword's check depends on (draft 4 booleans included)."""
+
+
+def verify(keyword: str, holder_pointer: str, patched: JSON, witness: Witness) -> str | None:
+    """None when the patched schema is usable and its keyword accepts every extreme value the
+    group logged; else why not."""
+    compiled = compile_schema(patched)
+    if compiled.problem is not None:
+        return f"{NO_SINGLE_CHANGE}: the patched schema {compiled.problem}"
+    _, holder = pointers.resolve(patched, holder_pointer)
+    holder = holder if isinstance(holder, dict) else {}
+    alone: dict[str, JSON] = {
+        name: holder[name] for name in _READS.get(keyword, (keyword,)) if name in holder
+    }
+    if isinstance(patched, dict):
+        for name in ("$schema", "$defs", "definitions"):
+            if name in patched:
+                alone[name] = patched[name]
+    check = compile_schema(alone)
+    if check.validator is None:
+        return f"{NO_SINGLE_CHANGE}: {check.problem}"
+    validator = check.validator
+    if not all(validator.is_valid(instance) for instance in _instances(keyword, holder, witness)):
+        return NO_SINGLE_CHANGE
+    return None
+
+
+def _instances(keyword: str, holder: dict[str, JSON], witness: Witness) -> list[JSON]:
+    """The extreme values of the group, as instances of the keyword's schema object."""
+    if keyword in _SIZES:
+        sizes = [s for s in (witness.longest, witness.shortest) if s is not None]
+        kind = _SIZES[keyword]
+        if kind is str:
+            return ["x" * size for size in sizes]
+        if kind is list:
+            return [[None] * size for size in sizes]
+        return [{f"p{i}": None for i in range(size)} for size in sizes]
+    if keyword in _NUMBERS:
+        return [n for n in (witness.largest, witness.smallest) if n is not None]
+    if keyword == "enum":
+        return list((witness.values or {}).values())
+    if keyword == "additionalProperties":
+        return [
+            {name: _SAMPLES[kind]}
+            for name, kinds in sorted((witness.extras or {}).items())
+            for kind in sorted(kinds)
+        ]
+    if keyword == "required":
+        listed = holder.get("required")
+        wanted = [n for n in listed if isinstance(n, str)] if isinstance(listed, list) else []
+        return [{n: None for n in wanted if n != missing} for missing in sorted(witness.missing)]
+    return []
+
+
+def _in_file(
+    operations: tuple[PatchOperation, ...], patched: JSON, side: FileSide | None
+) -> tuple[Location, tuple[PatchOperation, ...]] | str:
+    """Where the patch edits the catalog file, and the operations on the schema as written
+    there; or why it cannot be written into the file."""
+    if side is None:
+        return "the tool's catalog is not known"
+    tool = side.tool
+    if tool.location.path in (STDIN, STDIN_NAME):
+        return "the catalog was read from standard input"
+    written = tool.schema
+    try:
+        rewrites = normalize(written, side.rules).rewrites if side.rules else ()
+    except RecursionError:
+        return "the catalog's schema is too deep to map"
+    renamed = {r.new_pointer: r.pointer for r in rewrites if r.change.value == "rename"}
+    file_operations = tuple(
+        PatchOperation(o.op, _old_pointer(o.path, renamed), o.value) for o in operations
+    )
+    try:
+        edited = apply_patch(written, file_operations)
+        again = normalize(edited, side.rules).schema if side.rules else edited
+    except (PatchError, RecursionError) as error:
+        return f"the edit does not apply to the schema as written ({error})"
+    if again != patched:
+        return "the catalog's normalization would not give the patched schema"
+    return _location(tool, file_operations[0]), file_operations
+
+
+def _old_pointer(pointer: str, renamed: Mapping[str, str]) -> str:
+    """``pointer`` in the new schema, spelled as the file writes it (renamed keys undone)."""
+    segments = pointers.split(pointer)
+    for cut in range(len(segments), 0, -1):
+        prefix = pointers.from_segments(segments[:cut])
+        if prefix in renamed:
+            return renamed[prefix] + pointers.from_segments(segments[cut:])
+    return pointer
+
+
+def _location(tool: ToolSchema, operation: PatchOperation) -> Location:
+    pointer = operation.path
+    if operation.op is PatchOp.ADD:  # the added place is not in the file: its holder is
+        pointer = pointers.parent(pointer)
+    while pointer:
+        position = tool.positions.get(pointer)
+        if position is not None:
+            return Location(tool.location.path, *position)
+        pointer = pointers.parent(pointer)
+    return tool.location

@@ -1,0 +1,342 @@
+"""`auditor audit --suggest-patch`: a diff `git apply` accepts that turns the loosen groups into
+accepted calls; the patch in every part of the pipeline (jobs, redaction, catalog changes)."""
+
+from __future__ import annotations
+
+import json
+import pickle
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from auditor.aggregate.loosen import MAX_VALUES, FileSide, Witness, positive, suggest
+from auditor.aggregate.pipeline import ReportSettings, build_report, count_calls, prepare
+from auditor.inputs.paths import STDIN_NAME
+from auditor.models import (
+    JSON,
+    Call,
+    HintKind,
+    Location,
+    OldRuntime,
+    PatchOp,
+    PatchOperation,
+    Rule,
+    SchemaPatch,
+    ToolSchema,
+)
+from auditor.report import Format, render
+from auditor.schema.edit import EditError, patch_catalogs, patch_text, unified_diff
+from auditor.schema.jsonpatch import PatchError, apply_patch
+from auditor.schema.normalize import DEFAULT_RULES, normalize
+from tests.conftest import ROOT, run_cli
+from tests.test_loosen_cases import Calls
+
+FIXTURE = ROOT / "tests" / "fixtures" / "loosen"
+
+
+def _git(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True)
+
+
+@pytest.fixture
+def repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A git repository holding the loosen fixture at its root, the working directory."""
+    if shutil.which("git") is None:
+        pytest.fail("git is needed to check the diff (and is on every CI runner)")
+    repo = tmp_path / "repo"
+    shutil.copytree(FIXTURE, repo / "catalogs")
+    _git(repo, "init", "-q")
+    _git(repo, "add", ".")
+    _git(repo, "-c", "user.email=ci@example.com", "-c", "user.name=ci", "commit", "-qm", "base")
+    monkeypatch.chdir(repo)
+    return repo
+
+
+AUDIT = [
+    "audit",
+    "--schemas",
+    "catalogs/tools.yaml",
+    "catalogs/tools.json",
+    "--logs",
+    "catalogs/calls.jsonl",
+    "--no-report-files",
+    "--old-runtime",
+    "none",
+]
+
+
+def test_git_apply_accepts_the_diff_and_it_turns_the_loosen_groups_into_accepted_calls(
+    repository: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, _ = run_cli([*AUDIT, "--suggest-patch", "loosen.diff", "-q"], capsys)
+    assert code == 1
+    diff = (repository / "loosen.diff").read_text(encoding="utf-8")
+    assert diff.startswith("--- a/catalogs/tools.yaml\n+++ b/catalogs/tools.yaml\n")
+    assert "-          max_length: 8  # IATA names were short\n" in diff
+    assert "+          max_length: 13  # IATA names were short\n" in diff
+    _git(repository, "apply", "--check", "loosen.diff")
+    _git(repository, "apply", "loosen.diff")
+    code, _, _ = run_cli([*AUDIT, "--format", "json", "--output", "after.json", "-q"], capsys)
+    after = json.loads((repository / "after.json").read_text(encoding="utf-8"))
+    assert code == 0 and after["totals"]["newly_rejected"] == 0
+    # once applied, nothing is left to suggest: the diff is empty
+    run_cli([*AUDIT, "--suggest-patch", "again.diff", "-q"], capsys)
+    assert (repository / "again.diff").read_text(encoding="utf-8") == ""
+
+
+def test_the_diff_names_the_patch_on_the_terminal_and_a_patch_it_cannot_write(
+    repository: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    catalog = repository / "catalogs" / "tools.yaml"
+    # An anchor: the alias shares the bound, so editing one place edits two.
+    text = catalog.read_text(encoding="utf-8")
+    text = text.replace("max_length: 8  # IATA", "max_length: &short 8  # IATA")
+    text = text.replace("note: {type: string}", "note: {type: string, max_length: *short}")
+    catalog.write_text(text, encoding="utf-8")
+    code, out, err = run_cli([*AUDIT, "--suggest-patch", "loosen.diff"], capsys)
+    assert code == 1
+    assert "patch: raise maxLength 8 → 13 at catalogs/tools.yaml:9:11" in out
+    assert "auditor: not in the patch: book_flight: raise maxLength 8 → 13:" in err
+    assert "Reports written: loosen.diff" in out
+    _git(repository, "apply", "--check", "loosen.diff")
+
+
+def test_a_config_file_cannot_send_the_patch_outside_the_working_directory(
+    repository: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (repository / "auditor.toml").write_text('suggest_patch = "../outside.diff"\n')
+    code, _, err = run_cli(AUDIT, capsys)
+    assert code == 2 and "outside.diff: cannot write" in err
+    assert not (repository.parent / "outside.diff").exists()
+
+
+def _tools() -> list[ToolSchema]:
+    schema: JSON = {
+        "type": "object",
+        "properties": {"cabin": {"enum": ["economy"]}, "city": {"max_length": 3}},
+    }
+    return [ToolSchema("t", schema, Location("tools.json", 1, 1), "", "mapping")]
+
+
+def _calls() -> list[Call]:
+    return [
+        Call(f"calls.jsonl:{i}", "t", {"cabin": f"c{i % 7}", "city": "x" * (i % 11)})
+        for i in range(1, 41)
+    ]
+
+
+def test_witnesses_merge_exactly_across_parts() -> None:
+    settings = ReportSettings(old_runtime=OldRuntime.NONE)
+    replays = prepare(_tools(), DEFAULT_RULES, old_runtime=OldRuntime.NONE)
+    calls = _calls()
+    whole = count_calls(replays, calls, settings)
+    parts = [count_calls(replays, calls[i : i + 7], settings) for i in range(0, len(calls), 7)]
+    merged = parts[0]
+    for part in parts[1:]:
+        merged.merge(part)
+    stats = Calls(calls).stats()
+    one = build_report(replays, whole, stats, ["tools.json"], (), settings)
+    other = build_report(replays, merged, stats, ["tools.json"], (), settings)
+    assert render(one, Format.JSON) == render(other, Format.JSON)
+    patches = {g.keyword: g.patch for g in one.groups}
+    assert patches["maxLength"] is not None and patches["maxLength"].summary == (
+        "raise maxLength 3 → 10"
+    )
+    assert patches["enum"] is not None and len(patches["enum"].operations) == 7
+
+
+def test_redaction_hides_a_patch_that_holds_logged_values_and_keeps_one_that_does_not() -> None:
+    settings = ReportSettings(old_runtime=OldRuntime.NONE, redact=True)
+    replays = prepare(_tools(), DEFAULT_RULES, old_runtime=OldRuntime.NONE)
+    tally = count_calls(replays, _calls(), settings)
+    report = build_report(replays, tally, Calls(_calls()).stats(), ["t"], (), settings)
+    patches = {g.keyword: g.patch for g in report.groups}
+    assert patches["enum"] is not None and patches["enum"].problem is not None
+    assert "--redact" in patches["enum"].problem
+    assert patches["maxLength"] is not None and patches["maxLength"].problem is None
+    assert '"patch_problem": "the patch would hold logged values' in render(report, Format.JSON)
+
+
+def test_too_many_values_outside_an_enum_get_no_patch() -> None:
+    tool = _tools()[0]
+    calls = [Call(f"c:{i}", "t", {"cabin": f"v{i}"}) for i in range(MAX_VALUES + 1)]
+    settings = ReportSettings(old_runtime=OldRuntime.NONE)
+    replays = prepare([tool], DEFAULT_RULES, old_runtime=OldRuntime.NONE)
+    tally = count_calls(replays, calls, settings)
+    report = build_report(replays, tally, Calls(calls).stats(), ["t"], (), settings)
+    [group] = report.groups
+    assert group.hint.kind is HintKind.LOOSEN_SCHEMA
+    assert group.patch is not None and group.patch.problem is not None
+    assert group.patch.problem.startswith(f"more than {MAX_VALUES} distinct values")
+
+
+def test_a_catalog_change_is_patched_in_the_new_catalog(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("old.json").write_text('{"t": {"type": "object"}}\n')
+    Path("new.json").write_text('{"t": {"type": "object", "maxProperties": 1}}\n')
+    Path("calls.jsonl").write_text('{"tool": "t", "arguments": {"a": 1, "b": 2}}\n')
+    args = ["audit", "--schemas", "old.json", "--new-schemas", "new.json", "--logs"]
+    code, _, _ = run_cli(
+        [*args, "calls.jsonl", "--no-report-files", "-q", "--suggest-patch", "p"], capsys
+    )
+    assert code == 1
+    assert Path("p").read_text() == (
+        "--- a/new.json\n+++ b/new.json\n@@ -1 +1 @@\n"
+        '-{"t": {"type": "object", "maxProperties": 1}}\n'
+        '+{"t": {"type": "object", "maxProperties": 2}}\n'
+    )
+
+
+def test_a_catalog_read_from_standard_input_is_not_written() -> None:
+    tool = ToolSchema("t", {"maxLength": 1}, Location(STDIN_NAME), "", "mapping")
+    witness = Witness(longest=3, shortest=3)
+    patch = suggest("maxLength", "/maxLength", {"maxLength": 1}, witness, side=FileSide(tool))
+    assert patch.problem is None and patch.location is None
+    assert patch.file_problem == "the catalog was read from standard input"
+    assert suggest("maxLength", "/maxLength", {"maxLength": 1}, witness).file_problem
+    assert patch_catalogs([("t", patch)]) == ()
+
+
+def test_what_cannot_be_suggested_says_why() -> None:
+    witness = Witness()
+    assert suggest("maxLength", "/nowhere/maxLength", {}, witness).problem == (
+        "no maxLength at /nowhere/maxLength in the new schema"
+    )
+    assert suggest("maxLength", "/maxLength", {"maxLength": 1}, witness).problem == (
+        "no single change makes every call of the group pass"
+    )
+    schema: JSON = {"additionalProperties": {"type": "integer"}}
+    problem = suggest("additionalProperties", "/additionalProperties", schema, witness).problem
+    assert problem is not None and problem.endswith("additionalProperties is a schema, not false")
+    assert not positive({}, "/properties/q/oneOf/0/maxLength")
+    assert positive({}, "/properties/not/maxLength")
+    assert positive({}, "/prefixItems/0/items/maxLength")
+
+
+def test_edits_that_cannot_be_made_in_place_are_refused() -> None:
+    replace: list[tuple[PatchOp, str, JSON]] = [(PatchOp.REPLACE, "/maxLength", 2)]
+
+    def patch(text: str, ops: list[tuple[PatchOp, str, JSON]]) -> str:
+        return patch_text("t.yaml", text, "", [PatchOperation(o, p, v) for o, p, v in ops])
+
+    with pytest.raises(EditError, match="nothing at /maxLength"):
+        patch("{}", replace)
+    with pytest.raises(EditError):
+        patch("a: [", replace)
+    with pytest.raises(EditError, match="no container at /a/b"):
+        patch("a: 1\n", [(PatchOp.ADD, "/a/b", 1)])
+    with pytest.raises(EditError, match="cannot add at /a"):
+        patch("a: 1\n", [(PatchOp.ADD, "/a", 2)])
+    with pytest.raises(EditError, match="the item does not start its line"):
+        patch("r: [a, b]\nq:\n  - x\n  - - y\n", [(PatchOp.REMOVE, "/q/1/0", None)])
+
+
+def test_a_file_without_a_final_newline_gets_the_marker_git_expects() -> None:
+    diff = unified_diff("t.json", '{"a": 1}', '{"a": 2}')
+    assert diff.endswith('+{"a": 2}\n\\ No newline at end of file\n')
+
+
+def test_a_witness_that_overflows_stays_overflowed_in_any_merge_order() -> None:
+    many = Witness(values={str(i): i for i in range(MAX_VALUES + 1)})
+    many._values({})  # an overflowing batch turns the values into None at once
+    few = Witness(values={"1": 1}, extras={"a": {"string"}})
+    long_name = Witness()
+    long_name._extras({"x" * 300: {"string"}})
+    long_value = Witness()
+    long_value._values({"x" * 300: "x"})
+    for first, second in ((few, long_name), (long_name, few)):
+        merged = Witness()
+        merged.merge(first)
+        merged.merge(second)
+        assert merged.extras is None and merged.values == {"1": 1}
+    merged = Witness()
+    merged.merge(long_value)
+    merged.merge(few)
+    assert merged.values is None
+    assert many.values is None
+
+
+def test_a_part_tally_pickles_without_the_compiled_tools() -> None:
+    settings = ReportSettings(old_runtime=OldRuntime.NONE)
+    replays = prepare(_tools(), DEFAULT_RULES, old_runtime=OldRuntime.NONE)
+    tally = count_calls(replays, _calls()[:3], settings)
+    again = pickle.loads(pickle.dumps(tally))
+    assert again._replays is None and again.totals == tally.totals
+
+
+def test_a_rule_whose_change_does_not_pass_says_no_single_change() -> None:
+    draft4 = "http://json-schema.org/draft-04/schema#"
+    schema: JSON = {"$schema": draft4, "maximum": 5, "exclusiveMaximum": True}
+    patch = suggest("maximum", "/maximum", schema, Witness(largest=7, smallest=7))
+    assert patch.problem == "no single change makes every call of the group pass"
+
+
+def test_a_patch_the_normalization_would_change_is_not_written_to_the_file() -> None:
+    written: JSON = {"type": "object", "properties": {"a": {"type": "string"}}}
+    tool = ToolSchema("t", written, Location("tools.json", 1, 1), "", "mapping")
+    rules = frozenset({Rule.OPENAI_STRICT})
+    new = normalize(written, rules).schema
+    witness = Witness(extras={"b": {"integer"}})
+    patch = suggest(
+        "additionalProperties", "/additionalProperties", new, witness, side=FileSide(tool, rules)
+    )
+    assert patch.problem is None and patch.location is None
+    assert patch.file_problem == "the catalog's normalization would not give the patched schema"
+
+
+def test_json_patch_applies_as_rfc_6902_says() -> None:
+    document: JSON = {"a": [1, 2], "b": {"c": 1}}
+    ops = [
+        PatchOperation(PatchOp.ADD, "/a/0", 0),
+        PatchOperation(PatchOp.REPLACE, "/a/2", 3),
+        PatchOperation(PatchOp.REMOVE, "/b/c"),
+    ]
+    assert apply_patch(document, ops) == {"a": [0, 1, 3], "b": {}}
+    assert document == {"a": [1, 2], "b": {"c": 1}}
+    assert apply_patch(document, [PatchOperation(PatchOp.REPLACE, "", 5)]) == 5
+    for bad in (
+        PatchOperation(PatchOp.REMOVE, ""),
+        PatchOperation(PatchOp.REPLACE, "/b/x", 1),
+        PatchOperation(PatchOp.REMOVE, "/a/5"),
+        PatchOperation(PatchOp.REPLACE, "/a/01", 1),
+        PatchOperation(PatchOp.ADD, "/b/c/d", 1),
+    ):
+        with pytest.raises(PatchError):
+            apply_patch(document, [bad])
+
+
+def test_the_patch_can_go_to_stdout_alone(
+    repository: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run_cli([*AUDIT, "--suggest-patch", "-"], capsys)
+    assert code == 1 and out.startswith("--- a/catalogs/tools.yaml\n")
+    assert "newly rejected" not in out
+    code, _, err = run_cli([*AUDIT, "--suggest-patch", "-", "--format", "json"], capsys)
+    assert code == 2 and "both go to stdout" in err
+
+
+def test_a_catalog_that_cannot_be_read_is_named_and_left_out(tmp_path: Path) -> None:
+    big = tmp_path / "big.json"
+    big.write_text('{"maxLength": 1}\n')
+    operation = PatchOperation(PatchOp.REPLACE, "/maxLength", 2)
+    patches = [
+        ("t", SchemaPatch("raise", (operation,), Location(str(path), 1, 1), "", (operation,)))
+        for path in (tmp_path / "gone.json", big)
+    ]
+    missing, large = patch_catalogs(patches, max_bytes=4)
+    assert missing.after == "" and "cannot read" in missing.problems[0]
+    assert large.after == "" and "larger than 4 bytes" in large.problems[0]
+    [written] = patch_catalogs(patches[1:])
+    assert written.after == '{"maxLength": 2}\n'
+
+
+def test_an_item_that_shares_its_line_with_another_dash_is_not_appended_to() -> None:
+    operation = PatchOperation(PatchOp.ADD, "/q/0/-", "z")
+    with pytest.raises(EditError, match="does not start its line"):
+        patch_text("t.yaml", "q:\n  - - y\n", "", [operation])
+    only = PatchOperation(PatchOp.REMOVE, "/q/0")
+    assert patch_text("t.yaml", "q: [a]\n", "", [only]) == "q: []\n"
