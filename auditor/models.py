@@ -470,6 +470,9 @@ class Group:
     patch: SchemaPatch | None = None
     """For a newly rejected group hinted ``loosen-schema`` or ``review``: the suggested
     loosening, or why there is none (``auditor.aggregate.loosen``)."""
+    evidence: str = ""
+    """The keyword's limit against what the group's calls sent (Markdown): lengths, numbers,
+    extra or missing names, values outside an enum, the nearest branch."""
 
     @property
     def share(self) -> float:

@@ -114,7 +114,9 @@ class GroupCollector:
         tool = result.call.tool or ""
         problem = result.schema_problem or ""
         split = (result.call.caller or "") if self._by_caller else None
-        seen: set[str] = set()
+        # The groups this call is counted in, with the observations counted for it there: a
+        # call missing two required names fails `required` twice, and counts once.
+        seen: dict[str, set[str]] = {}
         if not result.errors:
             key = fingerprint(tool, result.outcome, (), "", "", problem, split)
             self._count(key, result, "", "", (), problem or "", "", [])
@@ -125,11 +127,12 @@ class GroupCollector:
             )
             observed = [observation_key(o) for o in issue.observed]
             if key in seen:
-                self._observe(self._pending[key], observed)
+                self._observe(self._pending[key], [o for o in observed if o not in seen[key]])
+                seen[key].update(observed)
                 if witnessed and raw is not None:
                     self._pending[key].witness.add(raw.errors[index], raw.call.arguments, schema)
                 continue
-            seen.add(key)
+            seen[key] = set(observed)
             self._count(
                 key,
                 result,
@@ -142,6 +145,11 @@ class GroupCollector:
             )
             if witnessed and raw is not None:
                 self._pending[key].witness.add(raw.errors[index], raw.call.arguments, schema)
+
+    def observed(self, key: str) -> Counter[str]:
+        """The observations counted for the group of fingerprint ``key``."""
+        pending = self._pending.get(key)
+        return Counter() if pending is None else pending.observed
 
     def witness(self, key: str) -> Witness | None:
         """What every call of the group of fingerprint ``key`` sent at its keyword."""

@@ -28,6 +28,7 @@ accepts a superset when one of its keywords does.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Final
@@ -106,6 +107,10 @@ def json_type(value: JSON) -> str:
     return "array" if isinstance(value, list) else "object"
 
 
+MAX_SIZES: Final = 10_000
+"""Distinct lengths counted per group for the median; beyond, the median is not given."""
+
+
 @dataclass
 class Witness:
     """What every call of one group sent at the failing keyword, in the figures a loosening
@@ -121,6 +126,8 @@ class Witness:
     """Extra property name -> JSON types of its values; None: too many, or one too long."""
     missing: set[str] = field(default_factory=set)
     """Required names missing (bounded by the schema's own ``required`` list)."""
+    sizes: Counter[int] | None = field(default_factory=Counter)
+    """Calls per length sent (for the median); None: too many distinct lengths to keep."""
 
     def add(self, issue: ValidationIssue, arguments: JSON, schema: JSON) -> None:
         """Count the value ``issue`` failed on; ``schema`` is the tool's new schema."""
@@ -131,6 +138,7 @@ class Witness:
         if keyword in _SIZES:
             if isinstance(value, (str, list, dict)) and isinstance(value, _SIZES[keyword]):
                 self._size(len(value))
+                self._sizes(Counter({len(value): 1}))
         elif keyword in _NUMBERS:
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 self._number(value)
@@ -167,6 +175,31 @@ class Witness:
         else:
             self._extras(other.extras)
         self.missing |= other.missing
+        if other.sizes is None:
+            self.sizes = None
+        else:
+            self._sizes(other.sizes)
+
+    def _sizes(self, sizes: Counter[int]) -> None:
+        if self.sizes is not None and len(self.sizes.keys() | sizes.keys()) <= MAX_SIZES:
+            self.sizes.update(sizes)
+        else:
+            self.sizes = None
+
+    def median(self) -> float | None:
+        """The median length sent, when the lengths were all kept."""
+        if not self.sizes:
+            return None
+        ordered = sorted(self.sizes.items())
+        total = sum(self.sizes.values())
+        middle = [(total - 1) // 2, total // 2]
+        picked: list[int] = []
+        seen = 0
+        for size, count in ordered:
+            while len(picked) < 2 and middle[len(picked)] < seen + count:
+                picked.append(size)
+            seen += count
+        return sum(picked) / 2
 
     def _size(self, size: int) -> None:
         self.longest = size if self.longest is None else max(self.longest, size)

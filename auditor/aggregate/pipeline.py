@@ -12,6 +12,7 @@ from typing import Final, Protocol
 
 from auditor import __version__
 from auditor.aggregate.baseline import Baseline
+from auditor.aggregate.evidence import evidence_line
 from auditor.aggregate.groups import DEFAULT_EXAMPLES, GroupCollector
 from auditor.aggregate.loosen import FileSide, eligible, suggest
 from auditor.aggregate.redact import DEFAULT_LIMIT, Sanitizer
@@ -361,6 +362,7 @@ def build_report(
     accepted = settings.baseline.fingerprints if settings.baseline else frozenset()
     groups = tally.collector.groups({t.name: t.call_count for t in summaries}, accepted)
     groups = tuple(_with_patch(g, replays, tally.collector, settings.redact) for g in groups)
+    groups = tuple(_with_evidence(g, replays, tally.collector) for g in groups)
     return Report(
         version=__version__,
         schema_inputs=tuple(schema_inputs),
@@ -386,6 +388,22 @@ def build_report(
         fail_min_calls=settings.fail_min_calls,
         fail_min_share=settings.fail_min_share,
     )
+
+
+def _with_evidence(group: Group, replays: Replays, collector: GroupCollector) -> Group:
+    """``group`` with its keyword's limit against what its calls sent."""
+    if not group.keyword or group.tool not in replays:
+        return group
+    _, normalized, _ = replays.summary(group.tool)
+    has_limit, limit = pointers.resolve(normalized.schema, group.schema_pointer)
+    line = evidence_line(
+        group.keyword,
+        limit,
+        has_limit,
+        collector.witness(group.fingerprint),
+        collector.observed(group.fingerprint),
+    )
+    return replace(group, evidence=line)
 
 
 def _with_patch(group: Group, replays: Replays, collector: GroupCollector, redact: bool) -> Group:

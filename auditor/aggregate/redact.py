@@ -75,17 +75,17 @@ class Sanitizer:
         shown = shape_text(value) if self.redact else self.value(value)
         if not self.redact and shown == value:
             return message
-        quoted = repr(value)
-        if quoted in message:
+        quoted = _json(value)  # how replay quotes values (auditor.replay.tool.json_quoted)
+        if quoted is not None and quoted in message:
             return message.replace(
-                quoted, shown if isinstance(shown, str) and self.redact else repr(shown)
+                quoted, shown if isinstance(shown, str) and self.redact else _json(shown) or ""
             )
         if self.redact:
             # The quote was clipped or formatted differently: say only what failed.
             return f"the value at '{where or '/'}' fails '{keyword}'"
-        if message.endswith("…") and quoted.startswith(message[:-1]):
+        if quoted is not None and message.endswith("…") and quoted.startswith(message[:-1]):
             # Clipped inside the quote itself: the rest of the message was lost anyway.
-            return f"{shown!r} fails '{keyword}'"
+            return f"{_json(shown)} fails '{keyword}'"
         return message
 
     def observation(self, observation: Observation) -> Observation:
@@ -157,3 +157,10 @@ def shape_text(value: object) -> str:
         keys = json.dumps(names, ensure_ascii=False)
         return f"<object, keys {keys}>"
     return f"<{type(value).__name__}>"
+
+
+def _json(value: JSON) -> str | None:
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return None

@@ -6,6 +6,7 @@ so they can be counted and printed under ``--redact``; details may (see ``Observ
 
 from __future__ import annotations
 
+import json
 from typing import Final, cast
 
 from jsonschema.exceptions import ValidationError
@@ -35,6 +36,12 @@ def observe(error: ValidationError) -> tuple[Observation, ...]:
         found = [Observation("missing property", name) for name in wanted if name not in instance]
     elif keyword in _VALUE_KEYWORDS:
         found = [Observation(_VALUE_KEYWORDS[keyword], instance, detail_is_value=True)]
+    elif keyword == "uniqueItems" and isinstance(instance, list):
+        found = [
+            Observation("duplicate item", item, detail_is_value=True) for item in _twice(instance)
+        ]
+    elif keyword in ("anyOf", "oneOf") and error.context:
+        found = [Observation("nearest branch", _nearest(error))]
     return tuple(found[:MAX_OBSERVATIONS]) or (Observation(shape_kind(instance)),)
 
 
@@ -67,6 +74,49 @@ def _extra_properties(error: ValidationError) -> list[str]:
         for name in instance
         if name not in declared and not any(_search(p, name) for p in patterns)
     )
+
+
+def _twice(items: list[JSON]) -> list[JSON]:
+    """The items that occur more than once, each once, in the order of their second sight;
+    equal as JSON Schema compares them (``1`` and ``1.0`` are equal, ``true`` and ``1`` not)."""
+    seen: list[str] = []
+    found: list[str] = []
+    values: dict[str, JSON] = {}
+    for item in items:
+        key = _canonical(item)
+        if key in seen and key not in found:
+            found.append(key)
+        seen.append(key)
+        values.setdefault(key, item)
+    return [values[key] for key in found]
+
+
+def _canonical(value: JSON) -> str:
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, list):
+        return "[" + ",".join(_canonical(item) for item in value) + "]"
+    if isinstance(value, dict):
+        items = sorted(value.items())
+        return "{" + ",".join(json.dumps(k) + ":" + _canonical(v) for k, v in items) + "}"
+    return json.dumps(value)
+
+
+def _nearest(error: ValidationError) -> str:
+    """``branch 1: minimum`` — the branch that failed on the fewest errors (the first of
+    equals), and its failing keywords: what the value nearly matched."""
+    by_branch: dict[int, list[str]] = {}
+    for sub in error.context or ():
+        path = list(sub.relative_schema_path)
+        if path and isinstance(path[0], int):
+            keyword = sub.validator if isinstance(sub.validator, str) else "false"
+            by_branch.setdefault(path[0], []).append(keyword)
+    if not by_branch:
+        return "no branch"
+    # Fewest errors first; a value of another type is farther than one out of bounds.
+    branch = min(by_branch, key=lambda i: (len(by_branch[i]), "type" in by_branch[i], i))
+    keywords = sorted(set(by_branch[branch]))
+    return f"branch {branch}: " + ", ".join(keywords)
 
 
 def _search(pattern: str, text: str) -> bool:

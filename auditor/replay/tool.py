@@ -8,6 +8,7 @@ is ever fetched: a remote ``$ref`` is unresolvable, found when a call reaches it
 from __future__ import annotations
 
 import functools
+import json
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -307,7 +308,7 @@ class ToolReplay:
                     instance_pointer=pointers.from_segments(error.absolute_path),
                     keyword=located.keyword,
                     schema_pointer=located.pointer,
-                    message=_clip(error.message),
+                    message=_clip(json_quoted(error.message, error.instance)),
                     causes=self._causes.causes(error, located, (arguments,)),
                     observed=observe(error),
                 )
@@ -474,6 +475,19 @@ def _evaluation_problem(error: BaseException) -> str:
     if isinstance(error, RecursionError):
         return "evaluation recursed too deeply (a $ref cycle or extreme nesting)"
     return _clip(f"evaluation failed: {type(error).__name__}: {error}")
+
+
+def json_quoted(message: str, value: object) -> str:
+    """python-jsonschema's message with the failing value quoted as JSON, as reports show
+    values everywhere else (``"a" is too short``, not ``'a' is too short``)."""
+    quoted = repr(value)
+    if quoted not in message:
+        return message
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return message
+    return message.replace(quoted, text, 1)
 
 
 def _clip(text: str) -> str:

@@ -162,6 +162,11 @@ def _group(group: Group, below: str | None) -> str:
         f"{html_text(group.tool)}: {plural(group.count, 'call')}"
         f"{html_from_markdown(caller_suffix(group))}"
     )
+    evidence = (
+        f"<strong>Evidence:</strong> {html_from_markdown(group.evidence)}<br>"
+        if group.evidence
+        else ""
+    )
     callers = callers_text(group)
     who = f"<strong>Callers:</strong> {html_from_markdown(callers)}<br>" if callers else ""
     if removes_tool(group):
@@ -182,7 +187,7 @@ def _group(group: Group, below: str | None) -> str:
         f"<details><summary>{title}{baselined}</summary>"
         f'<p class="hint"><strong>{html_text(group.hint.kind.value)}:</strong> '
         f"{html_from_markdown(group.hint.text)}</p>"
-        f"<p>{who}<strong>Cause:</strong> {html_text(cause_text(group.causes))}<br>"
+        f"<p>{evidence}{who}<strong>Cause:</strong> {html_text(cause_text(group.causes))}<br>"
         f"<strong>Error:</strong> {html_text(group.error)}<br>"
         f"<strong>Share:</strong> {html_text(share_text(group))}; first "
         f"<code>{html_text(group.first)}</code>, last <code>{html_text(group.last)}</code><br>"

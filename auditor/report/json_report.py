@@ -107,6 +107,7 @@ def _group(group: Group, below: str | None) -> dict[str, Any]:
         "last": group.last,
         "error": group.error,
         "hint": {"kind": group.hint.kind.value, "text": group.hint.text},
+        "evidence": group.evidence,
         "baselined": group.baselined,
         "below_threshold": below,
         "proven": group.proven,

@@ -168,6 +168,7 @@ def _group(number: int, group: Group, below: str | None) -> list[str]:
         title,
         "",
         f"- **Hint ({group.hint.kind.value}):** {group.hint.text}",
+        *([f"- **Evidence:** {group.evidence}"] if group.evidence else []),
         *([f"- **Callers:** {callers}"] if callers else []),
         f"- **Cause:** {md_text(cause_text(group.causes))}",
         f"- **Error:** {md_text(group.error)}",

@@ -51,6 +51,8 @@ def render(report: Report) -> str:
             accepted += f"  ({group.proven} proven)" if group.proven else ""
             lines.append(f"  {group.count:>5}  {group_title(group)}{accepted}")
             lines.append(f"         caused by {cause_text(group.causes)}; e.g. {group.first}")
+            if group.evidence:
+                lines.append(f"         evidence: {plain(group.evidence)}")
             lines.append(f"         hint: {plain(group.hint.text)}")
             if callers := callers_text(group):
                 lines.append(f"         callers: {plain(callers)}")

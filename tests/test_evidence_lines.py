@@ -1,0 +1,54 @@
+"""Every group says its keyword's limit against what its calls sent (issue: decide with
+evidence), one case per keyword family in ``tests/cases/evidence``, reasoned by hand."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from auditor.aggregate.pipeline import ReportSettings
+from auditor.models import Outcome
+from auditor.report import Format, render
+from tests.conftest import load_cases
+from tests.reporting import make_report
+
+
+@pytest.mark.parametrize("case", load_cases("evidence"))
+def test_each_family_states_its_limit_against_what_was_sent(
+    case: dict[str, Any], tmp_path: Path
+) -> None:
+    catalog = json.dumps({"t": case["schema"]})  # JSON is YAML, and keeps the keys' order
+    report = make_report(tmp_path, catalog, [("t", arguments) for arguments in case["calls"]])
+    newly = [g for g in report.groups if g.outcome is Outcome.NEWLY_REJECTED]
+    if case["evidence"] is None:
+        assert newly == []
+        return
+    (group,) = newly
+    assert group.evidence == case["evidence"]
+    # Every format that shows groups in detail shows it.
+    assert f"- **Evidence:** {case['evidence']}\n" in render(report, Format.MARKDOWN)
+    assert "evidence: " in render(report, Format.TABLE)
+
+
+def test_redaction_keeps_shapes_and_masks_values(tmp_path: Path) -> None:
+    catalog = json.dumps(
+        {"t": {"type": "object", "properties": {"q": {"type": "string", "max_length": 3}},
+               "all_of": [{"properties": {"u": {"type": "string", "enum": ["c"]}}}]}}
+    )  # fmt: skip
+    calls = [("t", {"q": "secret-value", "u": "hidden"}), ("t", {"q": "abcd", "u": "c"})]
+    report = make_report(tmp_path, catalog, calls, ReportSettings(redact=True))
+    lines = {g.keyword: g.evidence for g in report.groups}
+    # Lengths are shape; an enum value sent is content.
+    assert lines["maxLength"] == "maxLength `3`; sent 4 to 12 characters (median 8)"
+    assert lines["enum"] == 'enum `["c"]`; sent outside it: `"<string, 6 chars>"` (1 call)'
+    assert "hidden" not in render(report, Format.MARKDOWN)
+
+
+def test_error_messages_quote_values_as_json(tmp_path: Path) -> None:
+    catalog = json.dumps({"t": {"type": "object", "properties": {"b": {"type": "String"}}}})
+    report = make_report(tmp_path, catalog, [("t", {"b": None}), ("t", {"b": True})])
+    errors = [issue.message for result in report.calls for issue in result.errors]
+    assert errors == ["null is not of type 'string'", "true is not of type 'string'"]
