@@ -473,10 +473,23 @@ class Group:
     evidence: str = ""
     """The keyword's limit against what the group's calls sent (Markdown): lengths, numbers,
     extra or missing names, values outside an enum, the nearest branch."""
+    offending: tuple[OffendingValue, ...] = ()
+    """For groups hinted ``fix-callers`` or ``review``: the distinct values sent where the
+    calls fail, most calls first, with the first and last source of each."""
 
     @property
     def share(self) -> float:
         return self.count / self.tool_calls if self.tool_calls else 0.0
+
+
+@dataclass(frozen=True)
+class OffendingValue:
+    """A distinct value a group's calls sent where they fail, as the report shows it."""
+
+    value: JSON
+    calls: int
+    first: str
+    last: str
 
 
 @dataclass(frozen=True)

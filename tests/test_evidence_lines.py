@@ -52,3 +52,29 @@ def test_error_messages_quote_values_as_json(tmp_path: Path) -> None:
     report = make_report(tmp_path, catalog, [("t", {"b": None}), ("t", {"b": True})])
     errors = [issue.message for result in report.calls for issue in result.errors]
     assert errors == ["null is not of type 'string'", "true is not of type 'string'"]
+
+
+def test_the_values_to_fix_are_listed_with_their_calls_and_sources(tmp_path: Path) -> None:
+    catalog = json.dumps(
+        {"t": {"type": "object", "properties": {"sql": {"type": "string", "min_length": 1}}}}
+    )
+    calls = [("t", {"sql": "select 1"})] * 6 + [("t", {"sql": ""})] * 2
+    report = make_report(tmp_path, catalog, calls)
+    (group,) = report.groups
+    # 2 of 8 sent "": an empty value where content is asked for, while most calls meet it.
+    assert group.hint.kind.value == "fix-callers"
+    (value,) = group.offending
+    log = tmp_path / "calls.jsonl"
+    assert (value.value, value.calls, value.first, value.last) == ("", 2, f"{log}:7", f"{log}:8")
+    assert f'- **Values sent:** `""` (2 calls, first `{log}:7`, last `{log}:8`)' in render(
+        report, Format.MARKDOWN
+    )
+
+
+def test_a_group_to_loosen_lists_no_values_to_fix(tmp_path: Path) -> None:
+    catalog = json.dumps(
+        {"t": {"type": "object", "properties": {"q": {"type": "string", "max_length": 1}}}}
+    )
+    report = make_report(tmp_path, catalog, [("t", {"q": "long"})] * 6)
+    (group,) = report.groups
+    assert group.hint.kind.value == "loosen-schema" and group.offending == ()

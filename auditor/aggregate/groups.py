@@ -13,12 +13,22 @@ import hashlib
 import json
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Final
 
 from auditor.aggregate.hints import hint, observation_key, removed_tool_hint
 from auditor.aggregate.loosen import Witness
-from auditor.models import JSON, CallResult, Example, Group, Outcome, Rewrite
+from auditor.models import (
+    JSON,
+    CallResult,
+    Example,
+    Group,
+    HintKind,
+    OffendingValue,
+    Outcome,
+    Rewrite,
+)
+from auditor.schema import pointers
 
 GROUPED: Final = frozenset(
     {
@@ -36,6 +46,11 @@ MAX_DISTINCT_CALLERS: Final = 1_000
 """Distinct callers counted per group; the calls of further ones are not attributed."""
 MAX_SHOWN_CALLERS: Final = 10
 """Callers a group lists, most calls first; the rest are counted."""
+MAX_OFFENDING: Final = 20
+"""Distinct values sent counted per group (as the report shows them); the calls of further
+values are not attributed."""
+MAX_SHOWN_OFFENDING: Final = 10
+"""Distinct values sent a group lists, most calls first."""
 
 # Newly rejected first (the headline), then the schema problems, then the rest.
 _OUTCOME_ORDER: Final = {
@@ -76,6 +91,16 @@ def fingerprint(
 
 
 @dataclass
+class Offending:
+    """One distinct value a group's calls sent where they fail, with its calls."""
+
+    value: JSON
+    calls: int
+    first: str
+    last: str
+
+
+@dataclass
 class _Pending:
     outcome: Outcome
     tool: str
@@ -92,6 +117,8 @@ class _Pending:
     observed: Counter[str] = field(default_factory=Counter)
     callers: Counter[str] = field(default_factory=Counter)
     caller: str | None = None
+    offending: dict[str, Offending] = field(default_factory=dict)
+    """Values sent at the failing place, as the report shows them, by their JSON text."""
     witness: Witness = field(default_factory=Witness)
 
 
@@ -194,6 +221,9 @@ class GroupCollector:
                 Example(source, result.call.arguments, instance_pointer, result.call.evidence)
             )
         self._observe(pending, observed)
+        found, value = pointers.resolve(result.call.arguments, instance_pointer)
+        if found and keyword:
+            _offend(pending.offending, {_key(value): Offending(value, 1, source, source)})
 
     def merge(self, later: GroupCollector) -> None:
         """Add the groups of calls that come after these in the log, as if added one by one."""
@@ -210,6 +240,7 @@ class GroupCollector:
             for observed, count in theirs.observed.items():
                 if observed in mine.observed or len(mine.observed) < MAX_DISTINCT_OBSERVATIONS:
                     mine.observed[observed] += count
+            _offend(mine.offending, theirs.offending)
             for caller, count in theirs.callers.items():
                 if caller in mine.callers or len(mine.callers) < MAX_DISTINCT_CALLERS:
                     mine.callers[caller] += count
@@ -254,8 +285,16 @@ class GroupCollector:
                 callers=_most(p.callers)[:MAX_SHOWN_CALLERS],
                 more_callers=max(0, len(p.callers) - MAX_SHOWN_CALLERS),
                 caller=p.caller,
+                offending=_offending_values(p.offending),
             )
             for key, p in self._pending.items()
+        ]
+        # The values to fix are for groups whose callers may be the ones to change.
+        built = [
+            g
+            if g.hint.kind in (HintKind.FIX_CALLERS, HintKind.REVIEW)
+            else replace(g, offending=())
+            for g in built
         ]
         return tuple(
             sorted(
@@ -277,3 +316,26 @@ class GroupCollector:
 def _most(callers: Counter[str]) -> tuple[tuple[str, int], ...]:
     """Callers by calls, most first, then by name: the same order whatever the log order."""
     return tuple(sorted(callers.items(), key=lambda item: (-item[1], item[0])))
+
+
+def _key(value: JSON) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def _offend(mine: dict[str, Offending], later: Mapping[str, Offending]) -> None:
+    """Count ``later``'s values (from calls after ``mine``'s) into ``mine``."""
+    for key, theirs in later.items():
+        known = mine.get(key)
+        if known is not None:
+            known.calls += theirs.calls
+            known.last = theirs.last
+        elif len(mine) < MAX_OFFENDING:
+            mine[key] = Offending(theirs.value, theirs.calls, theirs.first, theirs.last)
+
+
+def _offending_values(pending: dict[str, Offending]) -> tuple[OffendingValue, ...]:
+    """The values most sent first, then by their text: the same order whatever the split."""
+    ordered = sorted(pending.items(), key=lambda item: (-item[1].calls, item[0]))
+    return tuple(
+        OffendingValue(o.value, o.calls, o.first, o.last) for _, o in ordered[:MAX_SHOWN_OFFENDING]
+    )

@@ -250,6 +250,19 @@ def callers_text(group: Group) -> str | None:
     return named + more
 
 
+def offending_text(group: Group) -> str | None:
+    r"""``\`""\` (3 calls, first a.jsonl:2, last a.jsonl:9), …`` (Markdown); None when the
+    group lists no values."""
+    if not group.offending:
+        return None
+    return "; ".join(
+        f"{escape.md_code(compact(o.value, 60))} ({plural(o.calls, 'call')}, first "
+        f"{escape.md_code(o.first)}"
+        + (f", last {escape.md_code(o.last)})" if o.last != o.first else ")")
+        for o in group.offending
+    )
+
+
 def caller_suffix(group: Group) -> str:
     """`` from `agent-a` `` for a group of ``--group-by caller`` (Markdown code marks)."""
     if group.caller is None:

@@ -21,6 +21,7 @@ from auditor.report.common import (
     coverage_line,
     gate_line,
     groups_of,
+    offending_text,
     plural,
     removes_tool,
     runtime_lines,
@@ -169,6 +170,8 @@ def _group(group: Group, below: str | None) -> str:
     )
     callers = callers_text(group)
     who = f"<strong>Callers:</strong> {html_from_markdown(callers)}<br>" if callers else ""
+    if values := offending_text(group):
+        who += f"<strong>Values sent:</strong> {html_from_markdown(values)}<br>"
     if removes_tool(group):
         title += " to a tool the change removed"
     elif group.keyword:

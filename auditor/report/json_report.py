@@ -108,6 +108,10 @@ def _group(group: Group, below: str | None) -> dict[str, Any]:
         "error": group.error,
         "hint": {"kind": group.hint.kind.value, "text": group.hint.text},
         "evidence": group.evidence,
+        "offending_values": [
+            {"value": o.value, "calls": o.calls, "first": o.first, "last": o.last}
+            for o in group.offending
+        ],
         "baselined": group.baselined,
         "below_threshold": below,
         "proven": group.proven,

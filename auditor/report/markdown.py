@@ -24,6 +24,7 @@ from auditor.report.common import (
     coverage_line,
     gate_line,
     groups_of,
+    offending_text,
     plural,
     removes_tool,
     runtime_lines,
@@ -170,6 +171,7 @@ def _group(number: int, group: Group, below: str | None) -> list[str]:
         f"- **Hint ({group.hint.kind.value}):** {group.hint.text}",
         *([f"- **Evidence:** {group.evidence}"] if group.evidence else []),
         *([f"- **Callers:** {callers}"] if callers else []),
+        *([f"- **Values sent:** {values}"] if (values := offending_text(group)) else []),
         f"- **Cause:** {md_text(cause_text(group.causes))}",
         f"- **Error:** {md_text(group.error)}",
         f"- **Share:** {share_text(group)}; first {md_code(group.first)}, last "

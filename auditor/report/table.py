@@ -17,6 +17,7 @@ from auditor.report.common import (
     gate_line,
     group_title,
     groups_of,
+    offending_text,
     patch_line,
     plain,
     plural,
@@ -54,6 +55,8 @@ def render(report: Report) -> str:
             if group.evidence:
                 lines.append(f"         evidence: {plain(group.evidence)}")
             lines.append(f"         hint: {plain(group.hint.text)}")
+            if values := offending_text(group):
+                lines.append(f"         values sent: {plain(values)}")
             if callers := callers_text(group):
                 lines.append(f"         callers: {plain(callers)}")
             if group.patch is not None:
