@@ -6,9 +6,10 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperCommand, TyperGroup
 
 from auditor import __version__
 from auditor.cli import audit, guard, lint, normalize, schema
@@ -18,7 +19,29 @@ from auditor.errors import EXIT_CODES, AuditorError
 EPILOG = "Exit codes: " + "; ".join(f"{code} {meaning}" for code, meaning in EXIT_CODES.items())
 """Every exit code, under every command's ``--help``."""
 
+
+class _Command(TyperCommand):
+    """A command whose ``--help`` shows no metavar (typer would print ``<bool>``)."""
+
+    def get_help_option(self, ctx: Any) -> Any:  # typer vendors click from 0.29 on
+        option = super().get_help_option(ctx)
+        if option is not None:
+            option.metavar = ""
+        return option
+
+
+class _Group(TyperGroup):
+    """The app's group, with the same ``--help`` as its commands."""
+
+    def get_help_option(self, ctx: Any) -> Any:  # typer vendors click from 0.29 on
+        option = super().get_help_option(ctx)
+        if option is not None:
+            option.metavar = ""
+        return option
+
+
 app = typer.Typer(
+    cls=_Group,
     add_completion=False,
     no_args_is_help=True,
     help="Find the logged tool-call arguments that a normalized tool schema would newly reject.",
@@ -26,10 +49,10 @@ app = typer.Typer(
     # A pretty traceback would print every frame's locals: logged arguments, under --redact.
     pretty_exceptions_enable=False,
 )
-app.command("audit", epilog=EPILOG)(audit.audit)
-app.command("lint", epilog=EPILOG)(lint.lint)
-app.command("normalize", epilog=EPILOG)(normalize.normalize)
-app.command("schema", epilog=EPILOG)(schema.schema)
+app.command("audit", epilog=EPILOG, cls=_Command)(audit.audit)
+app.command("lint", epilog=EPILOG, cls=_Command)(lint.lint)
+app.command("normalize", epilog=EPILOG, cls=_Command)(normalize.normalize)
+app.command("schema", epilog=EPILOG, cls=_Command)(schema.schema)
 
 MULTI_VALUE_OPTIONS: tuple[str, ...] = audit.MULTI_VALUE_OPTIONS
 
@@ -44,7 +67,10 @@ def _version(value: bool) -> None:
 def _root(
     ctx: typer.Context,
     version: Annotated[
-        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, metavar="", help="Print the version."
+        ),
     ] = False,
 ) -> None:
     """auditor: a pre-upgrade check for tool schemas written in a JSON Schema dialect."""
