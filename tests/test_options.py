@@ -299,3 +299,15 @@ def test_the_readme_gives_each_option_its_real_default() -> None:
         cell = row[3].replace("`", "")
         expected = worded.get(name) or _shown(parameters[name].default)
         assert re.split(r" \(|: | when", cell)[0] == expected, (name, cell)
+
+
+def test_help_is_shown_whatever_the_config_file_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "auditor.toml").write_text('jobs = "unterminated\n')
+    code, out, _ = run_cli(["audit", "--help"], capsys)
+    assert code == 0 and "--schemas" in out and "<bool>" not in out
+    # Anything but help reads the file, and says what is wrong with it.
+    code, _, err = run_cli(["audit", "--schemas", "a.json", "--logs", "b.jsonl"], capsys)
+    assert code == 2 and "auditor.toml: invalid TOML" in err

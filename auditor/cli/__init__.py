@@ -55,6 +55,7 @@ app.command("normalize", epilog=EPILOG, cls=_Command)(normalize.normalize)
 app.command("schema", epilog=EPILOG, cls=_Command)(schema.schema)
 
 MULTI_VALUE_OPTIONS: tuple[str, ...] = audit.MULTI_VALUE_OPTIONS
+HELP = frozenset({"--help"})
 
 
 def _version(value: bool) -> None:
@@ -74,7 +75,9 @@ def _root(
     ] = False,
 ) -> None:
     """auditor: a pre-upgrade check for tool schemas written in a JSON Schema dialect."""
-    if ctx.invoked_subcommand == "audit":
+    asked = ctx.obj.get("argv", ()) if isinstance(ctx.obj, dict) else ()
+    # Help describes the options, whatever a config file says (even a broken one).
+    if ctx.invoked_subcommand == "audit" and not HELP.intersection(asked):
         configure(ctx, "audit")
 
 
@@ -137,7 +140,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     expanded = expand_multi_value_options(args, MULTI_VALUE_OPTIONS)
     # Not standalone: click's usage errors reach the guard, which says them in one line.
-    code = guard.run(lambda: app(args=expanded, prog_name="auditor", standalone_mode=False))
+    code = guard.run(
+        lambda: app(
+            args=expanded, prog_name="auditor", standalone_mode=False, obj={"argv": expanded}
+        )
+    )
     # Whatever is still buffered for stdout cannot fail the exit code any more.
     try:
         sys.stdout.flush()
