@@ -68,16 +68,17 @@ def _otel(spans: list[tuple[dict[str, Any], str | None]], service: str) -> dict[
 
 
 CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
-    # A top-level caller, else user; a record naming neither is not counted.
+    # A top-level caller, else client, else user; a record naming none is not counted.
     "jsonl": (
         _jsonl(
             {"tool": "search", "arguments": SHORT, "caller": "agent-a"},
-            {"tool": "search", "arguments": SHORT, "caller": "agent-a"},
+            {"tool": "search", "arguments": SHORT, "caller": "agent-a", "client": "no"},
             {"tool": "search", "arguments": SHORT, "user": "u1"},
+            {"tool": "search", "arguments": SHORT, "client": "cli-x", "user": "no"},
             {"tool": "search", "arguments": SHORT},
             {"tool": "search", "arguments": LONG, "caller": "agent-b"},
         ),
-        [("agent-a", 2), ("u1", 1)],
+        [("agent-a", 2), ("cli-x", 1), ("u1", 1)],
     ),
     # The body's user, else its metadata's caller.
     "openai": (
@@ -156,8 +157,13 @@ def test_group_by_caller_splits_a_group_per_caller(
     assert report["group_by"] == "caller"
     split = [(g["caller"], g["count"], g["keyword"]) for g in report["groups"]]
     # Largest first; "" stands for the record that names no caller.
-    assert split == [("agent-a", 2, "minLength"), ("", 1, "minLength"), ("u1", 1, "minLength")]
-    assert len({g["fingerprint"] for g in report["groups"]}) == 3
+    assert split == [
+        ("agent-a", 2, "minLength"),
+        ("", 1, "minLength"),
+        ("cli-x", 1, "minLength"),
+        ("u1", 1, "minLength"),
+    ]
+    assert len({g["fingerprint"] for g in report["groups"]}) == 4
     assert joined[0]["fingerprint"] not in {g["fingerprint"] for g in report["groups"]}
 
 

@@ -110,15 +110,16 @@ def _name(value: JSON) -> str | None:
     return value if len(value) <= MAX_CALLER else value[: MAX_CALLER - 1] + "…"
 
 
-CALLER_KEYS: Final = ("caller", "user")
+CALLER_KEYS: Final = ("caller", "client", "user")
 """Top-level fields naming the caller in generic JSON Lines and gateway records."""
 METADATA_CALLER_KEYS: Final = ("caller", "agent", "user_id", "user")
 """``metadata`` entries naming the caller in OpenAI and Anthropic request bodies."""
 
 
 def _record_caller(record: JSON) -> str | None:
-    """A record's ``caller``/``user`` field, else a body's ``user`` (OpenAI), else a body's
-    ``metadata`` entry (``caller``, ``agent``, ``user_id`` as Anthropic has it, ``user``)."""
+    """A record's ``caller``/``client``/``user`` field, else a body's ``user`` (OpenAI), else
+    a body's ``metadata`` entry (``caller``, ``agent``, ``user_id`` as Anthropic has it,
+    ``user``)."""
     if not isinstance(record, dict):
         return None
     for key in CALLER_KEYS:
