@@ -39,9 +39,20 @@ class CoverageTracker:
     """Evaluates calls with a validator that notes which rewritten keywords it ran."""
 
     def __init__(
-        self, validator_class: Any, schema: JSON, rewrites: Sequence[Rewrite], registry: Registry
+        self,
+        validator_class: Any,
+        schema: JSON,
+        rewrites: Sequence[Rewrite],
+        registry: Registry,
+        extra: Sequence[tuple[str, str]] = (),
     ) -> None:
+        """``extra``: more keywords to track, as (pointer of their schema object, keyword);
+        they get the indices after the rewrites' (constraint coverage)."""
         self._targets: dict[_Site, list[int]] = {}
+        for offset, (holder, name) in enumerate(extra):
+            _, held = pointers.resolve(schema, holder)
+            if isinstance(held, dict):
+                self._targets.setdefault((id(held), name), []).append(len(rewrites) + offset)
         for index, rewrite in enumerate(rewrites):
             position = keyword_position(rewrite)
             _, node = pointers.resolve(schema, pointers.parent(position))

@@ -37,6 +37,7 @@ from auditor.models import (
 )
 from auditor.replay.budget import CallBudget, CallTimeout, UnusablePattern, budgeted
 from auditor.replay.causes import CauseFinder
+from auditor.replay.constraints import Site, constraint_sites
 from auditor.replay.coverage import CoverageTracker
 from auditor.replay.engine import FastCheck, meta_valid
 from auditor.replay.observed import observe
@@ -193,13 +194,22 @@ class ToolReplay:
         )
         self._memo = memo if memo is not None else Memo(MEMO_ENTRIES)
         self._removal = next((i for i, r in enumerate(normalized.rewrites) if r.removes_tool), None)
-        self._coverage = (
-            CoverageTracker(
-                type(self.new.validator), normalized.schema, normalized.rewrites, _LOCAL_ONLY
+        self.constraints: tuple[Site, ...] = ()
+        """The new schema's constraint keywords; coverage indices after the rewrites'."""
+        self._coverage: CoverageTracker | None = None
+        if self.new.validator is not None:
+            cls: Any = type(self.new.validator)
+            self.constraints = constraint_sites(
+                normalized.schema, normalized.draft, frozenset(cls.VALIDATORS)
             )
-            if self.new.validator is not None and normalized.rewrites
-            else None
-        )
+            if normalized.rewrites or self.constraints:
+                self._coverage = CoverageTracker(
+                    cls,
+                    normalized.schema,
+                    normalized.rewrites,
+                    _LOCAL_ONLY,
+                    [(site.holder, site.keyword) for site in self.constraints],
+                )
 
     @property
     def old_problem(self) -> str | None:
@@ -245,7 +255,8 @@ class ToolReplay:
         return decide(call, old, new), reached
 
     def reached_rewrites(self, call: Call) -> frozenset[int]:
-        """Indices of this tool's rewrites whose keyword evaluating the call reached.
+        """Indices of this tool's rewrites whose keyword evaluating the call reached, then of
+        its constraints (``constraints``), counted from ``len(normalized.rewrites)``.
 
         A separate step from ``replay`` (a second evaluation): see ``auditor.replay.coverage``.
         """
