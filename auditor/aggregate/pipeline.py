@@ -15,10 +15,14 @@ from auditor.aggregate.baseline import Baseline
 from auditor.aggregate.groups import DEFAULT_EXAMPLES, GroupCollector
 from auditor.aggregate.redact import DEFAULT_LIMIT, Sanitizer
 from auditor.models import (
+    JSON,
     BaselineUse,
     Call,
     CallResult,
     Change,
+    ConstraintUse,
+    Counterexample,
+    CounterexampleStatus,
     FailOn,
     Finding,
     Group,
@@ -34,7 +38,21 @@ from auditor.models import (
     ToolSummary,
 )
 from auditor.replay.budget import DEFAULT_CALL_TIMEOUT, CallBudget
-from auditor.replay.tool import MEMO_ENTRIES, Memo, SchemaSummary, ToolReplay, summarize
+from auditor.replay.counterexamples import (
+    MAX_SAMPLE_BYTES,
+    MAX_SAMPLES,
+    Sample,
+    SearchBudget,
+    counterexample,
+)
+from auditor.replay.tool import (
+    MEMO_ENTRIES,
+    Memo,
+    SchemaSummary,
+    ToolReplay,
+    _text_of,
+    summarize,
+)
 from auditor.schema import pointers
 from auditor.schema.diff import NewCatalogs, compare
 from auditor.schema.keywords import draft_of
@@ -129,6 +147,17 @@ class Replays(Mapping[str, ToolReplay]):
             return _normalize(tool, self._rules)
         return compare(tool, self._new_tools.get(tool.name), self.new_catalogs.rules)
 
+    def searchable(self, name: str) -> ToolReplay:
+        """The tool's replay, compiled for the counterexample search if no call built it;
+        not kept: a catalog may hold far more tools than the logs call."""
+        built = self._built.get(name)
+        if built is not None:
+            return built
+        tool = self._tools[name]
+        return ToolReplay(
+            tool, self._new_side(tool), self._fast, self._memo, self._budget, self._old_runtime
+        )
+
     def new_tool(self, name: str) -> ToolSchema | None:
         """The tool of this name in the new catalogs, when there are new catalogs."""
         return None if self._new_tools is None else self._new_tools.get(name)
@@ -183,6 +212,9 @@ MAX_UNKNOWN_TOOLS: Final = 1_000
 MAX_TOOL_NAME: Final = 200
 """Characters of an unknown tool name kept: a longer one is counted under its start."""
 
+MAX_UNCALLED_SEARCHED: Final = 50
+"""Tools no call named whose changes the counterexample search compiles them for."""
+
 DEFAULT_MAX_CALLS: Final = 10_000
 """Enough to list every changed call of a normal audit, bounded for a week of traffic."""
 
@@ -233,6 +265,13 @@ class Tally:
         self.kept: list[CallResult] = []
         self.omitted = 0
         self.collector = GroupCollector(settings.examples)
+        self.samples: dict[str, dict[str, Sample]] = {}
+        """Per tool, the first ``MAX_SAMPLES`` distinct small accepted arguments in log order,
+        by their text: what counterexamples are edited from."""
+        self.failed_changes: dict[str, set[Rewrite]] = {}
+        """Per tool, the changes that caused an error of a newly rejected call."""
+        self.failed: dict[str, dict[str, int]] = {}
+        """Per tool, calls the new schema rejected at each keyword pointer."""
 
     def add(self, result: CallResult, reached: frozenset[int]) -> None:
         call = result.call
@@ -251,6 +290,7 @@ class Tally:
                 tool_reached = self.reached.setdefault(call.tool, {})
                 for index in reached:
                     tool_reached[index] = tool_reached.get(index, 0) + 1
+            self._note_use(call.tool, result)
         else:
             self.nameless += 1
         if result.outcome is Outcome.ACCEPTED:
@@ -261,6 +301,23 @@ class Tally:
             self.kept.append(shown)
         else:
             self.omitted += 1
+
+    def _note_use(self, tool: str, result: CallResult) -> None:
+        """Keep the call as a sample, or count the keywords and changes it failed."""
+        if result.outcome is Outcome.ACCEPTED:
+            samples = self.samples.setdefault(tool, {})
+            if len(samples) < MAX_SAMPLES:
+                text = result.call.text or _text_of(result.call.arguments)
+                if text is not None and len(text) <= MAX_SAMPLE_BYTES and text not in samples:
+                    samples[text] = (result.call.source, result.call.arguments)
+            return
+        if result.errors:
+            failed = self.failed.setdefault(tool, {})
+            for pointer in {issue.schema_pointer for issue in result.errors}:
+                failed[pointer] = failed.get(pointer, 0) + 1
+        if result.outcome is Outcome.NEWLY_REJECTED:
+            causes = {cause for issue in result.errors for cause in issue.causes}
+            self.failed_changes.setdefault(tool, set()).update(causes)
 
     def _count_unknown(self, name: str, count: int) -> None:
         # A part keeps its first names in sorted order; any name among the first of the whole
@@ -307,6 +364,20 @@ class Tally:
         self.kept.extend(later.kept[: max(room, 0)])
         self.omitted += later.omitted + len(later.kept) - min(max(room, 0), len(later.kept))
         self.collector.merge(later.collector)
+        for name, samples in later.samples.items():
+            # Each part keeps its first distinct samples; those of the whole log are among
+            # them (a part repeats at most as many earlier ones as there are), so the merged
+            # samples are one pass's.
+            mine_samples = self.samples.setdefault(name, {})
+            for text, sample in samples.items():
+                if len(mine_samples) < MAX_SAMPLES:
+                    mine_samples.setdefault(text, sample)
+        for name, changes in later.failed_changes.items():
+            self.failed_changes.setdefault(name, set()).update(changes)
+        for name, failed in later.failed.items():
+            mine_failed = self.failed.setdefault(name, {})
+            for pointer, count in failed.items():
+                mine_failed[pointer] = mine_failed.get(pointer, 0) + count
 
 
 def _short_name(name: str) -> str:
@@ -336,6 +407,7 @@ def build_report(
     """The Report of a complete tally."""
     tally.trim_unknown()
     summaries = tuple(_summary(name, replays, tally) for name in sorted(replays))
+    sanitizer = Sanitizer(settings.redact, settings.value_limit)
     accepted = settings.baseline.fingerprints if settings.baseline else frozenset()
     groups = tally.collector.groups({t.name: t.call_count for t in summaries}, accepted)
     return Report(
@@ -359,6 +431,9 @@ def build_report(
         new_schema_inputs=() if replays.new_catalogs is None else replays.new_catalogs.inputs,
         against=None if replays.new_catalogs is None else replays.new_catalogs.against,
         added_tools=replays.added,
+        counterexamples=tuple(
+            _shown(c, sanitizer) for c in _counterexamples(replays, tally, summaries)
+        ),
     )
 
 
@@ -382,7 +457,89 @@ def _summary(name: str, replays: Replays, tally: Tally) -> ToolSummary:
         lenient_readings=schemas.readings,
         proven=tally.proven.get(name, 0),
         contradictions=tally.contradictions.get(name, 0),
+        constraints=_constraints(name, replays, tally, len(normalized.rewrites)),
     )
+
+
+def _constraints(
+    name: str, replays: Replays, tally: Tally, first: int
+) -> tuple[ConstraintUse, ...]:
+    """Every constraint keyword of a called tool's new schema, with the calls that reached
+    and failed it; none for a tool no call named (all of its constraints are unreached)."""
+    if name not in tally.counts:
+        return ()
+    replay = replays[name]
+    reached = tally.reached.get(name, {})
+    failed = tally.failed.get(name, {})
+    return tuple(
+        ConstraintUse(
+            site.pointer, site.keyword, reached.get(first + i, 0), failed.get(site.pointer, 0)
+        )
+        for i, site in enumerate(replay.constraints)
+    )
+
+
+def _counterexamples(
+    replays: Replays, tally: Tally, summaries: Sequence[ToolSummary]
+) -> Iterator[Counterexample]:
+    """A counterexample (or why none) for each change no call reached or none failed."""
+    budget = SearchBudget()
+    uncalled = 0
+    for summary in summaries:
+        failed = tally.failed_changes.get(summary.name, set())
+        untested = [
+            index
+            for index, (rewrite, reached) in enumerate(
+                zip(summary.rewrites, summary.reached, strict=True)
+            )
+            if not reached or rewrite not in failed
+        ]
+        if not untested:
+            continue
+        if summary.name not in tally.counts:
+            uncalled += 1
+            if uncalled > MAX_UNCALLED_SEARCHED:
+                # Compiling every tool of a huge catalog is what the lazy replays avoid.
+                for index in untested:
+                    yield Counterexample(
+                        summary.name,
+                        summary.rewrites[index],
+                        CounterexampleStatus.NOT_FOUND,
+                        reason=f"not searched: no call named the tool, and only the first "
+                        f"{MAX_UNCALLED_SEARCHED} such tools are searched",
+                    )
+                continue
+        replay = replays.searchable(summary.name)
+        samples = list(tally.samples.get(summary.name, {}).values())
+        for index in untested:
+            yield counterexample(replay, index, samples, budget)
+
+
+def _shown(found: Counterexample, sanitizer: Sanitizer) -> Counterexample:
+    """A counterexample edited from a logged call holds logged data: sanitized like any
+    (its patch's values too, and the keys in its paths). One generated from the schema holds
+    none: only its long strings are cut, so that reports stay small."""
+    if found.derived_from is None:
+        if found.arguments is None:
+            return found
+        return replace(found, arguments=replace(sanitizer, redact=False).value(found.arguments))
+    return replace(
+        found,
+        arguments=sanitizer.value(found.arguments),
+        patch=tuple(_shown_operation(operation, sanitizer) for operation in found.patch),
+    )
+
+
+def _shown_operation(operation: JSON, sanitizer: Sanitizer) -> JSON:
+    if not isinstance(operation, dict):
+        return operation
+    shown = dict(operation)
+    path = operation.get("path")
+    if isinstance(path, str):
+        shown["path"] = pointers.from_segments(sanitizer.key(s) for s in pointers.split(path))
+    if "value" in operation:
+        shown["value"] = sanitizer.value(operation["value"])
+    return shown
 
 
 def _location(tool: ToolSchema, rewrite: Rewrite, new: ToolSchema | None) -> Location | None:

@@ -125,7 +125,7 @@ def counterexample(
     if budget.left <= 0:
         spent = f"not searched: the audit's {MAX_AUDIT_CANDIDATES:,} candidates were spent"
         return _not_found(name, rewrite, spent, 0)
-    tried = 0
+    tried = unusable = 0
     seen: set[bytes] = set()
     for source, start, patch in _candidates(replay, rewrite, samples):
         arguments = apply_patch(start, patch)
@@ -140,7 +140,9 @@ def counterexample(
             break
         tried += 1
         budget.left -= 1
-        if bites(replay, rewrite, arguments):
+        verdict = _check(replay, rewrite, arguments)
+        unusable += verdict is None
+        if verdict:
             return Counterexample(
                 name,
                 rewrite,
@@ -150,9 +152,12 @@ def counterexample(
                 patch=patch if source is not None else (),
                 candidates=tried,
             )
-    return _not_found(
-        name, rewrite, f"no counterexample among {tried} candidate arguments (not a proof)", tried
-    )
+    reason = f"no counterexample among {tried} candidate arguments (not a proof)"
+    if not tried:
+        reason = "no candidate argument reaches the changed keyword's place (not a proof)"
+    if unusable:
+        reason += f"; the new schema could not evaluate {unusable} of them (a schema error)"
+    return _not_found(name, rewrite, reason, tried)
 
 
 def _not_found(tool: str, rewrite: Rewrite, reason: str, tried: int) -> Counterexample:
@@ -164,12 +169,17 @@ def _not_found(tool: str, rewrite: Rewrite, reason: str, tried: int) -> Countere
 def bites(replay: ToolReplay, rewrite: Rewrite, arguments: JSON) -> bool:
     """Whether the old runtime accepts ``arguments`` and the new schema rejects them with an
     error the change causes: the check every counterexample passes before it is shown."""
+    return _check(replay, rewrite, arguments) is True
+
+
+def _check(replay: ToolReplay, rewrite: Rewrite, arguments: JSON) -> bool | None:
+    """``bites``, or None when the new schema could not be used for ``arguments``."""
     old, new = replay.verdicts(arguments)
-    if old is None or not old.accepts or not new.usable or new.accepts:
+    if old is None or not new.usable:
+        return None
+    if not old.accepts or new.accepts:
         return False
-    if rewrite.removes_tool:
-        return True
-    return any(rewrite in issue.causes for issue in new.errors)
+    return rewrite.removes_tool or any(rewrite in issue.causes for issue in new.errors)
 
 
 def harmless(replay: ToolReplay, rewrite: Rewrite) -> str | None:
@@ -299,8 +309,12 @@ def _candidates(
     starts: list[tuple[str | None, JSON]] = [(source, args) for _, (source, args) in ordered]
     starts += [(None, minimal(schema, schema)), (None, {})]
     for source, start in starts:
-        for location, value in _places(start, template):
+        for location, value, wrap in _places(start, template):
             for operation in _edits(keyword, holder, location, value, entry, schema):
+                if wrap:
+                    if "value" not in operation:
+                        continue
+                    operation = {**operation, "value": _wrapped(operation["value"], wrap)}
                 yield source, start, (operation,)
 
 
@@ -351,17 +365,26 @@ def _at(value: JSON, index: str) -> JSON:
 _ABSENT: Final = object()
 
 
-def _places(start: JSON, template: list[str] | None) -> Iterator[tuple[str, Any]]:
-    """(instance pointer, value there or ``_ABSENT``) where the edits go: the template's
-    places in ``start`` (a missing last step is a place to add), else every place."""
+def _wrapped(value: JSON, steps: Sequence[str]) -> JSON:
+    """``value`` inside the containers that lead to it: ``{"name": value}``, ``[value]``."""
+    for step in reversed(steps):
+        value = [value] if step == "*" else {"A" if step == "+" else step: value}
+    return value
+
+
+def _places(start: JSON, template: list[str] | None) -> Iterator[tuple[str, Any, list[str]]]:
+    """(instance pointer, value there or ``_ABSENT``, steps still to build) where the edits
+    go: the template's places in ``start`` (a missing step is a place to add a value wrapped
+    in what leads to the keyword's place), else every place."""
     if template is None:
-        yield from _every_place(start)
+        yield from ((where, value, []) for where, value in _every_place(start))
         return
     frontier: list[tuple[str, Any]] = [("", start)]
-    for step in template:
+    for depth, step in enumerate(template):
         following: list[tuple[str, Any]] = []
         for where, value in frontier:
             if value is _ABSENT:
+                yield where, value, template[depth:]
                 continue
             if step in ("*", "+"):
                 if step == "*" and isinstance(value, list):
@@ -377,7 +400,7 @@ def _places(start: JSON, template: list[str] | None) -> Iterator[tuple[str, Any]
                     (pointers.join(where, step), value[index] if index < len(value) else _ABSENT)
                 )
         frontier = following[:MAX_LOCATIONS]
-    yield from frontier
+    yield from ((where, value, []) for where, value in frontier)
 
 
 def _every_place(start: JSON) -> Iterator[tuple[str, Any]]:

@@ -17,6 +17,7 @@ from typing import Any, Final
 from auditor.models import (
     Change,
     ChangeKind,
+    CounterexampleStatus,
     Evidence,
     FailOn,
     HintKind,
@@ -36,6 +37,7 @@ ENUMS: Final[dict[str, type[Enum]]] = {
     "/$defs/finding/properties/severity": Severity,
     "/$defs/group/properties/hint/properties/kind": HintKind,
     "/$defs/evidence": Evidence,
+    "/$defs/counterexample/properties/status": CounterexampleStatus,
 }
 """Where each enum of the report schema stands (a JSON pointer), and the code's enum."""
 
