@@ -27,6 +27,7 @@ counterexample within the bound is reported as such, never as harmless.
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -198,6 +199,9 @@ def harmless(replay: ToolReplay, rewrite: Rewrite) -> str | None:
     found, value = pointers.resolve(replay.normalized.schema, position)
     if not found:
         return None
+    unused = _unreferenced_definition(replay.normalized.schema, position)
+    if unused is not None:
+        return f"it lies in the definition '{unused}', which no $ref refers to: never evaluated"
     functions: Any = getattr(type(replay.new.validator), "VALIDATORS", {})
     if keyword == "format" and keyword in functions:
         return "'format' is an annotation here: no format checker asserts it"
@@ -211,6 +215,30 @@ def harmless(replay: ToolReplay, rewrite: Rewrite) -> str | None:
     if any(type(value) is type(v) and value == v for v in _VACUOUS.get(keyword, ())):
         return f"'{keyword}: {orjson.dumps(value).decode()}' constrains nothing"
     return None
+
+
+def _unreferenced_definition(schema: JSON, position: str) -> str | None:
+    """The top-level ``$defs``/``definitions`` entry holding ``position`` when no reference
+    can lead into it (every ``$ref`` of the schema is a local pointer elsewhere)."""
+    segments = pointers.split(position)
+    if len(segments) < 3 or segments[0] not in ("$defs", "definitions"):
+        return None
+    entry = pointers.from_segments(segments[:2])
+    stack: list[JSON] = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in ("$ref", "$dynamicRef", "$recursiveRef") and isinstance(value, str):
+                    target = pointers.ref_target(value)
+                    if not isinstance(target, str) or pointers.is_within(target, entry):
+                        return None  # an anchor, a remote or a way in: it may be evaluated
+                if key in ("$id", "id", "$anchor", "$dynamicAnchor"):
+                    return None  # references resolve against embedded resources
+                stack.append(value)
+        elif isinstance(node, list):
+            stack.extend(node)
+    return entry
 
 
 def _evaluated_alike(replay: ToolReplay, holder: str) -> bool:
@@ -264,12 +292,13 @@ _TYPE_CHECKS: Final[dict[str, Callable[[JSON], bool]]] = {
 }
 
 
-def apply_patch(document: JSON, patch: Patch) -> JSON:
+def apply_patch(document: JSON, patch: Sequence[JSON]) -> JSON:
     """``document`` with a JSON Patch (RFC 6902: add, replace, remove) applied to a copy."""
     result = copy.deepcopy(document)
     for operation in patch:
-        path = operation["path"]
-        assert isinstance(path, str)
+        path = operation.get("path") if isinstance(operation, dict) else None
+        if not isinstance(operation, dict) or not isinstance(path, str):
+            continue
         if not path:
             result = copy.deepcopy(operation.get("value"))
             continue
@@ -305,17 +334,31 @@ def _candidates(
         holder = {}
     template = _instance_template(schema, holder_pointer)
     entry = pointers.split(rewrite.pointer)[-1] if rewrite.entry_of and rewrite.pointer else None
-    ordered = sorted(enumerate(samples), key=lambda s: (len(orjson.dumps(s[1][1])), s[0]))
+    # What the old schema allowed at the keyword (an enum's dropped members, a const) is the
+    # likeliest value the new one refuses.
+    _, before = pointers.resolve(replay.tool.schema, rewrite.pointer)
+    hints: tuple[JSON, ...] = ()
+    if keyword in ("enum", "const") and rewrite.change is not Change.ADD:
+        hints = tuple(before) if isinstance(before, list) and keyword == "enum" else (before,)
+    ordered = sorted(enumerate(samples), key=lambda s: (_size(s[1][1]), s[0]))
     starts: list[tuple[str | None, JSON]] = [(source, args) for _, (source, args) in ordered]
     starts += [(None, minimal(schema, schema)), (None, {})]
     for source, start in starts:
         for location, value, wrap in _places(start, template):
-            for operation in _edits(keyword, holder, location, value, entry, schema):
+            for operation in _edits(keyword, holder, location, value, entry, schema, hints):
                 if wrap:
                     if "value" not in operation:
                         continue
                     operation = {**operation, "value": _wrapped(operation["value"], wrap)}
                 yield source, start, (operation,)
+
+
+def _size(value: JSON) -> int:
+    """The length of the value's JSON text: smaller samples make smaller counterexamples."""
+    try:
+        return len(orjson.dumps(value))
+    except (TypeError, orjson.JSONEncodeError):  # an integer beyond 64 bits
+        return len(json.dumps(value))
 
 
 def _instance_template(schema: JSON, holder: str) -> list[str] | None:
@@ -423,10 +466,14 @@ def _edits(
     value: Any,
     entry: str | None,
     root: JSON,
+    hints: tuple[JSON, ...] = (),
 ) -> Iterator[dict[str, JSON]]:
-    """One-operation patches at ``where`` aimed at ``keyword`` of the schema object ``holder``."""
+    """One-operation patches at ``where`` aimed at ``keyword`` of the schema object ``holder``;
+    ``hints``: values to try first."""
     absent = value is _ABSENT
     put = "add" if absent else "replace"
+    for new in hints:
+        yield {"op": put, "path": where, "value": new}
     for new in _values(keyword, holder, None if absent else value, root):
         yield {"op": put, "path": where, "value": new}
     if not absent:
