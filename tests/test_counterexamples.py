@@ -2,25 +2,39 @@
 
 from __future__ import annotations
 
+import json
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from auditor.models import Counterexample, CounterexampleStatus, Location, Rule, ToolSchema
+from auditor.aggregate.pipeline import ReportSettings, count_calls, prepare
+from auditor.models import (
+    Call,
+    Counterexample,
+    CounterexampleStatus,
+    Location,
+    Rule,
+    ToolSchema,
+)
 from auditor.replay.counterexamples import (
     MAX_CANDIDATES,
+    MAX_SAMPLE_BYTES,
+    MAX_SAMPLES,
     SearchBudget,
     apply_patch,
     bites,
     counterexample,
 )
 from auditor.replay.tool import ToolReplay
+from auditor.report import Format, render
 from auditor.schema.diff import compare
 from auditor.schema.normalize import DEFAULT_RULES, normalize
 from tests.conftest import load_cases
+from tests.reporting import make_report
 from tests.test_coverage import KEYED, walkable_schemas
 from tests.test_engine import INSTANCES
 from tests.test_normalize_properties import dialect
@@ -71,7 +85,7 @@ def test_each_keyword_family_has_its_reasoned_counterexample(case: dict[str, Any
 def test_every_counterexample_found_on_generated_schemas_verifies_as_stated() -> None:
     stats = {"searched": 0, "found": 0, "harmless": 0}
 
-    @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(
         walkable_schemas,
         st.randoms(use_true_random=False),
@@ -111,3 +125,105 @@ def test_every_counterexample_found_on_generated_schemas_verifies_as_stated() ->
     # the verification above to be exercised.
     assert stats["found"] >= 0.02 * stats["searched"], stats
     assert stats["harmless"] >= 0.02 * stats["searched"], stats
+
+
+CATALOG = """
+tag:
+  type: object
+  properties:
+    tags: {type: array, items: {type: string}, min_items: 1}
+    label: {type: string, max_length: 5}
+  additional_properties: false
+"""
+
+
+def test_the_report_lists_counterexamples_apart_from_the_logged_calls(tmp_path: Path) -> None:
+    calls = [("tag", {"tags": ["a"], "label": "ok"}), ("tag", {"tags": ["a"], "extra": 1})]
+    report = make_report(tmp_path, CATALOG, calls)
+    # additional_properties failed a call: only the other two changes are searched.
+    by_change = {c.change.pointer: c for c in report.counterexamples}
+    assert sorted(by_change) == ["/properties/label/max_length", "/properties/tags/min_items"]
+    tags = by_change["/properties/tags/min_items"]
+    assert tags.arguments == {"tags": [], "label": "ok"}
+    assert tags.derived_from == f"{tmp_path / 'calls.jsonl'}:1"
+    assert report.call_count == 2  # never counted among the logged calls
+    listed = json.loads(render(report, Format.JSON))["counterexamples"]
+    entry = next(e for e in listed if e["change"].endswith("min_items"))
+    assert entry["tool"] == "tag" and entry["change"] == "/properties/tags/min_items"
+    assert entry["arguments"] == {"tags": [], "label": "ok"}
+    assert entry["patch"] == [{"op": "replace", "path": "/tags", "value": []}]
+    markdown = render(report, Format.MARKDOWN)
+    assert "## Counterexamples: what the logs never tried" in markdown
+    assert '{"tags": [], "label": "ok"}' in markdown
+    assert "2 shown to bite by a counterexample" in render(report, Format.TABLE)
+
+
+def test_counterexamples_from_logged_calls_are_redacted_and_escaped(tmp_path: Path) -> None:
+    hostile = "</details><script>x</script>`|\u202e"
+    calls = [("tag", {"tags": [hostile], hostile: "secret value"})]
+    catalog = CATALOG.replace("additional_properties: false", "")
+    report = make_report(tmp_path, catalog, calls, ReportSettings(redact=True))
+    tags = next(c for c in report.counterexamples if c.change.pointer.endswith("min_items"))
+    # The logged value is masked, its key kept (cut like any key); the edit is shown.
+    assert tags.arguments == {"tags": [], hostile: "<string, 12 chars>"}
+    assert tags.patch == ({"op": "replace", "path": "/tags", "value": []},)
+    for form in (Format.MARKDOWN, Format.HTML, Format.TABLE):
+        text = render(report, form)
+        assert "secret value" not in text and "\u202e" not in text
+    # Markdown shows arguments in fenced code (inert); HTML escapes them.
+    assert "<script>" not in render(report, Format.HTML)
+    assert "secret value" not in render(report, Format.JSON)
+
+
+def test_a_tool_no_call_named_is_searched_from_its_schema(tmp_path: Path) -> None:
+    report = make_report(tmp_path, CATALOG, [("other", {})])
+    found = {c.change.pointer: c for c in report.counterexamples}
+    assert found["/properties/tags/min_items"].derived_from is None
+    assert found["/properties/tags/min_items"].arguments == {"tags": []}
+    assert found["/additional_properties"].arguments == {"unexpected": None}
+    assert all(c.status is CounterexampleStatus.FOUND for c in found.values())
+    assert report.tools[0].constraints == ()  # constraint coverage: called tools only
+
+
+def test_constraint_coverage_counts_reached_and_failed_calls(tmp_path: Path) -> None:
+    calls = [
+        ("tag", {"tags": ["a"]}),
+        ("tag", {"tags": []}),
+        ("tag", {"tags": [], "label": "too long"}),
+    ]
+    report = make_report(tmp_path, CATALOG, calls)
+    uses = {c.pointer: (c.keyword, c.reached, c.failed) for c in report.tools[0].constraints}
+    assert uses == {
+        "/additionalProperties": ("additionalProperties", 3, 0),
+        "/properties/label/maxLength": ("maxLength", 1, 1),
+        "/properties/label/type": ("type", 1, 0),
+        "/properties/tags/items/type": ("type", 1, 0),
+        "/properties/tags/minItems": ("minItems", 3, 2),
+        "/properties/tags/type": ("type", 3, 0),
+        "/type": ("type", 3, 0),
+    }
+    markdown = render(report, Format.MARKDOWN)
+    assert "Constraint coverage: 0 of 7 constraint keywords" in markdown
+    report = make_report(tmp_path, CATALOG, [("tag", {"tags": ["a"]})])
+    table = render(report, Format.TABLE)
+    assert "Constraint coverage: 2 of 7 constraint keywords" in table
+    markdown = render(report, Format.MARKDOWN)
+    assert "`tag`: `/properties/label/maxLength`, `/properties/label/type`" in markdown
+    assert "/properties/label/maxLength" in render(report, Format.HTML)
+
+
+def test_samples_merge_in_log_order_like_one_pass() -> None:
+    tool = ToolSchema("t", {"type": "object"}, Location("x"), "", "mapping")
+    replays = prepare([tool], DEFAULT_RULES)
+    calls = [Call(f"log:{i}", "t", {"n": i % 7}) for i in range(60)]
+    calls += [Call(f"log:{60 + i}", "t", {"n": i}) for i in range(40)]
+    calls.append(Call("log:big", "t", {"s": "x" * (MAX_SAMPLE_BYTES + 1)}))
+    whole = count_calls(replays, calls, ReportSettings())
+    assert len(whole.samples["t"]) == MAX_SAMPLES
+    for cut in (1, 5, 30, 61, 75):
+        first = count_calls(replays, calls[:cut], ReportSettings())
+        first.merge(count_calls(replays, calls[cut:], ReportSettings()))
+        assert list(first.samples["t"].values()) == list(whole.samples["t"].values())
+    assert [s for s, _ in whole.samples["t"].values()][:8] == [
+        "log:0", "log:1", "log:2", "log:3", "log:4", "log:5", "log:6", "log:67",
+    ]  # fmt: skip
