@@ -141,3 +141,13 @@ def test_committed_reports_are_current(scenario: Scenario) -> None:
         assert path.read_text(encoding="utf-8") == text, (
             f"{path} is stale: run python3 -m tests.regenerate_reports"
         )
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])
+def test_counterexamples_are_the_reasoned_ones(scenario: Scenario) -> None:
+    expected = _expected(scenario).get("counterexamples")
+    if expected is None:
+        pytest.skip("no counterexample expectations for this scenario")
+    report = _run(scenario, MODES[2])  # the default audit
+    got = {f"{c.tool} {c.change.pointer}": c.status.value for c in report.counterexamples}
+    assert got == {entry["change"]: entry["status"] for entry in expected}

@@ -118,11 +118,11 @@ def counterexample(
     """The counterexample to rewrite ``index`` of ``replay``'s tool, or why there is none."""
     rewrite = replay.normalized.rewrites[index]
     name = replay.tool.name
+    if replay.new.validator is None:  # every call is a schema error after: nothing is harmless
+        return _not_found(name, rewrite, "the new schema cannot be used for any call", 0)
     reason = harmless(replay, rewrite)
     if reason is not None:
         return Counterexample(name, rewrite, CounterexampleStatus.HARMLESS, reason=reason)
-    if replay.new.validator is None:
-        return _not_found(name, rewrite, "the new schema cannot be used for any call", 0)
     if budget.left <= 0:
         spent = f"not searched: the audit's {MAX_AUDIT_CANDIDATES:,} candidates were spent"
         return _not_found(name, rewrite, spent, 0)
