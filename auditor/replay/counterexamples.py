@@ -241,10 +241,16 @@ def _unreferenced_definition(schema: JSON, position: str) -> str | None:
     return entry
 
 
-def _evaluated_alike(replay: ToolReplay, holder: str) -> bool:
+def _evaluated_alike(replay: ToolReplay, holder: str, seen: frozenset[str] = frozenset()) -> bool:
     """Whether the old runtime evaluated the schema object at ``holder`` (a new pointer)
-    wherever the new schema does, its other keywords as they stand: no change lies on the way
-    to it or in it besides at its ``type``, no ``$ref`` changed, nothing read as inert."""
+    wherever the new schema does, its ``enum`` and ``const`` as they stand: no change lies on
+    the way to it — nor on the way to a ``$ref`` that leads into it — no ``$ref`` changed,
+    nothing on the way read as inert."""
+    if holder in seen or len(seen) > 20:
+        return False
+    for site in _referrers(replay.normalized.schema, holder):
+        if not _evaluated_alike(replay, site, seen | {holder}):
+            return False
     values = (pointers.join(holder, "enum"), pointers.join(holder, "const"))
     for other in replay.normalized.rewrites:
         if other.pointer.endswith("/$ref") or other.removes_tool:
@@ -257,6 +263,24 @@ def _evaluated_alike(replay: ToolReplay, holder: str) -> bool:
         or any(pointers.is_within(reading.pointer, v) for v in values)
         for reading in replay.readings
     )
+
+
+def _referrers(schema: JSON, holder: str) -> list[str]:
+    """Pointers of the schema objects whose ``$ref`` leads to ``holder`` or above it."""
+    found: list[str] = []
+    stack: list[tuple[JSON, str]] = [(schema, "")]
+    while stack:
+        node, where = stack.pop()
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str):
+                target = pointers.ref_target(ref)
+                if not isinstance(target, str) or pointers.is_within(holder, target):
+                    found.append(where)
+            stack.extend((v, pointers.join(where, k)) for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend((v, pointers.join(where, i)) for i, v in enumerate(node))
+    return found
 
 
 def _implied_by_values(holder: JSON, kinds: JSON) -> str | None:
