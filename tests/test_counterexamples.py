@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from auditor.aggregate.pipeline import ReportSettings, count_calls, prepare
 from auditor.models import (
+    JSON,
     Call,
     Counterexample,
     CounterexampleStatus,
@@ -28,6 +29,7 @@ from auditor.replay.counterexamples import (
     apply_patch,
     bites,
     counterexample,
+    minimal,
 )
 from auditor.replay.tool import ToolReplay
 from auditor.report import Format, render
@@ -227,3 +229,59 @@ def test_samples_merge_in_log_order_like_one_pass() -> None:
     assert [s for s, _ in whole.samples["t"].values()][:8] == [
         "log:0", "log:1", "log:2", "log:3", "log:4", "log:5", "log:6", "log:67",
     ]  # fmt: skip
+
+
+def test_the_search_is_bounded_per_change_and_per_audit() -> None:
+    # A pattern nothing short matches: every candidate is tried, none bites.
+    case: dict[str, Any] = {
+        "schema": {"type": "object", "properties": {"a": {"type": "string"}}},
+        "new_schema": {
+            "type": "object",
+            "properties": {"a": {"type": "string", "pattern": "^(?!x{5000}$)"}},
+        },
+    }
+    replay = _replay(case)
+    samples: list[tuple[str, JSON]] = [(f"log:{i}", {"a": "b" * i, "n": i}) for i in range(40)]
+    budget = SearchBudget(MAX_CANDIDATES + 10)
+    first = counterexample(replay, 0, samples, budget)
+    assert first.status is CounterexampleStatus.NOT_FOUND
+    assert first.candidates == MAX_CANDIDATES and "not a proof" in first.reason
+    second = counterexample(replay, 0, samples, budget)
+    assert second.candidates == 10 and budget.left == 0
+    third = counterexample(replay, 0, samples, budget)
+    assert third.candidates == 0 and third.reason.startswith("not searched")
+
+
+def test_minimal_arguments_meet_the_schema_they_are_built_from() -> None:
+    root: JSON = {
+        "type": "object",
+        "required": ["a", "b", "c", "d", "e", "f", "g"],
+        "properties": {
+            "a": {"$ref": "#/$defs/n"},
+            "b": {"type": "array", "minItems": 2, "items": {"type": "boolean"}},
+            "c": {"const": 3},
+            "d": {"anyOf": [{"type": "string", "minLength": 2}, {"type": "null"}]},
+            "e": {"type": "number", "exclusiveMinimum": 1.5},
+            "f": {"required": ["x"]},
+            "g": {"type": "null"},
+        },
+        "$defs": {"n": {"type": "integer", "minimum": 4}},
+    }
+    assert minimal(root, root) == {
+        "a": 5, "b": [False, False], "c": 3, "d": "aa", "e": 2.5, "f": {"x": None}, "g": None,
+    }  # fmt: skip
+
+
+def test_apply_patch_follows_rfc_6902_on_lists_and_the_root() -> None:
+    document: JSON = {"a": [1, 2, 3], "b": {"c": 1}}
+    patch: list[JSON] = [
+        {"op": "add", "path": "/a/-", "value": 4},
+        {"op": "add", "path": "/a/0", "value": 0},
+        {"op": "remove", "path": "/a/1"},
+        {"op": "replace", "path": "/a/0", "value": 9},
+        {"op": "remove", "path": "/b/c"},
+        "not an operation",
+    ]
+    assert apply_patch(document, patch) == {"a": [9, 2, 3, 4], "b": {}}
+    assert document == {"a": [1, 2, 3], "b": {"c": 1}}  # a copy is patched
+    assert apply_patch(document, [{"op": "replace", "path": "", "value": 1}]) == 1
