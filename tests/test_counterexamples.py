@@ -21,6 +21,7 @@ from auditor.models import (
     Rule,
     ToolSchema,
 )
+from auditor.replay import counterexamples
 from auditor.replay.counterexamples import (
     MAX_CANDIDATES,
     MAX_SAMPLE_BYTES,
@@ -231,7 +232,7 @@ def test_samples_merge_in_log_order_like_one_pass() -> None:
     ]  # fmt: skip
 
 
-def test_the_search_is_bounded_per_change_and_per_audit() -> None:
+def test_the_search_is_bounded_per_change_and_per_audit(monkeypatch: pytest.MonkeyPatch) -> None:
     # A pattern nothing short matches: every candidate is tried, none bites.
     case: dict[str, Any] = {
         "schema": {"type": "object", "properties": {"a": {"type": "string"}}},
@@ -242,14 +243,17 @@ def test_the_search_is_bounded_per_change_and_per_audit() -> None:
     }
     replay = _replay(case)
     samples: list[tuple[str, JSON]] = [(f"log:{i}", {"a": "b" * i, "n": i}) for i in range(40)]
-    budget = SearchBudget(MAX_CANDIDATES + 10)
+    tried = counterexample(replay, 0, samples, SearchBudget()).candidates
+    assert 50 < tried <= MAX_CANDIDATES
+    budget = SearchBudget(tried + 10)
     first = counterexample(replay, 0, samples, budget)
-    assert first.status is CounterexampleStatus.NOT_FOUND
-    assert first.candidates == MAX_CANDIDATES and "not a proof" in first.reason
-    second = counterexample(replay, 0, samples, budget)
-    assert second.candidates == 10 and budget.left == 0
-    third = counterexample(replay, 0, samples, budget)
-    assert third.candidates == 0 and third.reason.startswith("not searched")
+    assert first.status is CounterexampleStatus.NOT_FOUND and "not a proof" in first.reason
+    assert first.candidates == tried and budget.left == 10
+    assert counterexample(replay, 0, samples, budget).candidates == 10
+    spent = counterexample(replay, 0, samples, budget)
+    assert spent.candidates == 0 and spent.reason.startswith("not searched")
+    monkeypatch.setattr(counterexamples, "MAX_CANDIDATES", 50)
+    assert counterexample(replay, 0, samples, SearchBudget()).candidates == 50
 
 
 def test_minimal_arguments_meet_the_schema_they_are_built_from() -> None:

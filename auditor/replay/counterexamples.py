@@ -47,15 +47,18 @@ from auditor.replay.constraints import ASSERTIONS
 from auditor.replay.tool import ToolReplay
 from auditor.schema import pointers
 
-MAX_CANDIDATES: Final = 300
+MAX_CANDIDATES: Final = 200
 """Candidate arguments replayed per change before the search gives up."""
-MAX_AUDIT_CANDIDATES: Final = 30_000
+MAX_AUDIT_CANDIDATES: Final = 20_000
 """Candidate arguments replayed per audit: a catalog of thousands of unreached changes stays
 a matter of seconds."""
 MAX_SAMPLES: Final = 20
 """Accepted logged arguments kept per tool to edit from (the first distinct ones in log order)."""
 MAX_SAMPLE_BYTES: Final = 4096
 """Arguments texts longer than this are not kept as samples: counterexamples stay small."""
+MAX_STARTS: Final = 8
+"""Logged calls (the smallest) one change's search edits: one that bites mostly bites on the
+first; the others repeat the same edits."""
 MAX_LOCATIONS: Final = 40
 """Places in one argument an edit is tried at, when the changed keyword's place is unknown."""
 _MAX_BOUND: Final = 10_000
@@ -175,6 +178,8 @@ def bites(replay: ToolReplay, rewrite: Rewrite, arguments: JSON) -> bool:
 
 def _check(replay: ToolReplay, rewrite: Rewrite, arguments: JSON) -> bool | None:
     """``bites``, or None when the new schema could not be used for ``arguments``."""
+    if replay.surely_accepted(arguments):
+        return False
     old, new = replay.verdicts(arguments)
     if old is None or not new.usable:
         return None
@@ -365,7 +370,9 @@ def _candidates(
     if keyword in ("enum", "const") and rewrite.change is not Change.ADD:
         hints = tuple(before) if isinstance(before, list) and keyword == "enum" else (before,)
     ordered = sorted(enumerate(samples), key=lambda s: (_size(s[1][1]), s[0]))
-    starts: list[tuple[str | None, JSON]] = [(source, args) for _, (source, args) in ordered]
+    starts: list[tuple[str | None, JSON]] = [
+        (source, args) for _, (source, args) in ordered[:MAX_STARTS]
+    ]
     starts += [(None, minimal(schema, schema)), (None, {})]
     for source, start in starts:
         for location, value, wrap in _places(start, template):
