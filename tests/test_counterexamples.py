@@ -33,7 +33,7 @@ from auditor.replay.counterexamples import (
     minimal,
 )
 from auditor.replay.tool import ToolReplay
-from auditor.report import Format, render
+from auditor.report import Format, markdown, render
 from auditor.schema.diff import compare
 from auditor.schema.normalize import DEFAULT_RULES, normalize
 from tests.conftest import load_cases
@@ -289,3 +289,21 @@ def test_apply_patch_follows_rfc_6902_on_lists_and_the_root() -> None:
     assert apply_patch(document, patch) == {"a": [9, 2, 3, 4], "b": {}}
     assert document == {"a": [1, 2, 3], "b": {"c": 1}}  # a copy is patched
     assert apply_patch(document, [{"op": "replace", "path": "", "value": 1}]) == 1
+
+
+def test_markdown_cuts_counterexamples_to_fit_and_still_closes_the_fold(tmp_path: Path) -> None:
+    report = make_report(tmp_path, CATALOG, [("tag", {"tags": ["a"], "label": "ok"})])
+    full = markdown.render(report)
+    start = full.index("## Counterexamples")
+    end = full.index("</details>", start)
+    assert full[start:end].count("**bites**") == 3
+    cut = 0
+    for limit in range(start, end + 800, 25):
+        text = markdown.render(report, limit)
+        assert len(text) <= limit
+        notice = next((line for line in text.splitlines() if "Cut to fit" in line), "")
+        cut += "counterexample" in notice
+        if "## Counterexamples" in text:
+            section = text[text.index("## Counterexamples") :]
+            assert section.count("<details>") == section.count("</details>")
+    assert cut

@@ -284,10 +284,21 @@ def _counterexamples(report: Report, budget: _Budget) -> list[str]:
     line = counterexample_line(report)
     if line is None:
         return []
-    out = budget.take(["## Counterexamples: what the logs never tried", "", line, ""], "section")
+    opening = [
+        "## Counterexamples: what the logs never tried",
+        "",
+        line,
+        "",
+        "<details><summary>Each change, with its counterexample or why there is none</summary>",
+        "",
+    ]
+    closing = ["</details>", ""]
+    if not budget.take([*opening, *closing], "section"):  # paid first: always closed
+        return []
+    items: list[str] = []
     for found in report.counterexamples:
-        out += budget.take(_counterexample(found), "counterexample")
-    return out
+        items += budget.take(_counterexample(found), "counterexample")
+    return [*opening, *items, *closing]
 
 
 def _counterexample(found: Counterexample) -> list[str]:
