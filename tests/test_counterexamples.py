@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from auditor.aggregate import pipeline
 from auditor.aggregate.pipeline import ReportSettings, count_calls, prepare
 from auditor.models import (
     JSON,
@@ -307,3 +308,20 @@ def test_markdown_cuts_counterexamples_to_fit_and_still_closes_the_fold(tmp_path
             section = text[text.index("## Counterexamples") :]
             assert section.count("<details>") == section.count("</details>")
     assert cut
+
+
+def test_samples_are_kept_for_the_first_tool_names_whatever_the_parts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(pipeline, "MAX_SAMPLED_TOOLS", 3)
+    names = [f"t{i}" for i in range(8)]
+    tools = [ToolSchema(n, {"type": "object"}, Location("x"), "", "mapping") for n in names]
+    replays = prepare(tools, DEFAULT_RULES)
+    order = [7, 2, 5, 0, 6, 1, 3, 4, 2, 0, 7, 1]
+    calls = [Call(f"log:{i}", f"t{n}", {"i": i}) for i, n in enumerate(order)]
+    whole = count_calls(replays, calls, ReportSettings())
+    assert sorted(whole.samples) == ["t0", "t1", "t2"]
+    for cut in range(1, len(calls)):
+        first = count_calls(replays, calls[:cut], ReportSettings())
+        first.merge(count_calls(replays, calls[cut:], ReportSettings()))
+        assert first.samples == whole.samples, cut

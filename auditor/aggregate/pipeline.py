@@ -212,6 +212,9 @@ MAX_UNKNOWN_TOOLS: Final = 1_000
 MAX_TOOL_NAME: Final = 200
 """Characters of an unknown tool name kept: a longer one is counted under its start."""
 
+MAX_SAMPLED_TOOLS: Final = 1_000
+"""Tools whose accepted calls are kept as samples (the first names in sorted order); the
+others' counterexamples are built from their schemas."""
 MAX_UNCALLED_SEARCHED: Final = 50
 """Tools no call named whose changes the counterexample search compiles them for."""
 
@@ -268,6 +271,8 @@ class Tally:
         self.samples: dict[str, dict[str, Sample]] = {}
         """Per tool, the first ``MAX_SAMPLES`` distinct small accepted arguments in log order,
         by their text: what counterexamples are edited from."""
+        self._samples_above: str | None = None
+        """Tools named above this one keep no samples (see ``_samples_of``)."""
         self.failed_changes: dict[str, set[Rewrite]] = {}
         """Per tool, the changes that caused an error of a newly rejected call."""
         self.failed: dict[str, dict[str, int]] = {}
@@ -305,8 +310,8 @@ class Tally:
     def _note_use(self, tool: str, result: CallResult) -> None:
         """Keep the call as a sample, or count the keywords and changes it failed."""
         if result.outcome is Outcome.ACCEPTED:
-            samples = self.samples.setdefault(tool, {})
-            if len(samples) < MAX_SAMPLES:
+            samples = self._samples_of(tool)
+            if samples is not None and len(samples) < MAX_SAMPLES:
                 text = result.call.text or _text_of(result.call.arguments)
                 if text is not None and len(text) <= MAX_SAMPLE_BYTES and text not in samples:
                     samples[text] = (result.call.source, result.call.arguments)
@@ -318,6 +323,24 @@ class Tally:
         if result.outcome is Outcome.NEWLY_REJECTED:
             causes = {cause for issue in result.errors for cause in issue.causes}
             self.failed_changes.setdefault(tool, set()).update(causes)
+
+    def _samples_of(self, tool: str) -> dict[str, Sample] | None:
+        """The tool's samples, when it is among the ``MAX_SAMPLED_TOOLS`` first names (sorted)
+        of the tools with accepted calls: memory stays bounded whatever the catalog, and, as
+        for unknown tools, a part keeps every name the whole log keeps, so merges are exact."""
+        samples = self.samples.get(tool)
+        if samples is not None:
+            return samples
+        if self._samples_above is not None and tool > self._samples_above:
+            return None
+        samples = self.samples[tool] = {}
+        if len(self.samples) > MAX_SAMPLED_TOOLS:
+            last = max(self.samples)
+            del self.samples[last]
+            self._samples_above = (
+                last if self._samples_above is None else min(last, self._samples_above)
+            )
+        return self.samples.get(tool)
 
     def _count_unknown(self, name: str, count: int) -> None:
         # A part keeps its first names in sorted order; any name among the first of the whole
@@ -368,9 +391,9 @@ class Tally:
             # Each part keeps its first distinct samples; those of the whole log are among
             # them (a part repeats at most as many earlier ones as there are), so the merged
             # samples are one pass's.
-            mine_samples = self.samples.setdefault(name, {})
+            mine_samples = self._samples_of(name)
             for text, sample in samples.items():
-                if len(mine_samples) < MAX_SAMPLES:
+                if mine_samples is not None and len(mine_samples) < MAX_SAMPLES:
                     mine_samples.setdefault(text, sample)
         for name, changes in later.failed_changes.items():
             self.failed_changes.setdefault(name, set()).update(changes)

@@ -54,7 +54,7 @@ MAX_AUDIT_CANDIDATES: Final = 20_000
 a matter of seconds."""
 MAX_SAMPLES: Final = 20
 """Accepted logged arguments kept per tool to edit from (the first distinct ones in log order)."""
-MAX_SAMPLE_BYTES: Final = 4096
+MAX_SAMPLE_BYTES: Final = 2048
 """Arguments texts longer than this are not kept as samples: counterexamples stay small."""
 MAX_STARTS: Final = 8
 """Logged calls (the smallest) one change's search edits: one that bites mostly bites on the
