@@ -340,6 +340,8 @@ class ToolSummary:
     """Newly rejected calls that the log shows ran."""
     contradictions: int = 0
     """Calls whose strong evidence contradicts the old-runtime model."""
+    constraints: tuple[ConstraintUse, ...] = ()
+    """Every constraint keyword of the new schema, with the calls that reached and failed it."""
 
     @property
     def call_count(self) -> int:
@@ -578,6 +580,9 @@ class Report:
     fail_min_share: float = 0.0
     """A group of a smaller fraction of its tool's logged calls does not fail the run
     (``--fail-min-share``; 0: any group)."""
+    counterexamples: tuple[Counterexample, ...] = ()
+    """For each change no logged call reached, or none failed: an argument that shows it bites,
+    or why none exists. Never counted among the logged calls."""
 
     @property
     def proven_count(self) -> int:
@@ -611,3 +616,46 @@ class Report:
     def unexercised_count(self) -> int:
         """Rewrites whose keyword no logged call reached."""
         return sum(1 for t in self.tools for n in t.reached if n == 0)
+
+
+@dataclass(frozen=True)
+class ConstraintUse:
+    """One constraint keyword of a tool's new schema and what the logs did to it."""
+
+    pointer: str
+    """RFC 6901 pointer of the keyword in the new schema."""
+    keyword: str
+    reached: int
+    """Calls whose evaluation ran the keyword."""
+    failed: int
+    """Calls the new schema rejected with an error at the keyword."""
+
+
+class CounterexampleStatus(str, Enum):
+    """What the search for a counterexample to one change ended with."""
+
+    FOUND = "found"
+    """An argument the old runtime accepts and the new schema rejects because of the change."""
+    HARMLESS = "harmless"
+    """Proved: no argument can be rejected because of the change (``reason`` says why)."""
+    NOT_FOUND = "not_found"
+    """No counterexample among the candidates tried; not a proof."""
+
+
+@dataclass(frozen=True)
+class Counterexample:
+    """An argument that shows a change bites, verified on both sides, or why there is none."""
+
+    tool: str
+    change: Rewrite
+    status: CounterexampleStatus
+    arguments: JSON = None
+    """The argument (FOUND only), as reports may show it when derived from a logged call."""
+    derived_from: str | None = None
+    """The source of the logged call it was edited from; None when generated from the schema."""
+    patch: tuple[JSON, ...] = ()
+    """The JSON Patch (RFC 6902) that turns the logged call into ``arguments``."""
+    reason: str = ""
+    """For HARMLESS and NOT_FOUND: why (never holds logged data)."""
+    candidates: int = 0
+    """Candidate arguments checked with the validators."""

@@ -123,8 +123,14 @@ def test_the_shape_walk_is_used_for_plain_schemas_and_not_below_any_of() -> None
     replay = prepare([ToolSchema("t", plain, Location("x"), "", "mapping")], DEFAULT_RULES)["t"]
     assert replay._coverage is not None and replay._coverage._paths is not None
     assert replay._coverage._paths.visit({"tags": []}) is not None
-    assert replay.evaluate(Call("x:1", "t", {"tags": []}))[1] == frozenset({0})
-    assert replay.evaluate(Call("x:2", "t", {"other": 1}))[1] == frozenset()
+    # Indices after the rewrites' are the constraints' (constraint coverage).
+    assert replay.evaluate(Call("x:1", "t", {"tags": []}))[1] == frozenset({0, 1, 2, 3})
+    assert [s.pointer for s in replay.constraints] == [
+        "/properties/tags/minItems",
+        "/properties/tags/type",
+        "/type",
+    ]
+    assert replay.evaluate(Call("x:2", "t", {"other": 1}))[1] == frozenset({3})
     branchy: JSON = {"any_of": [{"type": "string", "min_length": 2}, {"type": "integer"}]}
     replay = prepare([ToolSchema("t", branchy, Location("x"), "", "mapping")], DEFAULT_RULES)["t"]
     assert replay._coverage is not None and replay._coverage._paths is not None

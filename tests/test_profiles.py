@@ -62,9 +62,11 @@ def test_an_added_keyword_is_covered_when_a_call_reaches_it() -> None:
         ("/additionalProperties", Change.ADD),
     ]
     # The root's additionalProperties runs on every object; the inner one only with opts.
-    assert replay.reached_rewrites(Call("x:1", "lookup", {"city": "Oslo"})) == {1}
+    # (Indices from len(rewrites) on are the new schema's constraints: left out here.)
+    one = replay.reached_rewrites(Call("x:1", "lookup", {"city": "Oslo"}))
+    assert one & {0, 1} == {1}
     both = Call("x:2", "lookup", {"city": "Oslo", "opts": {"units": "metric"}})
-    assert replay.reached_rewrites(both) == {0, 1}
+    assert replay.reached_rewrites(both) & {0, 1} == {0, 1}
 
 
 def test_profiles_leave_data_and_their_input_alone() -> None:

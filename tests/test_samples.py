@@ -141,3 +141,15 @@ def test_committed_reports_are_current(scenario: Scenario) -> None:
         assert path.read_text(encoding="utf-8") == text, (
             f"{path} is stale: run python3 -m tests.regenerate_reports"
         )
+
+
+# The scenarios whose expected.yaml reasons out their counterexamples (the MCP ones so far).
+REASONED = [s for s in SCENARIOS if "counterexamples" in _expected(s)]
+
+
+@pytest.mark.parametrize("scenario", REASONED, ids=[s.name for s in REASONED])
+def test_counterexamples_are_the_reasoned_ones(scenario: Scenario) -> None:
+    expected = _expected(scenario)["counterexamples"]
+    report = _run(scenario, MODES[2])  # the default audit
+    got = {f"{c.tool} {c.change.pointer}": c.status.value for c in report.counterexamples}
+    assert got == {entry["change"]: entry["status"] for entry in expected}

@@ -17,10 +17,14 @@ from auditor.aggregate.groups import DEFAULT_EXAMPLES, GroupCollector
 from auditor.aggregate.loosen import FileSide, eligible, suggest
 from auditor.aggregate.redact import DEFAULT_LIMIT, Sanitizer
 from auditor.models import (
+    JSON,
     BaselineUse,
     Call,
     CallResult,
     Change,
+    ConstraintUse,
+    Counterexample,
+    CounterexampleStatus,
     FailOn,
     Finding,
     Group,
@@ -37,7 +41,21 @@ from auditor.models import (
     ToolSummary,
 )
 from auditor.replay.budget import DEFAULT_CALL_TIMEOUT, CallBudget
-from auditor.replay.tool import MEMO_ENTRIES, Memo, SchemaSummary, ToolReplay, summarize
+from auditor.replay.counterexamples import (
+    MAX_SAMPLE_BYTES,
+    MAX_SAMPLES,
+    Sample,
+    SearchBudget,
+    counterexample,
+)
+from auditor.replay.tool import (
+    MEMO_ENTRIES,
+    Memo,
+    SchemaSummary,
+    ToolReplay,
+    _text_of,
+    summarize,
+)
 from auditor.schema import pointers
 from auditor.schema.diff import NewCatalogs, compare
 from auditor.schema.keywords import draft_of
@@ -137,6 +155,17 @@ class Replays(Mapping[str, ToolReplay]):
         """The normalization of the old catalogs (the new side when there are no new ones)."""
         return self._rules
 
+    def searchable(self, name: str) -> ToolReplay:
+        """The tool's replay, compiled for the counterexample search if no call built it;
+        not kept: a catalog may hold far more tools than the logs call."""
+        built = self._built.get(name)
+        if built is not None:
+            return built
+        tool = self._tools[name]
+        return ToolReplay(
+            tool, self._new_side(tool), self._fast, self._memo, self._budget, self._old_runtime
+        )
+
     def new_tool(self, name: str) -> ToolSchema | None:
         """The tool of this name in the new catalogs, when there are new catalogs."""
         return None if self._new_tools is None else self._new_tools.get(name)
@@ -190,6 +219,12 @@ MAX_UNKNOWN_TOOLS: Final = 1_000
 100,000 distinct names took 737 MB, a 116 MB table and a 113 MB JSON report."""
 MAX_TOOL_NAME: Final = 200
 """Characters of an unknown tool name kept: a longer one is counted under its start."""
+
+MAX_SAMPLED_TOOLS: Final = 1_000
+"""Tools whose accepted calls are kept as samples (the first names in sorted order); the
+others' counterexamples are built from their schemas."""
+MAX_UNCALLED_SEARCHED: Final = 50
+"""Tools no call named whose changes the counterexample search compiles them for."""
 
 DEFAULT_MAX_CALLS: Final = 10_000
 """Enough to list every changed call of a normal audit, bounded for a week of traffic."""
@@ -247,6 +282,15 @@ class Tally:
             settings.examples, by_caller=settings.group_by is GroupBy.CALLER
         )
         self._replays: Mapping[str, ToolReplay] | None = replays
+        self.samples: dict[str, dict[str, Sample]] = {}
+        """Per tool, the first ``MAX_SAMPLES`` distinct small accepted arguments in log order,
+        by their text: what counterexamples are edited from."""
+        self._samples_above: str | None = None
+        """Tools named above this one keep no samples (see ``_samples_of``)."""
+        self.failed_changes: dict[str, set[Rewrite]] = {}
+        """Per tool, the changes that caused an error of a newly rejected call."""
+        self.failed: dict[str, dict[str, int]] = {}
+        """Per tool, calls the new schema rejected at each keyword pointer."""
 
     def __getstate__(self) -> dict[str, object]:
         # A part tally comes back from its worker by pickle: without the compiled tools.
@@ -271,6 +315,7 @@ class Tally:
                 tool_reached = self.reached.setdefault(call.tool, {})
                 for index in reached:
                     tool_reached[index] = tool_reached.get(index, 0) + 1
+            self._note_use(call.tool, result)
         else:
             self.nameless += 1
         if result.outcome is Outcome.ACCEPTED:
@@ -284,6 +329,41 @@ class Tally:
             self.kept.append(shown)
         else:
             self.omitted += 1
+
+    def _note_use(self, tool: str, result: CallResult) -> None:
+        """Keep the call as a sample, or count the keywords and changes it failed."""
+        if result.outcome is Outcome.ACCEPTED:
+            samples = self._samples_of(tool)
+            if samples is not None and len(samples) < MAX_SAMPLES:
+                text = result.call.text or _text_of(result.call.arguments)
+                if text is not None and len(text) <= MAX_SAMPLE_BYTES and text not in samples:
+                    samples[text] = (result.call.source, result.call.arguments)
+            return
+        if result.errors:
+            failed = self.failed.setdefault(tool, {})
+            for pointer in {issue.schema_pointer for issue in result.errors}:
+                failed[pointer] = failed.get(pointer, 0) + 1
+        if result.outcome is Outcome.NEWLY_REJECTED:
+            causes = {cause for issue in result.errors for cause in issue.causes}
+            self.failed_changes.setdefault(tool, set()).update(causes)
+
+    def _samples_of(self, tool: str) -> dict[str, Sample] | None:
+        """The tool's samples, when it is among the ``MAX_SAMPLED_TOOLS`` first names (sorted)
+        of the tools with accepted calls: memory stays bounded whatever the catalog, and, as
+        for unknown tools, a part keeps every name the whole log keeps, so merges are exact."""
+        samples = self.samples.get(tool)
+        if samples is not None:
+            return samples
+        if self._samples_above is not None and tool > self._samples_above:
+            return None
+        samples = self.samples[tool] = {}
+        if len(self.samples) > MAX_SAMPLED_TOOLS:
+            last = max(self.samples)
+            del self.samples[last]
+            self._samples_above = (
+                last if self._samples_above is None else min(last, self._samples_above)
+            )
+        return self.samples.get(tool)
 
     def _count_unknown(self, name: str, count: int) -> None:
         # A part keeps its first names in sorted order; any name among the first of the whole
@@ -330,6 +410,20 @@ class Tally:
         self.kept.extend(later.kept[: max(room, 0)])
         self.omitted += later.omitted + len(later.kept) - min(max(room, 0), len(later.kept))
         self.collector.merge(later.collector)
+        for name, samples in later.samples.items():
+            # Each part keeps its first distinct samples; those of the whole log are among
+            # them (a part repeats at most as many earlier ones as there are), so the merged
+            # samples are one pass's.
+            mine_samples = self._samples_of(name)
+            for text, sample in samples.items():
+                if mine_samples is not None and len(mine_samples) < MAX_SAMPLES:
+                    mine_samples.setdefault(text, sample)
+        for name, changes in later.failed_changes.items():
+            self.failed_changes.setdefault(name, set()).update(changes)
+        for name, failed in later.failed.items():
+            mine_failed = self.failed.setdefault(name, {})
+            for pointer, count in failed.items():
+                mine_failed[pointer] = mine_failed.get(pointer, 0) + count
 
 
 def _short_name(name: str) -> str:
@@ -359,6 +453,7 @@ def build_report(
     """The Report of a complete tally."""
     tally.trim_unknown()
     summaries = tuple(_summary(name, replays, tally) for name in sorted(replays))
+    sanitizer = Sanitizer(settings.redact, settings.value_limit)
     accepted = settings.baseline.fingerprints if settings.baseline else frozenset()
     groups = tally.collector.groups({t.name: t.call_count for t in summaries}, accepted)
     groups = tuple(_with_patch(g, replays, tally.collector, settings.redact) for g in groups)
@@ -387,6 +482,9 @@ def build_report(
         group_by=settings.group_by,
         fail_min_calls=settings.fail_min_calls,
         fail_min_share=settings.fail_min_share,
+        counterexamples=tuple(
+            _shown(c, sanitizer) for c in _counterexamples(replays, tally, summaries)
+        ),
     )
 
 
@@ -441,7 +539,89 @@ def _summary(name: str, replays: Replays, tally: Tally) -> ToolSummary:
         lenient_readings=schemas.readings,
         proven=tally.proven.get(name, 0),
         contradictions=tally.contradictions.get(name, 0),
+        constraints=_constraints(name, replays, tally, len(normalized.rewrites)),
     )
+
+
+def _constraints(
+    name: str, replays: Replays, tally: Tally, first: int
+) -> tuple[ConstraintUse, ...]:
+    """Every constraint keyword of a called tool's new schema, with the calls that reached
+    and failed it; none for a tool no call named (all of its constraints are unreached)."""
+    if name not in tally.counts:
+        return ()
+    replay = replays[name]
+    reached = tally.reached.get(name, {})
+    failed = tally.failed.get(name, {})
+    return tuple(
+        ConstraintUse(
+            site.pointer, site.keyword, reached.get(first + i, 0), failed.get(site.pointer, 0)
+        )
+        for i, site in enumerate(replay.constraints)
+    )
+
+
+def _counterexamples(
+    replays: Replays, tally: Tally, summaries: Sequence[ToolSummary]
+) -> Iterator[Counterexample]:
+    """A counterexample (or why none) for each change no call reached or none failed."""
+    budget = SearchBudget()
+    uncalled = 0
+    for summary in summaries:
+        failed = tally.failed_changes.get(summary.name, set())
+        untested = [
+            index
+            for index, (rewrite, reached) in enumerate(
+                zip(summary.rewrites, summary.reached, strict=True)
+            )
+            if not reached or rewrite not in failed
+        ]
+        if not untested:
+            continue
+        if summary.name not in tally.counts:
+            uncalled += 1
+            if uncalled > MAX_UNCALLED_SEARCHED:
+                # Compiling every tool of a huge catalog is what the lazy replays avoid.
+                for index in untested:
+                    yield Counterexample(
+                        summary.name,
+                        summary.rewrites[index],
+                        CounterexampleStatus.NOT_FOUND,
+                        reason=f"not searched: no call named the tool, and only the first "
+                        f"{MAX_UNCALLED_SEARCHED} such tools are searched",
+                    )
+                continue
+        replay = replays.searchable(summary.name)
+        samples = list(tally.samples.get(summary.name, {}).values())
+        for index in untested:
+            yield counterexample(replay, index, samples, budget)
+
+
+def _shown(found: Counterexample, sanitizer: Sanitizer) -> Counterexample:
+    """A counterexample edited from a logged call holds logged data: sanitized like any
+    (its patch's values too, and the keys in its paths). One generated from the schema holds
+    none: only its long strings are cut, so that reports stay small."""
+    if found.derived_from is None:
+        if found.arguments is None:
+            return found
+        return replace(found, arguments=replace(sanitizer, redact=False).value(found.arguments))
+    return replace(
+        found,
+        arguments=sanitizer.value(found.arguments),
+        patch=tuple(_shown_operation(operation, sanitizer) for operation in found.patch),
+    )
+
+
+def _shown_operation(operation: JSON, sanitizer: Sanitizer) -> JSON:
+    if not isinstance(operation, dict):
+        return operation
+    shown = dict(operation)
+    path = operation.get("path")
+    if isinstance(path, str):
+        shown["path"] = pointers.from_segments(sanitizer.key(s) for s in pointers.split(path))
+    if "value" in operation:
+        shown["value"] = sanitizer.value(operation["value"])
+    return shown
 
 
 def _location(tool: ToolSchema, rewrite: Rewrite, new: ToolSchema | None) -> Location | None:

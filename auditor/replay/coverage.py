@@ -39,9 +39,20 @@ class CoverageTracker:
     """Evaluates calls with a validator that notes which rewritten keywords it ran."""
 
     def __init__(
-        self, validator_class: Any, schema: JSON, rewrites: Sequence[Rewrite], registry: Registry
+        self,
+        validator_class: Any,
+        schema: JSON,
+        rewrites: Sequence[Rewrite],
+        registry: Registry,
+        extra: Sequence[tuple[str, str]] = (),
     ) -> None:
+        """``extra``: more keywords to track, as (pointer of their schema object, keyword);
+        they get the indices after the rewrites' (constraint coverage)."""
         self._targets: dict[_Site, list[int]] = {}
+        for offset, (holder, name) in enumerate(extra):
+            _, held = pointers.resolve(schema, holder)
+            if isinstance(held, dict):
+                self._targets.setdefault((id(held), name), []).append(len(rewrites) + offset)
         for index, rewrite in enumerate(rewrites):
             position = keyword_position(rewrite)
             _, node = pointers.resolve(schema, pointers.parent(position))
@@ -72,6 +83,7 @@ class CoverageTracker:
             else None
         )
         self._paths = _Paths.build(schema, set(self._targets), validator_class)
+        self._by_node: dict[int, tuple[int, ...]] = {}
 
     def reached(self, instance: JSON, by_shape: bool = True) -> frozenset[int]:
         """Indices of the rewrites whose keyword evaluating ``instance`` ran.
@@ -81,9 +93,12 @@ class CoverageTracker:
         if self._validator is None:
             return frozenset()
         if self._paths is not None and by_shape:
-            visited = self._paths.visit(instance)
-            if visited is not None:
-                return frozenset(i for site in visited for i in self._targets.get(site, ()))
+            nodes = self._paths.walk(instance)
+            if nodes is not None:
+                found: set[int] = set()
+                for node in nodes.values():
+                    found.update(self._node_targets(node))
+                return frozenset(found)
         self._visited = set()
         try:
             for _ in self._validator.iter_errors(instance):
@@ -91,6 +106,16 @@ class CoverageTracker:
         except Exception:
             pass
         return frozenset(i for site in self._visited for i in self._targets.get(site, ()))
+
+    def _node_targets(self, node: dict[str, JSON]) -> tuple[int, ...]:
+        """The indices whose keyword evaluating ``node`` runs (remembered per node)."""
+        known = self._by_node.get(id(node))
+        if known is None:
+            assert self._paths is not None
+            known = self._by_node[id(node)] = tuple(
+                i for site in self._paths.sites(node) for i in self._targets.get(site, ())
+            )
+        return known
 
     def _track(self, keyword: str, function: Callable[..., Any]) -> Callable[..., Any]:
         def tracked(validator: Any, value: Any, instance: Any, schema: Any) -> Any:
@@ -135,6 +160,7 @@ class _Paths:
         )
         self._tuple_items = "prefixItems" not in self._functions
         self._blocked = blocked
+        self._targets: dict[str, JSON] = {}
         self._leads = leads
         """Schema objects from which a rewritten keyword (or a blocked one) can be reached:
         the walk need not enter any other."""
@@ -159,7 +185,20 @@ class _Paths:
     def visit(self, instance: JSON) -> set[_Site] | None:
         """The pairs evaluating ``instance`` runs where rewritten keywords can be; None when
         it passes a blocked applicator."""
-        visited: set[_Site] = set()
+        nodes = self.walk(instance)
+        if nodes is None:
+            return None
+        return {site for node in nodes.values() for site in self.sites(node)}
+
+    def sites(self, node: dict[str, JSON]) -> list[_Site]:
+        """The pairs evaluating the schema object ``node`` runs (whatever the value)."""
+        keywords = ("$ref",) if self._legacy_ref and "$ref" in node else tuple(node)
+        return [(id(node), keyword) for keyword in keywords if keyword in self._functions]
+
+    def walk(self, instance: JSON) -> dict[int, dict[str, JSON]] | None:
+        """The schema objects evaluating ``instance`` runs, by id, where tracked keywords can
+        be; None when it passes a blocked applicator."""
+        visited: dict[int, dict[str, JSON]] = {}
         if id(self._root) not in self._leads:
             return visited
         stack: list[tuple[JSON, JSON, int]] = [(self._root, instance, 0)]
@@ -174,9 +213,7 @@ class _Paths:
             if depth > _MAX_DEPTH or id(node) in self._blocked or node is _UNRESOLVED:
                 return None
             keywords = ("$ref",) if self._legacy_ref and "$ref" in node else tuple(node)
-            for keyword in keywords:
-                if keyword in self._functions:
-                    visited.add((id(node), keyword))
+            visited[id(node)] = node
             for child, part in self._children(node, keywords, value):
                 if id(child) in self._leads or child is _UNRESOLVED:
                     stack.append((child, part, depth + 1))
@@ -189,7 +226,10 @@ class _Paths:
         if "allOf" in keywords and isinstance(node["allOf"], list):
             found += [(sub, value) for sub in node["allOf"]]
         if "$ref" in keywords and isinstance(node["$ref"], str):
-            target = _local(self._root, node["$ref"])
+            ref = node["$ref"]
+            if ref not in self._targets:  # resolved once: walks repeat the same references
+                self._targets[ref] = _local(self._root, ref)
+            target = self._targets[ref]
             if target is None:
                 found.append((_UNRESOLVED, value))
             else:

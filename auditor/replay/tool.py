@@ -38,6 +38,7 @@ from auditor.models import (
 )
 from auditor.replay.budget import CallBudget, CallTimeout, UnusablePattern, budgeted
 from auditor.replay.causes import Accepts, CauseFinder
+from auditor.replay.constraints import Site, constraint_sites
 from auditor.replay.coverage import CoverageTracker
 from auditor.replay.engine import FastCheck, meta_valid
 from auditor.replay.observed import observe
@@ -55,6 +56,8 @@ MEMO_ENTRIES: Final = 200_000
 MEMO_BYTES: Final = 64 << 20
 """Memory the remembered entries may take (their keys and what they hold), whatever their
 number: 300 distinct 2 MB arguments took 600 MB when only entries were counted."""
+MAX_SHARED_REACHED: Final = 10_000
+"""Distinct sets of reached keywords per tool that remembered entries share."""
 MEMO_MAX_ARGUMENT: Final = 256 << 10
 """Arguments texts longer than this are replayed each time, never remembered."""
 
@@ -195,14 +198,24 @@ class ToolReplay:
             else FastCheck(old_schema if fast and self.old.validator else None)
         )
         self._memo = memo if memo is not None else Memo(MEMO_ENTRIES)
+        self._shared: dict[frozenset[int], frozenset[int]] = {}
         self._removal = next((i for i, r in enumerate(normalized.rewrites) if r.removes_tool), None)
-        self._coverage = (
-            CoverageTracker(
-                type(self.new.validator), normalized.schema, normalized.rewrites, _LOCAL_ONLY
+        self.constraints: tuple[Site, ...] = ()
+        """The new schema's constraint keywords; coverage indices after the rewrites'."""
+        self._coverage: CoverageTracker | None = None
+        if self.new.validator is not None:
+            cls: Any = type(self.new.validator)
+            self.constraints = constraint_sites(
+                normalized.schema, normalized.draft, frozenset(cls.VALIDATORS)
             )
-            if self.new.validator is not None and normalized.rewrites
-            else None
-        )
+            if normalized.rewrites or self.constraints:
+                self._coverage = CoverageTracker(
+                    cls,
+                    normalized.schema,
+                    normalized.rewrites,
+                    _LOCAL_ONLY,
+                    [(site.holder, site.keyword) for site in self.constraints],
+                )
 
     @property
     def old_problem(self) -> str | None:
@@ -241,14 +254,22 @@ class ToolReplay:
         if known is None:
             old, new = self.verdicts(call.arguments)
             reached = self.reached_rewrites(call)
+            # Calls of one shape reach the same keywords: remembered entries share one set,
+            # and a set no other entry shares is weighed with its entry.
+            alone = 0
+            if len(self._shared) < MAX_SHARED_REACHED:
+                reached = self._shared.setdefault(reached, reached)
+            elif reached not in self._shared:
+                alone = sys.getsizeof(reached)
             if key is not None:
-                self._memo.put(key, (old, new, reached))
+                self._memo.put(key, (old, new, reached), alone)
         else:
             old, new, reached = known
         return decide(call, old, new), reached
 
     def reached_rewrites(self, call: Call) -> frozenset[int]:
-        """Indices of this tool's rewrites whose keyword evaluating the call reached.
+        """Indices of this tool's rewrites whose keyword evaluating the call reached, then of
+        its constraints (``constraints``), counted from ``len(normalized.rewrites)``.
 
         A separate step from ``replay`` (a second evaluation): see ``auditor.replay.coverage``.
         """
@@ -263,6 +284,15 @@ class ToolReplay:
     def replay(self, call: Call) -> CallResult:
         """The outcome of a parsed call of this tool (see DESIGN.md for the order)."""
         return decide(call, *self.verdicts(call.arguments))
+
+    def surely_accepted(self, arguments: JSON) -> bool:
+        """Whether the fast engine alone says the new schema accepts ``arguments``: a cheap
+        first look for the counterexample search (False says nothing)."""
+        self._budget.start()
+        try:
+            return self.new.validator is not None and self._fast_new.accepts(arguments)
+        except Exception:  # the reference decides whatever raised here
+            return False
 
     def verdicts(self, arguments: JSON) -> tuple[Verdict | None, Verdict]:
         """The old runtime's verdict (None when the new schema cannot be used, which decides
@@ -400,10 +430,11 @@ class Memo:
         found = self._entries.get(key)
         return None if found is None else found[0]
 
-    def put(self, key: tuple[str, str], value: Remembered) -> None:
+    def put(self, key: tuple[str, str], value: Remembered, more: int = 0) -> None:
+        """Remember ``value``; ``more``: bytes it holds beside what ``_weight`` counts."""
         if len(key[1]) > self._max_argument or key in self._entries:
             return
-        weight = _weight(key, value)
+        weight = _weight(key, value) + more
         if weight > self._max_bytes:
             return
         while self._entries and (

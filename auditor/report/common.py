@@ -9,6 +9,7 @@ from typing import Final
 from auditor.aggregate.gate import below_threshold, below_threshold_groups, failing_groups
 from auditor.models import (
     JSON,
+    CounterexampleStatus,
     Group,
     LenientReading,
     Location,
@@ -289,6 +290,42 @@ def coverage_line(report: Report) -> str:
         f"{never} of {plural(total, word)} were never exercised by the log: no logged call "
         f"reached the {'changed' if word == 'change' else 'rewritten'} keyword, so the log says "
         "nothing about what they will reject."
+    )
+
+
+def constraint_line(report: Report) -> str:
+    """``12 of 40 constraint keywords ... no logged call reached``: the logs' blind spots."""
+    uses = [c for t in report.tools for c in t.constraints]
+    if not uses:
+        return "No called tool has a constraint keyword in its new schema."
+    blind = sum(1 for c in uses if not c.reached)
+    failed = sum(1 for c in uses if c.failed)
+    return (
+        f"Constraint coverage: {blind} of {plural(len(uses), 'constraint keyword')} of the "
+        f"called tools' new schemas were reached by no logged call (blind spots); "
+        f"{failed} rejected at least one call."
+    )
+
+
+def blind_spots(tool: ToolSummary) -> list[str]:
+    """Pointers of the tool's constraint keywords no logged call reached."""
+    return [c.pointer for c in tool.constraints if not c.reached]
+
+
+def counterexample_line(report: Report) -> str | None:
+    """How the changes the logs never tested fared: shown to bite, harmless, or unknown."""
+    found = report.counterexamples
+    if not found:
+        return None
+    counts = {status: 0 for status in CounterexampleStatus}
+    for c in found:
+        counts[c.status] += 1
+    return (
+        f"Changes the logs never tested (no call reached them, or none failed them): "
+        f"{plural(len(found), 'change')}; {counts[CounterexampleStatus.FOUND]} shown to bite "
+        f"by a counterexample, {counts[CounterexampleStatus.HARMLESS]} harmless, "
+        f"{counts[CounterexampleStatus.NOT_FOUND]} without a counterexample within the search "
+        "bound. Counterexamples are not logged calls and are counted nowhere else."
     )
 
 

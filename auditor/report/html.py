@@ -9,15 +9,25 @@ from __future__ import annotations
 from typing import Final
 
 from auditor.aggregate.gate import below_threshold
-from auditor.models import Group, Outcome, Report, ToolSummary
+from auditor.models import (
+    Counterexample,
+    CounterexampleStatus,
+    Group,
+    Outcome,
+    Report,
+    ToolSummary,
+)
 from auditor.report.common import (
     OUTCOME_LABELS,
     SUMMARY_OUTCOMES,
     baseline_line,
+    blind_spots,
     caller_suffix,
     callers_text,
     cause_text,
     compact,
+    constraint_line,
+    counterexample_line,
     coverage_line,
     gate_line,
     groups_of,
@@ -85,6 +95,8 @@ def render(report: Report) -> str:
             body.append(f"<h2>{html_text(title)}</h2>")
             body += [_group(g, below_threshold(report, g)) for g in groups]
     body += ["<h2>Coverage</h2>", f"<p>{html_from_markdown(coverage_line(report))}</p>"]
+    body += _constraints(report)
+    body += _counterexamples(report)
     schemas = ", ".join(html_text(p) for p in report.schema_inputs)
     logs = ", ".join(html_text(s.path) for s in report.log_inputs)
     stamp = f" Generated {html_text(report.generated_at)}." if report.generated_at else ""
@@ -97,6 +109,56 @@ def render(report: Report) -> str:
         f"<title>auditor report</title><style>{_STYLE}</style></head>\n<body>\n"
         + "\n".join(body)
         + "\n</body></html>\n"
+    )
+
+
+def _constraints(report: Report) -> list[str]:
+    out = [f"<p>{html_text(constraint_line(report))}</p>"]
+    items = "".join(
+        f"<li><code>{html_text(t.name)}</code>: "
+        + ", ".join(f"<code>{html_text(p)}</code>" for p in spots)
+        + "</li>"
+        for t in report.tools
+        if (spots := blind_spots(t))
+    )
+    if items:
+        out.append(
+            "<details><summary>Constraints no logged call reached (blind spots)</summary>"
+            f"<ul>{items}</ul></details>"
+        )
+    return out
+
+
+def _counterexamples(report: Report) -> list[str]:
+    line = counterexample_line(report)
+    if line is None:
+        return []
+    return [
+        "<h2>Counterexamples: what the logs never tried</h2>",
+        f"<p>{html_text(line)}</p>",
+        *(_counterexample(c) for c in report.counterexamples),
+    ]
+
+
+def _counterexample(found: Counterexample) -> str:
+    change = f"<code>{html_text(found.tool)}</code> {html_text(found.change.describe())}"
+    if found.status is CounterexampleStatus.HARMLESS:
+        return f"<p>{change}: <strong>harmless</strong>: {html_text(found.reason)}</p>"
+    if found.status is CounterexampleStatus.NOT_FOUND:
+        return (
+            f"<p>{change}: <strong>no counterexample found</strong>: {html_text(found.reason)}</p>"
+        )
+    if found.derived_from is None:
+        origin = "generated from the schema"
+    else:
+        origin = (
+            f"<code>{html_text(found.derived_from)}</code> edited by the JSON Patch "
+            f"<code>{html_text(compact(list(found.patch)))}</code>"
+        )
+    return (
+        f"<details><summary>{change}: bites</summary><p>The old runtime accepts and the new "
+        f"schema rejects ({origin}):</p><pre>{html_text(compact(found.arguments))}</pre>"
+        "</details>"
     )
 
 

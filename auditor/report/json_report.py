@@ -14,6 +14,7 @@ from auditor.aggregate.gate import below_threshold, failing_groups
 from auditor.models import (
     BaselineUse,
     CallResult,
+    Counterexample,
     Finding,
     Group,
     Outcome,
@@ -78,6 +79,21 @@ def as_dict(report: Report) -> dict[str, Any]:
         "groups": [_group(group, below_threshold(report, group)) for group in report.groups],
         "calls": [_call(result) for result in report.calls],
         "calls_omitted": report.calls_omitted,
+        "counterexamples": [_counterexample(c) for c in report.counterexamples],
+    }
+
+
+def _counterexample(found: Counterexample) -> dict[str, Any]:
+    return {
+        "tool": found.tool,
+        "change": found.change.pointer,
+        "rewrite": rewrite_dict(found.change),
+        "status": found.status.value,
+        "arguments": found.arguments,
+        "derived_from": found.derived_from,
+        "patch": list(found.patch),
+        "reason": found.reason,
+        "candidates": found.candidates,
     }
 
 
@@ -180,6 +196,10 @@ def _tool(tool: ToolSummary) -> dict[str, Any]:
         "outcomes": {"calls": sum(tool.counts.values()), **_counts(tool.counts)},
         "proven_regressions": tool.proven,
         "contradictions": tool.contradictions,
+        "constraints": [
+            {"pointer": c.pointer, "keyword": c.keyword, "reached": c.reached, "failed": c.failed}
+            for c in tool.constraints
+        ],
     }
 
 

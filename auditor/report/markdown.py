@@ -14,13 +14,27 @@ from typing import Final
 from tabulate import tabulate
 
 from auditor.aggregate.gate import below_threshold
-from auditor.models import Change, Group, LogStats, Outcome, Report, Rewrite, Rule, SchemaPatch
+from auditor.models import (
+    Change,
+    Counterexample,
+    CounterexampleStatus,
+    Group,
+    LogStats,
+    Outcome,
+    Report,
+    Rewrite,
+    Rule,
+    SchemaPatch,
+)
 from auditor.report.common import (
     baseline_line,
+    blind_spots,
     caller_suffix,
     callers_text,
     cause_text,
     compact,
+    constraint_line,
+    counterexample_line,
     coverage_line,
     gate_line,
     groups_of,
@@ -93,6 +107,8 @@ def render(report: Report, limit: int = MAX_CHARS) -> str:
     )
     body += _other_changes(report, budget)
     body += _coverage(report, budget)
+    body += _constraints(report, budget)
+    body += _counterexamples(report, budget)
     body += _unparseable(report, budget)
     body += _rewrites(report, budget)
     body += [_inputs(report)]
@@ -275,6 +291,72 @@ def _coverage(report: Report, budget: _Budget) -> list[str]:
         ],
         "coverage list",
     )
+
+
+def _constraints(report: Report, budget: _Budget) -> list[str]:
+    out = budget.take([constraint_line(report), ""], "section")
+    items = [
+        f"- {md_code(t.name)}: {', '.join(md_code(p) for p in spots)}"
+        for t in report.tools
+        if (spots := blind_spots(t))
+    ]
+    if not items:
+        return out
+    return out + budget.take(
+        [
+            "<details><summary>Constraints no logged call reached (blind spots)</summary>",
+            "",
+            *items,
+            "",
+            "</details>",
+            "",
+        ],
+        "blind spot list",
+    )
+
+
+def _counterexamples(report: Report, budget: _Budget) -> list[str]:
+    line = counterexample_line(report)
+    if line is None:
+        return []
+    opening = [
+        "## Counterexamples: what the logs never tried",
+        "",
+        line,
+        "",
+        "<details><summary>Each change, with its counterexample or why there is none</summary>",
+        "",
+    ]
+    closing = ["</details>", ""]
+    if not budget.take([*opening, *closing], "section"):  # paid first: always closed
+        return []
+    items: list[str] = []
+    for found in report.counterexamples:
+        items += budget.take(_counterexample(found), "counterexample")
+    return [*opening, *items, *closing]
+
+
+def _counterexample(found: Counterexample) -> list[str]:
+    change = f"{md_code(found.tool)} {change_markdown(found.change, md_code)}"
+    if found.status is CounterexampleStatus.HARMLESS:
+        return [f"- {change}: **harmless**: {md_text(found.reason)}", ""]
+    if found.status is CounterexampleStatus.NOT_FOUND:
+        return [f"- {change}: **no counterexample found**: {md_text(found.reason)}", ""]
+    arguments = visible(compact(found.arguments))
+    fence = md_fence(arguments)
+    if found.derived_from is None:
+        origin = "generated from the schema"
+    else:
+        edit = visible(compact(list(found.patch)))
+        origin = f"{md_code(found.derived_from)} edited by the JSON Patch {md_code(edit)}"
+    return [
+        f"- {change}: **bites**: the old runtime accepts and the new schema rejects ({origin}):",
+        "",
+        fence + "json",
+        arguments,
+        fence,
+        "",
+    ]
 
 
 def _unparseable(report: Report, budget: _Budget) -> list[str]:

@@ -17,6 +17,7 @@ from typing import Any, Final
 from auditor.models import (
     Change,
     ChangeKind,
+    CounterexampleStatus,
     Evidence,
     FailOn,
     GroupBy,
@@ -40,6 +41,7 @@ ENUMS: Final[dict[str, type[Enum]]] = {
     "/$defs/group/properties/hint/properties/kind": HintKind,
     "/$defs/evidence": Evidence,
     "/$defs/patch_operation/properties/op": PatchOp,
+    "/$defs/counterexample/properties/status": CounterexampleStatus,
 }
 """Where each enum of the report schema stands (a JSON pointer), and the code's enum."""
 

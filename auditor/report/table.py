@@ -13,6 +13,8 @@ from auditor.report.common import (
     baseline_line,
     callers_text,
     cause_text,
+    constraint_line,
+    counterexample_line,
     coverage_line,
     gate_line,
     group_title,
@@ -64,6 +66,9 @@ def render(report: Report) -> str:
     else:
         lines.append("No call would be newly rejected.")
     lines.append(coverage_line(report))
+    lines.append(constraint_line(report))
+    if line := counterexample_line(report):
+        lines.append(line)
     if line := baseline_line(report):
         lines.append(plain(line))
     if line := gate_line(report):

@@ -1,0 +1,650 @@
+"""Counterexamples: for a change the logs never tested, an argument that shows it bites.
+
+For each change no logged call reached (or that no call failed), the search looks for an
+argument the old runtime accepts and the new schema rejects *because of that change* (one of
+the new errors names it among its causes), checked with the tool's own validators on both
+sides (``ToolReplay.verdicts``: the old side as the old runtime reads it).
+
+The search is targeted and deterministic, never random:
+
+1. Proofs first. A change is *harmless* when no argument can be rejected because of it: its
+   keyword is an annotation the validator asserts nothing for, its value constrains nothing
+   (``minLength: 0``, ``required: []``, ``additionalProperties: true``...), it removes an
+   assertion, or the old runtime could not use the old schema at all.
+2. Edits of real calls. Starting from accepted logged calls of the tool (smallest first),
+   one JSON Patch operation at the instance places the changed keyword applies to, with
+   values chosen by the keyword (``[]`` against ``minItems: 1``, a longer string against
+   ``maxLength``, an unknown key against ``additionalProperties: false``, a required key
+   removed, a value of another type...). One edit is the fewest there can be.
+3. Edits of generated arguments. The same edits, from a small argument built from the new
+   schema (its required properties with minimal values) and from ``{}``.
+
+Every candidate costs one replay, under the per-call time budget; a change gets at most
+``MAX_CANDIDATES`` of them and a whole audit ``MAX_AUDIT_CANDIDATES``. A change without a
+counterexample within the bound is reported as such, never as harmless.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+import orjson
+
+from auditor.models import (
+    JSON,
+    Change,
+    Counterexample,
+    CounterexampleStatus,
+    OldRuntime,
+    Rewrite,
+)
+from auditor.replay.causes import keyword_position
+from auditor.replay.constraints import ASSERTIONS
+from auditor.replay.tool import ToolReplay
+from auditor.schema import pointers
+
+MAX_CANDIDATES: Final = 200
+"""Candidate arguments replayed per change before the search gives up."""
+MAX_AUDIT_CANDIDATES: Final = 20_000
+"""Candidate arguments replayed per audit: a catalog of thousands of unreached changes stays
+a matter of seconds."""
+MAX_SAMPLES: Final = 20
+"""Accepted logged arguments kept per tool to edit from (the first distinct ones in log order)."""
+MAX_SAMPLE_BYTES: Final = 2048
+"""Arguments texts longer than this are not kept as samples: counterexamples stay small."""
+MAX_STARTS: Final = 8
+"""Logged calls (the smallest) one change's search edits: one that bites mostly bites on the
+first; the others repeat the same edits."""
+MAX_LOCATIONS: Final = 40
+"""Places in one argument an edit is tried at, when the changed keyword's place is unknown."""
+_MAX_BOUND: Final = 10_000
+"""Length and count bounds beyond this are not met by building a value that large."""
+
+_ANNOTATIONS: Final = frozenset(
+    {
+        "title",
+        "description",
+        "default",
+        "examples",
+        "$comment",
+        "readOnly",
+        "writeOnly",
+        "deprecated",
+        "contentMediaType",
+        "contentEncoding",
+        "contentSchema",
+    }
+)
+_VACUOUS: Final[dict[str, tuple[JSON, ...]]] = {
+    "minLength": (0,),
+    "minItems": (0,),
+    "minProperties": (0,),
+    "minContains": (0,),
+    "required": ([],),
+    "uniqueItems": (False,),
+    "additionalProperties": (True, {}),
+    "unevaluatedProperties": (True, {}),
+    "unevaluatedItems": (True, {}),
+    "additionalItems": (True, {}),
+    "items": (True, {}),
+    "propertyNames": (True, {}),
+    "allOf": ([{}], [True]),
+    "dependentRequired": ({},),
+}
+"""Values with which a keyword constrains nothing."""
+_LOOSENING: Final = ASSERTIONS | {"if", "then", "else", "format", "minContains", "maxContains"}
+"""Keywords whose removal can only accept more (their siblings keep their meaning)."""
+_POOL: Final[tuple[JSON, ...]] = (None, False, 0, -1, 0.5, "", "a", [], {}, [None], {"": None})
+"""Small values of every JSON type, tried where a keyword asks for no particular value."""
+_STRINGS: Final[tuple[str, ...]] = ("", "a", "0", "A", " ", "-", "_", "a b", "\n", "ü", "aaaaaaaa")
+_EXTRA_KEYS: Final[tuple[str, ...]] = ("unexpected", "x", "")
+
+Sample = tuple[str, JSON]
+"""(source of the logged call, its arguments) of an accepted call."""
+Patch = tuple[dict[str, JSON], ...]
+
+
+@dataclass
+class SearchBudget:
+    """Candidates the rest of an audit's searches may still replay."""
+
+    left: int = MAX_AUDIT_CANDIDATES
+
+
+def counterexample(
+    replay: ToolReplay, index: int, samples: Sequence[Sample], budget: SearchBudget
+) -> Counterexample:
+    """The counterexample to rewrite ``index`` of ``replay``'s tool, or why there is none."""
+    rewrite = replay.normalized.rewrites[index]
+    name = replay.tool.name
+    if replay.new.validator is None:  # every call is a schema error after: nothing is harmless
+        return _not_found(name, rewrite, "the new schema cannot be used for any call", 0)
+    reason = harmless(replay, rewrite)
+    if reason is not None:
+        return Counterexample(name, rewrite, CounterexampleStatus.HARMLESS, reason=reason)
+    if budget.left <= 0:
+        spent = f"not searched: the audit's {MAX_AUDIT_CANDIDATES:,} candidates were spent"
+        return _not_found(name, rewrite, spent, 0)
+    tried = unusable = 0
+    seen: set[bytes] = set()
+    for source, start, patch in _candidates(replay, rewrite, samples):
+        arguments = apply_patch(start, patch)
+        try:
+            key = orjson.dumps(arguments)
+        except (TypeError, orjson.JSONEncodeError):
+            continue
+        if key in seen:
+            continue
+        seen.add(key)
+        if tried >= MAX_CANDIDATES or budget.left <= 0:
+            break
+        tried += 1
+        budget.left -= 1
+        verdict = _check(replay, rewrite, arguments)
+        unusable += verdict is None
+        if verdict:
+            return Counterexample(
+                name,
+                rewrite,
+                CounterexampleStatus.FOUND,
+                arguments=arguments,
+                derived_from=source,
+                patch=patch if source is not None else (),
+                candidates=tried,
+            )
+    reason = f"no counterexample among {tried} candidate arguments (not a proof)"
+    if not tried:
+        reason = "no candidate argument reaches the changed keyword's place (not a proof)"
+    if unusable:
+        reason += f"; the new schema could not evaluate {unusable} of them (a schema error)"
+    return _not_found(name, rewrite, reason, tried)
+
+
+def _not_found(tool: str, rewrite: Rewrite, reason: str, tried: int) -> Counterexample:
+    return Counterexample(
+        tool, rewrite, CounterexampleStatus.NOT_FOUND, reason=reason, candidates=tried
+    )
+
+
+def bites(replay: ToolReplay, rewrite: Rewrite, arguments: JSON) -> bool:
+    """Whether the old runtime accepts ``arguments`` and the new schema rejects them with an
+    error the change causes: the check every counterexample passes before it is shown."""
+    return _check(replay, rewrite, arguments) is True
+
+
+def _check(replay: ToolReplay, rewrite: Rewrite, arguments: JSON) -> bool | None:
+    """``bites``, or None when the new schema could not be used for ``arguments``."""
+    if replay.surely_accepted(arguments):
+        return False
+    old, new = replay.verdicts(arguments)
+    if old is None or not new.usable:
+        return None
+    if not old.accepts or new.accepts:
+        return False
+    return rewrite.removes_tool or any(rewrite in issue.causes for issue in new.errors)
+
+
+def harmless(replay: ToolReplay, rewrite: Rewrite) -> str | None:
+    """Why no argument can be rejected because of ``rewrite``, when that can be shown."""
+    if replay.old_runtime is OldRuntime.STANDARD and replay.old.validator is None:
+        return "the old schema failed its meta-schema: no argument passed before the change"
+    if rewrite.removes_tool:
+        return None
+    position = keyword_position(rewrite)
+    keyword = pointers.split(position)[-1] if position else ""
+    if rewrite.change is Change.REMOVE and not rewrite.entry_of:
+        removed = pointers.split(rewrite.pointer)[-1] if rewrite.pointer else ""
+        if removed in _LOOSENING:
+            return f"it removes '{removed}': removing a constraint only accepts more"
+        return None
+    found, value = pointers.resolve(replay.normalized.schema, position)
+    if not found:
+        return None
+    unused = _unreferenced_definition(replay.normalized.schema, position)
+    if unused is not None:
+        return f"it lies in the definition '{unused}', which no $ref refers to: never evaluated"
+    functions: Any = getattr(type(replay.new.validator), "VALIDATORS", {})
+    if keyword == "format" and keyword in functions:
+        return "'format' is an annotation here: no format checker asserts it"
+    if keyword in _ANNOTATIONS and keyword not in functions:
+        return f"'{keyword}' is an annotation: the validator asserts nothing for it"
+    if keyword == "type" and _evaluated_alike(replay, pointers.parent(position)):
+        _, holder = pointers.resolve(replay.normalized.schema, pointers.parent(position))
+        implied = _implied_by_values(holder, value)
+        if implied is not None:
+            return f"the sibling '{implied}' admits only values of that type already"
+    if any(type(value) is type(v) and value == v for v in _VACUOUS.get(keyword, ())):
+        return f"'{keyword}: {orjson.dumps(value).decode()}' constrains nothing"
+    return None
+
+
+def _unreferenced_definition(schema: JSON, position: str) -> str | None:
+    """The top-level ``$defs``/``definitions`` entry holding ``position`` when no reference
+    can lead into it (every ``$ref`` of the schema is a local pointer elsewhere)."""
+    segments = pointers.split(position)
+    if len(segments) < 3 or segments[0] not in ("$defs", "definitions"):
+        return None
+    entry = pointers.from_segments(segments[:2])
+    stack: list[JSON] = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in ("$ref", "$dynamicRef", "$recursiveRef") and isinstance(value, str):
+                    target = pointers.ref_target(value)
+                    if not isinstance(target, str) or pointers.is_within(target, entry):
+                        return None  # an anchor, a remote or a way in: it may be evaluated
+                if key in ("$id", "id", "$anchor", "$dynamicAnchor"):
+                    return None  # references resolve against embedded resources
+                stack.append(value)
+        elif isinstance(node, list):
+            stack.extend(node)
+    return entry
+
+
+def _evaluated_alike(replay: ToolReplay, holder: str, seen: frozenset[str] = frozenset()) -> bool:
+    """Whether the old runtime evaluated the schema object at ``holder`` (a new pointer)
+    wherever the new schema does, its ``enum`` and ``const`` as they stand: no change lies on
+    the way to it — nor on the way to a ``$ref`` that leads into it — no ``$ref`` changed,
+    nothing on the way read as inert."""
+    if holder in seen or len(seen) > 20:
+        return False
+    for site in _referrers(replay.normalized.schema, holder):
+        if not _evaluated_alike(replay, site, seen | {holder}):
+            return False
+    values = (pointers.join(holder, "enum"), pointers.join(holder, "const"))
+    for other in replay.normalized.rewrites:
+        if other.pointer.endswith("/$ref") or other.removes_tool:
+            return False
+        place = keyword_position(other)
+        if pointers.is_within(holder, place) or any(pointers.is_within(place, v) for v in values):
+            return False
+    return not any(
+        pointers.is_within(holder, reading.pointer)
+        or any(pointers.is_within(reading.pointer, v) for v in values)
+        for reading in replay.readings
+    )
+
+
+def _referrers(schema: JSON, holder: str) -> list[str]:
+    """Pointers of the schema objects whose ``$ref`` leads to ``holder`` or above it."""
+    found: list[str] = []
+    stack: list[tuple[JSON, str]] = [(schema, "")]
+    while stack:
+        node, where = stack.pop()
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str):
+                target = pointers.ref_target(ref)
+                if not isinstance(target, str) or pointers.is_within(holder, target):
+                    found.append(where)
+            stack.extend((v, pointers.join(where, k)) for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend((v, pointers.join(where, i)) for i, v in enumerate(node))
+    return found
+
+
+def _implied_by_values(holder: JSON, kinds: JSON) -> str | None:
+    """``enum`` or ``const`` when the holder's values are all of a type in ``kinds``."""
+    if not isinstance(holder, dict):
+        return None
+    names = kinds if isinstance(kinds, list) else [kinds]
+    checks = [_TYPE_CHECKS.get(n, _never) for n in names if isinstance(n, str)]
+    for keyword, values in (("const", [holder.get("const")]), ("enum", holder.get("enum"))):
+        if keyword not in holder or not isinstance(values, list) or not values:
+            continue
+        if all(any(check(v) for check in checks) for v in values):
+            return keyword
+    return None
+
+
+def _never(value: JSON) -> bool:
+    return False
+
+
+def _is_number(value: JSON) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+_TYPE_CHECKS: Final[dict[str, Callable[[JSON], bool]]] = {
+    "string": lambda v: isinstance(v, str),
+    "integer": lambda v: isinstance(v, (int, float)) and _is_number(v) and float(v).is_integer(),
+    "number": _is_number,
+    "boolean": lambda v: isinstance(v, bool),
+    "null": lambda v: v is None,
+    "array": lambda v: isinstance(v, list),
+    "object": lambda v: isinstance(v, dict),
+}
+
+
+def apply_patch(document: JSON, patch: Sequence[JSON]) -> JSON:
+    """``document`` with a JSON Patch (RFC 6902: add, replace, remove) applied to a copy."""
+    result = copy.deepcopy(document)
+    for operation in patch:
+        path = operation.get("path") if isinstance(operation, dict) else None
+        if not isinstance(operation, dict) or not isinstance(path, str):
+            continue
+        if not path:
+            result = copy.deepcopy(operation.get("value"))
+            continue
+        segments = pointers.split(path)
+        _, parent = pointers.resolve(result, pointers.from_segments(segments[:-1]))
+        last = segments[-1]
+        if isinstance(parent, dict):
+            if operation["op"] == "remove":
+                parent.pop(last, None)
+            else:
+                parent[last] = copy.deepcopy(operation.get("value"))
+        elif isinstance(parent, list):
+            at = len(parent) if last == "-" else int(last)
+            if operation["op"] == "remove":
+                del parent[at]
+            elif operation["op"] == "add":
+                parent.insert(at, copy.deepcopy(operation.get("value")))
+            else:
+                parent[at] = copy.deepcopy(operation.get("value"))
+    return result
+
+
+def _candidates(
+    replay: ToolReplay, rewrite: Rewrite, samples: Sequence[Sample]
+) -> Iterator[tuple[str | None, JSON, Patch]]:
+    """(source or None, argument to edit, one-operation patch), most promising first."""
+    schema = replay.normalized.schema
+    position = keyword_position(rewrite)
+    holder_pointer = pointers.parent(position) if position else ""
+    keyword = pointers.split(position)[-1] if position else ""
+    _, holder = pointers.resolve(schema, holder_pointer)
+    if not isinstance(holder, dict):
+        holder = {}
+    template = _instance_template(schema, holder_pointer)
+    entry = pointers.split(rewrite.pointer)[-1] if rewrite.entry_of and rewrite.pointer else None
+    # What the old schema allowed at the keyword (an enum's dropped members, a const) is the
+    # likeliest value the new one refuses.
+    _, before = pointers.resolve(replay.tool.schema, rewrite.pointer)
+    hints: tuple[JSON, ...] = ()
+    if keyword in ("enum", "const") and rewrite.change is not Change.ADD:
+        hints = tuple(before) if isinstance(before, list) and keyword == "enum" else (before,)
+    ordered = sorted(enumerate(samples), key=lambda s: (_size(s[1][1]), s[0]))
+    starts: list[tuple[str | None, JSON]] = [
+        (source, args) for _, (source, args) in ordered[:MAX_STARTS]
+    ]
+    starts += [(None, minimal(schema, schema)), (None, {})]
+    for source, start in starts:
+        for location, value, wrap in _places(start, template):
+            for operation in _edits(keyword, holder, location, value, entry, schema, hints):
+                if wrap:
+                    if "value" not in operation:
+                        continue
+                    operation = {**operation, "value": _wrapped(operation["value"], wrap)}
+                yield source, start, (operation,)
+
+
+def _size(value: JSON) -> int:
+    """The length of the value's JSON text: smaller samples make smaller counterexamples."""
+    try:
+        return len(orjson.dumps(value))
+    except (TypeError, orjson.JSONEncodeError):  # an integer beyond 64 bits
+        return len(json.dumps(value))
+
+
+def _instance_template(schema: JSON, holder: str) -> list[str] | None:
+    """The instance path a schema object applies to (``*``: any item, ``+``: any key), or
+    None when it does not follow from the schema path alone."""
+    segments = pointers.split(holder)
+    path: list[str] = []
+    node = schema
+    i = 0
+    while i < len(segments):
+        keyword = segments[i]
+        if not isinstance(node, dict):
+            return None
+        value = node.get(keyword)
+        if keyword in ("properties", "prefixItems", "patternProperties") or (
+            keyword == "items" and isinstance(value, list)
+        ):
+            if i + 1 >= len(segments):
+                return None
+            name = segments[i + 1]
+            path.append({"properties": name, "patternProperties": "+"}.get(keyword, name))
+            node = value.get(name) if isinstance(value, dict) else _at(value, name)
+            i += 2
+        elif keyword in ("items", "additionalItems", "contains", "unevaluatedItems"):
+            path.append("*")
+            node, i = value, i + 1
+        elif keyword in ("additionalProperties", "unevaluatedProperties"):
+            path.append("+")
+            node, i = value, i + 1
+        elif keyword in ("allOf", "anyOf", "oneOf") and i + 1 < len(segments):
+            node, i = _at(value, segments[i + 1]), i + 2
+        elif keyword in ("not", "if", "then", "else"):
+            node, i = value, i + 1
+        elif keyword == "dependentSchemas" and i + 1 < len(segments) and isinstance(value, dict):
+            node, i = value.get(segments[i + 1]), i + 2
+        else:
+            return None  # below $defs, propertyNames...: placed by the argument's every part
+    return path
+
+
+def _at(value: JSON, index: str) -> JSON:
+    if isinstance(value, list) and index.isdigit() and int(index) < len(value):
+        return value[int(index)]
+    return None
+
+
+_ABSENT: Final = object()
+
+
+def _wrapped(value: JSON, steps: Sequence[str]) -> JSON:
+    """``value`` inside the containers that lead to it: ``{"name": value}``, ``[value]``."""
+    for step in reversed(steps):
+        value = [value] if step == "*" else {"A" if step == "+" else step: value}
+    return value
+
+
+def _places(start: JSON, template: list[str] | None) -> Iterator[tuple[str, Any, list[str]]]:
+    """(instance pointer, value there or ``_ABSENT``, steps still to build) where the edits
+    go: the template's places in ``start`` (a missing step is a place to add a value wrapped
+    in what leads to the keyword's place), else every place."""
+    if template is None:
+        yield from ((where, value, []) for where, value in _every_place(start))
+        return
+    frontier: list[tuple[str, Any]] = [("", start)]
+    for depth, step in enumerate(template):
+        following: list[tuple[str, Any]] = []
+        for where, value in frontier:
+            if value is _ABSENT:
+                yield where, value, template[depth:]
+                continue
+            if step in ("*", "+"):
+                if step == "*" and isinstance(value, list):
+                    following += [(pointers.join(where, i), v) for i, v in enumerate(value)]
+                    following.append((pointers.join(where, len(value)), _ABSENT))
+                elif step == "+" and isinstance(value, dict):
+                    following += [(pointers.join(where, k), v) for k, v in value.items()]
+            elif isinstance(value, dict):
+                following.append((pointers.join(where, step), value.get(step, _ABSENT)))
+            elif isinstance(value, list) and step.isdigit():
+                index = int(step)
+                following.append(
+                    (pointers.join(where, step), value[index] if index < len(value) else _ABSENT)
+                )
+        frontier = following[:MAX_LOCATIONS]
+    yield from ((where, value, []) for where, value in frontier)
+
+
+def _every_place(start: JSON) -> Iterator[tuple[str, Any]]:
+    queue: list[tuple[str, JSON]] = [("", start)]
+    count = 0
+    while queue and count < MAX_LOCATIONS:
+        where, value = queue.pop(0)
+        count += 1
+        yield where, value
+        if isinstance(value, dict):
+            queue += [(pointers.join(where, k), v) for k, v in value.items()]
+        elif isinstance(value, list):
+            queue += [(pointers.join(where, i), v) for i, v in enumerate(value)]
+
+
+def _edits(
+    keyword: str,
+    holder: dict[str, JSON],
+    where: str,
+    value: Any,
+    entry: str | None,
+    root: JSON,
+    hints: tuple[JSON, ...] = (),
+) -> Iterator[dict[str, JSON]]:
+    """One-operation patches at ``where`` aimed at ``keyword`` of the schema object ``holder``;
+    ``hints``: values to try first."""
+    absent = value is _ABSENT
+    put = "add" if absent else "replace"
+    for new in hints:
+        yield {"op": put, "path": where, "value": new}
+    for new in _values(keyword, holder, None if absent else value, root):
+        yield {"op": put, "path": where, "value": new}
+    if not absent:
+        yield from _structural(keyword, holder, where, value, entry, root)
+    for new in _POOL:
+        yield {"op": put, "path": where, "value": new}
+
+
+def _structural(
+    keyword: str,
+    holder: dict[str, JSON],
+    where: str,
+    value: JSON,
+    entry: str | None,
+    root: JSON,
+) -> Iterator[dict[str, JSON]]:
+    """Patches that remove or add one member of the object or list at ``where``."""
+    if isinstance(value, dict):
+        names: list[JSON] = []
+        required = holder.get("required")
+        if keyword == "required" and isinstance(required, list):
+            names = list(required)
+        dependent = holder.get("dependentRequired")
+        if keyword == "dependentRequired" and isinstance(dependent, dict):
+            names = [n for v in dependent.values() if isinstance(v, list) for n in v]
+        names += list(value) if keyword in ("minProperties", "required") else []
+        for name in dict.fromkeys(n for n in names if isinstance(n, str)):
+            if name in value:
+                yield {"op": "remove", "path": pointers.join(where, name)}
+        extra = [entry] if entry is not None else []
+        named = holder.get("properties")
+        extra += [k for k in _EXTRA_KEYS if not (isinstance(named, dict) and k in named)]
+        if keyword == "dependentRequired" and isinstance(dependent, dict):
+            extra = [*dependent, *extra]
+        properties = named if isinstance(named, dict) else {}
+        for key in dict.fromkeys(extra):
+            if key in value:
+                continue
+            for item in (minimal(properties.get(key, {}), root), None, 0, "", {}):
+                yield {"op": "add", "path": pointers.join(where, key), "value": item}
+    elif isinstance(value, list):
+        if value:
+            yield {"op": "remove", "path": pointers.join(where, len(value) - 1)}
+        for item in (*value[:1], None, 0, ""):
+            yield {"op": "add", "path": pointers.join(where, "-"), "value": item}
+
+
+def _values(keyword: str, holder: dict[str, JSON], value: JSON, root: JSON) -> Iterator[JSON]:
+    """Replacement values aimed at ``keyword``, smallest first."""
+    bound = holder.get(keyword)
+    number = bound if isinstance(bound, (int, float)) and not isinstance(bound, bool) else None
+    items = holder.get("items")
+    item = minimal(items, root) if isinstance(items, dict) else None
+    if keyword in ("minLength", "maxLength") and number is not None and number <= _MAX_BOUND:
+        size = int(number) - 1 if keyword == "minLength" else int(number) + 1
+        if size >= 0:
+            for letter in "a0A -":
+                yield letter * size
+    elif keyword == "pattern":
+        yield from _STRINGS
+    elif keyword in ("minimum", "exclusiveMinimum") and number is not None:
+        yield from (number - 1, number - 0.5, number)
+    elif keyword in ("maximum", "exclusiveMaximum") and number is not None:
+        yield from (number + 1, number + 0.5, number)
+    elif keyword == "multipleOf" and number is not None:
+        yield from (number + 1, number / 2, number * 1.5, 1, 0.5)
+    elif keyword in ("minItems", "maxItems") and number is not None and number <= _MAX_BOUND:
+        size = int(number) - 1 if keyword == "minItems" else int(number) + 1
+        if size >= 0:
+            filler = value[0] if isinstance(value, list) and value else item
+            kept = value[:size] if isinstance(value, list) and keyword == "minItems" else []
+            yield kept if len(kept) == size else [filler] * size
+    elif keyword == "uniqueItems":
+        filler = value[0] if isinstance(value, list) and value else item
+        yield [filler, filler]
+    elif keyword in ("minProperties", "maxProperties") and number is not None:
+        if number <= _MAX_BOUND:
+            size = int(number) - 1 if keyword == "minProperties" else int(number) + 1
+            if size >= 0 and isinstance(value, dict) and keyword == "minProperties":
+                yield dict(list(value.items())[:size])
+            elif size >= 0:
+                yield {f"p{i}": None for i in range(size)}
+    elif keyword == "enum" and isinstance(bound, list):
+        yield from (f"{s}_" for s in bound[:3] if isinstance(s, str))
+
+
+def minimal(schema: JSON, root: JSON, depth: int = 0) -> JSON:
+    """A small value the schema is likely to accept: its required properties with minimal
+    values, its lower bounds met; a guess the validators check, never trusted."""
+    if not isinstance(schema, dict) or depth > 12:
+        return None
+    if "const" in schema:
+        return copy.deepcopy(schema["const"])
+    enum = schema.get("enum")
+    if isinstance(enum, list) and enum:
+        return copy.deepcopy(enum[0])
+    ref = schema.get("$ref")
+    if isinstance(ref, str):
+        target = pointers.ref_target(ref)
+        if isinstance(target, str):
+            found, node = pointers.resolve(root, target)
+            if found:
+                return minimal(node, root, depth + 1)
+    for combinator in ("allOf", "anyOf", "oneOf"):
+        branches = schema.get(combinator)
+        if isinstance(branches, list) and branches and "type" not in schema:
+            return minimal(branches[0], root, depth + 1)
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = kind[0] if kind else None
+    if kind is None:
+        kind = _implied_type(schema)
+    if kind == "object":
+        properties = schema.get("properties")
+        properties = properties if isinstance(properties, dict) else {}
+        required = schema.get("required")
+        names = [n for n in required if isinstance(n, str)] if isinstance(required, list) else []
+        return {n: minimal(properties.get(n, {}), root, depth + 1) for n in names}
+    if kind == "array":
+        count = schema.get("minItems", 0)
+        count = count if isinstance(count, int) and 0 <= count <= 100 else 0
+        return [minimal(schema.get("items", {}), root, depth + 1) for _ in range(count)]
+    if kind == "string":
+        length = schema.get("minLength", 0)
+        return "a" * (length if isinstance(length, int) and 0 <= length <= _MAX_BOUND else 0)
+    if kind in ("integer", "number"):
+        low = schema.get("minimum", schema.get("exclusiveMinimum"))
+        if isinstance(low, (int, float)) and not isinstance(low, bool):
+            return int(low) + 1 if kind == "integer" or isinstance(low, int) else low + 1
+        return 0
+    if kind == "boolean":
+        return False
+    return None
+
+
+def _implied_type(schema: dict[str, JSON]) -> str | None:
+    if any(k in schema for k in ("properties", "required", "additionalProperties")):
+        return "object"
+    if any(k in schema for k in ("items", "prefixItems", "minItems")):
+        return "array"
+    if any(k in schema for k in ("minLength", "maxLength", "pattern")):
+        return "string"
+    return None
