@@ -44,11 +44,50 @@ def test_newly_rejected_exits_1_and_writes_both_reports(
     )
     assert code == 1, err
     assert "search" in out and "minItems" in out
-    assert f"Reports written: {reports / 'audit.md'}, {reports / 'audit.json'}" in out
+    assert err.splitlines()[0] == f"auditor: wrote {reports / 'audit.md'}, {reports / 'audit.json'}"
+    assert "wrote" not in out
     report = json.loads((reports / "audit.json").read_text())
     assert report["totals"]["newly_rejected"] == 1
     assert report["totals"]["accepted"] == 1
     assert (reports / "audit.md").read_text().startswith("# auditor")
+
+
+def test_a_rendering_piped_to_stdout_writes_no_default_report_file(
+    tmp_path: Path,
+    inputs: tuple[Path, Path],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    catalog, log = inputs
+    monkeypatch.chdir(tmp_path)
+    base = ["audit", "--schemas", str(catalog), "--logs", str(log)]
+    # `--format json --output - | jq`: only the JSON on stdout, no file, nothing said.
+    code, out, err = run_cli([*base, "--format", "json", "--output", "-"], capsys)
+    assert code == 1
+    assert json.loads(out)["totals"]["calls"] == 2
+    assert not (tmp_path / "reports").exists()
+    assert "wrote" not in err
+    # Another format to a file alongside: that file is written and named, still no reports.
+    code, out, err = run_cli(
+        [*base, "--format", "json", "--output", "-", "--format", "sarif", "--output", "a.sarif"],
+        capsys,
+    )
+    assert code == 1 and json.loads(out)["totals"]["calls"] == 2
+    assert err.splitlines()[0] == "auditor: wrote a.sarif"
+    assert not (tmp_path / "reports").exists()
+    # --report-dir asks for the report files: written even then, and named.
+    code, out, err = run_cli([*base, "--format", "json", "--report-dir", "r"], capsys)
+    assert code == 1 and json.loads(out)["totals"]["calls"] == 2
+    assert err.splitlines()[0] == "auditor: wrote r/audit.md, r/audit.json"
+    # Nothing to stdout but the table: the default reports and every --output, on stderr.
+    code, out, err = run_cli([*base, "--format", "junit", "--output", "a.xml"], capsys)
+    assert code == 1 and out.startswith("tool")
+    assert err.splitlines()[0] == "auditor: wrote reports/audit.md, reports/audit.json, a.xml"
+    assert (tmp_path / "reports" / "audit.json").is_file()
+    # --quiet: nothing but errors.
+    code, out, err = run_cli([*base, "--format", "junit", "--output", "b.xml", "-q"], capsys)
+    assert code == 1 and out == "" and "wrote" not in err
+    assert (tmp_path / "b.xml").is_file()
 
 
 def test_nothing_newly_rejected_exits_0(

@@ -196,7 +196,8 @@ def audit(
             "--report-dir",
             metavar="DIR",
             show_default=True,
-            help="Folder for audit.md and audit.json.",
+            help="Folder for audit.md and audit.json; when a --format goes to stdout, they "
+            "are written only if this is given.",
         ),
     ] = Path("reports"),
     no_report_files: Annotated[
@@ -382,13 +383,18 @@ def audit(
     # stay inside the working directory.
     outputs_within = None if from_command_line("output") else cwd
     reports_within = None if from_command_line("report_dir") else cwd
-    report_folder = None if no_report_files else report_dir
     if outputs_within is not None:
         _confined([Path(path) for _, path in outputs if path != "-"], outputs_within)
     patch_within = None if from_command_line("suggest_patch") else cwd
     patch_to_stdout = suggest_patch is not None and names_stdout(suggest_patch)
-    if patch_to_stdout and any(names_stdout(path) for _, path in outputs):
+    format_to_stdout = any(names_stdout(path) for _, path in outputs)
+    if patch_to_stdout and format_to_stdout:
         raise UsageFailure("--suggest-patch and a --format both go to stdout ('-'): give one")
+    # Output piped from stdout (`--format json | jq`) writes no file nobody asked for: the
+    # default report files only when --report-dir was given (command line or config file).
+    piped = patch_to_stdout or format_to_stdout
+    skip_reports = no_report_files or (piped and not _given(ctx, "report_dir"))
+    report_folder = None if skip_reports else report_dir
     if suggest_patch is not None and not patch_to_stdout and patch_within is not None:
         _confined([Path(suggest_patch)], patch_within)
     if reports_within is not None and report_folder is not None:
@@ -553,6 +559,8 @@ def run(options: AuditOptions) -> int:
     written = _write_reports(report, options)
     for fmt, path in options.outputs:
         emit(render(report, fmt), path, within=options.outputs_within)
+        if not names_stdout(path):
+            written.append(Path(path))
     if options.generate_baseline is not None:
         write_text(Path(options.generate_baseline), render_baseline(report.groups))
         written.append(Path(options.generate_baseline))
@@ -563,8 +571,8 @@ def run(options: AuditOptions) -> int:
     to_stdout = [path for _, path in options.outputs] + [options.suggest_patch or ""]
     if not options.quiet and not any(names_stdout(path) for path in to_stdout):
         typer.echo(render(report, Format.TABLE), nl=False)
-        if written:
-            typer.echo(f"\nReports written: {terminal(', '.join(shown(p) for p in written))}")
+    if written and not options.quiet:  # stderr: stdout may be a pipe that wants the data only
+        typer.echo(f"auditor: wrote {terminal(', '.join(shown(p) for p in written))}", err=True)
     # Writing a baseline accepts the current state: that run does not fail.
     if options.generate_baseline is not None:
         return EXIT_OK
