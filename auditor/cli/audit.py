@@ -40,7 +40,13 @@ from auditor.errors import EXIT_OK
 from auditor.inputs.catalogs import STDIN, CatalogFormat, Catalogs, load_catalogs
 from auditor.inputs.git_catalogs import GitRevision
 from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES, DEFAULT_MAX_RECORD_BYTES, byte_size
-from auditor.inputs.log_files import LogFormatError, check_logs
+from auditor.inputs.log_files import (
+    LogFormatError,
+    TooFewCalls,
+    check_logs,
+    holds_no_log,
+    traffic_problem,
+)
 from auditor.inputs.log_formats import LogFormat
 from auditor.inputs.paths import shown
 from auditor.models import RULE_FAMILIES, FailOn, GroupBy, OldRuntime, Report, Rule
@@ -104,6 +110,10 @@ class AuditOptions:
     fail_on: FailOn = FailOn.NEWLY_REJECTED
     fail_min_calls: int = 1
     fail_min_share: float = 0.0
+    min_calls: int = 1
+    """Fewer calls read from the logs is unusable input."""
+    allow_empty: bool = False
+    """Logs holding no call are audited (and said), not unusable input."""
     baseline: str | None = None
     generate_baseline: str | None = None
     examples: int = DEFAULT_EXAMPLES
@@ -238,6 +248,25 @@ def audit(
             "in a thousand) is reported but does not fail the run.",
         ),
     ] = 0.0,
+    min_calls: Annotated[
+        int,
+        typer.Option(
+            "--min-calls",
+            min=1,
+            metavar="N",
+            show_default=True,
+            help="Fewer calls read from the logs exits 2: a gate that expects traffic.",
+        ),
+    ] = 1,
+    allow_empty: Annotated[
+        bool,
+        typer.Option(
+            "--allow-empty",
+            metavar="",
+            help="Logs holding no call at all (empty files, folders without logs) are "
+            "said on stderr and audited, instead of exiting 2.",
+        ),
+    ] = False,
     baseline: Annotated[
         str | None,
         typer.Option("--baseline", metavar="FILE", help="Accept the groups listed in this file."),
@@ -412,6 +441,8 @@ def audit(
         fail_on=fail_on,
         fail_min_calls=fail_min_calls,
         fail_min_share=fail_min_share,
+        min_calls=min_calls,
+        allow_empty=allow_empty,
         baseline=baseline,
         generate_baseline=generate_baseline,
         examples=examples,
@@ -524,8 +555,10 @@ def run(options: AuditOptions) -> int:
         raise UsageFailure("standard input ('-') can feed the catalogs or the logs, not both")
     catalogs, new_catalogs = _catalogs(options)
     files, problems = check_logs(options.logs)
-    if problems:
-        raise UsageFailure(str(problems[0]))
+    # A folder without logs is as empty as an empty file: the count of calls decides.
+    empty = [problem for problem in problems if holds_no_log(problem)]
+    if unusable := [problem for problem in problems if not holds_no_log(problem)]:
+        raise UsageFailure(str(unusable[0]))
     settings = ReportSettings(
         examples=options.examples,
         group_by=options.group_by,
@@ -556,6 +589,7 @@ def run(options: AuditOptions) -> int:
         )
     except LogFormatError as error:
         raise UsageFailure(str(error.problem)) from error
+    _check_traffic(report.call_count, empty, options)
     written = _write_reports(report, options)
     for fmt, path in options.outputs:
         emit(render(report, fmt), path, within=options.outputs_within)
@@ -580,6 +614,22 @@ def run(options: AuditOptions) -> int:
     if line := gate_line(report):
         typer.echo(f"auditor: {one_line(plain(line))}", err=True)  # a failing gate says why
     return code
+
+
+def _check_traffic(calls: int, empty: Sequence[object], options: AuditOptions) -> None:
+    """Refuse logs with fewer calls than ``--min-calls`` (none, unless ``--allow-empty``),
+    before anything is written; say on stderr what held no call, never a silent pass."""
+    if problem := traffic_problem(calls, options.logs, options.min_calls, options.allow_empty):
+        raise TooFewCalls(problem)
+    if options.quiet:
+        return
+    for folder in empty:
+        typer.echo(f"auditor: warning: {terminal(one_line(str(folder)))}", err=True)
+    if calls == 0:
+        typer.echo(
+            "auditor: warning: no call read from the logs: nothing was audited (--allow-empty)",
+            err=True,
+        )
 
 
 def _write_patch(report: Report, path: str, options: AuditOptions) -> None:
