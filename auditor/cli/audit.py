@@ -9,6 +9,7 @@ worker was lost, a bug) and wrote no report.
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -51,7 +52,7 @@ from auditor.inputs.log_formats import LogFormat
 from auditor.inputs.paths import shown
 from auditor.models import RULE_FAMILIES, FailOn, GroupBy, OldRuntime, Report, Rule
 from auditor.replay.budget import DEFAULT_CALL_TIMEOUT
-from auditor.report import Format, render
+from auditor.report import Format, render, table
 from auditor.report.common import gate_line, plain
 from auditor.report.escape import one_line, terminal
 from auditor.schema.diff import NewCatalogs
@@ -590,9 +591,11 @@ def run(options: AuditOptions) -> int:
     except LogFormatError as error:
         raise UsageFailure(str(error.problem)) from error
     _check_traffic(report.call_count, empty, options)
+    # Writing a baseline accepts the current state: that run does not fail.
+    code = EXIT_OK if options.generate_baseline is not None else exit_code(report)
     written = _write_reports(report, options)
     for fmt, path in options.outputs:
-        emit(render(report, fmt), path, within=options.outputs_within)
+        emit(_rendered(report, fmt, path, code), path, within=options.outputs_within)
         if not names_stdout(path):
             written.append(Path(path))
     if options.generate_baseline is not None:
@@ -604,16 +607,24 @@ def run(options: AuditOptions) -> int:
             written.append(Path(options.suggest_patch))
     to_stdout = [path for _, path in options.outputs] + [options.suggest_patch or ""]
     if not options.quiet and not any(names_stdout(path) for path in to_stdout):
-        typer.echo(render(report, Format.TABLE), nl=False)
+        typer.echo(_rendered(report, Format.TABLE, "-", code), nl=False)
     if written and not options.quiet:  # stderr: stdout may be a pipe that wants the data only
         typer.echo(f"auditor: wrote {terminal(', '.join(shown(p) for p in written))}", err=True)
-    # Writing a baseline accepts the current state: that run does not fail.
     if options.generate_baseline is not None:
-        return EXIT_OK
-    code = exit_code(report)
+        return code
     if line := gate_line(report):
         typer.echo(f"auditor: {one_line(plain(line))}", err=True)  # a failing gate says why
     return code
+
+
+def _rendered(report: Report, fmt: Format, path: str, code: int) -> str:
+    """``fmt`` for ``path``: the table fits the terminal's width (``COLUMNS``, else the
+    terminal's, else 80) on stdout and ``table.DEFAULT_WIDTH`` in a file, and names the exit
+    code of the run."""
+    if fmt is not Format.TABLE:
+        return render(report, fmt)
+    width = shutil.get_terminal_size((table.DEFAULT_WIDTH, 24)).columns
+    return table.render(report, width if names_stdout(path) else table.DEFAULT_WIDTH, code)
 
 
 def _check_traffic(calls: int, empty: Sequence[object], options: AuditOptions) -> None:
