@@ -16,7 +16,7 @@ import yaml
 
 from auditor.cli import audit as audit_command
 from auditor.cli import expand_multi_value_options
-from auditor.cli.audit import CLI_ONLY, OPTIONS, SETTINGS, AuditOptions
+from auditor.cli.audit import CLI_ONLY, OPTIONS, SETTINGS, AuditOptions, ColorChoice
 from auditor.inputs.catalogs import CatalogFormat
 from auditor.inputs.log_formats import LogFormat
 from auditor.models import FailOn, GroupBy, OldRuntime, Rule
@@ -48,6 +48,8 @@ CASES: dict[str, tuple[Any, list[str], str, Any, Any, Any]] = {
     "max_calls": (5, ["--max-calls", "0"], "max_calls", 5, None, 10_000),
     "jobs": (2, ["-j", "3"], "jobs", 2, 3, os.cpu_count() or 1),
     "allow_override": (True, ["--allow-override"], "allow_override", True, True, False),
+    "color": ("never", ["--color", "always"], "color", ColorChoice.NEVER, ColorChoice.ALWAYS,
+              ColorChoice.AUTO),
     "catalog_format": ("mcp", ["--catalog-format", "openai"], "catalog_format",
                        CatalogFormat.MCP, CatalogFormat.OPENAI, None),
     "log_format": ("otel", ["--log-format=jsonl"], "log_format", LogFormat.OTEL,
@@ -163,6 +165,7 @@ REFUSED = [
     ("fail_on", '"sometimes"', "'sometimes' is not one of"),
     ("catalog_format", '"xml"', "'xml' is not one of"),
     ("log_format", '"xml"', "'xml' is not one of"),
+    ("color", '"sometimes"', "'sometimes' is not one of"),
     ("format", '["pdf"]', "'pdf' is not one of"),
     ("rules", '"camel-case"', "unknown rule family camel-case"),
     ("examples", '"3"', "has the wrong type"),

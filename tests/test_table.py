@@ -4,6 +4,7 @@ counted only under "unknown tool", thousands separators, and a last summary line
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -142,3 +143,56 @@ def test_a_run_writing_a_baseline_says_it_exits_0(
     code, out, _ = run_cli([*args, "--generate-baseline", str(tmp_path / "b.json")], capsys)
     assert code == 0
     assert out.splitlines()[-1] == "1 call in 1 tool would be newly rejected; 1 group; exit 0"
+
+
+RED, GREEN, RESET = "\x1b[1;31m", "\x1b[1;32m", "\x1b[0m"
+
+
+@pytest.mark.parametrize(
+    ("tty", "no_color", "option", "coloured"),
+    [
+        (False, None, [], False),  # a pipe: never in auto
+        (True, None, [], True),
+        (True, "1", [], False),  # NO_COLOR set
+        (True, "", [], True),  # NO_COLOR empty counts as unset
+        (False, None, ["--color", "always"], True),
+        (False, "1", ["--color", "always"], True),  # asked for explicitly
+        (True, None, ["--color", "never"], False),
+    ],
+)
+def test_colour_only_on_a_terminal_unless_asked(
+    tty: bool,
+    no_color: str | None,
+    option: list[str],
+    coloured: bool,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    args = _inputs(tmp_path, "search", [{"tags": []}, {"tags": ["a"]}])
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: tty)
+    if no_color is None:
+        monkeypatch.delenv("NO_COLOR", raising=False)
+    else:
+        monkeypatch.setenv("NO_COLOR", no_color)
+    code, out, err = run_cli([*args, *option], capsys)
+    assert code == 1
+    last = "1 call in 1 tool would be newly rejected; 1 group; exit 1"
+    *rest, end = out.splitlines()
+    assert end == (f"{RED}{last}{RESET}" if coloured else last)
+    assert "\x1b" not in "\n".join(rest) + err  # the summary line only, stdout only
+
+
+def test_a_passing_run_is_green_and_a_file_never_coloured(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = _inputs(tmp_path, "search", [{"tags": ["a"]}])
+    out_file = tmp_path / "t.txt"
+    code, out, _ = run_cli([*args, "--color", "always"], capsys)
+    assert code == 0
+    assert (
+        out.splitlines()[-1]
+        == f"{GREEN}no call would be newly rejected (1 call read); exit 0{RESET}"
+    )
+    run_cli([*args, "--color", "always", "--format", "table", "--output", str(out_file)], capsys)
+    assert "\x1b" not in out_file.read_text(encoding="utf-8")

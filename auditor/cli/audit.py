@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -97,6 +98,22 @@ class LogFormatChoice(str, Enum):
         return None if self.value == AUTO else LogFormat(self.value)
 
 
+class ColorChoice(str, Enum):
+    """``--color``: when the summary line on stdout is coloured."""
+
+    AUTO = AUTO
+    """On a terminal, unless ``NO_COLOR`` is set (to anything but the empty string)."""
+    ALWAYS = "always"
+    NEVER = "never"
+
+
+NO_COLOR: Final = "NO_COLOR"
+"""The environment variable that turns colour off (https://no-color.org)."""
+_BOLD_RED: Final = "\x1b[1;31m"
+_BOLD_GREEN: Final = "\x1b[1;32m"
+_RESET: Final = "\x1b[0m"
+
+
 @dataclass(frozen=True)
 class AuditOptions:
     """Everything one audit run needs, after the config file and the CLI are merged."""
@@ -108,6 +125,7 @@ class AuditOptions:
     report_dir: Path | None
     allow_override: bool
     quiet: bool
+    color: ColorChoice = ColorChoice.AUTO
     fail_on: FailOn = FailOn.NEWLY_REJECTED
     fail_min_calls: int = 1
     fail_min_share: float = 0.0
@@ -338,6 +356,15 @@ def audit(
             "--quiet", "-q", metavar="", help="Print nothing but errors (and the config file used)."
         ),
     ] = False,
+    color: Annotated[
+        ColorChoice,
+        typer.Option(
+            "--color",
+            show_default=True,
+            help="Colour the table's summary line: auto (on a terminal, unless NO_COLOR is "
+            "set), always, never.",
+        ),
+    ] = ColorChoice.AUTO,
     catalog_format: Annotated[
         CatalogFormatChoice,
         typer.Option(
@@ -439,6 +466,7 @@ def audit(
         report_dir=report_folder,
         allow_override=allow_override,
         quiet=quiet,
+        color=color,
         fail_on=fail_on,
         fail_min_calls=fail_min_calls,
         fail_min_share=fail_min_share,
@@ -607,7 +635,9 @@ def run(options: AuditOptions) -> int:
             written.append(Path(options.suggest_patch))
     to_stdout = [path for _, path in options.outputs] + [options.suggest_patch or ""]
     if not options.quiet and not any(names_stdout(path) for path in to_stdout):
-        typer.echo(_rendered(report, Format.TABLE, "-", code), nl=False)
+        text = _rendered(report, Format.TABLE, "-", code)
+        coloured = _coloured(options.color)
+        typer.echo(_colour_last_line(text, code) if coloured else text, nl=False, color=coloured)
     if written and not options.quiet:  # stderr: stdout may be a pipe that wants the data only
         typer.echo(f"auditor: wrote {terminal(', '.join(shown(p) for p in written))}", err=True)
     if options.generate_baseline is not None:
@@ -625,6 +655,21 @@ def _rendered(report: Report, fmt: Format, path: str, code: int) -> str:
         return render(report, fmt)
     width = shutil.get_terminal_size((table.DEFAULT_WIDTH, 24)).columns
     return table.render(report, width if names_stdout(path) else table.DEFAULT_WIDTH, code)
+
+
+def _coloured(choice: ColorChoice) -> bool:
+    """Whether stdout gets colour: ``always``, or ``auto`` on a terminal without NO_COLOR."""
+    if choice is not ColorChoice.AUTO:
+        return choice is ColorChoice.ALWAYS
+    return not os.environ.get(NO_COLOR) and sys.stdout.isatty()
+
+
+def _colour_last_line(text: str, code: int) -> str:
+    """The table with its summary line in bold red (the run fails) or green. The text has
+    been through ``escape.terminal``: these are the only escape sequences in it."""
+    head, _, last = text.rstrip("\n").rpartition("\n")
+    colour = _BOLD_RED if code else _BOLD_GREEN
+    return f"{head}\n{colour}{last}{_RESET}\n"
 
 
 def _check_traffic(calls: int, empty: Sequence[object], options: AuditOptions) -> None:
