@@ -277,7 +277,7 @@ def test_help_shows_real_defaults_and_readable_metavars(
         assert re.search(r"\[default: \(?keyword-case,type-case\)?\]", flat)
     assert "[default: (256 MiB)]" in flat
     if command == "audit":
-        defaults = ["3", "10000", "reports", "newly_rejected", "lenient", "auto"]
+        defaults = ["3", "10000", "reports", "(newly-rejected)", "lenient", "auto"]
         defaults += ["(one per core)", "2.0", "(64 MiB)"]
         for shown in defaults:
             assert f"[default: {shown}]" in flat, shown
@@ -289,8 +289,8 @@ def _shown(default: Any) -> str:
         return "on" if default else "off"
     if default is None:
         return "none"
-    if isinstance(default, Enum):
-        return str(default.value)
+    if isinstance(default, Enum):  # the README spells values with "-"
+        return str(default.value).replace("_", "-")
     if isinstance(default, float) and default.is_integer():
         return str(int(default))
     if isinstance(default, int) and default >= 1024 * 1024 and default % (1024 * 1024) == 0:
@@ -306,3 +306,43 @@ def test_the_readme_gives_each_option_its_real_default() -> None:
         cell = row[3].replace("`", "")
         expected = worded.get(name) or _shown(parameters[name].default)
         assert re.split(r" \(|: | when", cell)[0] == expected, (name, cell)
+
+
+SPELLINGS = [
+    (["--fail-on", "newly-rejected"], "fail_on", FailOn.NEWLY_REJECTED),
+    (["--fail-on", "newly_rejected"], "fail_on", FailOn.NEWLY_REJECTED),
+    (["--fail-on", "schema-error"], "fail_on", FailOn.SCHEMA_ERROR),
+    (["--fail-on", "any_change"], "fail_on", FailOn.ANY_CHANGE),
+    (["--log-format", "openai_responses"], "log_format", LogFormat.OPENAI_RESPONSES),
+    (["--catalog-format", "openai_responses"], "catalog_format", CatalogFormat.OPENAI_RESPONSES),
+    (
+        ["--rules", "keyword_case,type-alias"],
+        "rules",
+        frozenset({Rule.KEYWORD_CASE, Rule.TYPE_ALIAS}),
+    ),
+    (["--old-runtime", "none"], "old_runtime", OldRuntime.NONE),
+]
+
+
+@pytest.mark.parametrize(("cli", "field", "value"), SPELLINGS)
+def test_dash_and_underscore_are_one_character_in_values(
+    cli: list[str],
+    field: str,
+    value: Any,
+    seen: list[AuditOptions],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert run_cli(["audit", "--schemas", "t.json", "--logs", "c.jsonl", *cli], capsys)[0] == 0
+    assert getattr(seen[0], field) == value
+
+
+def test_the_config_file_takes_either_spelling_and_refuses_other_values(
+    seen: list[AuditOptions], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "auditor.toml").write_text('fail_on = "schema-error"\n')
+    assert run_cli(["audit", "--schemas", "t.json", "--logs", "c.jsonl"], capsys)[0] == 0
+    assert seen[0].fail_on is FailOn.SCHEMA_ERROR
+    code, _, err = run_cli(["audit", "--schemas", "t", "--logs", "c", "--fail-on", "newly"], capsys)
+    assert code == 2 and len(err.splitlines()) == 2  # the config file used, the error
+    # The values are listed in the documented spelling.
+    assert "'newly' is not one of 'newly-rejected', 'schema-error', 'any-change', 'never'" in err

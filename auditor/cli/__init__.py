@@ -6,7 +6,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Final
 
 import typer
 
@@ -26,10 +26,19 @@ app = typer.Typer(
     # A pretty traceback would print every frame's locals: logged arguments, under --redact.
     pretty_exceptions_enable=False,
 )
-app.command("audit", epilog=EPILOG)(audit.audit)
-app.command("lint", epilog=EPILOG)(lint.lint)
-app.command("normalize", epilog=EPILOG)(normalize.normalize)
-app.command("schema", epilog=EPILOG)(schema.schema)
+
+
+def same_separators(token: str) -> str:
+    """``newly-rejected`` for ``newly_rejected``: click compares every choice value (and
+    option name) through this, so ``-`` and ``_`` are one character in them."""
+    return token.replace("_", "-")
+
+
+CONTEXT: Final = {"token_normalize_func": same_separators}
+app.command("audit", epilog=EPILOG, context_settings=CONTEXT)(audit.audit)
+app.command("lint", epilog=EPILOG, context_settings=CONTEXT)(lint.lint)
+app.command("normalize", epilog=EPILOG, context_settings=CONTEXT)(normalize.normalize)
+app.command("schema", epilog=EPILOG, context_settings=CONTEXT)(schema.schema)
 
 MULTI_VALUE_OPTIONS: tuple[str, ...] = audit.MULTI_VALUE_OPTIONS
 

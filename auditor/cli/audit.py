@@ -243,7 +243,8 @@ def audit(
         ),
     ] = None,
     fail_on: Annotated[
-        FailOn, typer.Option("--fail-on", show_default=True, help="What exits 1.")
+        FailOn,
+        typer.Option("--fail-on", show_default="newly-rejected", help="What exits 1."),
     ] = FailOn.NEWLY_REJECTED,
     fail_min_calls: Annotated[
         int,
