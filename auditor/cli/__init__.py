@@ -80,7 +80,7 @@ def configure(ctx: typer.Context, name: str) -> None:
             said = getattr(error, "format_message", None)  # click's usage errors
             if said is None:
                 raise
-            raise ValueError(said()) from None
+            raise ValueError(guard.plain_usage(said())) from None
         if setting.key in audit.CHECKED_LATER:
             try:
                 audit.CHECKED_LATER[setting.key](value)
