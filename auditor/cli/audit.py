@@ -44,6 +44,7 @@ from auditor.inputs.git_catalogs import GitRevision
 from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES, DEFAULT_MAX_RECORD_BYTES, byte_size
 from auditor.inputs.log_files import (
     LogFormatError,
+    LogProblem,
     TooFewCalls,
     check_logs,
     holds_no_log,
@@ -673,7 +674,7 @@ def _colour_last_line(text: str, code: int) -> str:
     return f"{head}\n{colour}{last}{_RESET}\n"
 
 
-def _check_traffic(calls: int, empty: Sequence[object], options: AuditOptions) -> None:
+def _check_traffic(calls: int, empty: Sequence[LogProblem], options: AuditOptions) -> None:
     """Refuse logs with fewer calls than ``--min-calls`` (none, unless ``--allow-empty``),
     before anything is written; say on stderr what held no call, never a silent pass."""
     if problem := traffic_problem(calls, options.logs, options.min_calls, options.allow_empty):
