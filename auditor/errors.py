@@ -27,7 +27,8 @@ EXIT_SIGTERM: Final = 143
 EXIT_CODES: Final[dict[int, str]] = {
     EXIT_OK: "nothing fails (under audit's --fail-on)",
     EXIT_FOUND: "something was found: a call newly rejected, a finding, a file that would change",
-    EXIT_UNUSABLE: "an input, option, config file or output cannot be used (one line says which)",
+    EXIT_UNUSABLE: "an input (logs holding no call too), option, config file or output cannot "
+    "be used (one line says which)",
     EXIT_INTERNAL: "internal failure: auditor itself failed and wrote no report, please report it",
     EXIT_SIGINT: "interrupted (SIGINT, Ctrl-C)",
     EXIT_SIGTERM: "stopped (SIGTERM)",

@@ -44,11 +44,50 @@ def test_newly_rejected_exits_1_and_writes_both_reports(
     )
     assert code == 1, err
     assert "search" in out and "minItems" in out
-    assert f"Reports written: {reports / 'audit.md'}, {reports / 'audit.json'}" in out
+    assert err.splitlines()[0] == f"auditor: wrote {reports / 'audit.md'}, {reports / 'audit.json'}"
+    assert "wrote" not in out
     report = json.loads((reports / "audit.json").read_text())
     assert report["totals"]["newly_rejected"] == 1
     assert report["totals"]["accepted"] == 1
     assert (reports / "audit.md").read_text().startswith("# auditor")
+
+
+def test_a_rendering_piped_to_stdout_writes_no_default_report_file(
+    tmp_path: Path,
+    inputs: tuple[Path, Path],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    catalog, log = inputs
+    monkeypatch.chdir(tmp_path)
+    base = ["audit", "--schemas", str(catalog), "--logs", str(log)]
+    # `--format json --output - | jq`: only the JSON on stdout, no file, nothing said.
+    code, out, err = run_cli([*base, "--format", "json", "--output", "-"], capsys)
+    assert code == 1
+    assert json.loads(out)["totals"]["calls"] == 2
+    assert not (tmp_path / "reports").exists()
+    assert "wrote" not in err
+    # Another format to a file alongside: that file is written and named, still no reports.
+    code, out, err = run_cli(
+        [*base, "--format", "json", "--output", "-", "--format", "sarif", "--output", "a.sarif"],
+        capsys,
+    )
+    assert code == 1 and json.loads(out)["totals"]["calls"] == 2
+    assert err.splitlines()[0] == "auditor: wrote a.sarif"
+    assert not (tmp_path / "reports").exists()
+    # --report-dir asks for the report files: written even then, and named.
+    code, out, err = run_cli([*base, "--format", "json", "--report-dir", "r"], capsys)
+    assert code == 1 and json.loads(out)["totals"]["calls"] == 2
+    assert err.splitlines()[0] == "auditor: wrote r/audit.md, r/audit.json"
+    # Nothing to stdout but the table: the default reports and every --output, on stderr.
+    code, out, err = run_cli([*base, "--format", "junit", "--output", "a.xml"], capsys)
+    assert code == 1 and out.startswith("tool")
+    assert err.splitlines()[0] == "auditor: wrote reports/audit.md, reports/audit.json, a.xml"
+    assert (tmp_path / "reports" / "audit.json").is_file()
+    # --quiet: nothing but errors.
+    code, out, err = run_cli([*base, "--format", "junit", "--output", "b.xml", "-q"], capsys)
+    assert code == 1 and out == "" and "wrote" not in err
+    assert (tmp_path / "b.xml").is_file()
 
 
 def test_nothing_newly_rejected_exits_0(
@@ -205,3 +244,86 @@ def test_reports_are_byte_identical_across_hash_seeds(
         outputs.add(completed.stdout)
     assert len(outputs) == 1
     assert f'"{outcome}": 1' in outputs.pop()
+
+
+EMPTY = (
+    "auditor: error: no call read from the logs ({}): an empty log audits nothing; "
+    "give --allow-empty if no traffic is expected\n"
+)
+
+
+@pytest.mark.parametrize("shape", ["empty file", "blank lines", "folder without logs"])
+def test_logs_holding_no_call_exit_2_unless_allowed(
+    shape: str,
+    tmp_path: Path,
+    inputs: tuple[Path, Path],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    catalog, _ = inputs
+    monkeypatch.chdir(tmp_path)
+    if shape == "folder without logs":
+        (tmp_path / "logs").mkdir()
+        (tmp_path / "logs" / "notes.txt").write_text("not a log\n")
+        log = "logs"
+    else:
+        log = "empty.jsonl"
+        (tmp_path / log).write_text("" if shape == "empty file" else "\n\n")
+    base = ["audit", "--schemas", str(catalog), "--logs", log]
+    code, out, err = run_cli(base, capsys)
+    assert (code, out, err) == (2, "", EMPTY.format(log))
+    assert not (tmp_path / "reports").exists()  # refused before anything is written
+    # Allowed: audited, exit 0 (nothing is newly rejected), and said on stderr.
+    code, out, err = run_cli([*base, "--allow-empty", "--no-report-files"], capsys)
+    assert code == 0 and "No call would be newly rejected." in out
+    said = "auditor: warning: no call read from the logs: nothing was audited (--allow-empty)"
+    assert said in err.splitlines()
+    # --quiet: nothing but errors.
+    code, out, err = run_cli([*base, "--allow-empty", "--no-report-files", "-q"], capsys)
+    assert (code, out, err) == (0, "", "")
+
+
+def test_min_calls_refuses_too_little_traffic(
+    inputs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    catalog, log = inputs  # two calls, one newly rejected
+    base = ["audit", "--schemas", str(catalog), "--logs", str(log), "--no-report-files"]
+    code, out, err = run_cli([*base, "--min-calls", "3"], capsys)
+    assert (code, out) == (2, "")
+    assert err == f"auditor: error: 2 calls read from the logs ({log}), fewer than --min-calls 3\n"
+    # Enough calls: the gate decides (exit 1, one newly rejected).
+    assert run_cli([*base, "--min-calls", "2"], capsys)[0] == 1
+    # --allow-empty accepts no call at all, not too few.
+    assert run_cli([*base, "--min-calls", "3", "--allow-empty"], capsys)[0] == 2
+    code, _, err = run_cli([*base, "--min-calls", "0"], capsys)
+    assert code == 2 and err.startswith("auditor: error: ") and len(err.splitlines()) == 1
+
+
+def test_a_folder_without_logs_beside_logs_with_calls_is_a_warning(
+    tmp_path: Path, inputs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    catalog, log = inputs
+    folder = tmp_path / "none"
+    folder.mkdir()
+    code, _, err = run_cli(
+        ["audit", "--schemas", str(catalog), "--logs", str(folder), str(log), "--no-report-files"],
+        capsys,
+    )
+    assert code == 1
+    no_logs = f"auditor: warning: {folder}: no log files (.jsonl, .ndjson, .json, .log, .gz)"
+    assert err.splitlines()[0] == no_logs
+
+
+def test_many_empty_logs_are_named_three_and_counted(
+    tmp_path: Path, inputs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    catalog, _ = inputs
+    logs = [tmp_path / f"{n}.jsonl" for n in range(5)]
+    for log in logs:
+        log.write_text("")
+    code, _, err = run_cli(
+        ["audit", "--schemas", str(catalog), "--logs", *map(str, logs), "--no-report-files"],
+        capsys,
+    )
+    assert code == 2
+    assert f"({logs[0]}, {logs[1]}, {logs[2]} and 2 more)" in err

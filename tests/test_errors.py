@@ -112,6 +112,20 @@ USAGE_ERRORS = {
         lambda tmp, inputs: [*_audit(inputs), "--jobs", "0"],
         "Invalid value for '--jobs' / '-j'",
     ),
+    "a value that is no choice": (
+        lambda tmp, inputs: [*_audit(inputs), "--fail-on", "sometimes"],
+        "Invalid value for '--fail-on': 'sometimes' is not one of 'newly-rejected', "
+        "'schema-error', 'any-change', 'never'. (see 'auditor audit --help')",
+    ),
+    "a value that is no number": (
+        lambda tmp, inputs: [*_audit(inputs), "--examples", "many"],
+        "Invalid value for '--examples': must be a valid integer",
+    ),
+    "a value above its maximum": (
+        lambda tmp, inputs: [*_audit(inputs), "--fail-min-share", "2"],
+        "Invalid value for '--fail-min-share': must be less than or equal to 1 "
+        "(see 'auditor audit --help')",
+    ),
     "an unknown option": (
         lambda tmp, inputs: [*_audit(inputs), "--colour"],
         "No such option: --colour",
@@ -138,6 +152,9 @@ def test_every_usage_error_is_one_line_and_exit_2(
     assert code == 2
     assert len(err.splitlines()) == 1 and err.startswith("auditor: error: "), err
     assert said in err
+    # Nothing of the libraries underneath: no panel, no validator's own prefixes.
+    for leak in ("Value error", "Input should", "│", "╭", "Usage:", "Traceback"):
+        assert leak not in err, leak
 
 
 def test_a_config_error_is_one_line_and_exit_2(

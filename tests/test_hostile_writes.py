@@ -385,7 +385,7 @@ def test_an_output_named_by_the_config_must_stay_in_the_working_directory(
     assert victim.read_text() == "precious\n"
     # given on the command line, the same path is the user's choice
     code, _, err = run_cli(["audit", "--output", str(victim)], capsys)
-    assert (code, err) == (0, "auditor: using auditor.toml\n")
+    assert (code, err) == (0, f"auditor: using auditor.toml\nauditor: wrote {victim}\n")
     assert json.loads(victim.read_text())["totals"]["accepted"] == 1
 
 

@@ -16,7 +16,7 @@ import yaml
 
 from auditor.cli import audit as audit_command
 from auditor.cli import expand_multi_value_options
-from auditor.cli.audit import CLI_ONLY, OPTIONS, SETTINGS, AuditOptions
+from auditor.cli.audit import CLI_ONLY, OPTIONS, SETTINGS, AuditOptions, ColorChoice
 from auditor.inputs.catalogs import CatalogFormat
 from auditor.inputs.log_formats import LogFormat
 from auditor.models import FailOn, GroupBy, OldRuntime, Rule
@@ -38,6 +38,8 @@ CASES: dict[str, tuple[Any, list[str], str, Any, Any, Any]] = {
                 FailOn.SCHEMA_ERROR, FailOn.NEWLY_REJECTED),
     "fail_min_calls": (5, ["--fail-min-calls", "2"], "fail_min_calls", 5, 2, 1),
     "fail_min_share": (0.001, ["--fail-min-share", "1"], "fail_min_share", 0.001, 1.0, 0.0),
+    "min_calls": (100, ["--min-calls", "5"], "min_calls", 100, 5, 1),
+    "allow_empty": (True, ["--allow-empty"], "allow_empty", True, True, False),
     "baseline": ("b1.json", ["--baseline", "b2.json"], "baseline", "b1.json", "b2.json", None),
     "examples": (7, ["--examples", "0"], "examples", 7, 0, 3),
     "group_by": ("caller", ["--group-by", "constraint"], "group_by", GroupBy.CALLER,
@@ -46,6 +48,8 @@ CASES: dict[str, tuple[Any, list[str], str, Any, Any, Any]] = {
     "max_calls": (5, ["--max-calls", "0"], "max_calls", 5, None, 10_000),
     "jobs": (2, ["-j", "3"], "jobs", 2, 3, os.cpu_count() or 1),
     "allow_override": (True, ["--allow-override"], "allow_override", True, True, False),
+    "color": ("never", ["--color", "always"], "color", ColorChoice.NEVER, ColorChoice.ALWAYS,
+              ColorChoice.AUTO),
     "catalog_format": ("mcp", ["--catalog-format", "openai"], "catalog_format",
                        CatalogFormat.MCP, CatalogFormat.OPENAI, None),
     "log_format": ("otel", ["--log-format=jsonl"], "log_format", LogFormat.OTEL,
@@ -161,11 +165,14 @@ REFUSED = [
     ("fail_on", '"sometimes"', "'sometimes' is not one of"),
     ("catalog_format", '"xml"', "'xml' is not one of"),
     ("log_format", '"xml"', "'xml' is not one of"),
+    ("color", '"sometimes"', "'sometimes' is not one of"),
     ("format", '["pdf"]', "'pdf' is not one of"),
     ("rules", '"camel-case"', "unknown rule family camel-case"),
     ("examples", '"3"', "has the wrong type"),
     ("fail_min_calls", "0", "must be at least 1, not 0"),
     ("fail_min_calls", "2.5", "has the wrong type"),
+    ("min_calls", "0", "must be at least 1, not 0"),
+    ("allow_empty", '"yes"', "has the wrong type"),
     ("fail_min_share", "1.5", "less than or equal to 1"),
     ("fail_min_share", "-0.1", "must be at least 0, not -0.1"),
     ("fail_min_share", '"0.1%"', "has the wrong type"),
@@ -270,7 +277,7 @@ def test_help_shows_real_defaults_and_readable_metavars(
         assert re.search(r"\[default: \(?keyword-case,type-case\)?\]", flat)
     assert "[default: (256 MiB)]" in flat
     if command == "audit":
-        defaults = ["3", "10000", "reports", "newly_rejected", "lenient", "auto"]
+        defaults = ["3", "10000", "reports", "(newly-rejected)", "lenient", "auto"]
         defaults += ["(one per core)", "2.0", "(64 MiB)"]
         for shown in defaults:
             assert f"[default: {shown}]" in flat, shown
@@ -282,8 +289,8 @@ def _shown(default: Any) -> str:
         return "on" if default else "off"
     if default is None:
         return "none"
-    if isinstance(default, Enum):
-        return str(default.value)
+    if isinstance(default, Enum):  # the README spells values with "-"
+        return str(default.value).replace("_", "-")
     if isinstance(default, float) and default.is_integer():
         return str(int(default))
     if isinstance(default, int) and default >= 1024 * 1024 and default % (1024 * 1024) == 0:
@@ -311,3 +318,43 @@ def test_help_is_shown_whatever_the_config_file_says(
     # Anything but help reads the file, and says what is wrong with it.
     code, _, err = run_cli(["audit", "--schemas", "a.json", "--logs", "b.jsonl"], capsys)
     assert code == 2 and "auditor.toml: invalid TOML" in err
+
+
+SPELLINGS = [
+    (["--fail-on", "newly-rejected"], "fail_on", FailOn.NEWLY_REJECTED),
+    (["--fail-on", "newly_rejected"], "fail_on", FailOn.NEWLY_REJECTED),
+    (["--fail-on", "schema-error"], "fail_on", FailOn.SCHEMA_ERROR),
+    (["--fail-on", "any_change"], "fail_on", FailOn.ANY_CHANGE),
+    (["--log-format", "openai_responses"], "log_format", LogFormat.OPENAI_RESPONSES),
+    (["--catalog-format", "openai_responses"], "catalog_format", CatalogFormat.OPENAI_RESPONSES),
+    (
+        ["--rules", "keyword_case,type-alias"],
+        "rules",
+        frozenset({Rule.KEYWORD_CASE, Rule.TYPE_ALIAS}),
+    ),
+    (["--old-runtime", "none"], "old_runtime", OldRuntime.NONE),
+]
+
+
+@pytest.mark.parametrize(("cli", "field", "value"), SPELLINGS)
+def test_dash_and_underscore_are_one_character_in_values(
+    cli: list[str],
+    field: str,
+    value: Any,
+    seen: list[AuditOptions],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert run_cli(["audit", "--schemas", "t.json", "--logs", "c.jsonl", *cli], capsys)[0] == 0
+    assert getattr(seen[0], field) == value
+
+
+def test_the_config_file_takes_either_spelling_and_refuses_other_values(
+    seen: list[AuditOptions], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "auditor.toml").write_text('fail_on = "schema-error"\n')
+    assert run_cli(["audit", "--schemas", "t.json", "--logs", "c.jsonl"], capsys)[0] == 0
+    assert seen[0].fail_on is FailOn.SCHEMA_ERROR
+    code, _, err = run_cli(["audit", "--schemas", "t", "--logs", "c", "--fail-on", "newly"], capsys)
+    assert code == 2 and len(err.splitlines()) == 2  # the config file used, the error
+    # The values are listed in the documented spelling.
+    assert "'newly' is not one of 'newly-rejected', 'schema-error', 'any-change', 'never'" in err

@@ -99,7 +99,7 @@ def test_the_diff_names_the_patch_on_the_terminal_and_a_patch_it_cannot_write(
     assert code == 1
     assert "patch: raise maxLength 8 → 13 at catalogs/tools.yaml:9:11" in out
     assert "auditor: not in the patch: book_flight: raise maxLength 8 → 13:" in err
-    assert "Reports written: loosen.diff" in out
+    assert "auditor: wrote loosen.diff\n" in err
     _git(repository, "apply", "--check", "loosen.diff")
 
 

@@ -6,7 +6,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Final
 
 import typer
 from typer.core import TyperCommand, TyperGroup
@@ -49,10 +49,19 @@ app = typer.Typer(
     # A pretty traceback would print every frame's locals: logged arguments, under --redact.
     pretty_exceptions_enable=False,
 )
-app.command("audit", epilog=EPILOG, cls=_Command)(audit.audit)
-app.command("lint", epilog=EPILOG, cls=_Command)(lint.lint)
-app.command("normalize", epilog=EPILOG, cls=_Command)(normalize.normalize)
-app.command("schema", epilog=EPILOG, cls=_Command)(schema.schema)
+
+
+def same_separators(token: str) -> str:
+    """``newly-rejected`` for ``newly_rejected``: click compares every choice value (and
+    option name) through this, so ``-`` and ``_`` are one character in them."""
+    return token.replace("_", "-")
+
+
+CONTEXT: Final = {"token_normalize_func": same_separators}
+app.command("audit", epilog=EPILOG, context_settings=CONTEXT, cls=_Command)(audit.audit)
+app.command("lint", epilog=EPILOG, context_settings=CONTEXT, cls=_Command)(lint.lint)
+app.command("normalize", epilog=EPILOG, context_settings=CONTEXT, cls=_Command)(normalize.normalize)
+app.command("schema", epilog=EPILOG, context_settings=CONTEXT, cls=_Command)(schema.schema)
 
 MULTI_VALUE_OPTIONS: tuple[str, ...] = audit.MULTI_VALUE_OPTIONS
 HELP = frozenset({"--help"})
@@ -100,7 +109,7 @@ def configure(ctx: typer.Context, name: str) -> None:
             said = getattr(error, "format_message", None)  # click's usage errors
             if said is None:
                 raise
-            raise ValueError(said()) from None
+            raise ValueError(guard.plain_usage(said())) from None
         if setting.key in audit.CHECKED_LATER:
             try:
                 audit.CHECKED_LATER[setting.key](value)

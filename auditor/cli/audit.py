@@ -9,6 +9,8 @@ worker was lost, a bug) and wrote no report.
 from __future__ import annotations
 
 import os
+import shutil
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -40,12 +42,19 @@ from auditor.errors import EXIT_OK
 from auditor.inputs.catalogs import STDIN, CatalogFormat, Catalogs, load_catalogs
 from auditor.inputs.git_catalogs import GitRevision
 from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES, DEFAULT_MAX_RECORD_BYTES, byte_size
-from auditor.inputs.log_files import LogFormatError, check_logs
+from auditor.inputs.log_files import (
+    LogFormatError,
+    LogProblem,
+    TooFewCalls,
+    check_logs,
+    holds_no_log,
+    traffic_problem,
+)
 from auditor.inputs.log_formats import LogFormat
 from auditor.inputs.paths import shown
 from auditor.models import RULE_FAMILIES, FailOn, GroupBy, OldRuntime, Report, Rule
 from auditor.replay.budget import DEFAULT_CALL_TIMEOUT
-from auditor.report import Format, render
+from auditor.report import Format, render, table
 from auditor.report.common import gate_line, plain
 from auditor.report.escape import one_line, terminal
 from auditor.schema.diff import NewCatalogs
@@ -90,6 +99,22 @@ class LogFormatChoice(str, Enum):
         return None if self.value == AUTO else LogFormat(self.value)
 
 
+class ColorChoice(str, Enum):
+    """``--color``: when the summary line on stdout is coloured."""
+
+    AUTO = AUTO
+    """On a terminal, unless ``NO_COLOR`` is set (to anything but the empty string)."""
+    ALWAYS = "always"
+    NEVER = "never"
+
+
+NO_COLOR: Final = "NO_COLOR"
+"""The environment variable that turns colour off (https://no-color.org)."""
+_BOLD_RED: Final = "\x1b[1;31m"
+_BOLD_GREEN: Final = "\x1b[1;32m"
+_RESET: Final = "\x1b[0m"
+
+
 @dataclass(frozen=True)
 class AuditOptions:
     """Everything one audit run needs, after the config file and the CLI are merged."""
@@ -101,9 +126,14 @@ class AuditOptions:
     report_dir: Path | None
     allow_override: bool
     quiet: bool
+    color: ColorChoice = ColorChoice.AUTO
     fail_on: FailOn = FailOn.NEWLY_REJECTED
     fail_min_calls: int = 1
     fail_min_share: float = 0.0
+    min_calls: int = 1
+    """Fewer calls read from the logs is unusable input."""
+    allow_empty: bool = False
+    """Logs holding no call are audited (and said), not unusable input."""
     baseline: str | None = None
     generate_baseline: str | None = None
     examples: int = DEFAULT_EXAMPLES
@@ -196,7 +226,8 @@ def audit(
             "--report-dir",
             metavar="DIR",
             show_default=True,
-            help="Folder for audit.md and audit.json.",
+            help="Folder for audit.md and audit.json; when a --format goes to stdout, they "
+            "are written only if this is given.",
         ),
     ] = Path("reports"),
     no_report_files: Annotated[
@@ -213,7 +244,8 @@ def audit(
         ),
     ] = None,
     fail_on: Annotated[
-        FailOn, typer.Option("--fail-on", show_default=True, help="What exits 1.")
+        FailOn,
+        typer.Option("--fail-on", show_default="newly-rejected", help="What exits 1."),
     ] = FailOn.NEWLY_REJECTED,
     fail_min_calls: Annotated[
         int,
@@ -237,6 +269,25 @@ def audit(
             "in a thousand) is reported but does not fail the run.",
         ),
     ] = 0.0,
+    min_calls: Annotated[
+        int,
+        typer.Option(
+            "--min-calls",
+            min=1,
+            metavar="N",
+            show_default=True,
+            help="Fewer calls read from the logs exits 2: a gate that expects traffic.",
+        ),
+    ] = 1,
+    allow_empty: Annotated[
+        bool,
+        typer.Option(
+            "--allow-empty",
+            metavar="",
+            help="Logs holding no call at all (empty files, folders without logs) are "
+            "said on stderr and audited, instead of exiting 2.",
+        ),
+    ] = False,
     baseline: Annotated[
         str | None,
         typer.Option("--baseline", metavar="FILE", help="Accept the groups listed in this file."),
@@ -307,6 +358,15 @@ def audit(
             "--quiet", "-q", metavar="", help="Print nothing but errors (and the config file used)."
         ),
     ] = False,
+    color: Annotated[
+        ColorChoice,
+        typer.Option(
+            "--color",
+            show_default=True,
+            help="Colour the table's summary line: auto (on a terminal, unless NO_COLOR is "
+            "set), always, never.",
+        ),
+    ] = ColorChoice.AUTO,
     catalog_format: Annotated[
         CatalogFormatChoice,
         typer.Option(
@@ -382,13 +442,18 @@ def audit(
     # stay inside the working directory.
     outputs_within = None if from_command_line("output") else cwd
     reports_within = None if from_command_line("report_dir") else cwd
-    report_folder = None if no_report_files else report_dir
     if outputs_within is not None:
         _confined([Path(path) for _, path in outputs if path != "-"], outputs_within)
     patch_within = None if from_command_line("suggest_patch") else cwd
     patch_to_stdout = suggest_patch is not None and names_stdout(suggest_patch)
-    if patch_to_stdout and any(names_stdout(path) for _, path in outputs):
+    format_to_stdout = any(names_stdout(path) for _, path in outputs)
+    if patch_to_stdout and format_to_stdout:
         raise UsageFailure("--suggest-patch and a --format both go to stdout ('-'): give one")
+    # Output piped from stdout (`--format json | jq`) writes no file nobody asked for: the
+    # default report files only when --report-dir was given (command line or config file).
+    piped = patch_to_stdout or format_to_stdout
+    skip_reports = no_report_files or (piped and not _given(ctx, "report_dir"))
+    report_folder = None if skip_reports else report_dir
     if suggest_patch is not None and not patch_to_stdout and patch_within is not None:
         _confined([Path(suggest_patch)], patch_within)
     if reports_within is not None and report_folder is not None:
@@ -403,9 +468,12 @@ def audit(
         report_dir=report_folder,
         allow_override=allow_override,
         quiet=quiet,
+        color=color,
         fail_on=fail_on,
         fail_min_calls=fail_min_calls,
         fail_min_share=fail_min_share,
+        min_calls=min_calls,
+        allow_empty=allow_empty,
         baseline=baseline,
         generate_baseline=generate_baseline,
         examples=examples,
@@ -518,8 +586,10 @@ def run(options: AuditOptions) -> int:
         raise UsageFailure("standard input ('-') can feed the catalogs or the logs, not both")
     catalogs, new_catalogs = _catalogs(options)
     files, problems = check_logs(options.logs)
-    if problems:
-        raise UsageFailure(str(problems[0]))
+    # A folder without logs is as empty as an empty file: the count of calls decides.
+    empty = [problem for problem in problems if holds_no_log(problem)]
+    if unusable := [problem for problem in problems if not holds_no_log(problem)]:
+        raise UsageFailure(str(unusable[0]))
     settings = ReportSettings(
         examples=options.examples,
         group_by=options.group_by,
@@ -550,9 +620,14 @@ def run(options: AuditOptions) -> int:
         )
     except LogFormatError as error:
         raise UsageFailure(str(error.problem)) from error
+    _check_traffic(report.call_count, empty, options)
+    # Writing a baseline accepts the current state: that run does not fail.
+    code = EXIT_OK if options.generate_baseline is not None else exit_code(report)
     written = _write_reports(report, options)
     for fmt, path in options.outputs:
-        emit(render(report, fmt), path, within=options.outputs_within)
+        emit(_rendered(report, fmt, path, code), path, within=options.outputs_within)
+        if not names_stdout(path):
+            written.append(Path(path))
     if options.generate_baseline is not None:
         write_text(Path(options.generate_baseline), render_baseline(report.groups))
         written.append(Path(options.generate_baseline))
@@ -562,16 +637,57 @@ def run(options: AuditOptions) -> int:
             written.append(Path(options.suggest_patch))
     to_stdout = [path for _, path in options.outputs] + [options.suggest_patch or ""]
     if not options.quiet and not any(names_stdout(path) for path in to_stdout):
-        typer.echo(render(report, Format.TABLE), nl=False)
-        if written:
-            typer.echo(f"\nReports written: {terminal(', '.join(shown(p) for p in written))}")
-    # Writing a baseline accepts the current state: that run does not fail.
+        text = _rendered(report, Format.TABLE, "-", code)
+        coloured = _coloured(options.color)
+        typer.echo(_colour_last_line(text, code) if coloured else text, nl=False, color=coloured)
+    if written and not options.quiet:  # stderr: stdout may be a pipe that wants the data only
+        typer.echo(f"auditor: wrote {terminal(', '.join(shown(p) for p in written))}", err=True)
     if options.generate_baseline is not None:
-        return EXIT_OK
-    code = exit_code(report)
+        return code
     if line := gate_line(report):
         typer.echo(f"auditor: {one_line(plain(line))}", err=True)  # a failing gate says why
     return code
+
+
+def _rendered(report: Report, fmt: Format, path: str, code: int) -> str:
+    """``fmt`` for ``path``: the table fits the terminal's width (``COLUMNS``, else the
+    terminal's, else 80) on stdout and ``table.DEFAULT_WIDTH`` in a file, and names the exit
+    code of the run."""
+    if fmt is not Format.TABLE:
+        return render(report, fmt)
+    width = shutil.get_terminal_size((table.DEFAULT_WIDTH, 24)).columns
+    return table.render(report, width if names_stdout(path) else table.DEFAULT_WIDTH, code)
+
+
+def _coloured(choice: ColorChoice) -> bool:
+    """Whether stdout gets colour: ``always``, or ``auto`` on a terminal without NO_COLOR."""
+    if choice is not ColorChoice.AUTO:
+        return choice is ColorChoice.ALWAYS
+    return not os.environ.get(NO_COLOR) and sys.stdout.isatty()
+
+
+def _colour_last_line(text: str, code: int) -> str:
+    """The table with its summary line in bold red (the run fails) or green. The text has
+    been through ``escape.terminal``: these are the only escape sequences in it."""
+    head, _, last = text.rstrip("\n").rpartition("\n")
+    colour = _BOLD_RED if code else _BOLD_GREEN
+    return f"{head}\n{colour}{last}{_RESET}\n"
+
+
+def _check_traffic(calls: int, empty: Sequence[LogProblem], options: AuditOptions) -> None:
+    """Refuse logs with fewer calls than ``--min-calls`` (none, unless ``--allow-empty``),
+    before anything is written; say on stderr what held no call, never a silent pass."""
+    if problem := traffic_problem(calls, options.logs, options.min_calls, options.allow_empty):
+        raise TooFewCalls(problem)
+    if options.quiet:
+        return
+    for folder in empty:
+        typer.echo(f"auditor: warning: {terminal(one_line(str(folder)))}", err=True)
+    if calls == 0:
+        typer.echo(
+            "auditor: warning: no call read from the logs: nothing was audited (--allow-empty)",
+            err=True,
+        )
 
 
 def _write_patch(report: Report, path: str, options: AuditOptions) -> None:

@@ -65,7 +65,7 @@ def parse_rules(value: str | None) -> frozenset[Rule]:
     """``keyword-case,openapi`` -> the rule families; None gives the default families."""
     if value is None:
         return DEFAULT_RULES
-    names = [name.strip() for name in value.split(",") if name.strip()]
+    names = [name.strip().replace("_", "-") for name in value.split(",") if name.strip()]
     known = {rule.value: rule for rule in RULE_FAMILIES}
     unknown = [name for name in names if name not in known]
     if unknown or not names:

@@ -99,8 +99,15 @@ def _usage_error(error: Exception) -> tuple[str, int] | None:
     context = getattr(error, "ctx", None)
     command = getattr(context, "command_path", None)
     hint = f" (see '{command} --help')" if isinstance(command, str) and command else ""
-    message = said()
+    message = plain_usage(said())
     return (f"{message}{hint}" if message else ""), code
+
+
+def plain_usage(message: str) -> str:
+    """A usage message in the words of the rest of auditor: typer validates option values
+    with pydantic, whose messages leak its own prefixes ("Value error, 'x' is not one of";
+    "Input should be greater than or equal to 1")."""
+    return message.replace("Value error, ", "").replace("Input should be ", "must be ")
 
 
 def internal_error_line(error: BaseException) -> str:

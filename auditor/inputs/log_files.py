@@ -15,17 +15,47 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import IO, Final, cast
 
+from auditor.errors import AuditorError
 from auditor.inputs.limits import MAX_DECOMPRESSED_BYTES
 from auditor.inputs.paths import STDIN, STDIN_NAME, InputProblem, files_in, shown
 from auditor.models import Location
 
 LOG_SUFFIXES: Final = (".jsonl", ".ndjson", ".json", ".log", ".gz")
 _NONE: Final = "no log files (.jsonl, .ndjson, .json, .log, .gz)"
+NAMES_SHOWN: Final = 3
+"""Log inputs named in a message, at most; the rest are counted."""
 _GZIP_MAGIC: Final = b"\x1f\x8b"
 
 
 class LogProblem(InputProblem):
     """Why a log input cannot be used; ``str()`` is the one-line message for the user."""
+
+
+class TooFewCalls(AuditorError):
+    """The logs held fewer calls than the audit needs (none, or fewer than ``--min-calls``):
+    an audit of no traffic would pass whatever the change, so it is unusable input (exit 2)."""
+
+
+def holds_no_log(problem: LogProblem) -> bool:
+    """Whether ``problem`` is a directory holding no log file: as empty as an empty file."""
+    return problem.message == _NONE
+
+
+def traffic_problem(calls: int, paths: Sequence[str], least: int, allow_empty: bool) -> str | None:
+    """What is wrong with reading ``calls`` calls from the logs ``paths``: ``least`` is the
+    fewest an audit needs (``--min-calls``); ``allow_empty`` accepts none at all. None: fine."""
+    if calls >= least or (calls == 0 and allow_empty):
+        return None
+    names = [display_name(path) for path in paths]
+    more = len(names) - NAMES_SHOWN
+    where = ", ".join(names[:NAMES_SHOWN]) + (f" and {more:,} more" if more > 0 else "")
+    if calls == 0:
+        return (
+            f"no call read from the logs ({where}): an empty log audits nothing; "
+            "give --allow-empty if no traffic is expected"
+        )
+    said = f"{calls:,} call" if calls == 1 else f"{calls:,} calls"
+    return f"{said} read from the logs ({where}), fewer than --min-calls {least:,}"
 
 
 class LogFormatError(Exception):

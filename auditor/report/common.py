@@ -207,8 +207,8 @@ GATE_LISTED: Final = 10
 
 
 def plural(count: int, word: str) -> str:
-    """``1 call``, ``2 calls``."""
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+    """``1 call``, ``2 calls``, ``1,234 calls``."""
+    return f"{count:,} {word}" if count == 1 else f"{count:,} {word}s"
 
 
 def compact(value: JSON, limit: int = MAX_ARGUMENTS) -> str:
