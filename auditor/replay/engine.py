@@ -6,6 +6,15 @@ question most calls ask — *do the old and the new schema both accept these arg
 for schemas where the two engines cannot disagree. Anything else (a rejection, a schema
 the fast engine is not trusted with, an argument it cannot take) goes to the reference.
 
+Every rule below is applied at schema positions only: the root and whatever the keywords of
+the vocabulary table (``auditor.schema.keywords``, every draft's applicators together) hold as
+subschemas, as the normalizer walks them. Data (``enum``, ``const``, ``default``, ``examples``,
+unknown keywords' values) and names (the keys of ``properties``, ``$defs``...) are never
+evaluated as schemas, so a property named ``id`` or ``pattern``, or ``{"pattern": "\\w"}`` in
+an ``enum``, does not keep a tool with the reference. A ``$ref`` is what could make data a
+schema (both engines resolve a pointer wherever it lands): a local one must land on a schema
+position, or the schema stays with the reference.
+
 Where the engines differ, and how it is kept out:
 
 - regex dialect (``pattern``, ``patternProperties``): Python's ``re`` and Rust's regex
@@ -14,7 +23,8 @@ Where the engines differ, and how it is kept out:
   patterns in a plain ASCII subset both read alike are trusted (``_PLAIN_REGEX``). Python's
   ``$`` also matches before a final newline; the fast engine is given ``(?=\n?\z)`` in its
   place, which means exactly that (under ``not`` or in ``patternProperties`` a looser match
-  is a stricter verdict, so the difference must go, not be leaned on);
+  is a stricter verdict, so the difference must go, not be leaned on); data is given as it
+  is (an ``enum`` member ``{"pattern": "a$"}`` is compared, not translated);
 - ``multipleOf`` with a fractional divisor: float arithmetic differs, so it stays too;
 - ``format`` and ``content*``: python-jsonschema does not assert them here, and the fast
   engine is built with format validation off; ``content*`` schemas stay with the reference;
@@ -71,7 +81,8 @@ _REFERENCE_ONLY: Final = frozenset(
         "id",
     }
 )
-"""Keys whose presence anywhere keeps a schema with the reference engine."""
+"""Keys whose presence in a schema (at a keyword position, in any draft) keeps it with the
+reference engine."""
 
 
 def trusted(schema: JSON) -> bool:
