@@ -332,6 +332,34 @@ def test_names_and_data_spelled_like_keywords_do_not_keep_a_schema_with_the_refe
         assert not trusted(schema), schema
 
 
+@pytest.mark.parametrize("draft", ["draft-04", "draft-06", "draft-07", "2019-09", "2020-12"])
+def test_keyword_names_are_names_in_every_draft(draft: str) -> None:
+    """In each draft (draft-04's ``id`` included), properties and definitions named like
+    keywords, reached through ``$ref``, with keyword-like defaults: trusted, and agreeing."""
+    uri = f"http://json-schema.org/{draft}/schema#"
+    if draft in ("2019-09", "2020-12"):
+        uri = f"https://json-schema.org/draft/{draft}/schema"
+    definition = {"type": "string", "maxLength": 3, "pattern": "^[a-z]+"}
+    schema: dict[str, Any] = {
+        "$schema": uri,
+        "definitions": {name: {**definition, "default": {name: "x"}} for name in KEYWORD_NAMES},
+        "properties": {
+            name: {"$ref": "#/definitions/" + pointers.escape(name)} for name in KEYWORD_NAMES
+        },
+        "required": ["id"],
+    }
+    assert trusted(schema)
+    reference = validators.validator_for(schema)(schema)
+    reference.check_schema(schema)
+    fast = FastCheck(schema)
+    values: list[Any] = [{"id": "ab"}, {"id": "abcd"}, {"id": 1}, {"$id": "x"}, {"id": "a\n"}]
+    values += [{"id": "ab", name: v} for name in KEYWORD_NAMES for v in ("ab", "AB", 1, {})]
+    accepted = [value for value in values if fast.accepts(value)]
+    assert {"id": "ab"} in accepted
+    for value in accepted:
+        assert reference.is_valid(value), value
+
+
 def test_data_reaches_the_fast_engine_unchanged() -> None:
     """Regexes are translated (``$`` as Python reads it) at schema positions only: an enum
     member or a property named ``patternProperties`` is compared or evaluated as written."""
