@@ -6,15 +6,23 @@ gives ``tools.json`` (200 tools, a third written in a dialect: snake_case keywor
 types, nested objects, arrays, enums, patterns, ``$ref``s) and ``calls.jsonl`` (tool use
 following a Zipf law, about 40% of argument texts repeated, about 2% newly rejected, 0.1%
 malformed lines).
+
+``WORKLOADS`` names the variants ``benchmarks/run.py`` measures, each made to defeat one thing
+that flatters a figure: property names spelled like keywords (``id``, ``type``, ``format``,
+``items``, ``default``), every argument text distinct (the verdict memo never hits), 90%
+repeats, 500 tools, a gzipped log, and a directory of 200 small logs.
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import itertools
 import json
 import random
 import re
+import shutil
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +32,8 @@ REPEAT_SHARE = 0.40
 BREAK_SHARE = 0.02
 MALFORMED_SHARE = 0.001
 ZIPF_EXPONENT = 1.1
+KEYWORD_NAMES = ["id", "type", "format", "items", "default"]
+"""Property names that are keywords elsewhere in a schema (a tool's first fields, in order)."""
 WORDS = ["alpha", "beta", "gamma", "delta", "report", "invoice", "draft", "main", "user", "eu"]
 
 
@@ -53,18 +63,22 @@ def _dialect(node: Any, upper_types: bool) -> Any:
 class Tool:
     """One tool: its schema, and how to make valid and dormant-constraint-breaking calls."""
 
-    def __init__(self, index: int, rng: random.Random) -> None:
+    def __init__(self, index: int, rng: random.Random, workload: Workload) -> None:
         self.name = f"tool_{index:03d}"
         self.rng = rng
         self.fields: list[tuple[str, str]] = []
+        self.nonce = workload.distinct
         properties: dict[str, Any] = {}
         for number in range(rng.randint(2, 7)):
             kind = rng.choice(
                 ["text", "code", "choice", "count", "ratio", "flag", "tags", "filter"]
             )
-            name = f"{kind}_{number}"
+            keyword_name = workload.keyword_names and number < len(KEYWORD_NAMES)
+            name = KEYWORD_NAMES[number] if keyword_name else f"{kind}_{number}"
             self.fields.append((name, kind))
             properties[name] = self._property(kind)
+        if self.nonce:  # an optional integer every call sets to its own number
+            properties["nonce"] = {"type": "integer", "minimum": 0}
         self.schema: dict[str, Any] = {
             "type": "object",
             "properties": properties,
@@ -106,9 +120,9 @@ class Tool:
             },
         }[kind]
 
-    def arguments(self, breaking: bool) -> dict[str, Any]:
+    def arguments(self, breaking: bool, number: int) -> dict[str, Any]:
         rng = self.rng
-        args: dict[str, Any] = {}
+        args: dict[str, Any] = {"nonce": number} if self.nonce else {}
         for position, (name, kind) in enumerate(self.fields):
             if position == 0 or rng.random() < 0.6:
                 args[name] = self._value(kind)
@@ -135,13 +149,41 @@ class Tool:
         return {"field": rng.choice(WORDS), "value": rng.choice(WORDS)}
 
 
-def generate(calls: int, seed: int, out: Path) -> None:
+@dataclass(frozen=True)
+class Workload:
+    """One variant of the workload; the defaults are the standard one."""
+
+    tools: int = TOOLS
+    repeat_share: float = REPEAT_SHARE
+    keyword_names: bool = False
+    """The first properties of every tool named ``id``, ``type``, ``format``, ``items``,
+    ``default`` instead of ``text_0``..."""
+    distinct: bool = False
+    """Every argument text distinct (an optional ``nonce`` property set to the call number)."""
+    layout: str = "file"
+    """``file`` (calls.jsonl), ``gzip`` (calls.jsonl.gz) or ``split`` (logs/ of 200 files)."""
+
+
+WORKLOADS: dict[str, Workload] = {
+    "standard": Workload(),
+    "keyword-names": Workload(keyword_names=True),
+    "distinct": Workload(repeat_share=0.0, distinct=True),
+    "repeats": Workload(repeat_share=0.90),
+    "tools-500": Workload(tools=500),
+    "gzip": Workload(layout="gzip"),
+    "many-logs": Workload(layout="split"),
+}
+SPLIT_FILES = 200
+
+
+def generate(calls: int, seed: int, out: Path, workload: Workload = WORKLOADS["standard"]) -> Path:
+    """Write ``tools.json`` and the log into ``out``; returns the log (a file or directory)."""
     rng = random.Random(seed)
-    tools = [Tool(i, rng) for i in range(TOOLS)]
+    tools = [Tool(i, rng, workload) for i in range(workload.tools)]
     out.mkdir(parents=True, exist_ok=True)
     catalog = {"tools": [{"name": t.name, "inputSchema": t.catalog_schema} for t in tools]}
     (out / "tools.json").write_text(json.dumps(catalog, indent=1) + "\n", encoding="utf-8")
-    popularity = [1 / (k**ZIPF_EXPONENT) for k in range(1, TOOLS + 1)]
+    popularity = [1 / (k**ZIPF_EXPONENT) for k in range(1, workload.tools + 1)]
     weights = list(itertools.accumulate(popularity))
     # Only calls of tools with dormant constraints can be newly rejected: break those often
     # enough that about BREAK_SHARE of all calls are.
@@ -152,17 +194,38 @@ def generate(calls: int, seed: int, out: Path) -> None:
         for number in range(calls):
             tool = rng.choices(tools, cum_weights=weights)[0]
             pool = seen.setdefault(tool.name, [])
-            if pool and rng.random() < REPEAT_SHARE:
+            if pool and rng.random() < workload.repeat_share:
                 text = rng.choice(pool)
             else:
                 broken = tool.dormant and rng.random() < breaking
-                text = json.dumps(tool.arguments(breaking=broken))
+                text = json.dumps(tool.arguments(breaking=broken, number=number))
                 if len(pool) < 64:
                     pool.append(text)
             line = json.dumps({"id": f"call_{number}", "tool": tool.name, "arguments": text})
             if rng.random() < MALFORMED_SHARE:
                 line = line[: len(line) // 2]
             stream.write(line + "\n")
+    return _lay_out(out / "calls.jsonl", workload.layout)
+
+
+def _lay_out(log: Path, layout: str) -> Path:
+    if layout == "gzip":
+        packed = log.with_name(log.name + ".gz")
+        with open(log, "rb") as source, gzip.open(packed, "wb", compresslevel=6) as target:
+            shutil.copyfileobj(source, target)
+        log.unlink()
+        return packed
+    if layout == "split":
+        folder = log.with_name("logs")
+        folder.mkdir(exist_ok=True)
+        lines = log.read_bytes().splitlines(keepends=True)
+        size = -(-len(lines) // SPLIT_FILES)
+        for part in range(SPLIT_FILES):
+            chunk = lines[part * size : (part + 1) * size]
+            (folder / f"calls-{part:03d}.jsonl").write_bytes(b"".join(chunk))
+        log.unlink()
+        return folder
+    return log
 
 
 def main() -> None:
@@ -170,9 +233,10 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=1_000_000)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--out", type=Path, default=Path("/tmp/auditor-workload"))
+    parser.add_argument("--workload", choices=sorted(WORKLOADS), default="standard")
     options = parser.parse_args()
-    generate(options.calls, options.seed, options.out)
-    print(f"wrote {options.out / 'tools.json'} and {options.out / 'calls.jsonl'}")
+    log = generate(options.calls, options.seed, options.out, WORKLOADS[options.workload])
+    print(f"wrote {options.out / 'tools.json'} and {log}")
 
 
 if __name__ == "__main__":

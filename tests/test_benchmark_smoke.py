@@ -12,6 +12,7 @@ from types import ModuleType
 
 from auditor.aggregate.pipeline import prepare
 from auditor.inputs.catalogs import load_catalogs
+from auditor.inputs.log_files import check_logs
 from auditor.inputs.reader import LogReader
 from auditor.models import Outcome
 from auditor.schema.normalize import DEFAULT_RULES
@@ -56,3 +57,29 @@ def test_the_workload_is_the_same_for_the_same_seed(tmp_path: Path) -> None:
     generate(500, 3, tmp_path / "b")
     for name in ("tools.json", "calls.jsonl"):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+
+
+def test_each_workload_is_what_its_name_says(tmp_path: Path) -> None:
+    """Keyword-like names, all-distinct and 90%-repeated argument texts, 500 tools, and the
+    gzipped and split logs reading as the same calls as the plain one."""
+    module = _generator()
+    calls = 600
+
+    def texts(name: str) -> list[str]:
+        log = module.generate(calls, 5, tmp_path / name, module.WORKLOADS[name])
+        files, _ = check_logs([str(log)])
+        return [str(c.arguments) for c in LogReader(files) if c.unparsed is None]
+
+    standard = texts("standard")
+    distinct = texts("distinct")
+    assert len(set(distinct)) == len(distinct)
+    assert len(set(texts("repeats"))) < 0.3 * len(standard) < len(set(standard))
+    texts("keyword-names")
+    catalog = (tmp_path / "keyword-names" / "tools.json").read_text()
+    for name in module.KEYWORD_NAMES:
+        assert f'"{name}": {{' in catalog
+    texts("tools-500")
+    assert len(load_catalogs([str(tmp_path / "tools-500" / "tools.json")]).tools) == 500
+    assert texts("gzip") == standard
+    assert texts("many-logs") == standard
+    assert len(list((tmp_path / "many-logs" / "logs").iterdir())) == 200

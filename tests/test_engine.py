@@ -3,13 +3,16 @@
 jsonschema-rs may only ever say "accepted", and only where python-jsonschema says the same;
 everything else goes to python-jsonschema. These tests generate schemas and arguments that
 probe the places where the engines are known to differ (regex dialects, fractional
-multipleOf, formats, Unicode, integers and floats), and replay the project's own cases and
-samples with and without the fast engine.
+multipleOf, formats, Unicode, integers and floats), with property names, ``$defs`` names and
+enum/const/default data spelled like keywords (which must neither keep a schema with the
+reference nor change a verdict), and replay the project's own cases and samples with and
+without the fast engine.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -22,7 +25,9 @@ from auditor.inputs.catalogs import load_catalogs
 from auditor.inputs.log_files import check_logs
 from auditor.inputs.reader import LogReader
 from auditor.models import JSON, Call, Location, ToolSchema
-from auditor.replay.engine import FastCheck, trusted
+from auditor.replay.engine import FastCheck, meta_valid, trusted
+from auditor.schema import pointers
+from auditor.schema.keywords import Draft
 from auditor.schema.normalize import DEFAULT_RULES
 from tests.conftest import ROOT, load_cases
 from tests.replaying import replay_call
@@ -42,8 +47,28 @@ TRICKY_STRINGS = [
     *("", "a", "abc", "abc\n", "ABC-12", "ABC-123456", "a_b.c-d", "١٢٣", "123", "e\u0301"),
     *("a\x1cb", "ab ab", "abab", "Straße", "🙂", "a\u2028b", "ǅ"),
 ]
+KEYWORD_NAMES = [
+    *("id", "$id", "$ref", "pattern", "type", "items", "format", "default", "multipleOf"),
+    "patternProperties",
+]
+"""Property names spelled like keywords: names, never keywords, so never a reason to distrust."""
+KEYWORD_LIKE_DATA: list[Any] = [
+    {"pattern": "a$"},
+    {"pattern": "a(?=\n?\\z)"},  # what the fast engine is given for a$ at a schema position
+    {"pattern": "^\\w+$"},
+    {"patternProperties": {"$ref": "#"}},
+    {"$ref": "#"},
+    {"$ref": "https://example.com/s.json"},
+    {"$id": "https://example.com/other"},
+    {"id": "x", "type": "integer"},
+    {"multipleOf": 0.1},
+    {"contentMediaType": "application/json"},
+    {"items": {"$ref": "#"}, "format": "email"},
+]
+"""Values that look like schemas (risky ones) where only data stands: enum, const, default."""
 TRICKY_NUMBERS = [0, 1, -1, 1.0, 0.1, 0.3, 0.7, 1e308, 2**53 + 1, 2**64, 2**70, 3, 7.5, -0.0]
 STRINGS = st.sampled_from(TRICKY_STRINGS) | st.text(max_size=6)
+NAMES = st.sampled_from(["a", "b", "abc", *KEYWORD_NAMES])
 NUMBERS = st.sampled_from(TRICKY_NUMBERS) | st.integers(-5, 5)
 SCALARS = STRINGS | NUMBERS | st.booleans() | st.none()
 INSTANCES = st.recursive(
@@ -51,42 +76,53 @@ INSTANCES = st.recursive(
     lambda children: (
         st.lists(children, max_size=4)
         | st.dictionaries(st.sampled_from(["a", "b", "c", "abc", "ABC-12"]), children, max_size=4)
+        | st.dictionaries(NAMES, children, max_size=3)
     ),
     max_leaves=10,
-)
+) | st.sampled_from(KEYWORD_LIKE_DATA)
+DATA = SCALARS | st.sampled_from(KEYWORD_LIKE_DATA)
 
-leaf_schema = st.fixed_dictionaries(
-    {},
-    optional={
-        "type": st.sampled_from(
-            ["string", "integer", "number", "object", "array", "boolean", "null"]
-        )
-        | st.lists(
-            st.sampled_from(["string", "integer", "null"]), min_size=1, max_size=2, unique=True
-        ),
-        "pattern": st.sampled_from(PATTERNS),
-        "minLength": st.integers(0, 3),
-        "maxLength": st.integers(0, 4),
-        "minimum": NUMBERS,
-        "exclusiveMaximum": NUMBERS,
-        "multipleOf": st.sampled_from([1, 2, 0.1, 0.5, 3]),
-        "enum": st.lists(SCALARS, min_size=1, max_size=3),
-        "const": SCALARS,
-        "format": st.sampled_from(["date", "email", "uuid", "regex"]),
-        "uniqueItems": st.booleans(),
-        "minItems": st.integers(0, 2),
-        "maxProperties": st.integers(0, 2),
-        "required": st.lists(st.sampled_from(["a", "b"]), max_size=2, unique=True),
-    },
-)
+PLAIN_PATTERNS = [p for p in PATTERNS if not any(c in p for c in ("\\d", "\\w", "\\S"))]
+"""The patterns the fast engine is trusted with (ASCII only; ``$`` is translated)."""
 
 
-def _compound(children: st.SearchStrategy[Any]) -> st.SearchStrategy[dict[str, Any]]:
+def _leaf(patterns: list[str], divisors: list[float]) -> st.SearchStrategy[dict[str, Any]]:
     return st.fixed_dictionaries(
         {},
         optional={
-            "properties": st.dictionaries(st.sampled_from(["a", "b", "abc"]), children, max_size=2),
-            "patternProperties": st.dictionaries(st.sampled_from(PATTERNS), children, max_size=1),
+            "type": st.sampled_from(
+                ["string", "integer", "number", "object", "array", "boolean", "null"]
+            )
+            | st.lists(
+                st.sampled_from(["string", "integer", "null"]), min_size=1, max_size=2, unique=True
+            ),
+            "pattern": st.sampled_from(patterns),
+            "minLength": st.integers(0, 3),
+            "maxLength": st.integers(0, 4),
+            "minimum": NUMBERS,
+            "exclusiveMaximum": NUMBERS,
+            "multipleOf": st.sampled_from(divisors),
+            "enum": st.lists(DATA, min_size=1, max_size=3),
+            "const": DATA,
+            "default": DATA,
+            "x-vendor": st.sampled_from(KEYWORD_LIKE_DATA),
+            "format": st.sampled_from(["date", "email", "uuid", "regex"]),
+            "uniqueItems": st.booleans(),
+            "minItems": st.integers(0, 2),
+            "maxProperties": st.integers(0, 2),
+            "required": st.lists(NAMES, max_size=2, unique=True),
+        },
+    )
+
+
+def _compound(
+    children: st.SearchStrategy[Any], patterns: list[str]
+) -> st.SearchStrategy[dict[str, Any]]:
+    return st.fixed_dictionaries(
+        {},
+        optional={
+            "properties": st.dictionaries(NAMES, children, max_size=3),
+            "patternProperties": st.dictionaries(st.sampled_from(patterns), children, max_size=1),
             "additionalProperties": children,
             "items": children,
             "prefixItems": st.lists(children, min_size=1, max_size=2),
@@ -100,21 +136,37 @@ def _compound(children: st.SearchStrategy[Any]) -> st.SearchStrategy[dict[str, A
             "then": children,
             "else": children,
             "propertyNames": children,
-            "dependentRequired": st.dictionaries(
-                st.sampled_from(["a", "b"]),
-                st.lists(st.sampled_from(["a", "b", "c"]), max_size=2),
-                max_size=1,
-            ),
+            "dependentRequired": st.dictionaries(NAMES, st.lists(NAMES, max_size=2), max_size=1),
             "unevaluatedProperties": children,
         },
     )
 
 
-SCHEMAS = st.recursive(
-    leaf_schema | st.booleans(),
-    lambda children: st.tuples(leaf_schema, _compound(children)).map(lambda p: {**p[0], **p[1]}),
-    max_leaves=8,
-)
+def _schemas(patterns: list[str], divisors: list[float]) -> st.SearchStrategy[Any]:
+    """Generated schemas with keyword-like property names and data, and at the root ``$defs``
+    named like keywords, each reached by a ``$ref`` from a property of the same name."""
+    leaf = _leaf(patterns, divisors)
+    tree = st.recursive(
+        leaf | st.booleans(),
+        lambda children: st.tuples(leaf, _compound(children, patterns)).map(
+            lambda p: {**p[0], **p[1]}
+        ),
+        max_leaves=8,
+    )
+    return st.tuples(tree, st.dictionaries(NAMES, tree, max_size=2)).map(_with_defs)
+
+
+def _with_defs(parts: tuple[Any, dict[str, Any]]) -> Any:
+    schema, defs = parts
+    if not isinstance(schema, dict) or not defs:
+        return schema
+    refs = {name: {"$ref": "#/$defs/" + pointers.escape(name)} for name in defs}
+    return {**schema, "$defs": defs, "properties": {**schema.get("properties", {}), **refs}}
+
+
+SCHEMAS = _schemas(PATTERNS, [1, 2, 0.1, 0.5, 3])
+PLAIN_SCHEMAS = _schemas(PLAIN_PATTERNS, [1, 2, 3])
+"""Schemas the fast engine must be trusted with: whatever their names and data say."""
 
 
 def test_a_fast_acceptance_is_always_the_reference_acceptance() -> None:
@@ -139,6 +191,216 @@ def test_a_fast_acceptance_is_always_the_reference_acceptance() -> None:
     agree()
     # The assertion runs only on what the fast engine accepts: make sure that is not rare.
     assert compared["accepted"] >= 0.1 * compared["instances"], compared  # about 25%
+
+
+def test_plain_schemas_are_trusted_whatever_their_names_and_data_look_like() -> None:
+    """Property names, ``$defs`` names and enum/const/default/extension data spelled like risky
+    keywords (``id``, ``$ref``, ``pattern: \\w``, fractional ``multipleOf``...) are not
+    keywords: the schema is trusted, and the fast engine still agrees with the reference."""
+    compared = {"instances": 0, "accepted": 0}
+
+    @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(PLAIN_SCHEMAS, st.lists(INSTANCES, min_size=1, max_size=8))
+    def agree(schema: Any, instances: list[Any]) -> None:
+        reference_class = validators.Draft202012Validator
+        try:
+            reference_class.check_schema(schema)
+        except Exception:
+            assume(False)
+        assert trusted(schema), schema
+        reference = reference_class(schema)
+        fast = FastCheck(schema)
+        for instance in instances:
+            compared["instances"] += 1
+            if fast.accepts(instance):
+                compared["accepted"] += 1
+                assert reference.is_valid(instance), (schema, instance)
+
+    agree()
+    assert compared["accepted"] >= 0.1 * compared["instances"], compared
+
+
+RISKY_KEYWORDS: list[tuple[dict[str, Any], bool]] = [
+    *(({"pattern": p}, p in PLAIN_PATTERNS) for p in PATTERNS),
+    *(({"patternProperties": {p: False}}, p in PLAIN_PATTERNS) for p in PATTERNS),
+    *(({"multipleOf": m}, isinstance(m, int)) for m in (1, 2, 0.1, 0.5, 0.01)),
+    ({"type": "integer"}, True),
+    ({"enum": [1, True, "a", None, [1], {"a": 1}]}, True),
+    ({"const": {"pattern": "a$"}}, True),
+    ({"contentMediaType": "application/json"}, False),
+    ({"$id": "https://example.com/s"}, False),
+    ({"id": "https://example.com/s"}, False),
+    ({"$ref": "https://example.com/s.json"}, False),
+    ({"items": {"$ref": "#"}}, False),
+]
+"""Each risky keyword, and whether a schema holding it at a schema position is trusted."""
+
+
+def _at_schema_positions(risky: dict[str, Any], name: str) -> list[dict[str, Any]]:
+    """``risky`` where it is evaluated: under a property, a ``$defs`` entry reached by
+    ``$ref``, a ``patternProperties`` member, all named ``name``."""
+    escaped = pointers.escape(name)
+    return [
+        {"type": "object", "properties": {name: risky}},
+        {"$defs": {name: risky}, "properties": {name: {"$ref": "#/$defs/" + escaped}}},
+        {"patternProperties": {"^" + re.escape(name) + "$": risky}},
+    ]
+
+
+def _as_data(risky: dict[str, Any], name: str) -> list[dict[str, Any]]:
+    """``risky`` where it is data or a name, never evaluated: trusted whatever it holds."""
+    return [
+        {"properties": {name: {"type": "string"}}, "enum": [risky, {name: risky}, "a"]},
+        {"properties": {name: {}}, "const": {name: risky}},
+        {"properties": {name: {"default": risky}}, "default": {name: risky}},
+        {"x-vendor": {name: risky}, "examples": [risky], "properties": {name: {"minLength": 1}}},
+        {"$defs": {name: {"const": risky}}, "dependentRequired": {name: [name]}},
+    ]
+
+
+def _crossing() -> list[Any]:
+    params = []
+    for risky, plain in RISKY_KEYWORDS:
+        for name in KEYWORD_NAMES:
+            for schema in _at_schema_positions(risky, name):
+                params.append(pytest.param(schema, plain, risky, name, id=json.dumps(schema)))
+            for schema in _as_data(risky, name):
+                params.append(pytest.param(schema, True, risky, name, id=json.dumps(schema)))
+    return params
+
+
+@pytest.mark.parametrize(("schema", "expected", "risky", "name"), _crossing())
+def test_every_risky_keyword_at_a_schema_position_and_as_data_under_keyword_names(
+    schema: dict[str, Any], expected: bool, risky: dict[str, Any], name: str
+) -> None:
+    """Exhaustive: each risky keyword under properties named like keywords (distrusted exactly
+    when the keyword alone is) and as data (always trusted); the tricky values, under that
+    name too, and the data itself (and its ``$``-translated spelling) as arguments."""
+    assert trusted(schema) is expected, schema
+    validators.Draft202012Validator.check_schema(schema)
+    reference = validators.Draft202012Validator(schema)
+    fast = FastCheck(schema)
+    scalars: list[Any] = [*TRICKY_STRINGS, *TRICKY_NUMBERS, True, None]
+    translated = json.loads(json.dumps(risky).replace("$", "(?=\\n?\\\\z)"))
+    values: list[Any] = [*scalars, risky, translated, {name: risky}, {name: translated}]
+    values += [{name: v} for v in [*scalars, [1, 1.0], {"a": 1}, risky, translated]]
+    values += [{v: 1, name: "a"} for v in TRICKY_STRINGS]
+    accepted = [value for value in values if fast.accepts(value)]
+    for value in accepted:
+        assert reference.is_valid(value), value
+    # A trusted schema really is answered by the fast engine (each accepts some value).
+    assert bool(accepted) == expected, (schema, accepted)
+
+
+def test_names_and_data_spelled_like_keywords_do_not_keep_a_schema_with_the_reference() -> None:
+    string: JSON = {"type": "string"}
+    accepted: list[JSON] = [
+        {"type": "object", "properties": dict.fromkeys(KEYWORD_NAMES, string)},
+        {"properties": {"pattern": string}, "enum": [{"pattern": "^\\w+$"}]},
+        {"default": {"multipleOf": 0.1, "$id": "x", "$ref": "https://example.com/s.json"}},
+        {"x-vendor": {"pattern": "\\w", "contentSchema": {}}, "examples": [{"id": 1}]},
+        {"$defs": {"id": string}, "properties": {"id": {"$ref": "#/$defs/id"}}},
+        {"$defs": {"$ref": string}, "items": {"$ref": "#/$defs/$ref"}},
+        {"$defs": {"a/b": string}, "items": {"$ref": "#/$defs/a~1b"}},
+        {"$schema": "http://json-schema.org/draft-04/schema#", "properties": {"id": string}},
+        # `$defs` is no draft-07 keyword, but both engines resolve the pointer into it: walked.
+        {
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "$defs": {"t": string},
+            "properties": {"id": {"$ref": "#/$defs/t"}},
+        },
+        {"dependentRequired": {"pattern": ["id"]}, "required": ["$ref", "items"]},
+    ]
+    for schema in accepted:
+        assert trusted(schema), schema
+    refused: list[JSON] = [
+        {"properties": {"name": {"pattern": "^\\w+$"}}},  # a regex at a keyword position
+        {"properties": {"pattern": {"pattern": "^\\S+$"}}},
+        {"properties": {"id": {"multipleOf": 0.5}}},
+        {"$defs": {"a": {"pattern": "\\d"}}},  # never referenced, still a schema position
+        {"dependencies": {"a": {"pattern": "\\d"}}},  # a draft-07 applicator, in any draft
+        {"properties": {"a": {"$id": "https://example.com/a"}}},
+        # A $ref off the schema positions: both engines would read data as a schema.
+        {"x-data": {"type": "integer"}, "properties": {"a": {"$ref": "#/x-data"}}},
+        {"x-data": {"pattern": "\\w"}, "$ref": "#/x-data"},
+        {"enum": [{"type": "string"}], "properties": {"a": {"$ref": "#/enum/0"}}},
+        {"default": {"type": "string"}, "items": {"$ref": "#/default"}},
+        {"properties": {"a": string}, "items": {"$ref": "#/properties"}},  # a map, not a schema
+        {"allOf": [string], "items": {"$ref": "#/allOf/00"}},  # index spelled two ways
+        {"properties": {"a": string}, "items": {"$ref": "#/properties/b"}},  # nothing there
+        {"$defs": {"a": string}, "items": {"$ref": "#a"}},  # an anchor
+    ]
+    for schema in refused:
+        assert not trusted(schema), schema
+
+
+@pytest.mark.parametrize("draft", ["draft-04", "draft-06", "draft-07", "2019-09", "2020-12"])
+def test_keyword_names_are_names_in_every_draft(draft: str) -> None:
+    """In each draft (draft-04's ``id`` included), properties and definitions named like
+    keywords, reached through ``$ref``, with keyword-like defaults: trusted, and agreeing."""
+    uri = f"http://json-schema.org/{draft}/schema#"
+    if draft in ("2019-09", "2020-12"):
+        uri = f"https://json-schema.org/draft/{draft}/schema"
+    definition = {"type": "string", "maxLength": 3, "pattern": "^[a-z]+"}
+    schema: dict[str, Any] = {
+        "$schema": uri,
+        "definitions": {name: {**definition, "default": {name: "x"}} for name in KEYWORD_NAMES},
+        "properties": {
+            name: {"$ref": "#/definitions/" + pointers.escape(name)} for name in KEYWORD_NAMES
+        },
+        "required": ["id"],
+    }
+    assert trusted(schema)
+    reference = validators.validator_for(schema)(schema)
+    reference.check_schema(schema)
+    fast = FastCheck(schema)
+    values: list[Any] = [{"id": "ab"}, {"id": "abcd"}, {"id": 1}, {"$id": "x"}, {"id": "a\n"}]
+    variants: list[Any] = ["ab", "AB", 1, {}]
+    values += [{"id": "ab", name: v} for name in KEYWORD_NAMES for v in variants]
+    accepted = [value for value in values if fast.accepts(value)]
+    assert {"id": "ab"} in accepted
+    for value in accepted:
+        assert reference.is_valid(value), value
+
+
+def test_data_reaches_the_fast_engine_unchanged() -> None:
+    """Regexes are translated (``$`` as Python reads it) at schema positions only: an enum
+    member or a property named ``patternProperties`` is compared or evaluated as written."""
+    string: JSON = {"type": "string"}
+    cases: list[tuple[dict[str, Any], JSON]] = [
+        ({"enum": [{"pattern": "a$"}]}, {"pattern": "a(?=\n?\\z)"}),
+        ({"const": {"patternProperties": {"a$": 1}}}, {"patternProperties": {"a(?=\n?\\z)": 1}}),
+        (
+            {"properties": {"patternProperties": {"$ref": "#/$defs/s"}}, "$defs": {"s": string}},
+            {"patternProperties": 1},
+        ),
+    ]
+    for schema, instance in cases:
+        assert trusted(schema)
+        assert not validators.Draft202012Validator(schema).is_valid(instance)
+        assert not FastCheck(schema).accepts(instance), (schema, instance)
+
+
+def test_only_regexes_at_schema_positions_need_python_to_compile_them() -> None:
+    """The meta-schema checks ``format: regex`` at keyword positions only; data holding an
+    invalid regex is valid, and ``meta_valid`` says so without asking python-jsonschema."""
+    valid: list[dict[str, Any]] = [
+        {"enum": [{"pattern": "("}], "default": {"patternProperties": {"[": {}}}},
+        {"properties": {"pattern": {"type": "string"}}, "x-vendor": {"pattern": "(?<"}},
+    ]
+    invalid: list[dict[str, Any]] = [
+        {"properties": {"pattern": {"pattern": "("}}},
+        {"$defs": {"id": {"patternProperties": {"[": {}}}}},
+    ]
+    for schema in [*valid, *invalid]:
+        try:
+            validators.Draft202012Validator.check_schema(schema)
+        except Exception:
+            expected = False
+        else:
+            expected = True
+        assert expected == (schema in valid), schema
+        assert meta_valid(Draft.DRAFT2020, schema) is expected, schema
 
 
 @pytest.mark.parametrize(

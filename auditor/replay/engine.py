@@ -6,6 +6,15 @@ question most calls ask — *do the old and the new schema both accept these arg
 for schemas where the two engines cannot disagree. Anything else (a rejection, a schema
 the fast engine is not trusted with, an argument it cannot take) goes to the reference.
 
+Every rule below is applied at schema positions only: the root and whatever the keywords of
+the vocabulary table (``auditor.schema.keywords``, every draft's applicators together) hold as
+subschemas, as the normalizer walks them. Data (``enum``, ``const``, ``default``, ``examples``,
+unknown keywords' values) and names (the keys of ``properties``, ``$defs``...) are never
+evaluated as schemas, so a property named ``id`` or ``pattern``, or ``{"pattern": "\\w"}`` in
+an ``enum``, does not keep a tool with the reference. A ``$ref`` is what could make data a
+schema (both engines resolve a pointer wherever it lands): a local one must land on a schema
+position, or the schema stays with the reference.
+
 Where the engines differ, and how it is kept out:
 
 - regex dialect (``pattern``, ``patternProperties``): Python's ``re`` and Rust's regex
@@ -14,7 +23,8 @@ Where the engines differ, and how it is kept out:
   patterns in a plain ASCII subset both read alike are trusted (``_PLAIN_REGEX``). Python's
   ``$`` also matches before a final newline; the fast engine is given ``(?=\n?\z)`` in its
   place, which means exactly that (under ``not`` or in ``patternProperties`` a looser match
-  is a stricter verdict, so the difference must go, not be leaned on);
+  is a stricter verdict, so the difference must go, not be leaned on); data is given as it
+  is (an ``enum`` member ``{"pattern": "a$"}`` is compared, not translated);
 - ``multipleOf`` with a fractional divisor: float arithmetic differs, so it stays too;
 - ``format`` and ``content*``: python-jsonschema does not assert them here, and the fast
   engine is built with format validation off; ``content*`` schemas stay with the reference;
@@ -43,7 +53,7 @@ from jsonschema import validators
 from auditor.models import JSON
 from auditor.replay.budget import MAX_PATTERN_EXPANSION, pattern_expansion
 from auditor.schema import pointers
-from auditor.schema.keywords import Draft, draft_of
+from auditor.schema.keywords import VOCABULARY, Draft, Kind, draft_of
 
 _RS_CLASSES: Final[dict[Draft, Any]] = {
     Draft.DRAFT4: jsonschema_rs.Draft4Validator,
@@ -71,16 +81,21 @@ _REFERENCE_ONLY: Final = frozenset(
         "id",
     }
 )
-"""Keys whose presence anywhere keeps a schema with the reference engine."""
+"""Keys whose presence in a schema (at a keyword position, in any draft) keeps it with the
+reference engine."""
 
 
 def trusted(schema: JSON) -> bool:
     """Whether the fast engine's verdicts on ``schema`` are python-jsonschema's.
 
-    Conservative: the walk looks at every object, data included, so a key that merely looks
-    like a keyword also keeps the schema with the reference.
+    Only schema positions are looked at (``_schema_objects``): a property named ``id`` or
+    ``pattern``, or a keyword-like object in ``enum``, ``const`` or ``default`` data, is not a
+    keyword and never keeps the schema with the reference. A local ``$ref`` must land on a
+    schema position (``_at_schema_position``); one into data, an unknown keyword's value or a
+    container (``#/properties``) does, since both engines would then read as a schema what
+    this walk took for data.
     """
-    for node in _objects(schema):
+    for node in _schema_objects(schema):
         if _REFERENCE_ONLY.intersection(node):
             return False
         named = node.get("patternProperties")
@@ -90,8 +105,101 @@ def trusted(schema: JSON) -> bool:
         divisor = node.get("multipleOf")
         if divisor is not None and not (isinstance(divisor, int) and not isinstance(divisor, bool)):
             return False
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            pointer = pointers.ref_target(ref)
+            if not isinstance(pointer, str) or not _at_schema_position(schema, pointer):
+                return False
     weighed = fan_out(schema)
     return weighed is not None and weighed[0] <= MAX_FAN_OUT and weighed[1] <= MAX_EVALUATION_DEPTH
+
+
+def _applicators() -> dict[str, Kind]:
+    """Every keyword whose value holds subschemas in some draft, with what it holds (``items``:
+    a schema or a list of them). The union over drafts, so that neither engine's reading of a
+    keyword in a draft where the table says it is data can hold a subschema this walk skips:
+    walking more as schemas only adds checks."""
+    found: dict[str, Kind] = {}
+    for vocabulary in VOCABULARY.values():
+        for keyword, kind in vocabulary.items():
+            if kind in (Kind.DATA, Kind.TYPE):
+                continue
+            known = found.setdefault(keyword, kind)
+            if known is not kind:
+                found[keyword] = Kind.SCHEMA_OR_LIST  # `items`, the only such keyword
+    return found
+
+
+_APPLICATORS: Final[dict[str, Kind]] = _applicators()
+_LISTS: Final = (Kind.SCHEMA_LIST, Kind.SCHEMA_OR_LIST)
+_MAPS: Final = (Kind.SCHEMA_MAP, Kind.DEPENDENCIES)
+
+
+def _holds(kind: Kind, value: JSON) -> str | None:
+    """What a keyword of ``kind`` holds with this value: one ``schema``, a ``list`` of schemas,
+    a ``map`` of names to schemas, or None (a value of the wrong type: nothing evaluated)."""
+    if kind is Kind.SCHEMA or (kind is Kind.SCHEMA_OR_LIST and not isinstance(value, list)):
+        return "schema"
+    if kind in _LISTS and isinstance(value, list):
+        return "list"
+    if kind in _MAPS and isinstance(value, dict):
+        return "map"
+    return None
+
+
+def _members(holds: str, value: JSON) -> list[JSON]:
+    """The subschemas in a keyword's value (a ``dependencies`` name list is data)."""
+    if holds == "schema":
+        return [value]
+    if holds == "list" and isinstance(value, list):
+        return list(value)
+    if holds == "map" and isinstance(value, dict):
+        return [member for member in value.values() if not isinstance(member, list)]
+    return []
+
+
+def _schema_objects(schema: JSON) -> Iterator[dict[str, JSON]]:
+    """Every object at a schema position: the root and, through the keywords' values, every
+    subschema. Never data (``enum``, ``const``, ``default``, ``examples``, unknown keywords'
+    values) and never a name (the keys of ``properties``, ``$defs``...)."""
+    stack = [schema]
+    while stack:
+        current = stack.pop()
+        if not isinstance(current, dict):
+            continue  # a boolean schema, or junk the meta-schema check refuses
+        yield current
+        for key, value in current.items():
+            kind = _APPLICATORS.get(key)
+            holds = None if kind is None else _holds(kind, value)
+            if holds is not None:
+                stack.extend(_members(holds, value))
+
+
+def _at_schema_position(root: JSON, pointer: str) -> bool:
+    """Whether ``pointer`` names a schema position of ``root`` (as ``_schema_objects`` walks
+    them) holding a schema. A list index must be spelled canonically (``01`` is refused)."""
+    node, holds = root, "schema"
+    for segment in pointers.split(pointer):
+        if holds == "schema":
+            kind = _APPLICATORS.get(segment)
+            if not isinstance(node, dict) or segment not in node or kind is None:
+                return False
+            node = node[segment]
+            found = _holds(kind, node)
+            if found is None:
+                return False
+            holds = found
+        elif holds == "list":
+            if not (isinstance(node, list) and segment.isdigit() and str(int(segment)) == segment):
+                return False
+            if int(segment) >= len(node):
+                return False
+            node, holds = node[int(segment)], "schema"
+        else:
+            if not isinstance(node, dict) or segment not in node or isinstance(node[segment], list):
+                return False
+            node, holds = node[segment], "schema"
+    return holds == "schema" and isinstance(node, (dict, bool))
 
 
 _PLAIN = r"[\x20-\x5a\x5e-\x7e]"
@@ -114,17 +222,6 @@ def _plain_regex(pattern: str) -> bool:
     )
 
 
-def _objects(node: JSON) -> Iterator[dict[str, JSON]]:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, dict):
-            yield current
-            stack.extend(current.values())
-        elif isinstance(current, list):
-            stack.extend(current)
-
-
 MAX_FAN_OUT: Final = 100_000
 """Subschema evaluations one instance value may cause, following ``$ref`` with multiplicity,
 above which the fast engine is not trusted: 40 nested ``allOf`` of two ``$ref``s to the next
@@ -142,61 +239,70 @@ _NOT_EVALUATED: Final = frozenset({"$defs", "definitions"})
 def fan_out(schema: JSON) -> tuple[int, int] | None:
     """How many subschema evaluations one instance value can cause at most (saturating just
     above ``MAX_FAN_OUT``) and the longest evaluation path; None when following references
-    can lead back into a subschema (or leaves the document: the fast engine refuses remote
-    references anyway).
+    can lead back into a subschema (or leaves the document, or lands off the schema
+    positions: ``trusted`` refuses those anyway).
 
-    Every object and list counts, data included, so neither is ever less than the truth.
-    Linear in the size of the schema: each node is weighed once, by identity.
+    Schema positions only (as ``_schema_objects`` walks them): each subschema counts, and so
+    does each list or map of subschemas on the way to it, so neither figure is less than the
+    truth; data is never evaluated and never counted.
+    Linear in the size of the schema: each node is weighed once, by identity and role.
     """
-    weight: dict[int, tuple[int, int]] = {}
-    on_path: set[int] = set()
-    stack: list[tuple[JSON, list[tuple[JSON, bool]] | None]] = [(schema, None)]
+    weight: dict[tuple[int, str], tuple[int, int]] = {}
+    on_path: set[tuple[int, str]] = set()
+    stack: list[tuple[JSON, str, list[tuple[JSON, str, bool]] | None]] = [(schema, "schema", None)]
     while stack:
-        node, successors = stack[-1]
+        node, holds, successors = stack[-1]
+        key = (id(node), holds)
         if successors is None:  # first visit: note what this node leads to
-            if id(node) in weight:
+            if key in weight:
                 stack.pop()
                 continue
-            found = _successors(schema, node)
+            found = _successors(schema, node, holds)
             if found is None:
                 return None
-            on_path.add(id(node))
-            stack[-1] = (node, found)
-            for successor, _ in found:
-                if id(successor) in on_path:
+            on_path.add(key)
+            stack[-1] = (node, holds, found)
+            for successor, role, _ in found:
+                if (id(successor), role) in on_path:
                     return None  # a reference back into a subschema being evaluated
-                if id(successor) not in weight:
-                    stack.append((successor, None))
+                if (id(successor), role) not in weight:
+                    stack.append((successor, role, None))
             continue
         stack.pop()
-        on_path.discard(id(node))
-        evaluated = [weight[id(successor)] for successor, runs in successors if runs]
+        on_path.discard(key)
+        evaluated = [weight[(id(node), role)] for node, role, runs in successors if runs]
         total = 1 + sum(count for count, _ in evaluated)
         depth = 1 + max((steps for _, steps in evaluated), default=0)
-        weight[id(node)] = (min(total, MAX_FAN_OUT + 1), min(depth, MAX_EVALUATION_DEPTH + 1))
-    return weight[id(schema)]
+        weight[key] = (min(total, MAX_FAN_OUT + 1), min(depth, MAX_EVALUATION_DEPTH + 1))
+    return weight[(id(schema), "schema")]
 
 
-def _successors(root: JSON, node: JSON) -> list[tuple[JSON, bool]] | None:
-    """The objects and lists directly in ``node`` and the target of its ``$ref``, each with
-    whether evaluating ``node`` evaluates it; None for a reference not followed here."""
-    if isinstance(node, list):
-        return [(value, True) for value in node if isinstance(value, (dict, list))]
+def _successors(root: JSON, node: JSON, holds: str) -> list[tuple[JSON, str, bool]] | None:
+    """The subschemas, lists and maps of subschemas directly in ``node`` (held as ``holds``)
+    and the target of its ``$ref``, each with its role and whether evaluating ``node``
+    evaluates it; None for a reference not followed here."""
+    if holds != "schema":
+        return [
+            (member, "schema", True) for member in _members(holds, node) if isinstance(member, dict)
+        ]
     if not isinstance(node, dict):
         return []
-    found: list[tuple[JSON, bool]] = [
-        (value, key not in _NOT_EVALUATED)
-        for key, value in node.items()
-        if isinstance(value, (dict, list))
-    ]
+    found: list[tuple[JSON, str, bool]] = []
+    for key, value in node.items():
+        kind = _APPLICATORS.get(key)
+        role = None if kind is None else _holds(kind, value)
+        if role == "schema" and not isinstance(value, dict):
+            continue  # a boolean schema: nothing below it
+        if role is not None:
+            found.append((value, role, key not in _NOT_EVALUATED))
     ref = node.get("$ref")
     if isinstance(ref, str):
         pointer = pointers.ref_target(ref)
-        if not isinstance(pointer, str):
-            return None  # remote, or an anchor: not followed here; stay safe
-        resolved, target = pointers.resolve(root, pointer)
-        if resolved and isinstance(target, (dict, list)):
-            found.append((target, True))
+        if not isinstance(pointer, str) or not _at_schema_position(root, pointer):
+            return None  # remote, an anchor, or off the schema positions: not followed here
+        _, target = pointers.resolve(root, pointer)
+        if isinstance(target, dict):
+            found.append((target, "schema", True))
     return found
 
 
@@ -212,10 +318,11 @@ def meta_valid(draft: Draft, schema: JSON) -> bool:
 
     The fast engine checks the meta-schema without formats; the one format python-jsonschema
     asserts there, ``regex``, is checked here with Python's ``re`` on every ``pattern`` and
-    ``patternProperties`` key (data included: a false alarm only costs the slow check).
+    ``patternProperties`` key at a schema position (the meta-schema looks nowhere else; it
+    does not follow ``$ref``).
     Checking the meta-schema is most of what preparing a tool costs.
     """
-    for node in _objects(schema):
+    for node in _schema_objects(schema):
         regexes = [node.get("pattern")]
         if isinstance(named := node.get("patternProperties"), dict):
             regexes += list(named)
@@ -276,18 +383,30 @@ def python_dollar(pattern: str) -> str:
 
 
 def _for_fast_engine(node: JSON) -> JSON:
-    """The schema with every regex translated by ``python_dollar``; the rest as it is."""
-    if isinstance(node, list):
-        return [_for_fast_engine(item) for item in node]
+    """The schema with every regex at a schema position translated by ``python_dollar``; the
+    rest (data, names) as it is: an ``enum`` member ``{"pattern": "a$"}`` or a property
+    named ``patternProperties`` is not a regex and must reach the fast engine unchanged."""
     if not isinstance(node, dict):
         return node
-    out = {key: _for_fast_engine(value) for key, value in node.items()}
+    out: dict[str, JSON] = {}
+    for key, value in node.items():
+        kind = _APPLICATORS.get(key)
+        holds = None if kind is None else _holds(kind, value)
+        if holds == "schema":
+            out[key] = _for_fast_engine(value)
+        elif holds == "list" and isinstance(value, list):
+            out[key] = [_for_fast_engine(item) for item in value]
+        elif holds == "map" and isinstance(value, dict):
+            out[key] = {
+                name: member if isinstance(member, list) else _for_fast_engine(member)
+                for name, member in value.items()
+            }
+        else:
+            out[key] = value
     if isinstance(pattern := node.get("pattern"), str):
         out["pattern"] = python_dollar(pattern)
-    if isinstance(named := node.get("patternProperties"), dict):
-        out["patternProperties"] = {
-            python_dollar(regex): _for_fast_engine(value) for regex, value in named.items()
-        }
+    if isinstance(named := out.get("patternProperties"), dict):
+        out["patternProperties"] = {python_dollar(regex): value for regex, value in named.items()}
     return out
 
 

@@ -175,9 +175,21 @@ def _splice(text: str, is_json: bool, entry: _Entry, rewrite: Rewrite, value: JS
 def _render(value: JSON, style: str | None, is_json: bool) -> str:
     if isinstance(value, str):
         return _scalar(value, style, is_json)
+    if isinstance(value, float):
+        return _float(value)
     if isinstance(value, list) and not is_json:
         return "[" + ", ".join(_render(item, None, False) for item in value) + "]"
     return json.dumps(value, ensure_ascii=False)
+
+
+def _float(value: float) -> str:
+    """A float that JSON and YAML 1.1 both read back as itself: YAML needs a dot before the
+    exponent (``1e-05`` is a string there, ``1.0e-05`` a number)."""
+    text = repr(value)
+    mantissa, marker, exponent = text.partition("e")
+    if marker and "." not in mantissa:
+        text = f"{mantissa}.0e{exponent}"
+    return text
 
 
 def _scalar(value: str, style: str | None, is_json: bool) -> str:
