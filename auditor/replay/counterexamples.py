@@ -46,6 +46,7 @@ from auditor.replay.causes import keyword_position
 from auditor.replay.constraints import ASSERTIONS
 from auditor.replay.tool import ToolReplay
 from auditor.schema import pointers
+from auditor.schema.keywords import ANNOTATIONS, VOCABULARY, Draft, Kind, draft_of
 
 MAX_CANDIDATES: Final = 200
 """Candidate arguments replayed per change before the search gives up."""
@@ -96,6 +97,13 @@ _VACUOUS: Final[dict[str, tuple[JSON, ...]]] = {
     "dependentRequired": ({},),
 }
 """Values with which a keyword constrains nothing."""
+_NAMES: Final = frozenset(
+    keyword
+    for vocabulary in VOCABULARY.values()
+    for keyword, kind in vocabulary.items()
+    if kind in (Kind.SCHEMA_MAP, Kind.DEPENDENCIES)
+)
+"""Keywords whose keys are names: a property called ``not`` is no ``not``."""
 _LOOSENING: Final = ASSERTIONS | {"if", "then", "else", "format", "minContains", "maxContains"}
 """Keywords whose removal can only accept more (their siblings keep their meaning)."""
 _POOL: Final[tuple[JSON, ...]] = (None, False, 0, -1, 0.5, "", "a", [], {}, [None], {"": None})
@@ -219,7 +227,43 @@ def harmless(replay: ToolReplay, rewrite: Rewrite) -> str | None:
             return f"the sibling '{implied}' admits only values of that type already"
     if any(type(value) is type(v) and value == v for v in _VACUOUS.get(keyword, ())):
         return f"'{keyword}: {orjson.dumps(value).decode()}' constrains nothing"
+    return _under_refusing_not(replay, rewrite)
+
+
+def _under_refusing_not(replay: ToolReplay, rewrite: Rewrite) -> str | None:
+    """Why a change inside a ``not`` cannot bite: before the change the ``not``'s subschema
+    enforced nothing (``not: {min_items: 1}`` read as ``not: {}``), so the ``not`` refused
+    every value that reached it, and nothing on the way there changed."""
+    if replay.old_runtime is OldRuntime.NONE:
+        return None  # nothing refused anything before
+    old, new = pointers.split(rewrite.pointer), pointers.split(rewrite.new_pointer)
+    for index in range(len(old) - 1, -1, -1):
+        inside_names = index > 0 and old[index - 1] in _NAMES
+        if old[index] != "not" or inside_names or old[: index + 1] != new[: index + 1]:
+            continue
+        holder = pointers.from_segments(old[:index])
+        if not _evaluated_alike(replay, holder):
+            return None
+        _, subschema = pointers.resolve(replay.tool.schema, pointers.join(holder, "not"))
+        if not _enforces_nothing(subschema, draft_of(replay.tool.schema)):
+            return None
+        where = pointers.join(holder, "not") or "/"
+        return (
+            f"it lies under the 'not' at '{where}', whose subschema enforced nothing before: "
+            "every value reaching it was refused already"
+        )
     return None
+
+
+def _enforces_nothing(schema: JSON, draft: Draft) -> bool:
+    """Whether the old runtime read ``schema`` as accepting every value: ``true``, or an
+    object of keys that are no keywords of its draft, or annotations only."""
+    if schema is True:
+        return True
+    if not isinstance(schema, dict):
+        return False
+    vocabulary = VOCABULARY[draft]
+    return all(key not in vocabulary or key in ANNOTATIONS for key in schema)
 
 
 def _unreferenced_definition(schema: JSON, position: str) -> str | None:
