@@ -41,6 +41,7 @@ from auditor.models import (
     CounterexampleStatus,
     OldRuntime,
     Rewrite,
+    Rule,
 )
 from auditor.replay.causes import keyword_position
 from auditor.replay.constraints import ASSERTIONS
@@ -202,6 +203,11 @@ def harmless(replay: ToolReplay, rewrite: Rewrite) -> str | None:
         return "the old schema failed its meta-schema: no argument passed before the change"
     if rewrite.removes_tool:
         return None
+    respelled_reference = rewrite.change is Change.REPLACE and rewrite.pointer.endswith("/$ref")
+    if respelled_reference and rewrite.rule is not Rule.EDIT:
+        # The normalizer respells a reference only where it points through a renamed key:
+        # it lands on the same subschema as before, whose own changes are changes of their own.
+        return "the reference follows a renamed keyword to the same subschema as before"
     position = keyword_position(rewrite)
     keyword = pointers.split(position)[-1] if position else ""
     if rewrite.change is Change.REMOVE and not rewrite.entry_of:
