@@ -117,8 +117,10 @@ def _evidence(count: int, observed: Counter[str]) -> str:
         return ""
     key, seen = min(observed.items(), key=lambda item: (-item[1], item[0]))
     kind, detail, is_value = json.loads(key)
-    text = describe(Observation(kind, detail, is_value))
     who = ("it" if count == 1 else "all") if seen >= count else f"{seen} of them"
+    if kind == "nearest branch":
+        return f"; {who} came nearest to {md_code(str(detail))}"
+    text = describe(Observation(kind, detail, is_value))
     return f"; {who} sent {text}"
 
 

@@ -103,7 +103,7 @@ def _canonical(value: JSON) -> str:
 
 
 def _nearest(error: ValidationError) -> str:
-    """``branch 1: minimum`` — the branch that failed on the fewest errors (the first of
+    """``branch 1, failing minimum`` — the branch that failed on the fewest errors (the first of
     equals), and its failing keywords: what the value nearly matched."""
     by_branch: dict[int, list[str]] = {}
     for sub in error.context or ():
@@ -116,7 +116,7 @@ def _nearest(error: ValidationError) -> str:
     # Fewest errors first; a value of another type is farther than one out of bounds.
     branch = min(by_branch, key=lambda i: (len(by_branch[i]), "type" in by_branch[i], i))
     keywords = sorted(set(by_branch[branch]))
-    return f"branch {branch}: " + ", ".join(keywords)
+    return f"branch {branch}, failing " + ", ".join(keywords)
 
 
 def _search(pattern: str, text: str) -> bool:
