@@ -186,4 +186,6 @@ def test_a_directory_without_catalogs_is_a_problem(tmp_path: Path) -> None:
     (tmp_path / "full" / "tools.yml").write_text("{}")
     files, problems = expand([str(tmp_path / "empty"), str(tmp_path / "full")])
     assert files == [str(tmp_path / "full" / "tools.yml")]
-    assert [str(p) for p in problems] == [f"{tmp_path / 'empty'}: no catalog files (.json, .yaml)"]
+    assert [str(p) for p in problems] == [
+        f"{tmp_path / 'empty'}: no catalog files (.json, .yaml, .yml)"
+    ]

@@ -78,3 +78,18 @@ def test_a_group_to_loosen_lists_no_values_to_fix(tmp_path: Path) -> None:
     report = make_report(tmp_path, catalog, [("t", {"q": "long"})] * 6)
     (group,) = report.groups
     assert group.hint.kind.value == "loosen-schema" and group.offending == ()
+
+
+def test_counts_of_one_are_said_in_the_singular(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.conftest import run_cli
+
+    catalog = tmp_path / "tools.json"
+    catalog.write_text(json.dumps({"t": {"type": "object"}}))
+    log = tmp_path / "calls.jsonl"
+    log.write_text('{"tool": "t", "arguments": {}}\n{"tool": "t", "arguments": \n')
+    args = ["audit", "--schemas", str(catalog), "--logs", str(log), "--no-report-files"]
+    _, out, _ = run_cli([*args, "--format", "markdown"], capsys)
+    assert "1 call was unparseable and 0 named unknown tools." in out
+    assert "(2 calls replayed)" in out

@@ -75,7 +75,7 @@ def test_broken_records_before_the_first_call_are_counted_not_fatal(tmp_path: Pa
 def test_the_detection_window_is_bounded(tmp_path: Path) -> None:
     log = tmp_path / "calls.jsonl"
     log.write_bytes(BROKEN * DETECTION_WINDOW + OK)
-    with pytest.raises(LogFormatError, match="in its first 10000 records"):
+    with pytest.raises(LogFormatError, match="in its first 10,000 records"):
         list(LogReader([str(log)]))
 
 

@@ -71,7 +71,7 @@ def run(
             typer.echo(f"auditor: error: {one_line(str(problem))}", err=True)
         if not files and not problems:
             typer.echo(
-                f"auditor: error: {one_line(shown(path))}: no catalog files (.json, .yaml)",
+                f"auditor: error: {one_line(shown(path))}: no catalog files (.json, .yaml, .yml)",
                 err=True,
             )
         failed = failed or bool(problems) or not files

@@ -104,7 +104,7 @@ class FileSystem:
 def catalog_files(path: str) -> tuple[list[str], list[CatalogProblem]]:
     """``path`` itself, or the catalog files below a directory in a stable order, with the
     entries there that cannot be read (a FIFO, a broken link, an unreadable folder)."""
-    files, unreadable = files_in(path, CATALOG_SUFFIXES, "no catalog files (.json, .yaml)")
+    files, unreadable = files_in(path, CATALOG_SUFFIXES, "no catalog files (.json, .yaml, .yml)")
     return files, [CatalogProblem(Location(entry), why) for entry, why in unreadable]
 
 

@@ -193,7 +193,8 @@ def detect_format(framed: Iterable[Framed], name: str) -> tuple[list[Framed], Lo
     raise LogFormatError(
         LogProblem(
             Location(name),
-            f"not a call log in a known format in its first {count} records "
+            f"not a call log in a known format in its first "
+            f"{'record' if count == 1 else f'{count:,} records'} "
             f"(tried: {tried}); use --log-format to force one",
         )
     )

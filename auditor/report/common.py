@@ -395,7 +395,8 @@ def verdict(report: Report) -> str:
         parts.append(proven)  # certain regressions come first
     if after:
         parts.append(
-            f"**{after} calls cannot be checked because {words(report).new_schema} is unusable** "
+            f"**{plural(after, 'call')} cannot be checked because {words(report).new_schema} is "
+            "unusable** "
             f"({', '.join(escape.md_code(t) for t in broken)})."
         )
     if newly:
@@ -408,17 +409,23 @@ def verdict(report: Report) -> str:
             "cause and failing keyword."
         )
     else:
-        parts.append(f"**No logged call would be newly rejected** ({total} calls replayed).")
+        parts.append(
+            f"**No logged call would be newly rejected** ({plural(total, 'call')} replayed)."
+        )
     if before:
         parts.append(
-            f"{before} calls were replayed against schemas that were unusable before "
+            f"{plural(before, 'call')} {'was' if before == 1 else 'were'} replayed against schemas "
+            "that were unusable before "
             f"{words(report).after.removeprefix('after ')}; see below what "
             f"{words(report).new_schema}s make of them."
         )
     unparseable = report.totals.get(Outcome.UNPARSEABLE, 0)
     unknown = report.totals.get(Outcome.UNKNOWN_TOOL, 0)
     if unparseable or unknown:
-        parts.append(f"{unparseable} calls were unparseable and {unknown} named unknown tools.")
+        parts.append(
+            f"{plural(unparseable, 'call')} {'was' if unparseable == 1 else 'were'} unparseable "
+            f"and {unknown} named unknown tools."
+        )
     parts.append(coverage_line(report))
     return " ".join(parts)
 
