@@ -188,12 +188,16 @@ _WRAPPERS: Final[tuple[At, ...]] = (
 """Where gateways put the bodies: request/response pairs, and OpenAI batch input and output
 lines (``body``, ``response.body``). Requests come first, so a history's calls are found
 before the response's."""
+_WRAPPER_KEYS: Final = frozenset(at[0] for at in _WRAPPERS)
 
 
 def _bodies(record: JSON) -> Iterator[tuple[At, dict[str, JSON]]]:
     """The record itself and every request or response body wrapped in it."""
-    if isinstance(record, dict):
-        yield (), record
+    if not isinstance(record, dict):
+        return
+    yield (), record
+    if _WRAPPER_KEYS.isdisjoint(record):  # most records wrap nothing: no walk per wrapper
+        return
     for at in _WRAPPERS:
         value = _get(record, at)
         if isinstance(value, dict):
