@@ -6,7 +6,7 @@ report can be rendered, compared or serialized without knowing where it came fro
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from enum import Enum
 from typing import Final, TypeAlias
@@ -180,16 +180,18 @@ class Rewrite:
     """For an entry added to or removed from a map of subschemas (a property of
     ``properties``), the keyword holding it: the change belongs to that keyword's position."""
 
-    def describe(self) -> str:
+    def describe(self, value: Callable[[str], str] = str, name: Callable[[str], str] = str) -> str:
         """``/properties/a/min_items: min_items → minItems``; a change between catalogs that
-        adds or removes says so (``/additionalProperties: added false``)."""
+        adds or removes says so (``/additionalProperties: added false``). ``value`` shows the
+        old and new text, ``name`` the pointer and a removed tool's name (Markdown code
+        spans, say; plain text by default)."""
         if self.removes_tool:
-            return f"tool {self.old} removed"
+            return f"tool {name(self.old)} removed"
         if self.change is Change.ADD:
-            return f"{self.pointer}: added {self.new}"
+            return f"{name(self.pointer)}: added {value(self.new)}"
         if self.rule is Rule.EDIT and self.change is Change.REMOVE:
-            return f"{self.pointer}: removed {self.old}"
-        return f"{self.pointer}: {self.old} → {self.new}"
+            return f"{name(self.pointer)}: removed {value(self.old)}"
+        return f"{name(self.pointer)}: {value(self.old)} → {value(self.new)}"
 
     @property
     def removes_tool(self) -> bool:

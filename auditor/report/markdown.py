@@ -8,22 +8,18 @@ near the top says what was cut. The JSON report always has everything.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
 from typing import Final
 
 from tabulate import tabulate
 
 from auditor.aggregate.gate import below_threshold
 from auditor.models import (
-    Change,
     Counterexample,
     CounterexampleStatus,
     Group,
     LogStats,
     Outcome,
     Report,
-    Rewrite,
-    Rule,
     SchemaPatch,
 )
 from auditor.report.common import (
@@ -261,25 +257,12 @@ def _other_changes(report: Report, budget: _Budget) -> list[str]:
     return budget.take(["## Still rejected", "", *lines, ""], "section")
 
 
-def change_markdown(rewrite: Rewrite, value: Callable[[str], str]) -> str:
-    """A rewrite or change as ``Rewrite.describe`` says it, with its values shown by
-    ``value`` (code spans, or quoted text)."""
-    r = rewrite
-    if r.removes_tool:
-        return f"tool {md_code(r.old)} removed"
-    if r.change is Change.ADD:
-        return f"{md_code(r.pointer)}: added {value(r.new)}"
-    if r.rule is Rule.EDIT and r.change is Change.REMOVE:
-        return f"{md_code(r.pointer)}: removed {value(r.old)}"
-    return f"{md_code(r.pointer)}: {value(r.old)} → {value(r.new)}"
-
-
 def _coverage(report: Report, budget: _Budget) -> list[str]:
     out = budget.take(["## Coverage", "", coverage_line(report), ""], "section")
     never = [(t, r) for t in report.tools for r in unexercised(t)]
     if not never:
         return out
-    items = [f"- {md_code(t.name)} {change_markdown(r, md_text)}" for t, r in never]
+    items = [f"- {md_code(t.name)} {r.describe(md_text, md_code)}" for t, r in never]
     return out + budget.take(
         [
             "<details><summary>Rewrites no logged call reached</summary>",
@@ -337,7 +320,7 @@ def _counterexamples(report: Report, budget: _Budget) -> list[str]:
 
 
 def _counterexample(found: Counterexample) -> list[str]:
-    change = f"{md_code(found.tool)} {change_markdown(found.change, md_code)}"
+    change = f"{md_code(found.tool)} {found.change.describe(md_code, md_code)}"
     if found.status is CounterexampleStatus.HARMLESS:
         return [f"- {change}: **harmless**: {md_text(found.reason)}", ""]
     if found.status is CounterexampleStatus.NOT_FOUND:
@@ -406,7 +389,7 @@ def _rewrites(report: Report, budget: _Budget) -> list[str]:
             "",
         ]
         lines += [
-            f"- {change_markdown(r, md_code)} ({r.rule.value}; reached by {plural(n, 'call')})"
+            f"- {r.describe(md_code, md_code)} ({r.rule.value}; reached by {plural(n, 'call')})"
             for r, n in zip(tool.rewrites, tool.reached, strict=True)
         ]
         lines += [f"- {f.code} {md_code(f.pointer)}: {md_quoted(f.message)}" for f in tool.findings]
