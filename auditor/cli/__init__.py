@@ -20,24 +20,22 @@ EPILOG = "Exit codes: " + "; ".join(f"{code} {meaning}" for code, meaning in EXI
 """Every exit code, under every command's ``--help``."""
 
 
-class _Command(TyperCommand):
-    """A command whose ``--help`` shows no metavar (typer would print ``<bool>``)."""
+class _PlainHelp:
+    """``--help`` without a metavar (typer's rich help would print ``<bool>``)."""
 
     def get_help_option(self, ctx: Any) -> Any:  # typer vendors click from 0.29 on
-        option = super().get_help_option(ctx)
+        option = super().get_help_option(ctx)  # type: ignore[misc]
         if option is not None:
             option.metavar = ""
         return option
 
 
-class _Group(TyperGroup):
-    """The app's group, with the same ``--help`` as its commands."""
+class _Command(_PlainHelp, TyperCommand):
+    """A command of the app."""
 
-    def get_help_option(self, ctx: Any) -> Any:  # typer vendors click from 0.29 on
-        option = super().get_help_option(ctx)
-        if option is not None:
-            option.metavar = ""
-        return option
+
+class _Group(_PlainHelp, TyperGroup):
+    """The app itself."""
 
 
 app = typer.Typer(
