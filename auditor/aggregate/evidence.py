@@ -17,19 +17,13 @@ import json
 from collections import Counter
 from typing import Final
 
-from auditor.aggregate.loosen import Witness
+from auditor.aggregate.loosen import BOUNDS, SIZED, Witness
 from auditor.models import JSON
 from auditor.report.escape import md_code
 
-SIZES: Final[dict[str, str]] = {
-    "maxLength": "characters",
-    "minLength": "characters",
-    "maxItems": "items",
-    "minItems": "items",
-    "maxProperties": "properties",
-    "minProperties": "properties",
-}
-NUMBERS: Final = frozenset({"maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum"})
+_UNITS: Final[dict[type, str]] = {str: "characters", list: "items", dict: "properties"}
+SIZES: Final[dict[str, str]] = {keyword: _UNITS[kind] for keyword, kind in SIZED.items()}
+"""Length limits, and what their lengths count."""
 LISTED: Final[dict[str, str]] = {
     "additionalProperties": "extra property",
     "unevaluatedProperties": "extra property",
@@ -79,7 +73,7 @@ def _sent(keyword: str, witness: Witness | None, observed: Counter[str]) -> str:
         median = witness.median()
         middle = "" if median is None else f" (median {_number(median)})"
         return f"sent {shortest} to {longest} {unit}{middle}"
-    if keyword in NUMBERS and witness is not None and witness.largest is not None:
+    if keyword in BOUNDS and witness is not None and witness.largest is not None:
         low, high = witness.smallest, witness.largest
         if low is None or low == high:
             return f"sent {_number(high)}"

@@ -61,7 +61,7 @@ MAX_VALUE_CHARS: Final = 200
 PATTERN_TIMEOUT: Final = 0.1
 """Seconds one ``patternProperties`` match may take while finding extra properties."""
 
-_SIZES: Final[dict[str, type]] = {
+SIZED: Final[dict[str, type]] = {
     "maxLength": str,
     "minLength": str,
     "maxItems": list,
@@ -69,7 +69,7 @@ _SIZES: Final[dict[str, type]] = {
     "maxProperties": dict,
     "minProperties": dict,
 }
-_NUMBERS: Final = frozenset({"maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum"})
+BOUNDS: Final = frozenset({"maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum"})
 _NEGATIVE: Final = frozenset({"not", "if", "oneOf", "contains"})
 """Keywords under which a looser subschema can make the whole schema reject more."""
 _REFERENCES: Final = frozenset({"$ref", "$dynamicRef", "$recursiveRef"})
@@ -135,11 +135,11 @@ class Witness:
         if not found:
             return
         keyword = issue.keyword
-        if keyword in _SIZES:
-            if isinstance(value, (str, list, dict)) and isinstance(value, _SIZES[keyword]):
+        if keyword in SIZED:
+            if isinstance(value, (str, list, dict)) and isinstance(value, SIZED[keyword]):
                 self._size(len(value))
                 self._sizes(Counter({len(value): 1}))
-        elif keyword in _NUMBERS:
+        elif keyword in BOUNDS:
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 self._number(value)
         elif keyword == "enum":
@@ -492,8 +492,8 @@ def _required(keyword: str, at: str, holder: dict[str, JSON], witness: Witness) 
 
 
 RULES: Final[dict[str, _Rule]] = {
-    **dict.fromkeys(_SIZES, _size_bound),
-    **dict.fromkeys(_NUMBERS, _number_bound),
+    **dict.fromkeys(SIZED, _size_bound),
+    **dict.fromkeys(BOUNDS, _number_bound),
     "enum": _enum,
     "additionalProperties": _additional,
     "required": _required,
@@ -534,15 +534,15 @@ def verify(keyword: str, holder_pointer: str, patched: JSON, witness: Witness) -
 
 def _instances(keyword: str, holder: dict[str, JSON], witness: Witness) -> list[JSON]:
     """The extreme values of the group, as instances of the keyword's schema object."""
-    if keyword in _SIZES:
+    if keyword in SIZED:
         sizes = [s for s in (witness.longest, witness.shortest) if s is not None]
-        kind = _SIZES[keyword]
+        kind = SIZED[keyword]
         if kind is str:
             return ["x" * size for size in sizes]
         if kind is list:
             return [[None] * size for size in sizes]
         return [{f"p{i}": None for i in range(size)} for size in sizes]
-    if keyword in _NUMBERS:
+    if keyword in BOUNDS:
         return [n for n in (witness.largest, witness.smallest) if n is not None]
     if keyword == "enum":
         return list((witness.values or {}).values())

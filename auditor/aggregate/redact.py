@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Final
 
 from auditor.models import JSON, CallResult, Observation, Unparsed, ValidationIssue
+from auditor.replay.tool import json_value
 from auditor.schema import pointers
 
 DEFAULT_LIMIT: Final = 80
@@ -75,17 +76,17 @@ class Sanitizer:
         shown = shape_text(value) if self.redact else self.value(value)
         if not self.redact and shown == value:
             return message
-        quoted = _json(value)  # how replay quotes values (auditor.replay.tool.json_quoted)
+        quoted = json_value(value)  # how replay quoted it in the message
         if quoted is not None and quoted in message:
             return message.replace(
-                quoted, shown if isinstance(shown, str) and self.redact else _json(shown) or ""
+                quoted, shown if isinstance(shown, str) and self.redact else json_value(shown) or ""
             )
         if self.redact:
             # The quote was clipped or formatted differently: say only what failed.
             return f"the value at '{where or '/'}' fails '{keyword}'"
         if quoted is not None and message.endswith("…") and quoted.startswith(message[:-1]):
             # Clipped inside the quote itself: the rest of the message was lost anyway.
-            return f"{_json(shown)} fails '{keyword}'"
+            return f"{json_value(shown)} fails '{keyword}'"
         return message
 
     def observation(self, observation: Observation) -> Observation:
@@ -157,10 +158,3 @@ def shape_text(value: object) -> str:
         keys = json.dumps(names, ensure_ascii=False)
         return f"<object, keys {keys}>"
     return f"<{type(value).__name__}>"
-
-
-def _json(value: JSON) -> str | None:
-    try:
-        return json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return None

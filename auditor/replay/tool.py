@@ -512,13 +512,16 @@ def json_quoted(message: str, value: object) -> str:
     """python-jsonschema's message with the failing value quoted as JSON, as reports show
     values everywhere else (``"a" is too short``, not ``'a' is too short``)."""
     quoted = repr(value)
-    if quoted not in message:
-        return message
+    text = json_value(value) if quoted in message else None
+    return message if text is None else message.replace(quoted, text, 1)
+
+
+def json_value(value: object) -> str | None:
+    """A value as messages quote it (JSON text); None for what JSON cannot hold."""
     try:
-        text = json.dumps(value, ensure_ascii=False)
+        return json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
-        return message
-    return message.replace(quoted, text, 1)
+        return None
 
 
 def _clip(text: str) -> str:
