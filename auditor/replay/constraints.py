@@ -14,8 +14,7 @@ from typing import Final
 
 from auditor.models import JSON
 from auditor.schema import pointers
-from auditor.schema.keywords import VOCABULARY, Draft
-from auditor.schema.lenient import _schema_objects
+from auditor.schema.keywords import VOCABULARY, Draft, schema_objects
 
 ASSERTIONS: Final = frozenset(
     {
@@ -80,7 +79,7 @@ def constraint_sites(schema: JSON, draft: Draft, known: frozenset[str]) -> tuple
     legacy = draft in (Draft.DRAFT4, Draft.DRAFT6, Draft.DRAFT7)
     found = [
         Site(where, keyword)
-        for node, where in _schema_objects(schema, "", vocabulary)
+        for node, where in schema_objects(schema, "", vocabulary)
         if not (legacy and "$ref" in node)
         for keyword, value in node.items()
         if keyword in known

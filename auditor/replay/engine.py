@@ -53,7 +53,7 @@ from jsonschema import validators
 from auditor.models import JSON
 from auditor.replay.budget import MAX_PATTERN_EXPANSION, pattern_expansion
 from auditor.schema import pointers
-from auditor.schema.keywords import VOCABULARY, Draft, Kind, draft_of
+from auditor.schema.keywords import VOCABULARY, Draft, Kind, draft_of, schema_objects
 
 _RS_CLASSES: Final[dict[Draft, Any]] = {
     Draft.DRAFT4: jsonschema_rs.Draft4Validator,
@@ -162,17 +162,8 @@ def _schema_objects(schema: JSON) -> Iterator[dict[str, JSON]]:
     """Every object at a schema position: the root and, through the keywords' values, every
     subschema. Never data (``enum``, ``const``, ``default``, ``examples``, unknown keywords'
     values) and never a name (the keys of ``properties``, ``$defs``...)."""
-    stack = [schema]
-    while stack:
-        current = stack.pop()
-        if not isinstance(current, dict):
-            continue  # a boolean schema, or junk the meta-schema check refuses
-        yield current
-        for key, value in current.items():
-            kind = _APPLICATORS.get(key)
-            holds = None if kind is None else _holds(kind, value)
-            if holds is not None:
-                stack.extend(_members(holds, value))
+    # Boolean schemas, and junk the meta-schema check refuses, are not objects: skipped.
+    return (node for node, _ in schema_objects(schema, "", _APPLICATORS))
 
 
 def _at_schema_position(root: JSON, pointer: str) -> bool:

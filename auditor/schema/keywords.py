@@ -7,8 +7,12 @@ keyword's meaning is decided in exactly one place.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from enum import Enum
 from typing import Final
+
+from auditor.models import JSON
+from auditor.schema import pointers
 
 
 class Draft(str, Enum):
@@ -258,3 +262,26 @@ REF_SIBLINGS_KEPT: Final = frozenset(
 """Keys beside ``$ref`` that still mean something in drafts 4 to 7 (annotations, locations)."""
 
 REF_OVERRIDES_SIBLINGS: Final = frozenset({Draft.DRAFT4, Draft.DRAFT6, Draft.DRAFT7})
+
+
+def schema_objects(
+    node: JSON, at: str, vocabulary: dict[str, Kind]
+) -> Iterator[tuple[dict[str, JSON], str]]:
+    """Every schema object in keyword positions, with its pointer (data is never entered)."""
+    stack: list[tuple[JSON, str]] = [(node, at)]
+    while stack:
+        current, where = stack.pop()
+        if not isinstance(current, dict):
+            continue
+        yield current, where
+        for key, value in current.items():
+            kind = vocabulary.get(key)
+            here = pointers.join(where, key)
+            if kind is Kind.SCHEMA:
+                stack.append((value, here))
+            elif kind in (Kind.SCHEMA_LIST, Kind.SCHEMA_OR_LIST) and isinstance(value, list):
+                stack.extend((item, pointers.join(here, i)) for i, item in enumerate(value))
+            elif kind is Kind.SCHEMA_OR_LIST:
+                stack.append((value, here))
+            elif kind in (Kind.SCHEMA_MAP, Kind.DEPENDENCIES) and isinstance(value, dict):
+                stack.extend((item, pointers.join(here, name)) for name, item in value.items())

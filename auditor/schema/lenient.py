@@ -30,7 +30,7 @@ from jsonschema import validators
 
 from auditor.models import JSON, LenientReading
 from auditor.schema import pointers
-from auditor.schema.keywords import JSON_TYPES, VOCABULARY, Draft, Kind
+from auditor.schema.keywords import JSON_TYPES, VOCABULARY, Draft, Kind, schema_objects
 
 MAX_ROUNDS: Final = 32
 """Meta-schema passes, at most: each removes every place the last one found, so a schema
@@ -56,7 +56,7 @@ def read_leniently(
         return {}, (LenientReading("", schema, NOT_VALID),)
     work = copy.deepcopy(schema)
     vocabulary = VOCABULARY[draft]
-    for node, at in list(_schema_objects(work, "", vocabulary)):
+    for node, at in list(schema_objects(work, "", vocabulary)):
         _filter_types(node, at, readings)
     for _ in range(MAX_ROUNDS):
         found = sorted(
@@ -75,29 +75,6 @@ def read_leniently(
         return {}, (*readings, LenientReading("", schema, NOT_VALID))
     _drop_unresolvable_refs(work, vocabulary, readings)
     return work, tuple(sorted(readings, key=lambda r: (r.pointer, r.reason)))
-
-
-def _schema_objects(
-    node: JSON, at: str, vocabulary: dict[str, Kind]
-) -> Iterator[tuple[dict[str, JSON], str]]:
-    """Every schema object in keyword positions, with its pointer (data is never entered)."""
-    stack: list[tuple[JSON, str]] = [(node, at)]
-    while stack:
-        current, where = stack.pop()
-        if not isinstance(current, dict):
-            continue
-        yield current, where
-        for key, value in current.items():
-            kind = vocabulary.get(key)
-            here = pointers.join(where, key)
-            if kind is Kind.SCHEMA:
-                stack.append((value, here))
-            elif kind in (Kind.SCHEMA_LIST, Kind.SCHEMA_OR_LIST) and isinstance(value, list):
-                stack.extend((item, pointers.join(here, i)) for i, item in enumerate(value))
-            elif kind is Kind.SCHEMA_OR_LIST:
-                stack.append((value, here))
-            elif kind in (Kind.SCHEMA_MAP, Kind.DEPENDENCIES) and isinstance(value, dict):
-                stack.extend((item, pointers.join(here, name)) for name, item in value.items())
 
 
 def _filter_types(node: dict[str, JSON], at: str, readings: list[LenientReading]) -> None:
@@ -173,7 +150,7 @@ def _drop_unresolvable_refs(
     Only where no nested ``$id`` changes what a reference is relative to; those are left to
     ``tolerant``, which finds them when a call reaches them.
     """
-    nodes = list(_schema_objects(root, "", vocabulary))
+    nodes = list(schema_objects(root, "", vocabulary))
     if any(isinstance(n.get("$id"), str) or isinstance(n.get("id"), str) for n, _ in nodes[1:]):
         return
     anchors = {
