@@ -53,8 +53,8 @@ from auditor.replay.tool import (
     Memo,
     SchemaSummary,
     ToolReplay,
-    _text_of,
     summarize,
+    text_of,
 )
 from auditor.schema import pointers
 from auditor.schema.diff import NewCatalogs, compare
@@ -335,7 +335,7 @@ class Tally:
         if result.outcome is Outcome.ACCEPTED:
             samples = self._samples_of(tool)
             if samples is not None and len(samples) < MAX_SAMPLES:
-                text = result.call.text or _text_of(result.call.arguments)
+                text = result.call.text or text_of(result.call.arguments)
                 if text is not None and len(text) <= MAX_SAMPLE_BYTES and text not in samples:
                     samples[text] = (result.call.source, result.call.arguments)
             return

@@ -248,7 +248,7 @@ class ToolReplay:
         JSON text: logs repeat the same arguments often, and a repeat costs a lookup. What the
         log says happened to this call is applied afterwards (``auditor.replay.outcome.decide``).
         """
-        text = call.text if call.text is not None else _text_of(call.arguments)
+        text = call.text if call.text is not None else text_of(call.arguments)
         key = None if text is None else (self.tool.name, text)
         known = self._memo.get(key) if key is not None else None
         if known is None:
@@ -463,12 +463,12 @@ def _weight(key: tuple[str, str], value: Remembered) -> int:
         for observation in issue.observed:
             detail = observation.detail
             weight += _ENTRY_OVERHEAD + (
-                sys.getsizeof(detail) if isinstance(detail, str) else len(_text_of(detail) or "")
+                sys.getsizeof(detail) if isinstance(detail, str) else len(text_of(detail) or "")
             )
     return weight
 
 
-def _text_of(arguments: JSON) -> str | None:
+def text_of(arguments: JSON) -> str | None:
     """The arguments as compact JSON text, the memo's key; None when they cannot be keyed."""
     try:
         return orjson.dumps(arguments).decode()
