@@ -23,7 +23,7 @@ from auditor.models import FailOn, GroupBy, OldRuntime, Rule
 from auditor.report import Format
 from tests.conftest import ROOT, run_cli
 
-ACTION_ONLY = {"upload-sarif", "python-version"}
+ACTION_ONLY = {"upload-sarif", "python-version", "formats", "args", "pr-comment", "github-token"}
 """Inputs of action.yml that are about the Action itself, not options of `audit`."""
 
 # key: (config value, command line, AuditOptions field, from the config, from the CLI,
