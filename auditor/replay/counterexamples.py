@@ -782,10 +782,14 @@ def _structural(
             if name in value:
                 yield {"op": "remove", "path": pointers.join(where, name)}
         extra = [entry] if entry is not None else []
+        named = holder.get("properties")
         patterned = holder.get("patternProperties")
         if isinstance(patterned, dict):
+            # Keys a pattern governs: declared ones it matches (both schemas apply to them),
+            # then one built from each pattern.
+            declared = list(named) if isinstance(named, dict) else []
+            extra += [n for n in declared if _matches_any(list(patterned), n)]
             extra += [n for n in map(example_matching, patterned) if n is not None]
-        named = holder.get("properties")
         extra += [k for k in _EXTRA_KEYS if not (isinstance(named, dict) and k in named)]
         if keyword == "dependentRequired" and isinstance(dependent, dict):
             extra = [*dependent, *extra]
