@@ -49,8 +49,8 @@ def test_a_reference_beside_the_keyword_blocks_it() -> None:
 def test_under_not_the_validator_stops_early_and_nothing_is_claimed() -> None:
     # A "not" evaluates its subschema only until the first error: the reference in the
     # sibling branch may never be followed, so no proof.
-    schema = {"properties": {"a": {"not": {"any_of": [{"max_length": 2}, NOWHERE]}}}}
-    assert _blocked(schema, "/properties/a/not/any_of/0/max_length") is None
+    under_not = {"properties": {"a": {"not": {"any_of": [{"max_length": 2}, NOWHERE]}}}}
+    assert _blocked(under_not, "/properties/a/not/any_of/0/max_length") is None
     # The same without the "not": the sibling branch is tried whenever branch 0 fails.
     schema = {"properties": {"a": {"any_of": [{"max_length": 2}, NOWHERE]}}}
     assert _blocked(schema, "/properties/a/any_of/0/max_length") is not None
