@@ -134,3 +134,38 @@ def test_a_new_schema_unusable_for_every_call_says_so() -> None:
     found = counterexample(replay, 0, [], SearchBudget())
     assert found.status is CounterexampleStatus.UNUSABLE
     assert found.reason.startswith("the new schema cannot be used for any call (")
+
+
+def _harmless(a: dict[str, Any], pointer: str, old_runtime: OldRuntime = OldRuntime.LENIENT) -> Any:
+    replay = _replay({"type": "object", "properties": {"a": a}}, old_runtime)
+    return harmless(replay, _rewrite(replay, "/properties/a/" + pointer))
+
+
+def test_a_sibling_type_the_keyword_does_not_apply_to_makes_it_harmless() -> None:
+    # Every value reaching minLength was an integer before: minLength asserts nothing of it.
+    reason = _harmless({"type": "integer", "min_length": 2}, "min_length")
+    assert reason == "the sibling 'type: \"integer\"' admits no value 'minLength' applies to"
+    # A string may reach it: no proof.
+    assert _harmless({"type": ["integer", "string"], "min_length": 2}, "min_length") is None
+    # The type itself changed ("Integer" enforced nothing before): no proof.
+    assert _harmless({"type": "Integer", "min_length": 2}, "min_length") is None
+    # With no old runtime nothing was refused before.
+    assert _harmless({"type": "integer", "min_length": 2}, "min_length", OldRuntime.NONE) is None
+
+
+def test_a_sibling_enum_or_const_whose_values_all_pass_makes_it_harmless() -> None:
+    reason = _harmless({"enum": ["ab", "abc"], "min_length": 2}, "min_length")
+    assert reason == "the sibling 'enum' admits only values that pass it"
+    reason = _harmless({"const": "xyz", "max_length": 3}, "max_length")
+    assert reason == "the sibling 'const' admits only values that pass it"
+    # "a" passed the enum before and fails minLength 2 now.
+    assert _harmless({"enum": ["a", "abc"], "min_length": 2}, "min_length") is None
+    # A reference in the changed keyword needs the rest of the schema: no proof attempted.
+    changed = {"enum": [{}], "property_names": {"$ref": "#/properties/a"}}
+    assert _harmless(changed, "property_names") is None
+    # unevaluatedProperties depends on every sibling: none is tried alone.
+    beside = {"enum": [{"x": 1}], "unevaluatedProperties": False, "properties": {"x": {}}}
+    assert _harmless({**beside, "max_properties": 1}, "max_properties") is None
+    assert _harmless({**beside, "max_properties": 0}, "max_properties") is None
+    del beside["unevaluatedProperties"]
+    assert _harmless({**beside, "max_properties": 1}, "max_properties") is not None

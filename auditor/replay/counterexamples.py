@@ -246,7 +246,11 @@ def harmless(replay: ToolReplay, rewrite: Rewrite) -> str | None:
             return f"the sibling '{implied}' admits only values of that type already"
     if any(type(value) is type(v) and value == v for v in _VACUOUS.get(keyword, ())):
         return f"'{keyword}: {orjson.dumps(value).decode()}' constrains nothing"
-    return _under_refusing_not(replay, rewrite) or _members_refused_before(replay, rewrite)
+    return (
+        _under_refusing_not(replay, rewrite)
+        or _members_refused_before(replay, rewrite)
+        or _siblings_admit_nothing_it_refuses(replay, position, keyword, value)
+    )
 
 
 def unevaluable(schema: JSON, rewrite: Rewrite) -> str | None:
@@ -377,6 +381,121 @@ def _under_refusing_not(replay: ToolReplay, rewrite: Rewrite) -> str | None:
             "every value reaching it was refused already"
         )
     return None
+
+
+_APPLIES: Final[dict[str, frozenset[str]]] = {
+    **dict.fromkeys(("minLength", "maxLength", "pattern"), frozenset({"string"})),
+    **dict.fromkeys(
+        (
+            "items",
+            "prefixItems",
+            "additionalItems",
+            "minItems",
+            "maxItems",
+            "uniqueItems",
+            "contains",
+            "minContains",
+            "maxContains",
+        ),
+        frozenset({"array"}),
+    ),
+    **dict.fromkeys(
+        (
+            "properties",
+            "patternProperties",
+            "additionalProperties",
+            "required",
+            "minProperties",
+            "maxProperties",
+            "dependentRequired",
+            "dependentSchemas",
+            "dependencies",
+            "propertyNames",
+        ),
+        frozenset({"object"}),
+    ),
+    **dict.fromkeys(
+        ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"),
+        frozenset({"number", "integer"}),
+    ),
+}
+"""Keywords that assert something only of values of these JSON types."""
+_ADJACENT: Final[dict[str, tuple[str, ...]]] = {
+    "additionalProperties": ("properties", "patternProperties"),
+    "properties": ("additionalProperties", "patternProperties"),
+    "patternProperties": ("additionalProperties", "properties"),
+    "additionalItems": ("items",),
+    "items": ("prefixItems", "additionalItems"),
+    "prefixItems": ("items",),
+    "contains": ("minContains", "maxContains"),
+    "minContains": ("contains", "maxContains"),
+    "maxContains": ("contains", "minContains"),
+    "if": ("then", "else"),
+    "then": ("if",),
+    "else": ("if",),
+}
+"""Siblings a keyword's meaning depends on: evaluated beside it when it is tried alone."""
+_REFERENCES: Final = (b'"$ref"', b'"$dynamicRef"', b'"$recursiveRef"')
+
+
+def _siblings_admit_nothing_it_refuses(
+    replay: ToolReplay, position: str, keyword: str, value: JSON
+) -> str | None:
+    """Why the changed keyword cannot fail on a value the old runtime let reach it: an
+    unchanged sibling ``type`` admits no value the keyword applies to, or an unchanged sibling
+    ``enum``/``const`` admits only values that pass it."""
+    holder_at = pointers.parent(position)
+    _, holder = pointers.resolve(replay.normalized.schema, holder_at)
+    if (
+        replay.old_runtime is OldRuntime.NONE
+        or not isinstance(holder, dict)
+        or not _evaluated_alike(replay, holder_at)
+    ):
+        return None
+    kinds = holder.get("type")
+    names = {kinds} if isinstance(kinds, str) else set(kinds) if isinstance(kinds, list) else None
+    applies = _APPLIES.get(keyword)
+    disjoint = names is not None and applies is not None and not names & applies
+    if disjoint and _unchanged(replay, pointers.join(holder_at, "type")):
+        shown = orjson.dumps(kinds).decode()
+        return f"the sibling 'type: {shown}' admits no value '{keyword}' applies to"
+    if "unevaluatedProperties" in holder or "unevaluatedItems" in holder:
+        return None  # what they refuse depends on every sibling: none is tried alone
+    enum = holder.get("enum")
+    if "const" in holder:
+        values, where = [holder["const"]], "const"
+    elif isinstance(enum, list):
+        values, where = enum, "enum"
+    else:
+        return None
+    alone = {keyword: value} | {k: holder[k] for k in _ADJACENT.get(keyword, ()) if k in holder}
+    if any(marker in _text(alone) for marker in _REFERENCES):
+        return None  # a reference would need the rest of the schema to resolve
+    root = replay.normalized.schema
+    if isinstance(root, dict) and "$schema" in root:
+        alone["$schema"] = root["$schema"]
+    validator: Any = replay.new.validator
+    try:
+        check = type(validator)(alone, format_checker=validator.format_checker)
+        if not all(check.is_valid(v) for v in values):
+            return None
+    except Exception:  # a user's subschema may raise anything: no proof then
+        return None
+    return f"the sibling '{where}' admits only values that pass it"
+
+
+def _unchanged(replay: ToolReplay, place: str) -> bool:
+    """Whether no change and no lenient reading lies at or below ``place``."""
+    return not any(
+        pointers.is_within(keyword_position(other), place) for other in replay.normalized.rewrites
+    ) and not any(pointers.is_within(reading.pointer, place) for reading in replay.readings)
+
+
+def _text(value: JSON) -> bytes:
+    try:
+        return orjson.dumps(value)
+    except (TypeError, orjson.JSONEncodeError):  # an integer beyond 64 bits
+        return json.dumps(value).encode()
 
 
 def _members_refused_before(replay: ToolReplay, rewrite: Rewrite) -> str | None:
