@@ -41,6 +41,8 @@ def test_a_string_is_built_from_the_common_forms(pattern: str, expected: str) ->
         "(?=a)b",  # a lookahead no string meets
         "(a)\\1",  # a back reference
         f"^a{{{MAX_REPEAT_SHOWN + 1}}}$",  # more copies than are built out
+        "^(((a{64}){64}){64}){64}$",  # nested repeats multiply past the bound
+        "a" * 600 + "b" * 600,  # a long literal past the bound
         "[",  # not a regular expression at all
         "^\\d\\D$" + "(?<=x)",  # a lookbehind
     ],

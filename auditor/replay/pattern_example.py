@@ -19,6 +19,8 @@ _parser: Any = getattr(re, "_parser", None)
 
 MAX_REPEAT_SHOWN: Final = 64
 """A repeat asking for more copies than this is not built out."""
+MAX_BUILT: Final = 1024
+"""Characters a built string may reach (nested repeats multiply): beyond it, none is built."""
 _CATEGORY_EXAMPLES: Final = {
     "CATEGORY_DIGIT": "0",
     "CATEGORY_NOT_DIGIT": "a",
@@ -48,7 +50,10 @@ def example_matching(pattern: str) -> str | None:
 
 
 def _build(items: Any) -> str:
-    return "".join(_one(str(op), value) for op, value in items)
+    built = "".join(_one(str(op), value) for op, value in items)
+    if len(built) > MAX_BUILT:
+        raise _Unsupported("too long")
+    return built
 
 
 def _one(op: str, value: Any) -> str:
@@ -60,7 +65,10 @@ def _one(op: str, value: Any) -> str:
         low, _high, inner = value
         if low > MAX_REPEAT_SHOWN:
             raise _Unsupported(op)
-        return str(_build(inner) * low)
+        part = _build(inner)
+        if len(part) * low > MAX_BUILT:
+            raise _Unsupported(op)
+        return str(part * low)
     if op == "SUBPATTERN":
         return _build(value[-1])
     if op == "ATOMIC_GROUP":
