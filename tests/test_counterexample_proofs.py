@@ -46,6 +46,31 @@ def test_a_reference_beside_the_keyword_blocks_it() -> None:
     assert reason is not None and "\"#/$defs/nowhere\" at '/properties/a'" in reason
 
 
+def test_a_reference_or_branch_after_the_way_is_no_proof() -> None:
+    # Keywords are evaluated in order and errors yielded as found: the change's error comes
+    # first, and the replay may stop collecting before the reference raises.
+    after = {"properties": {"a": {"max_length": 2, "$ref": "#/$defs/nowhere"}}}
+    assert _blocked(after, "/properties/a/max_length") is None
+    after = {"properties": {"a": {"max_length": 2, "allOf": [NOWHERE]}}}
+    assert _blocked(after, "/properties/a/max_length") is None
+    # Within allOf, only the branches before the way's own are tried first.
+    later = {"properties": {"a": {"all_of": [{"max_length": 2}, NOWHERE]}}}
+    assert _blocked(later, "/properties/a/all_of/0/max_length") is None
+    earlier = {"properties": {"a": {"all_of": [NOWHERE, {"max_length": 2}]}}}
+    reason = _blocked(earlier, "/properties/a/all_of/1/max_length")
+    assert reason is not None and "'/properties/a/allOf/0'" in reason
+
+
+def test_keywords_named_like_combinators_are_names() -> None:
+    # A property called "anyOf" whose value is a map with a dangling entry: no combinator.
+    named = {
+        "properties": {
+            "anyOf": {"properties": {"0": NOWHERE, "1": {"max_length": 2}}},
+        }
+    }
+    assert _blocked(named, "/properties/anyOf/properties/1/max_length") is None
+
+
 def test_under_not_the_validator_stops_early_and_nothing_is_claimed() -> None:
     # A "not" evaluates its subschema only until the first error: the reference in the
     # sibling branch may never be followed, so no proof.

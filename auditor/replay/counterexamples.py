@@ -272,7 +272,7 @@ def unevaluable(schema: JSON, rewrite: Rewrite) -> str | None:
             branch = pointers.join(position, index)
             if branch in dangling:
                 return _unevaluable_reason(dangling[branch], branch)
-    hit = _dangling_on_the_way(schema, dangling, pointers.parent(position), frozenset())
+    hit = _dangling_on_the_way(schema, dangling, pointers.parent(position), keyword, frozenset())
     return None if hit is None else _unevaluable_reason(*hit)
 
 
@@ -291,10 +291,12 @@ _EAGER_NAMED: Final = frozenset(
 _EAGER_LISTED: Final = frozenset({"allOf", "anyOf", "oneOf", "prefixItems", "items"})
 
 
-def _evaluated_eagerly(holder: str) -> bool:
-    """Whether the way to ``holder`` passes only keywords the reference validator evaluates in
-    full (``not``, ``if``, ``contains``... stop at the first error, skipping what follows)."""
+def _eager_depths(holder: str) -> set[int] | None:
+    """The depths of ``holder``'s segments at which a schema object stands (0: the root), when
+    the way passes only keywords the reference validator evaluates in full (``not``, ``if``,
+    ``contains``... stop at the first error, skipping what follows); else None."""
     segments = pointers.split(holder)
+    depths = {0}
     at = 0
     while at < len(segments):
         keyword = segments[at]
@@ -306,8 +308,9 @@ def _evaluated_eagerly(holder: str) -> bool:
         elif keyword in _EAGER_SCHEMA:
             at += 1
         else:
-            return False
-    return True
+            return None
+        depths.add(at)
+    return depths
 
 
 def _dangling_references(schema: JSON) -> dict[str, str]:
@@ -325,22 +328,42 @@ def _dangling_references(schema: JSON) -> dict[str, str]:
 
 
 def _dangling_on_the_way(
-    schema: JSON, dangling: dict[str, str], holder: str, seen: frozenset[str]
+    schema: JSON, dangling: dict[str, str], holder: str, then: str, seen: frozenset[str]
 ) -> tuple[str, str] | None:
-    """(reference, its place) followed on every way a failure at ``holder`` surfaces, or None."""
-    if holder in seen or len(seen) > 20 or not _evaluated_eagerly(holder):
+    """(reference, its place) followed on every way a failure at ``holder`` surfaces, or None;
+    ``then``: the key of ``holder`` the way goes on by (the changed keyword, or ``$ref``).
+
+    A schema object's keywords are evaluated in their order and errors are yielded as they are
+    found (the replay stops at ``MAX_ERRORS``): a ``$ref`` or an ``allOf`` branch beside the way
+    counts only when it comes first, so that it raises before the change's error is yielded.
+    A sibling ``anyOf``/``oneOf`` branch counts wherever it stands: the combinator's error is
+    yielded only once every branch was tried."""
+    depths = _eager_depths(holder)
+    if holder in seen or len(seen) > 20 or depths is None:
         return None
     segments = pointers.split(holder)
-    for depth in range(len(segments), -1, -1):
+    for depth in sorted(depths, reverse=True):
         here = pointers.from_segments(segments[:depth])
-        if here in dangling:
-            return dangling[here], here
         _, node = pointers.resolve(schema, here)
-        every = node.get("allOf") if isinstance(node, dict) else None
-        for index in range(len(every) if isinstance(every, list) else 0):
-            if (branch := pointers.join(here, "allOf", index)) in dangling:
-                return dangling[branch], branch
-        if depth >= 2 and segments[depth - 2] in ("anyOf", "oneOf"):
+        if not isinstance(node, dict):
+            continue  # a boolean schema: nothing beside the way
+        following = segments[depth] if depth < len(segments) else then
+        keys = list(node)
+        before = keys[: keys.index(following)] if following in keys else []
+        if here in dangling and "$ref" in before:
+            return dangling[here], here
+        every = node.get("allOf")
+        if isinstance(every, list):
+            # The branches tried before the way goes on: those before its own branch, or all
+            # when allOf comes first.
+            last = len(every) if "allOf" in before else 0
+            if following == "allOf" and depth + 1 < len(segments):
+                on_the_way = segments[depth + 1]
+                last = int(on_the_way) if on_the_way.isdigit() else 0
+            for index in range(last):
+                if (branch := pointers.join(here, "allOf", index)) in dangling:
+                    return dangling[branch], branch
+        if depth - 2 in depths and segments[depth - 2] in ("anyOf", "oneOf"):
             # A failing branch surfaces only once its siblings were tried too.
             combinator = pointers.from_segments(segments[: depth - 1])
             _, branches = pointers.resolve(schema, combinator)
@@ -352,7 +375,7 @@ def _dangling_on_the_way(
     # A definition is evaluated only where a reference leads into it: each of those ways.
     entry = pointers.from_segments(segments[:2])
     referrers = _referrers(schema, entry)
-    hits = [_dangling_on_the_way(schema, dangling, r, seen | {holder}) for r in referrers]
+    hits = [_dangling_on_the_way(schema, dangling, r, "$ref", seen | {holder}) for r in referrers]
     if not hits or any(hit is None for hit in hits):
         return None
     return min(hit for hit in hits if hit is not None)
