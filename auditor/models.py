@@ -642,6 +642,10 @@ class CounterexampleStatus(str, Enum):
     """Proved: no argument can be rejected because of the change (``reason`` says why)."""
     NOT_FOUND = "not_found"
     """No counterexample among the candidates tried; not a proof."""
+    UNUSABLE = "unusable"
+    """Proved: every argument the change would reject makes the new schema fail to evaluate
+    (``reason`` names the cause): those calls are counted as schema errors after, not as
+    rejections, until the schema is fixed."""
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ import json
 from collections import Counter
 from typing import Final
 
-from auditor.aggregate.loosen import BOUNDS, SIZED, Witness
+from auditor.aggregate.loosen import RANGED, SIZED, Witness
 from auditor.models import JSON
 from auditor.report.escape import md_code
 
@@ -28,6 +28,7 @@ LISTED: Final[dict[str, str]] = {
     "additionalProperties": "extra property",
     "unevaluatedProperties": "extra property",
     "required": "missing property",
+    "dependentRequired": "missing property",
     "enum": "a value outside the enum",
     "const": "a value other than const",
     "uniqueItems": "duplicate item",
@@ -73,7 +74,7 @@ def _sent(keyword: str, witness: Witness | None, observed: Counter[str]) -> str:
         median = witness.median()
         middle = "" if median is None else f" (median {_number(median)})"
         return f"sent {shortest} to {longest} {unit}{middle}"
-    if keyword in BOUNDS and witness is not None and witness.largest is not None:
+    if keyword in RANGED and witness is not None and witness.largest is not None:
         low, high = witness.smallest, witness.largest
         if low is None or low == high:
             return f"sent {_number(high)}"

@@ -70,6 +70,8 @@ SIZED: Final[dict[str, type]] = {
     "minProperties": dict,
 }
 BOUNDS: Final = frozenset({"maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum"})
+RANGED: Final = BOUNDS | {"multipleOf"}
+"""Numeric keywords whose evidence is the range of numbers sent."""
 _NEGATIVE: Final = frozenset({"not", "if", "oneOf", "contains"})
 """Keywords under which a looser subschema can make the whole schema reject more."""
 _REFERENCES: Final = frozenset({"$ref", "$dynamicRef", "$recursiveRef"})
@@ -139,7 +141,7 @@ class Witness:
             if isinstance(value, (str, list, dict)) and isinstance(value, SIZED[keyword]):
                 self._size(len(value))
                 self._sizes(Counter({len(value): 1}))
-        elif keyword in BOUNDS:
+        elif keyword in RANGED:
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 self._number(value)
         elif keyword == "enum":

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 import orjson
+import regex
 
 from auditor.models import (
     JSON,
@@ -45,9 +46,17 @@ from auditor.models import (
 )
 from auditor.replay.causes import keyword_position
 from auditor.replay.constraints import ASSERTIONS
+from auditor.replay.pattern_example import example_matching
 from auditor.replay.tool import ToolReplay
 from auditor.schema import pointers
-from auditor.schema.keywords import ANNOTATIONS, VOCABULARY, Draft, Kind, draft_of
+from auditor.schema.keywords import (
+    ANNOTATIONS,
+    VOCABULARY,
+    Draft,
+    Kind,
+    draft_of,
+    schema_objects,
+)
 
 MAX_CANDIDATES: Final = 200
 """Candidate arguments replayed per change before the search gives up."""
@@ -131,10 +140,14 @@ def counterexample(
     rewrite = replay.normalized.rewrites[index]
     name = replay.tool.name
     if replay.new.validator is None:  # every call is a schema error after: nothing is harmless
-        return _not_found(name, rewrite, "the new schema cannot be used for any call", 0)
+        whole = f"the new schema cannot be used for any call ({replay.new.problem})"
+        return Counterexample(name, rewrite, CounterexampleStatus.UNUSABLE, reason=whole)
     reason = harmless(replay, rewrite)
     if reason is not None:
         return Counterexample(name, rewrite, CounterexampleStatus.HARMLESS, reason=reason)
+    blocked = unevaluable(replay.normalized.schema, rewrite)
+    if blocked is not None:
+        return Counterexample(name, rewrite, CounterexampleStatus.UNUSABLE, reason=blocked)
     if budget.left <= 0:
         spent = f"not searched: the audit's {MAX_AUDIT_CANDIDATES:,} candidates were spent"
         return _not_found(name, rewrite, spent, 0)
@@ -233,7 +246,139 @@ def harmless(replay: ToolReplay, rewrite: Rewrite) -> str | None:
             return f"the sibling '{implied}' admits only values of that type already"
     if any(type(value) is type(v) and value == v for v in _VACUOUS.get(keyword, ())):
         return f"'{keyword}: {orjson.dumps(value).decode()}' constrains nothing"
-    return _under_refusing_not(replay, rewrite)
+    return (
+        _under_refusing_not(replay, rewrite)
+        or _members_refused_before(replay, rewrite)
+        or _siblings_admit_nothing_it_refuses(replay, position, keyword, value)
+    )
+
+
+def unevaluable(schema: JSON, rewrite: Rewrite) -> str | None:
+    """Why every argument that fails the changed keyword makes the new schema raise instead of
+    reject, when it does: on every way to the keyword a reference that resolves nowhere is
+    followed whenever the keyword fails (a sibling ``anyOf``/``oneOf`` branch tried next, an
+    ``allOf`` branch or a ``$ref`` beside it)."""
+    position = keyword_position(rewrite)
+    if not position or rewrite.removes_tool or rewrite.change is Change.REMOVE:
+        return None
+    dangling = _dangling_references(schema)
+    if not dangling:
+        return None
+    keyword = pointers.split(position)[-1]
+    found, value = pointers.resolve(schema, position)
+    if found and keyword in ("anyOf", "oneOf") and isinstance(value, list):
+        # The keyword fails only once every branch has been tried.
+        for index in range(len(value)):
+            branch = pointers.join(position, index)
+            if branch in dangling:
+                return _unevaluable_reason(dangling[branch], branch)
+    hit = _dangling_on_the_way(schema, dangling, pointers.parent(position), keyword, frozenset())
+    return None if hit is None else _unevaluable_reason(*hit)
+
+
+def _unevaluable_reason(ref: str, where: str) -> str:
+    return (
+        f"every argument it would reject makes the new schema follow $ref "
+        f"{json.dumps(ref)} at '{where}', which points to nothing in the schema: a schema "
+        "error after (counted there), never a rejection, until the reference is fixed"
+    )
+
+
+_EAGER_SCHEMA: Final = frozenset({"additionalProperties", "items", "additionalItems"})
+_EAGER_NAMED: Final = frozenset(
+    {"properties", "patternProperties", "dependentSchemas", "$defs", "definitions"}
+)
+_EAGER_LISTED: Final = frozenset({"allOf", "anyOf", "oneOf", "prefixItems", "items"})
+
+
+def _eager_depths(holder: str) -> set[int] | None:
+    """The depths of ``holder``'s segments at which a schema object stands (0: the root), when
+    the way passes only keywords the reference validator evaluates in full (``not``, ``if``,
+    ``contains``... stop at the first error, skipping what follows); else None."""
+    segments = pointers.split(holder)
+    depths = {0}
+    at = 0
+    while at < len(segments):
+        keyword = segments[at]
+        following = segments[at + 1] if at + 1 < len(segments) else None
+        if following is not None and (
+            keyword in _EAGER_NAMED or (keyword in _EAGER_LISTED and following.isdigit())
+        ):
+            at += 2
+        elif keyword in _EAGER_SCHEMA:
+            at += 1
+        else:
+            return None
+        depths.add(at)
+    return depths
+
+
+def _dangling_references(schema: JSON) -> dict[str, str]:
+    """Schema objects whose local ``$ref`` resolves nowhere, by pointer, with the reference."""
+    vocabulary = VOCABULARY[draft_of(schema)]
+    found: dict[str, str] = {}
+    for node, where in schema_objects(schema, "", vocabulary):
+        ref = node.get("$ref")
+        if not isinstance(ref, str):
+            continue
+        target = pointers.ref_target(ref)
+        if isinstance(target, str) and not pointers.resolve(schema, target)[0]:
+            found[where] = ref
+    return found
+
+
+def _dangling_on_the_way(
+    schema: JSON, dangling: dict[str, str], holder: str, then: str, seen: frozenset[str]
+) -> tuple[str, str] | None:
+    """(reference, its place) followed on every way a failure at ``holder`` surfaces, or None;
+    ``then``: the key of ``holder`` the way goes on by (the changed keyword, or ``$ref``).
+
+    A schema object's keywords are evaluated in their order and errors are yielded as they are
+    found (the replay stops at ``MAX_ERRORS``): a ``$ref`` or an ``allOf`` branch beside the way
+    counts only when it comes first, so that it raises before the change's error is yielded.
+    A sibling ``anyOf``/``oneOf`` branch counts wherever it stands: the combinator's error is
+    yielded only once every branch was tried."""
+    depths = _eager_depths(holder)
+    if holder in seen or len(seen) > 20 or depths is None:
+        return None
+    segments = pointers.split(holder)
+    for depth in sorted(depths, reverse=True):
+        here = pointers.from_segments(segments[:depth])
+        _, node = pointers.resolve(schema, here)
+        if not isinstance(node, dict):
+            continue  # a boolean schema: nothing beside the way
+        following = segments[depth] if depth < len(segments) else then
+        keys = list(node)
+        before = keys[: keys.index(following)] if following in keys else []
+        if here in dangling and "$ref" in before:
+            return dangling[here], here
+        every = node.get("allOf")
+        if isinstance(every, list):
+            # The branches tried before the way goes on: those before its own branch, or all
+            # when allOf comes first.
+            last = len(every) if "allOf" in before else 0
+            if following == "allOf" and depth + 1 < len(segments):
+                on_the_way = segments[depth + 1]
+                last = int(on_the_way) if on_the_way.isdigit() else 0
+            for index in range(last):
+                if (branch := pointers.join(here, "allOf", index)) in dangling:
+                    return dangling[branch], branch
+        if depth - 2 in depths and segments[depth - 2] in ("anyOf", "oneOf"):
+            # A failing branch surfaces only once its siblings were tried too.
+            combinator = pointers.from_segments(segments[: depth - 1])
+            _, branches = pointers.resolve(schema, combinator)
+            for index in range(len(branches) if isinstance(branches, list) else 0):
+                if (branch := pointers.join(combinator, index)) in dangling:
+                    return dangling[branch], branch
+    if len(segments) < 2 or segments[0] not in ("$defs", "definitions"):
+        return None
+    # A definition is evaluated only where a reference leads into it: each of those ways.
+    entry = pointers.from_segments(segments[:2])
+    referrers = _referrers(schema, entry)
+    hits = [_dangling_on_the_way(schema, dangling, r, "$ref", seen | {holder}) for r in referrers]
+    if not hits or any(hit is None for hit in hits):
+        return None
+    return min(hit for hit in hits if hit is not None)
 
 
 def _under_refusing_not(replay: ToolReplay, rewrite: Rewrite) -> str | None:
@@ -259,6 +404,175 @@ def _under_refusing_not(replay: ToolReplay, rewrite: Rewrite) -> str | None:
             "every value reaching it was refused already"
         )
     return None
+
+
+_APPLIES: Final[dict[str, frozenset[str]]] = {
+    **dict.fromkeys(("minLength", "maxLength", "pattern"), frozenset({"string"})),
+    **dict.fromkeys(
+        (
+            "items",
+            "prefixItems",
+            "additionalItems",
+            "minItems",
+            "maxItems",
+            "uniqueItems",
+            "contains",
+            "minContains",
+            "maxContains",
+        ),
+        frozenset({"array"}),
+    ),
+    **dict.fromkeys(
+        (
+            "properties",
+            "patternProperties",
+            "additionalProperties",
+            "required",
+            "minProperties",
+            "maxProperties",
+            "dependentRequired",
+            "dependentSchemas",
+            "dependencies",
+            "propertyNames",
+        ),
+        frozenset({"object"}),
+    ),
+    **dict.fromkeys(
+        ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"),
+        frozenset({"number", "integer"}),
+    ),
+}
+"""Keywords that assert something only of values of these JSON types."""
+_ADJACENT: Final[dict[str, tuple[str, ...]]] = {
+    "additionalProperties": ("properties", "patternProperties"),
+    "properties": ("additionalProperties", "patternProperties"),
+    "patternProperties": ("additionalProperties", "properties"),
+    "additionalItems": ("items",),
+    "items": ("prefixItems", "additionalItems"),
+    "prefixItems": ("items",),
+    "contains": ("minContains", "maxContains"),
+    "minContains": ("contains", "maxContains"),
+    "maxContains": ("contains", "minContains"),
+    "if": ("then", "else"),
+    "then": ("if",),
+    "else": ("if",),
+}
+"""Siblings a keyword's meaning depends on: evaluated beside it when it is tried alone."""
+_REFERENCES: Final = (b'"$ref"', b'"$dynamicRef"', b'"$recursiveRef"')
+
+
+def _siblings_admit_nothing_it_refuses(
+    replay: ToolReplay, position: str, keyword: str, value: JSON
+) -> str | None:
+    """Why the changed keyword cannot fail on a value the old runtime let reach it: an
+    unchanged sibling ``type`` admits no value the keyword applies to, or an unchanged sibling
+    ``enum``/``const`` admits only values that pass it."""
+    holder_at = pointers.parent(position)
+    _, holder = pointers.resolve(replay.normalized.schema, holder_at)
+    if (
+        replay.old_runtime is OldRuntime.NONE
+        or not isinstance(holder, dict)
+        or not _evaluated_alike(replay, holder_at)
+    ):
+        return None
+    kinds = holder.get("type")
+    names = {kinds} if isinstance(kinds, str) else set(kinds) if isinstance(kinds, list) else None
+    applies = _APPLIES.get(keyword)
+    disjoint = names is not None and applies is not None and not names & applies
+    if disjoint and _unchanged(replay, pointers.join(holder_at, "type")):
+        shown = orjson.dumps(kinds).decode()
+        return f"the sibling 'type: {shown}' admits no value '{keyword}' applies to"
+    if "unevaluatedProperties" in holder or "unevaluatedItems" in holder:
+        return None  # what they refuse depends on every sibling: none is tried alone
+    enum = holder.get("enum")
+    if "const" in holder:
+        values, where = [holder["const"]], "const"
+    elif isinstance(enum, list):
+        values, where = enum, "enum"
+    else:
+        return None
+    alone = {keyword: value} | {k: holder[k] for k in _ADJACENT.get(keyword, ()) if k in holder}
+    if any(marker in _text(alone) for marker in _REFERENCES):
+        return None  # a reference would need the rest of the schema to resolve
+    root = replay.normalized.schema
+    if isinstance(root, dict) and "$schema" in root:
+        alone["$schema"] = root["$schema"]
+    validator: Any = replay.new.validator
+    try:
+        check = type(validator)(alone, format_checker=validator.format_checker)
+        if not all(check.is_valid(v) for v in values):
+            return None
+    except Exception:  # a user's subschema may raise anything: no proof then
+        return None
+    return f"the sibling '{where}' admits only values that pass it"
+
+
+def _unchanged(replay: ToolReplay, place: str) -> bool:
+    """Whether no change and no lenient reading lies at or below ``place``."""
+    return not any(
+        pointers.is_within(keyword_position(other), place) for other in replay.normalized.rewrites
+    ) and not any(pointers.is_within(reading.pointer, place) for reading in replay.readings)
+
+
+def _text(value: JSON) -> bytes:
+    try:
+        return orjson.dumps(value)
+    except (TypeError, orjson.JSONEncodeError):  # an integer beyond 64 bits
+        return json.dumps(value).encode()
+
+
+def _members_refused_before(replay: ToolReplay, rewrite: Rewrite) -> str | None:
+    """Why a change to what ``patternProperties`` or ``prefixItems`` say of
+    some members cannot bite: the old schema object refused every such member outright
+    (``additionalProperties: false`` with no old property the names match, ``items: false``
+    with no old ``prefixItems``), so an argument the old runtime accepted has none of them."""
+    if replay.old_runtime is OldRuntime.NONE:
+        return None  # nothing refused anything before
+    new = pointers.split(keyword_position(rewrite))
+    old = pointers.split(rewrite.pointer)
+    for at in range(len(new) - 1, -1, -1):
+        keyword = new[at]
+        if keyword not in ("patternProperties", "prefixItems"):
+            continue
+        if (at > 0 and new[at - 1] in _NAMES) or len(old) <= at:
+            continue
+        holder = pointers.from_segments(new[:at])
+        if not _evaluated_alike(replay, holder):
+            return None
+        old_holder_at = pointers.from_segments(old[:at])
+        _, before = pointers.resolve(replay.tool.schema, old_holder_at)
+        if not isinstance(before, dict) or any(
+            pointers.is_within(reading.pointer, old_holder_at) for reading in replay.readings
+        ):
+            return None
+        _, now = pointers.resolve(replay.normalized.schema, pointers.join(holder, keyword))
+        member = new[at + 1] if at + 1 < len(new) else None
+        where = holder or "/"
+        if keyword == "prefixItems":
+            if before.get("items") is False and "prefixItems" not in before:
+                return f"the old schema at '{where}' had 'items: false': only [] passed it"
+            return None
+        names = before.get("properties")
+        old_names = list(names) if isinstance(names, dict) else []
+        if before.get("additionalProperties") is not False or "patternProperties" in before:
+            return None
+        patterns = [member] if member is not None else list(now if isinstance(now, dict) else {})
+        if any(_matches_any(patterns, name) is not False for name in old_names):
+            return None
+        return (
+            f"the old schema at '{where}' had 'additionalProperties: false' and no property "
+            f"whose name matches {', '.join(map(json.dumps, patterns))}: it refused every "
+            "value this changes"
+        )
+    return None
+
+
+def _matches_any(patterns: Sequence[str], name: str) -> bool | None:
+    """Whether ``name`` matches one of the regular expressions (None: one does not compile)."""
+    try:
+        return any(regex.search(p, name) is not None for p in patterns)
+    except (regex.error, TypeError):
+        return None
 
 
 def _enforces_nothing(schema: JSON, draft: Draft) -> bool:
@@ -419,6 +733,9 @@ def _candidates(
     hints: tuple[JSON, ...] = ()
     if keyword in ("enum", "const") and rewrite.change is not Change.ADD:
         hints = tuple(before) if isinstance(before, list) and keyword == "enum" else (before,)
+    elif keyword == "pattern" and isinstance(before, str):
+        # A value the old pattern matches: the new pattern may not.
+        hints = tuple(n for n in (example_matching(before),) if n is not None)
     ordered = sorted(enumerate(samples), key=lambda s: (_size(s[1][1]), s[0]))
     starts: list[tuple[str | None, JSON]] = [
         (source, args) for _, (source, args) in ordered[:MAX_STARTS]
@@ -442,9 +759,18 @@ def _size(value: JSON) -> int:
         return len(json.dumps(value))
 
 
+def _key_step(pattern: str) -> str:
+    """The template step for a ``patternProperties`` entry: a name the pattern matches, after
+    ``+`` (``+`` alone: any key)."""
+    name = example_matching(pattern)
+    return "+" if name is None else "+" + name
+
+
 def _instance_template(schema: JSON, holder: str) -> list[str] | None:
-    """The instance path a schema object applies to (``*``: any item, ``+``: any key), or
-    None when it does not follow from the schema path alone."""
+    """The instance path a schema object applies to (``*``: any item, ``+``: any key,
+    ``+name``: any key, ``name`` when one is added; a number: the item at that position), or
+    None when it does not follow from the schema path alone. A property named with a leading
+    ``+`` is placed as the key ``+...`` wants: a rare miss, never a wrong verdict."""
     segments = pointers.split(holder)
     path: list[str] = []
     node = schema
@@ -460,7 +786,11 @@ def _instance_template(schema: JSON, holder: str) -> list[str] | None:
             if i + 1 >= len(segments):
                 return None
             name = segments[i + 1]
-            path.append({"properties": name, "patternProperties": "+"}.get(keyword, name))
+            if keyword == "patternProperties":
+                # A key of the place is one the pattern matches: "+" unless one is built.
+                path.append(_key_step(name))
+            else:
+                path.append(name)
             node = value.get(name) if isinstance(value, dict) else _at(value, name)
             i += 2
         elif keyword in ("items", "additionalItems", "contains", "unevaluatedItems"):
@@ -492,7 +822,14 @@ _ABSENT: Final = object()
 def _wrapped(value: JSON, steps: Sequence[str]) -> JSON:
     """``value`` inside the containers that lead to it: ``{"name": value}``, ``[value]``."""
     for step in reversed(steps):
-        value = [value] if step == "*" else {"A" if step == "+" else step: value}
+        if step == "*":
+            value = [value]
+        elif step.isdigit() and int(step) <= MAX_LOCATIONS:
+            value = [None] * int(step) + [value]  # earlier positions: placeholders
+        elif step.startswith("+"):
+            value = {step[1:] or "A": value}
+        else:
+            value = {step: value}
     return value
 
 
@@ -510,12 +847,14 @@ def _places(start: JSON, template: list[str] | None) -> Iterator[tuple[str, Any,
             if value is _ABSENT:
                 yield where, value, template[depth:]
                 continue
-            if step in ("*", "+"):
+            if step == "*" or step.startswith("+"):
                 if step == "*" and isinstance(value, list):
                     following += [(pointers.join(where, i), v) for i, v in enumerate(value)]
                     following.append((pointers.join(where, len(value)), _ABSENT))
-                elif step == "+" and isinstance(value, dict):
+                elif isinstance(value, dict):
                     following += [(pointers.join(where, k), v) for k, v in value.items()]
+                    if step[1:] and step[1:] not in value:  # a key the pattern matches, added
+                        following.append((pointers.join(where, step[1:]), _ABSENT))
             elif isinstance(value, dict):
                 following.append((pointers.join(where, step), value.get(step, _ABSENT)))
             elif isinstance(value, list) and step.isdigit():
@@ -586,6 +925,13 @@ def _structural(
                 yield {"op": "remove", "path": pointers.join(where, name)}
         extra = [entry] if entry is not None else []
         named = holder.get("properties")
+        patterned = holder.get("patternProperties")
+        if isinstance(patterned, dict):
+            # Keys a pattern governs: declared ones it matches (both schemas apply to them),
+            # then one built from each pattern.
+            declared = list(named) if isinstance(named, dict) else []
+            extra += [n for n in declared if _matches_any(list(patterned), n)]
+            extra += [n for n in map(example_matching, patterned) if n is not None]
         extra += [k for k in _EXTRA_KEYS if not (isinstance(named, dict) and k in named)]
         if keyword == "dependentRequired" and isinstance(dependent, dict):
             extra = [*dependent, *extra]
@@ -639,6 +985,13 @@ def _values(keyword: str, holder: dict[str, JSON], value: JSON, root: JSON) -> I
                 yield {f"p{i}": None for i in range(size)}
     elif keyword == "enum" and isinstance(bound, list):
         yield from (f"{s}_" for s in bound[:3] if isinstance(s, str))
+    elif keyword == "prefixItems" and isinstance(bound, list):
+        # Position by position: the items before it as their schemas want, then one that
+        # is not, so the item at that position is what fails.
+        before = [minimal(b, root) for b in bound[:MAX_LOCATIONS]]
+        for at in range(len(before)):
+            for other in _POOL[:5]:
+                yield [*before[:at], other]
 
 
 def minimal(schema: JSON, root: JSON, depth: int = 0) -> JSON:

@@ -34,6 +34,8 @@ def observe(error: ValidationError) -> tuple[Observation, ...]:
     elif keyword == "required" and isinstance(instance, dict):
         wanted = error.validator_value if isinstance(error.validator_value, list) else []
         found = [Observation("missing property", name) for name in wanted if name not in instance]
+    elif keyword == "dependentRequired" and isinstance(instance, dict):
+        found = [Observation("missing property", name) for name in _dependent_missing(error)]
     elif keyword in _VALUE_KEYWORDS:
         found = [Observation(_VALUE_KEYWORDS[keyword], instance, detail_is_value=True)]
     elif keyword == "uniqueItems" and isinstance(instance, list):
@@ -74,6 +76,17 @@ def _extra_properties(error: ValidationError) -> list[str]:
         for name in instance
         if name not in declared and not any(_search(p, name) for p in patterns)
     )
+
+
+def _dependent_missing(error: ValidationError) -> list[str]:
+    """The names a present property requires that the object lacks, each once, in order."""
+    rules = error.validator_value if isinstance(error.validator_value, dict) else {}
+    instance = error.instance if isinstance(error.instance, dict) else {}
+    missing: dict[str, None] = {}
+    for present, wanted in rules.items():
+        if present in instance and isinstance(wanted, list):
+            missing.update((n, None) for n in wanted if isinstance(n, str) and n not in instance)
+    return list(missing)
 
 
 def _twice(items: list[JSON]) -> list[JSON]:

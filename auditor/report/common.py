@@ -320,10 +320,16 @@ def counterexample_line(report: Report) -> str | None:
     counts = {status: 0 for status in CounterexampleStatus}
     for c in found:
         counts[c.status] += 1
+    blocked = ""
+    if counts[CounterexampleStatus.UNUSABLE]:
+        blocked = (
+            f"{counts[CounterexampleStatus.UNUSABLE]} blocked by a schema error of the new "
+            "schema (the calls they would reject are schema errors after), "
+        )
     return (
         f"Changes the logs never tested (no call reached them, or none failed them): "
         f"{plural(len(found), 'change')}; {counts[CounterexampleStatus.FOUND]} shown to bite "
-        f"by a counterexample, {counts[CounterexampleStatus.HARMLESS]} harmless, "
+        f"by a counterexample, {counts[CounterexampleStatus.HARMLESS]} harmless, {blocked}"
         f"{counts[CounterexampleStatus.NOT_FOUND]} without a counterexample within the search "
         "bound. Counterexamples are not logged calls and are counted nowhere else."
     )

@@ -148,6 +148,9 @@ def _counterexample(found: Counterexample) -> str:
         return (
             f"<p>{change}: <strong>no counterexample found</strong>: {html_text(found.reason)}</p>"
         )
+    if found.status is CounterexampleStatus.UNUSABLE:
+        blocked = "<strong>blocked by a schema error</strong>"
+        return f"<p>{change}: {blocked}: {html_text(found.reason)}</p>"
     if found.derived_from is None:
         origin = "generated from the schema"
     else:

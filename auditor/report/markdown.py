@@ -325,6 +325,8 @@ def _counterexample(found: Counterexample) -> list[str]:
         return [f"- {change}: **harmless**: {md_text(found.reason)}", ""]
     if found.status is CounterexampleStatus.NOT_FOUND:
         return [f"- {change}: **no counterexample found**: {md_text(found.reason)}", ""]
+    if found.status is CounterexampleStatus.UNUSABLE:
+        return [f"- {change}: **blocked by a schema error**: {md_text(found.reason)}", ""]
     arguments = visible(compact(found.arguments))
     fence = md_fence(arguments)
     if found.derived_from is None:
