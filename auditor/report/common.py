@@ -455,3 +455,27 @@ def patch_line(patch: SchemaPatch) -> str:
     if patch.location is None:
         return f"{patch.summary} (not written to the catalog: {patch.file_problem})"
     return f"{patch.summary} at {patch.location}"
+
+
+def breaks_after(group: Group) -> bool:
+    """Whether the group's calls break after the upgrade: rejected now although they passed
+    before, or the new schema cannot check them at all."""
+    return group.outcome in (Outcome.NEWLY_REJECTED, Outcome.SCHEMA_ERROR_AFTER)
+
+
+def decision_lines(group: Group) -> list[str]:
+    """What to act on, plain text (escape for the format): the evidence line, then the
+    loosening patch (with its JSON Patch) and the values to fix, each where the group has
+    one. The same lines feed JUnit failures and GitHub annotations."""
+    lines = [f"evidence: {plain(group.evidence)}"] if group.evidence else []
+    if group.patch is not None:
+        line = f"patch: {patch_line(group.patch)}"
+        if group.patch.problem is None:
+            operations = [operation.as_json() for operation in group.patch.operations]
+            line += f"; JSON Patch on the new schema: {compact(operations)}"
+        lines.append(line)
+    if values := offending_text(group):
+        lines.append(f"values to fix: {plain(values)}")
+    if callers := callers_text(group):
+        lines.append(f"callers: {plain(callers)}")
+    return lines
