@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -150,3 +151,73 @@ def test_every_format_is_byte_identical_across_hash_seeds(
                 (tmp_path / f"{seed}.{fmt.value}").read_bytes()
             )
     assert {fmt: len(texts) for fmt, texts in outputs.items()} == {f.value: 1 for f in Format}
+
+
+def _decoded(line: str) -> tuple[str, str]:
+    """An annotation's properties and message as the runner decodes them."""
+    properties, message = line.split("::", 2)[1:]
+    decode = {"%0A": "\n", "%0D": "\r", "%3A": ":", "%2C": ","}
+    for code, char in decode.items():
+        message = message.replace(code, char) if code in ("%0A", "%0D") else message
+        properties = properties.replace(code, char)
+    return properties.replace("%25", "%"), message.replace("%25", "%")
+
+
+# q: maxLength 3 by the normalizer (max_length enforced nothing before). Six calls of 7 sent 5
+# to 10 characters: loosen, raise to 10. s: minLength 1; one call of 7 sent "": fix callers.
+DECIDED = (
+    "t:\n  type: object\n  properties:\n    q: {type: string, max_length: 3}\n"
+    "    s: {type: string, min_length: 1}\n"
+)
+DECIDED_CALLS = [("t", {"q": "abcde" + "x" * i}) for i in range(6)] + [("t", {"q": "a", "s": ""})]
+
+
+def test_github_annotations_carry_the_evidence_and_the_patch_or_the_values(
+    tmp_path: Path,
+) -> None:
+    lines = render(make_report(tmp_path, DECIDED, DECIDED_CALLS), Format.GITHUB).splitlines()
+    assert len(lines) == 3 and all(line.startswith("::error ") for line in lines)
+    messages = [_decoded(line)[1].splitlines() for line in lines[:2]]
+    loosen, fix = sorted(messages, key=lambda m: "maxLength" not in m[0])
+    assert loosen[1] == "evidence: maxLength 3; sent 5 to 10 characters (median 7.5)"
+    assert loosen[2].startswith("patch: raise maxLength 3 → 10 at ")
+    assert loosen[2].endswith('[{"op": "replace", "path": "/properties/q/maxLength", "value": 10}]')
+    assert loosen[3] == 'error: "abcde" is too long'
+    assert not any(m.startswith("values to fix") for m in loosen)
+    assert fix[1].startswith("evidence: minLength 1; ")
+    assert fix[2].startswith('values to fix: "" (1 call, first ') and fix[2].endswith(":7)")
+    assert not any(m.startswith("patch") for m in fix)
+    for message in (loosen, fix):
+        assert re.fullmatch(r"\(fingerprint [0-9a-f]{16}\)", message[-1])
+
+
+def test_github_annotations_keep_a_hostile_value_on_its_line_and_within_limits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 1 call of 10 sends 21 characters against maxLength 3: a caller bug, shown as a
+    # value to fix; the value holds a forged workflow command after a line break.
+    name = "t" * 70  # below the length where names are abbreviated
+    catalog = f"{name}:\n  type: object\n  properties:\n    q: {{type: string, max_length: 3}}\n"
+    calls = [(name, {"q": f"a{i}"}) for i in range(9)] + [(name, {"q": "ab\n::error::forged%0A"})]
+    report = make_report(tmp_path, catalog, calls)
+    properties, message = _decoded(render(report, Format.GITHUB).splitlines()[0])
+    shown = message.splitlines()
+    assert shown[0].startswith(f"1 of 10 calls of {name} fails maxLength")
+    assert shown[1] == "evidence: maxLength 3; sent 21 characters"
+    assert shown[2].startswith('values to fix: "ab\\n::error::forged%0A" (1 call, first ')
+    assert shown[-2] == 'error: "ab\\n::error::forged%0A" is too long'
+    assert (
+        properties.split("title=", 1)[1]
+        == f"auditor: {name}: 1 call fails maxLength at /properties/q/maxLength"
+    )
+
+    monkeypatch.setattr("auditor.report.github.MAX_MESSAGE", 200)
+    monkeypatch.setattr("auditor.report.github.MAX_TITLE", 60)
+    lines = render(report, Format.GITHUB).splitlines()
+    assert len(lines) == 2 and not any(line.startswith("::error::") for line in lines)
+    properties, message = _decoded(lines[0])
+    title = properties.split("title=", 1)[1]
+    assert len(title) == 60 and title.endswith("…")
+    shown = message.splitlines()
+    assert len(message) <= 200 and "…" in message
+    assert re.fullmatch(r"\(fingerprint [0-9a-f]{16}\)", shown[-1])
