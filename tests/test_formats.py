@@ -13,11 +13,17 @@ import jsonschema
 import pytest
 import xmlschema
 
+from auditor.aggregate.pipeline import ReportSettings
+from auditor.inputs.catalogs import load_catalogs
+from auditor.inputs.log_files import check_logs
+from auditor.inputs.reader import LogReader
+from auditor.models import Report
 from auditor.report import RENDERERS, Format, render
 from auditor.report.github import MAX_ANNOTATIONS, escape_data, escape_property
 from auditor.report.markdown import MAX_CHARS
 from auditor.report.schema import report_schema
 from tests.conftest import AUDITOR
+from tests.replaying import audit
 from tests.reporting import make_report, write_inputs
 from tests.samples import ROOT, Scenario, run, scenarios
 
@@ -104,6 +110,45 @@ def test_markdown_fits_a_pull_request_comment_for_a_huge_log(tmp_path: Path) -> 
     assert len(text) <= MAX_CHARS
     assert "**Cut to fit a pull-request comment:**" in text
     assert "<details>" in text
+
+
+def _many_logs_report(folder: Path, files: int) -> Report:
+    """300 properties gaining ``minLength 3``, and ``files`` log files of 10 calls each, most
+    sending 0 to 2 characters: hundreds of groups, enough to fill any budget."""
+    properties = "\n".join(f"    p{i}: {{type: string, min_length: 3}}" for i in range(300))
+    catalog = folder / "tools.yaml"
+    catalog.write_text(f"big:\n  type: object\n  properties:\n{properties}\n", encoding="utf-8")
+    logs = folder / "logs"
+    logs.mkdir()
+    for number in range(files):
+        lines = [
+            json.dumps({"tool": "big", "arguments": {f"p{(number * 10 + i) % 300}": "x" * (i % 3)}})
+            for i in range(10)
+        ]
+        name = f"gateway-{number:04d}-2026-11-30T00-00-00Z.jsonl"
+        (logs / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    catalogs = load_catalogs([str(catalog)])
+    found, problems = check_logs([str(logs)])
+    assert not problems and len(found) == files
+    return audit(catalogs.tools, LogReader(found), [str(catalog)], settings=ReportSettings())
+
+
+def test_markdown_fits_with_1200_log_files_naming_the_first_three(tmp_path: Path) -> None:
+    text = render(_many_logs_report(tmp_path, 1_200), Format.MARKDOWN)
+    assert len(text) <= MAX_CHARS
+    inputs = text.splitlines()[-1]
+    assert inputs.startswith("Schemas: `") and inputs.count("gateway-") == 3
+    for number in range(3):
+        assert f"gateway-{number:04d}-2026-11-30T00-00-00Z.jsonl` (jsonl, 10 lines" in inputs
+    assert " and 1,197 more log files. auditor " in inputs
+    # The notice says what was cut near the top, before the summary, not after the inputs.
+    assert text.index("**Cut to fit a pull-request comment:**") < text.index("## Summary")
+
+
+def test_markdown_names_every_log_file_when_there_are_three(tmp_path: Path) -> None:
+    inputs = render(_many_logs_report(tmp_path, 3), Format.MARKDOWN).splitlines()[-1]
+    assert inputs.count("gateway-") == 3 and " more log file" not in inputs
+    assert "(jsonl, 10 lines, 0 blank, 10 calls)" in inputs
 
 
 def test_small_markdown_is_not_cut(tmp_path: Path) -> None:
