@@ -9,10 +9,12 @@ from typing import Final
 from auditor.aggregate.gate import below_threshold, below_threshold_groups, failing_groups
 from auditor.models import (
     JSON,
+    CallResult,
     CounterexampleStatus,
     Group,
     LenientReading,
     Location,
+    LogStats,
     OldRuntime,
     Outcome,
     Report,
@@ -471,11 +473,45 @@ def decision_lines(group: Group) -> list[str]:
     if group.patch is not None:
         line = f"patch: {patch_line(group.patch)}"
         if group.patch.problem is None:
-            operations = [operation.as_json() for operation in group.patch.operations]
-            line += f"; JSON Patch on the new schema: {compact(operations)}"
+            line += f"; JSON Patch on the new schema: {patch_json(group.patch)}"
         lines.append(line)
     if values := offending_text(group):
         lines.append(f"values to fix: {plain(values)}")
     if callers := callers_text(group):
         lines.append(f"callers: {plain(callers)}")
     return lines
+
+
+def not_replayed(report: Report) -> list[CallResult]:
+    """The listed calls that were not replayed: unparseable, or naming an unknown tool."""
+    return [r for r in report.calls if r.outcome in (Outcome.UNPARSEABLE, Outcome.UNKNOWN_TOOL)]
+
+
+def not_replayed_reason(result: CallResult) -> str:
+    """Why a call was not replayed, plain text (the reader's reason holds no logged data)."""
+    if result.outcome is Outcome.UNKNOWN_TOOL:
+        return "unknown tool"
+    unparsed = result.call.unparsed
+    return unparsed.reason if unparsed is not None else "unparseable"
+
+
+def log_counts(stats: LogStats) -> str:
+    """``jsonl, 1,200 lines, 0 blank, 1,180 calls``: how a log file's lines were counted."""
+    parts = [
+        stats.format,
+        plural(stats.lines, "line"),
+        f"{stats.blank:,} blank",
+        plural(stats.calls, "call"),
+    ]
+    # Only where they say something: most logs have neither.
+    if stats.records_without_calls:
+        parts.append(f"{plural(stats.records_without_calls, 'record')} without calls")
+    if stats.repeated_calls:
+        parts.append(plural(stats.repeated_calls, "repeated call"))
+    return ", ".join(parts)
+
+
+def patch_json(patch: SchemaPatch) -> str:
+    """The patch's operations on the new schema as one line of JSON Patch (RFC 6902)."""
+    operations: list[JSON] = [operation.as_json() for operation in patch.operations]
+    return compact(operations)

@@ -17,7 +17,6 @@ from auditor.models import (
     Counterexample,
     CounterexampleStatus,
     Group,
-    LogStats,
     Outcome,
     Report,
     SchemaPatch,
@@ -34,6 +33,9 @@ from auditor.report.common import (
     coverage_line,
     gate_line,
     groups_of,
+    log_counts,
+    not_replayed,
+    not_replayed_reason,
     offending_text,
     plural,
     removes_tool,
@@ -352,14 +354,14 @@ def _counterexample(found: Counterexample) -> list[str]:
 
 
 def _unparseable(report: Report, budget: _Budget) -> list[str]:
-    results = [r for r in report.calls if r.outcome in (Outcome.UNPARSEABLE, Outcome.UNKNOWN_TOOL)]
+    results = not_replayed(report)
     if not results:
         return []
     rows = [
         [
             md_code(r.call.source, cell=True),
             md_cell(r.call.tool or "-"),
-            md_cell(_why(r.call.unparsed, r.outcome)),
+            md_cell(not_replayed_reason(r)),
         ]
         for r in results[:MAX_LISTED]
     ]
@@ -375,13 +377,6 @@ def _unparseable(report: Report, budget: _Budget) -> list[str]:
     if len(results) > MAX_LISTED:
         out += [f"({len(results) - MAX_LISTED} more not listed; see the JSON report)", ""]
     return budget.take([*out, "</details>", ""], "section")
-
-
-def _why(unparsed: object, outcome: Outcome) -> str:
-    if outcome is Outcome.UNKNOWN_TOOL:
-        return "unknown tool"
-    reason = getattr(unparsed, "reason", None)
-    return reason if isinstance(reason, str) else "unparseable"
 
 
 def _rewrites(report: Report, budget: _Budget) -> list[str]:
@@ -406,24 +401,9 @@ def _rewrites(report: Report, budget: _Budget) -> list[str]:
     return out
 
 
-def _log_counts(stats: LogStats) -> str:
-    parts = [
-        stats.format,
-        plural(stats.lines, "line"),
-        f"{stats.blank:,} blank",
-        plural(stats.calls, "call"),
-    ]
-    # Only where they say something: most logs have neither.
-    if stats.records_without_calls:
-        parts.append(f"{plural(stats.records_without_calls, 'record')} without calls")
-    if stats.repeated_calls:
-        parts.append(f"{plural(stats.repeated_calls, 'repeated call')}")
-    return ", ".join(parts)
-
-
 def _inputs(report: Report) -> str:
     logs = _listed(
-        [f"{_path(s.path)} ({_log_counts(s)})" for s in report.log_inputs], "more log file"
+        [f"{_path(s.path)} ({log_counts(s)})" for s in report.log_inputs], "more log file"
     )
     schemas = _listed([_path(p) for p in report.schema_inputs], "more catalog")
     stamp = f" Generated {report.generated_at}." if report.generated_at else ""
