@@ -34,7 +34,7 @@ u:
   properties:
     n: {type: integer}
 """
-CALLS = [("t", {"q": "abcde" + "x" * i}) for i in range(6)]
+CALLS: list[tuple[str, dict[str, object]]] = [("t", {"q": "abcde" + "x" * i}) for i in range(6)]
 CALLS += [("t", {"q": "ab", "s": ""}), ("u", {"n": 1})]
 
 
