@@ -62,12 +62,13 @@ COLORS: Final[dict[Outcome, str]] = {
     Outcome.NEWLY_REJECTED: "#D55E00",  # vermillion
     Outcome.SCHEMA_ERROR_AFTER: "#CC79A7",  # reddish purple
     Outcome.ACCEPTED: "#009E73",  # bluish green
-    Outcome.STILL_REJECTED: "#E69F00",  # orange
+    Outcome.STILL_REJECTED: "#F0E442",  # yellow
     Outcome.NEWLY_ACCEPTED: "#0072B2",  # blue
     Outcome.SCHEMA_ERROR_BEFORE: "#56B4E9",  # sky blue
-    Outcome.UNPARSEABLE: "#999999",  # grey
+    Outcome.UNPARSEABLE: "#666666",  # dark grey
 }
-"""Okabe-Ito, one colour per outcome of the chart; no two of them alike."""
+"""Okabe-Ito, one colour per outcome of the chart, and a grey; no two of them alike (orange
+is left out: beside vermillion it is the palette's nearest pair)."""
 STRIPED: Final = frozenset({Outcome.NEWLY_REJECTED, Outcome.SCHEMA_ERROR_AFTER})
 """Outcomes that break calls: striped as well as coloured, so they stand out in grey too."""
 
