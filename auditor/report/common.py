@@ -465,10 +465,11 @@ def breaks_after(group: Group) -> bool:
     return group.outcome in (Outcome.NEWLY_REJECTED, Outcome.SCHEMA_ERROR_AFTER)
 
 
-def decision_lines(group: Group) -> list[str]:
+def decision_lines(group: Group, callers: bool = True) -> list[str]:
     """What to act on, plain text (escape for the format): the evidence line, then the
-    loosening patch (with its JSON Patch) and the values to fix, each where the group has
-    one. The same lines feed JUnit failures and GitHub annotations."""
+    loosening patch (with its JSON Patch), the values to fix and (with ``callers``) the
+    callers, each where the group has one. The same lines feed JUnit failures and GitHub
+    annotations."""
     lines = [f"evidence: {plain(group.evidence)}"] if group.evidence else []
     if group.patch is not None:
         line = f"patch: {patch_line(group.patch)}"
@@ -477,8 +478,8 @@ def decision_lines(group: Group) -> list[str]:
         lines.append(line)
     if values := offending_text(group):
         lines.append(f"values to fix: {plain(values)}")
-    if callers := callers_text(group):
-        lines.append(f"callers: {plain(callers)}")
+    if callers and (named := callers_text(group)):
+        lines.append(f"callers: {plain(named)}")
     return lines
 
 

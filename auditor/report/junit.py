@@ -112,7 +112,8 @@ def _case(group: Group, fails: bool, below: str | None) -> ET.Element:
         ET.SubElement(case, "skipped", {"message": f"{below}: reported, does not fail the run"})
     elif fails:
         decision = decision_lines(group)
-        message = "; ".join(decision) or plain(group.hint.text)
+        # A test tab shows the message on one line: the decision, or the hint without one.
+        message = "; ".join(decision_lines(group, callers=False)) or plain(group.hint.text)
         if len(message) > MAX_MESSAGE:
             message = message[: MAX_MESSAGE - 1] + "…"
         failure = ET.SubElement(
