@@ -3,6 +3,7 @@ colours with labels, the change between catalogs, and logged strings kept inert.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import re
 from html.parser import HTMLParser
@@ -10,9 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from auditor.models import HintKind, Outcome
+from auditor.aggregate.baseline import Baseline
+from auditor.aggregate.pipeline import ReportSettings
+from auditor.models import HintKind, OldRuntime, Outcome
 from auditor.report import Format, render
-from auditor.report.common import OUTCOME_LABELS, SUMMARY_OUTCOMES
+from auditor.report.common import OUTCOME_LABELS, SUMMARY_OUTCOMES, groups_of
 from auditor.report.html import COLORS, HINT_COLORS, HINT_LABELS
 from tests.conftest import ROOT, run_cli
 from tests.reporting import make_report
@@ -210,3 +213,60 @@ def test_logged_strings_are_inert(tmp_path: Path) -> None:
     assert "&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in text
     assert "onerror=&quot;a()&quot;" in text
     assert {"script", "img"}.isdisjoint(_Page(text).tags)
+
+
+STANDARD = """\
+t:
+  type: object
+  properties:
+    a: {type: STRING}
+u:
+  type: object
+  properties:
+    q: {type: string, max_length: 3}
+    b: {type: string, min_length: 2}
+"""
+"""Under the standard old runtime ``t`` failed its meta-schema (``STRING``): its call is a
+schema error before, and the normalized schema rejects 5 for ``type: string``. ``u``'s two
+calls send 5 characters against the new ``maxLength 3``; none sends ``b``, so its new
+``minLength 2`` is reached by no call and gets a counterexample, built from the schema (no
+call of ``u`` is accepted to edit one from)."""
+STANDARD_CALLS: list[tuple[str, dict[str, object]]] = [
+    ("t", {"a": 5}),
+    ("u", {"q": "abcde"}),
+    ("u", {"q": "vwxyz"}),
+]
+
+
+def test_baseline_runtime_stamp_and_unusable_before_sections(tmp_path: Path) -> None:
+    settings = ReportSettings(old_runtime=OldRuntime.STANDARD, examples=0, max_calls=0)
+    first = make_report(tmp_path, STANDARD, STANDARD_CALLS, settings)
+    newly = groups_of(first, Outcome.NEWLY_REJECTED)
+    assert [(g.tool, g.keyword, g.count) for g in newly] == [("u", "maxLength", 2)]
+    baseline = Baseline("baseline.json", frozenset({newly[0].fingerprint, "0" * 16}))
+    settings = dataclasses.replace(settings, baseline=baseline, generated_at="2026-12-01T03:30:00Z")
+    text = render(make_report(tmp_path, STANDARD, STANDARD_CALLS, settings), Format.HTML)
+    headings = _Page(text).headings
+    assert "Schemas that were unusable before normalization" in headings
+    assert "<li><code>t</code> (1 call): the schema as written " in text
+    # The baseline accepts the only newly rejected group: it is folded and the badge passes.
+    assert '<p class="badge pass">PASS: 2 newly rejected calls; no group fails the run</p>' in text
+    assert (
+        "2 calls failing <code>maxLength</code> at <code>/properties/q/maxLength</code> "
+        "(accepted by the baseline)</summary>" in text
+    )
+    assert "Baseline <code>baseline.json</code> accepted 1 group (2 calls); 1 stale entry" in text
+    assert "Example arguments" not in text  # --examples 0
+    assert "left out of the call list by --max-calls." in text
+    assert "Generated 2026-12-01T03:30:00Z." in text
+    assert "Counterexamples: what the logs never tried" in headings
+    assert "<code>/properties/b/minLength</code>" in text
+    assert "(generated from the schema):<pre>" in text
+
+
+def test_a_catalog_the_normalizer_leaves_alone_has_no_rewrites_section(tmp_path: Path) -> None:
+    catalog = "t:\n  type: object\n  properties:\n    s: {type: string, minLength: 1}\n"
+    text = render(make_report(tmp_path, catalog, [("t", {"s": ""})]), Format.HTML)
+    assert "<p>The normalizer rewrote nothing.</p>" in text
+    assert "Rewrites and findings" not in _Page(text).headings
+    assert "Newly rejected calls" not in _Page(text).headings

@@ -129,7 +129,8 @@ def _style() -> str:
         "border-radius:6px}"
         ".hint{border-left:6px solid var(--k);background:var(--kb);padding:.5em .9em;"
         f"border-radius:6px;margin:.4em 0}}{hints}"
-        ".group{border-top:1px solid var(--line);margin-top:1em}.group ul{padding-left:1.2em}"
+        ".group{margin:.8em 0}.group>summary{font-size:1.05em;padding:.2em 0}"
+        ".group ul{padding-left:1.2em}"
         ".muted{color:var(--muted)}"
         ".chart{margin:.6em 0}.row{display:flex;flex-wrap:wrap;align-items:center;gap:0 .5em;"
         "margin:.3em 0}.row .name{flex:1 1 12em;min-width:0}.row .bar{flex:4 1 16em;display:flex;"
@@ -300,19 +301,21 @@ def _group(number: int, group: Group, below: str | None) -> str:
     ]
     if group.proven:
         facts.append(("Proven", f"the log shows {plural(group.proven, 'call')} of it ran before"))
-    fingerprint = f"<code>{group.fingerprint}</code>"
-    if group.baselined:
-        fingerprint += " (accepted by the baseline)"
-    if below:
-        fingerprint += f" ({html_text(below)}: reported, does not fail the run)"
-    facts.append(("Fingerprint", fingerprint))
+    facts.append(("Fingerprint", f"<code>{group.fingerprint}</code>"))
     items = "".join(f"<li><strong>{name}:</strong> {text}</li>" for name, text in facts)
+    status = ""
+    if group.baselined:
+        status += " (accepted by the baseline)"
+    if below:
+        status += f" ({html_text(below)}: reported, does not fail the run)"
     kind = group.hint.kind
+    # Open, with its hint in view, unless a baseline or a usage threshold set it aside.
+    opened = "" if status else " open"
     return (
-        f'<section class="group"><h3>{number}. {title}</h3>'
+        f'<details class="group"{opened}><summary>{number}. {title}{status}</summary>'
         f'<div class="hint hint-{kind.value}"><strong>{HINT_LABELS[kind]} '
         f"({html_text(kind.value)}):</strong> {html_from_markdown(group.hint.text)}</div>"
-        f"<ul>{items}</ul>{_patch(group.patch)}{_examples(group.examples)}</section>"
+        f"<ul>{items}</ul>{_patch(group.patch)}{_examples(group.examples)}</details>"
     )
 
 
