@@ -266,3 +266,13 @@ def test_github_annotations_keep_a_hostile_value_on_its_line_and_within_limits(
     shown = message.splitlines()
     assert len(message) <= 200 and "…" in message
     assert re.fullmatch(r"\(fingerprint [0-9a-f]{16}\)", shown[-1])
+
+
+def test_markdown_cuts_a_very_long_input_path(tmp_path: Path) -> None:
+    folder = tmp_path / ("d" * 200) / ("e" * 200)
+    folder.mkdir(parents=True)
+    report = make_report(folder, "t: {type: object}\n", [("t", {})])
+    inputs = render(report, Format.MARKDOWN).splitlines()[-1]
+    schemas = inputs.split(". Logs: ")[0].removeprefix("Schemas: ")
+    assert len(str(folder / "tools.yaml")) > 300
+    assert schemas == f"`{str(folder / 'tools.yaml')[:299]}…`"
