@@ -9,10 +9,12 @@ from typing import Final
 from auditor.aggregate.gate import below_threshold, below_threshold_groups, failing_groups
 from auditor.models import (
     JSON,
+    CallResult,
     CounterexampleStatus,
     Group,
     LenientReading,
     Location,
+    LogStats,
     OldRuntime,
     Outcome,
     Report,
@@ -461,3 +463,62 @@ def patch_line(patch: SchemaPatch) -> str:
     if patch.location is None:
         return f"{patch.summary} (not written to the catalog: {patch.file_problem})"
     return f"{patch.summary} at {patch.location}"
+
+
+def breaks_after(group: Group) -> bool:
+    """Whether the group's calls break after the upgrade: rejected now although they passed
+    before, or the new schema cannot check them at all."""
+    return group.outcome in (Outcome.NEWLY_REJECTED, Outcome.SCHEMA_ERROR_AFTER)
+
+
+def decision_lines(group: Group, callers: bool = True) -> list[str]:
+    """What to act on, plain text (escape for the format): the evidence line, then the
+    loosening patch (with its JSON Patch), the values to fix and (with ``callers``) the
+    callers, each where the group has one. The same lines feed JUnit failures and GitHub
+    annotations."""
+    lines = [f"evidence: {plain(group.evidence)}"] if group.evidence else []
+    if group.patch is not None:
+        line = f"patch: {patch_line(group.patch)}"
+        if group.patch.problem is None:
+            line += f"; JSON Patch on the new schema: {patch_json(group.patch)}"
+        lines.append(line)
+    if values := offending_text(group):
+        lines.append(f"values to fix: {plain(values)}")
+    if callers and (named := callers_text(group)):
+        lines.append(f"callers: {plain(named)}")
+    return lines
+
+
+def not_replayed(report: Report) -> list[CallResult]:
+    """The listed calls that were not replayed: unparseable, or naming an unknown tool."""
+    return [r for r in report.calls if r.outcome in (Outcome.UNPARSEABLE, Outcome.UNKNOWN_TOOL)]
+
+
+def not_replayed_reason(result: CallResult) -> str:
+    """Why a call was not replayed, plain text (the reader's reason holds no logged data)."""
+    if result.outcome is Outcome.UNKNOWN_TOOL:
+        return "unknown tool"
+    unparsed = result.call.unparsed
+    return unparsed.reason if unparsed is not None else "unparseable"
+
+
+def log_counts(stats: LogStats) -> str:
+    """``jsonl, 1,200 lines, 0 blank, 1,180 calls``: how a log file's lines were counted."""
+    parts = [
+        stats.format,
+        plural(stats.lines, "line"),
+        f"{stats.blank:,} blank",
+        plural(stats.calls, "call"),
+    ]
+    # Only where they say something: most logs have neither.
+    if stats.records_without_calls:
+        parts.append(f"{plural(stats.records_without_calls, 'record')} without calls")
+    if stats.repeated_calls:
+        parts.append(plural(stats.repeated_calls, "repeated call"))
+    return ", ".join(parts)
+
+
+def patch_json(patch: SchemaPatch) -> str:
+    """The patch's operations on the new schema as one line of JSON Patch (RFC 6902)."""
+    operations: list[JSON] = [operation.as_json() for operation in patch.operations]
+    return compact(operations)

@@ -1,9 +1,12 @@
 """GitHub Actions workflow commands: annotations on the catalog for the first groups.
 
 GitHub shows only a handful of annotations per step, so the first ``MAX_ANNOTATIONS`` groups
-(failures first) are annotated and one summary line counts the rest. Values are made one
-visible line and escaped the way the runner decodes them (actions/toolkit ``escapeData`` and
-``escapeProperty``): no logged name can start a line, so none can issue a workflow command.
+(failures first) are annotated and one summary line counts the rest. Each annotation says what
+to do: the hint, the evidence line, the loosening patch or the values to fix, the error, each
+on a line of its own, cut to GitHub's limits (``MAX_MESSAGE``, ``MAX_TITLE``) with the
+fingerprint kept at the end. Values are made one visible line each and escaped the way the
+runner decodes them (actions/toolkit ``escapeData`` and ``escapeProperty``); only the lines'
+own breaks are ``%0A``, so no logged name can start a line or issue a workflow command.
 """
 
 from __future__ import annotations
@@ -12,10 +15,21 @@ from typing import Final
 
 from auditor.aggregate.gate import below_threshold, below_threshold_groups, failing_groups
 from auditor.models import Group, Outcome, Report
-from auditor.report.common import group_location, group_title, plain, plural
-from auditor.report.escape import escape_data, escape_property, github_data, github_property
+from auditor.report.common import decision_lines, group_location, group_title, plain, plural
+from auditor.report.escape import (
+    escape_data,
+    escape_property,
+    github_data,
+    github_property,
+    visible,
+)
 
 MAX_ANNOTATIONS: Final = 10
+MAX_MESSAGE: Final = 4_000
+"""Characters of an annotation's message as shown: the runner cuts messages at 4,096
+(actions/runner 2.305.0); below it, the fingerprint at the end survives."""
+MAX_TITLE: Final = 255
+"""Characters of an annotation's title: the checks API's limit."""
 
 _LEVELS: Final = {
     Outcome.NEWLY_REJECTED: "error",
@@ -52,16 +66,31 @@ def _annotation(report: Report, group: Group, fails: bool) -> str:
             properties.append(f"line={location.line}")
         if location.column is not None:
             properties.append(f"col={location.column}")
-    properties.append(f"title={github_property('auditor: ' + group_title(group))}")
+    title = _cut(visible("auditor: " + group_title(group)), MAX_TITLE)
+    properties.append(f"title={escape_property(title)}")
     proven = (
         f" {plural(group.proven, 'call')} of it ran before (the log says)." if group.proven else ""
     )
-    gate = f" Reported, does not fail the run: {below}." if below else ""
-    message = (
-        f"{plain(group.hint.text)}{proven} Error: {group.error}{gate} "
-        f"(fingerprint {group.fingerprint})"
-    )
-    return f"::{level} {','.join(properties)}::{github_data(message)}"
+    gate = [f"Reported, does not fail the run: {below}."] if below else []
+    lines = [
+        f"{plain(group.hint.text)}{proven}",
+        *decision_lines(group),
+        f"error: {group.error}",
+        *gate,
+    ]
+    return f"::{level} {','.join(properties)}::{_message(lines, group.fingerprint)}"
+
+
+def _message(lines: list[str], fingerprint: str) -> str:
+    """The lines, each made visible, joined by the runner's encoded line break and cut to
+    ``MAX_MESSAGE`` shown characters before the fingerprint."""
+    tail = f"\n(fingerprint {fingerprint})"
+    body = _cut("\n".join(visible(line) for line in lines), MAX_MESSAGE - len(tail))
+    return escape_data(body + tail)
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _summary(report: Report, failing: list[Group], hidden: int) -> str:

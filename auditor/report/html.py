@@ -1,20 +1,31 @@
-"""One self-contained HTML page: verdict, a bar chart of outcomes per tool, groups folded.
+"""One self-contained HTML page: a verdict badge, a bar chart of outcomes per tool, and every
+section the Markdown report has.
 
-No scripts, no external assets, no network: styles are inline and the chart is inline SVG,
-so the file can be attached to a review or opened from a CI artifact anywhere.
+No scripts, no external assets, no network: styles are inline and the chart is made of
+styled boxes, so the file can be attached to a review or opened from a CI artifact anywhere.
+Colours come from the Okabe-Ito palette (told apart with the common colour-vision
+deficiencies) and never carry meaning alone: every bar segment, badge and hint box has its
+text label beside it, and the two outcomes that break calls are also striped. The page fits
+a 420-pixel screen (tables scroll inside their own box) and follows the reader's dark mode.
+Every logged string goes through ``escape.html_text`` (or ``html_from_markdown`` for the
+shared wording).
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-from auditor.aggregate.gate import below_threshold
+from auditor.aggregate.gate import below_threshold, failing_groups
 from auditor.models import (
     Counterexample,
     CounterexampleStatus,
+    Example,
     Group,
+    HintKind,
     Outcome,
     Report,
+    Rewrite,
+    SchemaPatch,
     ToolSummary,
 )
 from auditor.report.common import (
@@ -31,48 +42,117 @@ from auditor.report.common import (
     coverage_line,
     gate_line,
     groups_of,
+    log_counts,
+    not_replayed,
+    not_replayed_reason,
     offending_text,
+    patch_json,
     plural,
     removes_tool,
     runtime_lines,
     share_text,
     summary_rows,
+    unexercised,
     verdict,
+    words,
 )
-from auditor.report.escape import html_from_markdown, html_text
+from auditor.report.escape import html_from_markdown, html_text, md_code, md_quoted
 
 COLORS: Final[dict[Outcome, str]] = {
-    Outcome.NEWLY_REJECTED: "#d1242f",
-    Outcome.SCHEMA_ERROR_AFTER: "#8250df",
-    Outcome.ACCEPTED: "#1a7f37",
-    Outcome.STILL_REJECTED: "#9a6700",
-    Outcome.NEWLY_ACCEPTED: "#0969da",
-    Outcome.SCHEMA_ERROR_BEFORE: "#bf8700",
-    Outcome.UNPARSEABLE: "#6e7781",
+    Outcome.NEWLY_REJECTED: "#D55E00",  # vermillion
+    Outcome.SCHEMA_ERROR_AFTER: "#CC79A7",  # reddish purple
+    Outcome.ACCEPTED: "#009E73",  # bluish green
+    Outcome.STILL_REJECTED: "#F0E442",  # yellow
+    Outcome.NEWLY_ACCEPTED: "#0072B2",  # blue
+    Outcome.SCHEMA_ERROR_BEFORE: "#56B4E9",  # sky blue
+    Outcome.UNPARSEABLE: "#666666",  # dark grey
 }
-BAR_WIDTH: Final = 520
-ROW_HEIGHT: Final = 22
-LABEL_WIDTH: Final = 190
+"""Okabe-Ito, one colour per outcome of the chart, and a grey; no two of them alike (orange
+is left out: beside vermillion it is the palette's nearest pair)."""
+STRIPED: Final = frozenset({Outcome.NEWLY_REJECTED, Outcome.SCHEMA_ERROR_AFTER})
+"""Outcomes that break calls: striped as well as coloured, so they stand out in grey too."""
 
-_STYLE: Final = """
-body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:980px;color:#1f2328;
-padding:0 1em}
-h1{font-size:1.6em}h2{border-bottom:1px solid #d0d7de;padding-bottom:.2em;margin-top:1.6em}
-table{border-collapse:collapse}td,th{border:1px solid #d0d7de;padding:2px 8px;text-align:right}
-td:first-child,th:first-child{text-align:left}code,pre{font:12px ui-monospace,monospace}
-pre{background:#f6f8fa;padding:8px;white-space:pre-wrap;word-break:break-all}
-details{border:1px solid #d0d7de;border-radius:6px;margin:.5em 0;padding:.3em .8em}
-summary{cursor:pointer;font-weight:600}.alert{background:#ffebe9;border:1px solid #d1242f;
-padding:.6em 1em;border-radius:6px}.hint{background:#ddf4ff;padding:.4em .8em;border-radius:6px}
-.legend span{display:inline-block;margin-right:1em}.sw{width:10px;height:10px;display:inline-block;
-margin-right:4px}
-"""
+HINT_COLORS: Final[dict[HintKind, tuple[str, str, str]]] = {
+    # border, light background, dark background
+    HintKind.LOOSEN_SCHEMA: ("#0072B2", "#e3f0f8", "#0b2536"),
+    HintKind.FIX_CALLERS: ("#E69F00", "#fdf3dd", "#33260a"),
+    HintKind.REVIEW: ("#CC79A7", "#f8eaf2", "#33202b"),
+    HintKind.FIX_SCHEMA: ("#D55E00", "#fbe9df", "#3a1d0a"),
+}
+HINT_LABELS: Final[dict[HintKind, str]] = {
+    HintKind.LOOSEN_SCHEMA: "Loosen the schema",
+    HintKind.FIX_CALLERS: "Fix the callers",
+    HintKind.REVIEW: "Review by hand",
+    HintKind.FIX_SCHEMA: "Fix the schema",
+}
+MIN_LABELLED: Final = 6.0
+"""Percent of a bar a segment needs for its count to be written inside it."""
+MAX_LISTED: Final = 50
+"""Calls not replayed listed one by one before the rest is only counted."""
+
+
+def _style() -> str:
+    outcomes = "".join(
+        f".o-{o.value}{{background:{COLORS[o]}"
+        + (
+            ";background-image:repeating-linear-gradient(45deg,transparent 0 5px,"
+            "rgba(0,0,0,.28) 5px 7px)"
+            if o in STRIPED
+            else ""
+        )
+        + "}"
+        for o in SUMMARY_OUTCOMES
+    )
+    hints = "".join(f".hint-{k.value}{{--k:{c[0]};--kb:{c[1]}}}" for k, c in HINT_COLORS.items())
+    dark_hints = "".join(f".hint-{k.value}{{--kb:{c[2]}}}" for k, c in HINT_COLORS.items())
+    return (
+        ":root{color-scheme:light dark;--fg:#1f2328;--bg:#fff;--muted:#59636e;"
+        "--line:#d0d7de;--code:#f3f4f6;--alert:#fbe9df}"
+        "*{box-sizing:border-box}"
+        "body{font:15px/1.5 system-ui,sans-serif;margin:0 auto;max-width:980px;padding:1em;"
+        "color:var(--fg);background:var(--bg);overflow-wrap:anywhere}"
+        "h1{font-size:1.5em;margin:.2em 0}h2{border-bottom:1px solid var(--line);"
+        "padding-bottom:.2em;margin-top:1.6em}h3{font-size:1.05em;margin:1.2em 0 .4em}"
+        "code,pre{font:13px ui-monospace,monospace}code{background:var(--code);padding:0 .2em;"
+        "border-radius:3px}pre{background:var(--code);padding:8px;white-space:pre-wrap;"
+        "border-radius:6px}"
+        ".scroll{overflow-x:auto;max-width:100%}"
+        "table{border-collapse:collapse}td,th{border:1px solid var(--line);padding:2px 8px;"
+        "text-align:right;overflow-wrap:normal}td:first-child,th:first-child{text-align:left;"
+        "overflow-wrap:anywhere;min-width:8em}"
+        "details{border:1px solid var(--line);border-radius:6px;margin:.5em 0;padding:.3em .8em}"
+        "summary{cursor:pointer;font-weight:600}"
+        ".badge{display:inline-block;font-weight:700;color:#000;border-radius:6px;"
+        "padding:.3em .8em;margin:.4em 0}.badge.fail{background:#D55E00}"
+        ".badge.pass{background:#009E73}"
+        ".alert{background:var(--alert);border-left:6px solid #D55E00;padding:.6em 1em;"
+        "border-radius:6px}"
+        ".hint{border-left:6px solid var(--k);background:var(--kb);padding:.5em .9em;"
+        f"border-radius:6px;margin:.4em 0}}{hints}"
+        ".group{margin:.8em 0}.group>summary{font-size:1.05em;padding:.2em 0}"
+        ".group ul{padding-left:1.2em}"
+        ".muted{color:var(--muted)}"
+        ".chart{margin:.6em 0}.row{display:flex;flex-wrap:wrap;align-items:center;gap:0 .5em;"
+        "margin:.3em 0}.row .name{flex:1 1 12em;min-width:0}.row .bar{flex:4 1 16em;display:flex;"
+        "height:1.4em;min-width:0;background:var(--code);border-radius:3px;overflow:hidden}"
+        ".bar i{display:block;height:100%;color:#000;font:600 12px/1.4em system-ui,sans-serif;"
+        "font-style:normal;text-align:center;overflow:hidden;white-space:nowrap}"
+        ".row .n{min-width:3em;text-align:right}"
+        ".legend{display:flex;flex-wrap:wrap;gap:.2em 1em;padding:0;list-style:none}"
+        ".sw{display:inline-block;width:1em;height:1em;vertical-align:-.15em;margin-right:.3em;"
+        "border:1px solid var(--line)}"
+        f"{outcomes}"
+        # Last, so that it overrides the light colours above.
+        "@media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--bg:#0d1117;--muted:#9198a1;"
+        f"--line:#3d444d;--code:#161b22;--alert:#3a1d0a}}{dark_hints}}}"
+    )
 
 
 def render(report: Report) -> str:
     """The page."""
     body = [
         "<h1>auditor: pre-upgrade audit</h1>",
+        _badge(report),
         f"<p>{html_from_markdown(verdict(report))}</p>",
     ]
     first, *notes = runtime_lines(report)
@@ -83,33 +163,234 @@ def render(report: Report) -> str:
         body.append(f"<p>{html_from_markdown(line)}</p>")
     if line := baseline_line(report):
         body.append(f"<p>{html_from_markdown(line)}</p>")
-    body += _unusable(report)
-    body += ["<h2>Outcomes per tool</h2>", _chart(report.tools), _table(report)]
-    for title, outcome in (
-        ("Newly rejected calls", Outcome.NEWLY_REJECTED),
-        ("Schemas that were unusable before normalization", Outcome.SCHEMA_ERROR_BEFORE),
-        ("Newly accepted calls", Outcome.NEWLY_ACCEPTED),
-    ):
-        groups = groups_of(report, outcome)
-        if groups:
-            body.append(f"<h2>{html_text(title)}</h2>")
-            body += [_group(g, below_threshold(report, g)) for g in groups]
-    body += ["<h2>Coverage</h2>", f"<p>{html_from_markdown(coverage_line(report))}</p>"]
+    body += _unusable_after(report)
+    body += ["<h2>Summary</h2>", _chart(report.tools), _table(report)]
+    body += _groups(report, "Newly rejected calls", groups_of(report, Outcome.NEWLY_REJECTED))
+    body += _unusable_before(report)
+    body += _groups(report, "Newly accepted calls", groups_of(report, Outcome.NEWLY_ACCEPTED))
+    body += _still_rejected(report)
+    body += _coverage(report)
     body += _constraints(report)
     body += _counterexamples(report)
-    schemas = ", ".join(html_text(p) for p in report.schema_inputs)
-    logs = ", ".join(html_text(s.path) for s in report.log_inputs)
-    stamp = f" Generated {html_text(report.generated_at)}." if report.generated_at else ""
-    body.append(
-        f"<p><small>Schemas: {schemas}. Logs: {logs}. auditor {report.version}.{stamp}</small></p>"
-    )
+    body += _not_replayed(report)
+    body += _rewrites(report)
+    body.append(_inputs(report))
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width">'
-        f"<title>auditor report</title><style>{_STYLE}</style></head>\n<body>\n"
+        '<meta name="viewport" content="width=device-width,initial-scale=1">'
+        '<meta name="color-scheme" content="light dark">'
+        f"<title>auditor report</title><style>{_style()}</style></head>\n<body>\n"
         + "\n".join(body)
         + "\n</body></html>\n"
     )
+
+
+def _badge(report: Report) -> str:
+    """PASS or FAIL in words, with the headline count: the colour only repeats it."""
+    newly = report.totals.get(Outcome.NEWLY_REJECTED, 0)
+    failing = failing_groups(report)
+    headline = f"{newly:,} newly rejected {'call' if newly == 1 else 'calls'}"
+    if failing:
+        return (
+            f'<p class="badge fail">FAIL: {headline}; {plural(len(failing), "group")} '
+            f"{'fails' if len(failing) == 1 else 'fail'} --fail-on "
+            f"{html_text(report.fail_on.value)}</p>"
+        )
+    return f'<p class="badge pass">PASS: {headline}; no group fails the run</p>'
+
+
+def _unusable_after(report: Report) -> list[str]:
+    groups = groups_of(report, Outcome.SCHEMA_ERROR_AFTER)
+    if not groups:
+        return []
+    items = "".join(
+        f"<li><strong><code>{html_text(g.tool)}</code></strong> ({plural(g.count, 'call')}, "
+        f"first <code>{html_text(g.first)}</code>): {html_text(g.error)}</li>"
+        for g in groups
+    )
+    return [
+        '<div class="alert"><strong>Warning: normalized schemas that cannot be used</strong>'
+        f"<ul>{items}</ul></div>"
+    ]
+
+
+def _chart(tools: tuple[ToolSummary, ...]) -> str:
+    """A stacked bar per tool, scaled to the busiest tool, each segment labelled."""
+    widest = max((t.call_count for t in tools), default=0) or 1
+    rows = []
+    for tool in tools:
+        segments = []
+        for outcome in SUMMARY_OUTCOMES:
+            count = tool.counts.get(outcome, 0)
+            if not count:
+                continue
+            share = 100 * count / widest
+            label = f"{html_text(tool.name)}: {count:,} {OUTCOME_LABELS[outcome]}"
+            shown = f"{count:,}" if share >= MIN_LABELLED else ""
+            segments.append(
+                f'<i class="o-{outcome.value}" style="width:{share:.2f}%" title="{label}">'
+                f"{shown}</i>"
+            )
+        rows.append(
+            f'<div class="row"><span class="name"><code>{html_text(tool.name)}</code></span>'
+            f'<span class="bar">{"".join(segments)}</span>'
+            f'<span class="n">{tool.call_count:,}</span></div>'
+        )
+    legend = "".join(
+        f'<li><i class="sw o-{o.value}"></i>{OUTCOME_LABELS[o]}</li>' for o in SUMMARY_OUTCOMES
+    )
+    return (
+        '<div class="chart" role="img" aria-label="Outcomes per tool; the table below has '
+        f'the same counts">{"".join(rows)}</div><ul class="legend">{legend}</ul>'
+    )
+
+
+def _table(report: Report) -> str:
+    header, rows = summary_rows(report)
+    head = "".join(f'<th scope="col">{html_text(h)}</th>' for h in header)
+    body = "".join(
+        "<tr>"
+        + "".join(
+            f"<td>{html_text(cell if isinstance(cell, str) else f'{cell:,}')}</td>" for cell in row
+        )
+        + "</tr>"
+        for row in rows
+    )
+    return (
+        '<div class="scroll" tabindex="0" role="region" aria-label="Outcomes per tool">'
+        f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
+    )
+
+
+def _groups(report: Report, title: str, groups: list[Group]) -> list[str]:
+    if not groups:
+        return []
+    return [
+        f"<h2>{html_text(title)}</h2>",
+        *(_group(n, g, below_threshold(report, g)) for n, g in enumerate(groups, start=1)),
+    ]
+
+
+def _group(number: int, group: Group, below: str | None) -> str:
+    calls = f"{plural(group.count, 'call')}{html_from_markdown(caller_suffix(group))}"
+    tool = f"<code>{html_text(group.tool)}</code>"
+    if removes_tool(group):
+        title = f"{tool}: {calls} to a tool the change removed"
+    elif group.keyword:
+        title = (
+            f"{tool}: {calls} failing <code>{html_text(group.keyword)}</code> at "
+            f"<code>{html_text(group.schema_pointer or '/')}</code>"
+        )
+    else:
+        title = f"{tool}: {calls}"
+    facts = []
+    if group.evidence:
+        facts.append(("Evidence", html_from_markdown(group.evidence)))
+    if callers := callers_text(group):
+        facts.append(("Callers", html_from_markdown(callers)))
+    if values := offending_text(group):
+        facts.append(("Values sent", html_from_markdown(values)))
+    facts += [
+        ("Cause", html_text(cause_text(group.causes))),
+        ("Error", html_text(group.error)),
+        (
+            "Share",
+            f"{html_text(share_text(group))}; first <code>{html_text(group.first)}</code>, "
+            f"last <code>{html_text(group.last)}</code>",
+        ),
+    ]
+    if group.proven:
+        facts.append(("Proven", f"the log shows {plural(group.proven, 'call')} of it ran before"))
+    facts.append(("Fingerprint", f"<code>{group.fingerprint}</code>"))
+    items = "".join(f"<li><strong>{name}:</strong> {text}</li>" for name, text in facts)
+    status = ""
+    if group.baselined:
+        status += " (accepted by the baseline)"
+    if below:
+        status += f" ({html_text(below)}: reported, does not fail the run)"
+    kind = group.hint.kind
+    # Open, with its hint in view, unless a baseline or a usage threshold set it aside.
+    opened = "" if status else " open"
+    return (
+        f'<details class="group"{opened}><summary>{number}. {title}{status}</summary>'
+        f'<div class="hint hint-{kind.value}"><strong>{HINT_LABELS[kind]} '
+        f"({html_text(kind.value)}):</strong> {html_from_markdown(group.hint.text)}</div>"
+        f"<ul>{items}</ul>{_patch(group.patch)}{_examples(group.examples)}</details>"
+    )
+
+
+def _patch(patch: SchemaPatch | None) -> str:
+    """The suggested loosening: what it does, where, and the JSON Patch on the new schema."""
+    if patch is None:
+        return ""
+    if patch.problem is not None:
+        return f"<p><strong>Patch:</strong> none: {html_text(patch.problem)}</p>"
+    if patch.location is None:
+        where = f" (not written to the catalog: {html_text(patch.file_problem or '')})"
+    else:
+        where = f" at <code>{html_text(str(patch.location))}</code>"
+    return (
+        f"<p><strong>Patch:</strong> {html_text(patch.summary)}{where}; as a JSON Patch on "
+        f"the new schema:</p><pre>{html_text(patch_json(patch))}</pre>"
+    )
+
+
+def _examples(examples: tuple[Example, ...]) -> str:
+    if not examples:
+        return ""
+    shown = "".join(
+        f"<p><code>{html_text(e.source)}</code> (failing at "
+        f"<code>{html_text(e.instance_pointer or '/')}</code>"
+        + (f"; the log says it {html_text(e.evidence.value)}" if e.evidence else "")
+        + f")</p><pre>{html_text(compact(e.arguments))}</pre>"
+        for e in examples
+    )
+    return f"<details><summary>Example arguments</summary>{shown}</details>"
+
+
+def _unusable_before(report: Report) -> list[str]:
+    tools = [t for t in report.tools if t.counts.get(Outcome.SCHEMA_ERROR_BEFORE)]
+    if not tools:
+        return []
+    items = "".join(
+        f"<li><code>{html_text(t.name)}</code> "
+        f"({plural(t.counts[Outcome.SCHEMA_ERROR_BEFORE], 'call')}): the schema as written "
+        f"{html_from_markdown(t.old_schema_problem or 'raised for some calls')}</li>"
+        for t in tools
+    )
+    groups = groups_of(report, Outcome.SCHEMA_ERROR_BEFORE)
+    return [
+        "<h2>Schemas that were unusable before normalization</h2>",
+        "<p>Calls of these tools were never really validated. The normalized schema can be "
+        "used; the groups below are what it makes of them.</p>",
+        f"<ul>{items}</ul>",
+        *(_group(n, g, None) for n, g in enumerate(groups, start=1)),
+    ]
+
+
+def _still_rejected(report: Report) -> list[str]:
+    items = "".join(
+        f"<li><code>{html_text(t.name)}</code>: "
+        f"{plural(t.counts[Outcome.STILL_REJECTED], 'call')} rejected before and after</li>"
+        for t in report.tools
+        if t.counts.get(Outcome.STILL_REJECTED)
+    )
+    return ["<h2>Still rejected</h2>", f"<ul>{items}</ul>"] if items else []
+
+
+def _coverage(report: Report) -> list[str]:
+    out = ["<h2>Coverage</h2>", f"<p>{html_from_markdown(coverage_line(report))}</p>"]
+    items = "".join(
+        f"<li><code>{html_text(t.name)}</code> {_rewrite(r)}</li>"
+        for t in report.tools
+        for r in unexercised(t)
+    )
+    if items:
+        out.append(
+            f"<details><summary>{words(report).unit.capitalize()}s no logged call reached"
+            f"</summary><ul>{items}</ul></details>"
+        )
+    return out
 
 
 def _constraints(report: Report) -> list[str]:
@@ -133,24 +414,24 @@ def _counterexamples(report: Report) -> list[str]:
     line = counterexample_line(report)
     if line is None:
         return []
+    items = "".join(f"<li>{_counterexample(c)}</li>" for c in report.counterexamples)
     return [
         "<h2>Counterexamples: what the logs never tried</h2>",
         f"<p>{html_text(line)}</p>",
-        *(_counterexample(c) for c in report.counterexamples),
+        "<details><summary>Each change, with its counterexample or why there is none</summary>"
+        f"<ul>{items}</ul></details>",
     ]
 
 
 def _counterexample(found: Counterexample) -> str:
-    change = f"<code>{html_text(found.tool)}</code> {html_text(found.change.describe())}"
+    change = f"<code>{html_text(found.tool)}</code> {_rewrite(found.change)}"
     if found.status is CounterexampleStatus.HARMLESS:
-        return f"<p>{change}: <strong>harmless</strong>: {html_text(found.reason)}</p>"
+        return f"{change}: <strong>harmless</strong>: {html_text(found.reason)}"
     if found.status is CounterexampleStatus.NOT_FOUND:
-        return (
-            f"<p>{change}: <strong>no counterexample found</strong>: {html_text(found.reason)}</p>"
-        )
+        return f"{change}: <strong>no counterexample found</strong>: {html_text(found.reason)}"
     if found.status is CounterexampleStatus.UNUSABLE:
         blocked = "<strong>blocked by a schema error</strong>"
-        return f"<p>{change}: {blocked}: {html_text(found.reason)}</p>"
+        return f"{change}: {blocked}: {html_text(found.reason)}"
     if found.derived_from is None:
         origin = "generated from the schema"
     else:
@@ -159,106 +440,82 @@ def _counterexample(found: Counterexample) -> str:
             f"<code>{html_text(compact(list(found.patch)))}</code>"
         )
     return (
-        f"<details><summary>{change}: bites</summary><p>The old runtime accepts and the new "
-        f"schema rejects ({origin}):</p><pre>{html_text(compact(found.arguments))}</pre>"
-        "</details>"
+        f"{change}: <strong>bites</strong>: the old runtime accepts and the new schema rejects "
+        f"({origin}):<pre>{html_text(compact(found.arguments))}</pre>"
     )
 
 
-def _unusable(report: Report) -> list[str]:
-    groups = groups_of(report, Outcome.SCHEMA_ERROR_AFTER)
-    if not groups:
+def _not_replayed(report: Report) -> list[str]:
+    results = not_replayed(report)
+    if not results:
         return []
-    items = "".join(
-        f"<li><strong><code>{html_text(g.tool)}</code></strong> ({plural(g.count, 'call')}): "
-        f"{html_text(g.error)}</li>"
-        for g in groups
+    rows = "".join(
+        f"<tr><td><code>{html_text(r.call.source)}</code></td>"
+        f"<td>{html_text(r.call.tool or '-')}</td><td>{html_text(not_replayed_reason(r))}</td></tr>"
+        for r in results[:MAX_LISTED]
     )
-    return [
-        f'<div class="alert"><strong>Normalized schemas that cannot be used</strong>'
-        f"<ul>{items}</ul></div>"
-    ]
-
-
-def _chart(tools: tuple[ToolSummary, ...]) -> str:
-    """A stacked horizontal bar per tool, scaled to the busiest tool."""
-    widest = max((t.call_count for t in tools), default=0) or 1
-    height = ROW_HEIGHT * len(tools) + 8
-    width = LABEL_WIDTH + BAR_WIDTH + 60
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'role="img" aria-label="Outcomes per tool">'
-    ]
-    for row, tool in enumerate(tools):
-        y = row * ROW_HEIGHT + 4
-        parts.append(f'<text x="0" y="{y + 14}" font-size="12">{html_text(tool.name[:28])}</text>')
-        x = float(LABEL_WIDTH)
-        for outcome in SUMMARY_OUTCOMES:
-            count = tool.counts.get(outcome, 0)
-            if not count:
-                continue
-            span = BAR_WIDTH * count / widest
-            parts.append(
-                f'<rect x="{x:.1f}" y="{y}" width="{span:.1f}" height="{ROW_HEIGHT - 6}" '
-                f'fill="{COLORS[outcome]}"><title>{html_text(tool.name)}: {count} '
-                f"{OUTCOME_LABELS[outcome]}</title></rect>"
-            )
-            x += span
-        parts.append(f'<text x="{x + 6:.1f}" y="{y + 14}" font-size="12">{tool.call_count}</text>')
-    parts.append("</svg>")
-    legend = "".join(
-        f'<span><i class="sw" style="background:{COLORS[o]}"></i>{OUTCOME_LABELS[o]}</span>'
-        for o in SUMMARY_OUTCOMES
-    )
-    return "".join(parts) + f'<p class="legend">{legend}</p>'
-
-
-def _table(report: Report) -> str:
-    header, rows = summary_rows(report)
-    head = "".join(f"<th>{html_text(h)}</th>" for h in header)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{html_text(str(cell))}</td>" for cell in row) + "</tr>"
-        for row in rows
-    )
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-
-
-def _group(group: Group, below: str | None) -> str:
-    title = (
-        f"{html_text(group.tool)}: {plural(group.count, 'call')}"
-        f"{html_from_markdown(caller_suffix(group))}"
-    )
-    evidence = (
-        f"<strong>Evidence:</strong> {html_from_markdown(group.evidence)}<br>"
-        if group.evidence
+    more = (
+        f"<p>({len(results) - MAX_LISTED:,} more not listed; see the JSON report)</p>"
+        if len(results) > MAX_LISTED
         else ""
     )
-    callers = callers_text(group)
-    who = f"<strong>Callers:</strong> {html_from_markdown(callers)}<br>" if callers else ""
-    if values := offending_text(group):
-        who += f"<strong>Values sent:</strong> {html_from_markdown(values)}<br>"
-    if removes_tool(group):
-        title += " to a tool the change removed"
-    elif group.keyword:
-        title += (
-            f" failing <code>{html_text(group.keyword)}</code> at "
-            f"<code>{html_text(group.schema_pointer or '/')}</code>"
+    return [
+        "<h2>Calls not replayed</h2>",
+        f"<details><summary>{plural(len(results), 'call')}: unparseable or naming an unknown "
+        'tool</summary><div class="scroll" tabindex="0" role="region" aria-label="Calls not '
+        'replayed"><table><thead><tr><th scope="col">source</th><th scope="col">tool</th>'
+        f'<th scope="col">why</th></tr></thead><tbody>{rows}</tbody></table></div>{more}'
+        "</details>",
+    ]
+
+
+def _rewrites(report: Report) -> list[str]:
+    tools = [t for t in report.tools if t.rewrites or t.findings]
+    if not tools:
+        return []
+    unit = words(report).unit
+    out = [f"<h2>{unit.capitalize()}s and findings</h2>"]
+    for tool in tools:
+        items = [
+            f"<li>{_rewrite(r)} ({html_text(r.rule.value)}; reached by {plural(n, 'call')})</li>"
+            for r, n in zip(tool.rewrites, tool.reached, strict=True)
+        ]
+        items += [
+            f"<li>{html_text(f.code)} <code>{html_text(f.pointer)}</code>: "
+            f"{html_from_markdown(md_quoted(f.message))}</li>"
+            for f in tool.findings
+        ]
+        out.append(
+            f"<details><summary><code>{html_text(tool.name)}</code>: "
+            f"{plural(len(tool.rewrites), unit)}, {plural(len(tool.findings), 'finding')} "
+            f"({html_text(str(tool.location))})</summary><ul>{''.join(items)}</ul></details>"
         )
-    examples = "".join(
-        f"<p><code>{html_text(e.source)}</code></p><pre>{html_text(compact(e.arguments))}</pre>"
-        for e in group.examples
+    return out
+
+
+def _inputs(report: Report) -> str:
+    schemas = ", ".join(f"<code>{html_text(p)}</code>" for p in report.schema_inputs)
+    logs = "".join(
+        f"<li><code>{html_text(s.path)}</code> ({html_text(log_counts(s))})</li>"
+        for s in report.log_inputs
     )
-    baselined = " (accepted by the baseline)" if group.baselined else ""
-    if below:
-        baselined += f" ({html_text(below)}: reported, does not fail the run)"
+    notes = []
+    if report.redacted:
+        notes.append("Logged values redacted to their shape.")
+    if report.calls_omitted:
+        notes.append(
+            f"{plural(report.calls_omitted, 'call')} left out of the call list by --max-calls."
+        )
+    if report.generated_at:
+        notes.append(f"Generated {html_text(report.generated_at)}.")
     return (
-        f"<details><summary>{title}{baselined}</summary>"
-        f'<p class="hint"><strong>{html_text(group.hint.kind.value)}:</strong> '
-        f"{html_from_markdown(group.hint.text)}</p>"
-        f"<p>{evidence}{who}<strong>Cause:</strong> {html_text(cause_text(group.causes))}<br>"
-        f"<strong>Error:</strong> {html_text(group.error)}<br>"
-        f"<strong>Share:</strong> {html_text(share_text(group))}; first "
-        f"<code>{html_text(group.first)}</code>, last <code>{html_text(group.last)}</code><br>"
-        f"<strong>Fingerprint:</strong> <code>{group.fingerprint}</code></p>"
-        f"{examples}</details>"
+        f'<footer class="muted"><p>Schemas: {schemas}. auditor {html_text(report.version)}. '
+        f"{' '.join(notes)}</p><details><summary>"
+        f"Logs: {plural(len(report.log_inputs), 'file')}</summary><ul>{logs}</ul></details>"
+        "</footer>"
     )
+
+
+def _rewrite(rewrite: Rewrite) -> str:
+    """``<code>/properties/a/min_items</code>: <code>min_items</code> → …``, escaped."""
+    return html_from_markdown(rewrite.describe(md_code, md_code))

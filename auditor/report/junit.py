@@ -1,10 +1,16 @@
 """JUnit XML for CI test tabs: a test suite per tool, a test case per group.
 
 The common JUnit schema (Apache Ant's, ``tests/schemas/junit.xsd``) allows one ``failure`` per
-test case, so each group is its own case: failing when it fails the run under ``--fail-on``,
-skipped when a baseline accepted it or it is below a usage threshold (``--fail-min-calls``,
-``--fail-min-share``), passing otherwise. A tool without groups has one passing
-case. Timestamps are fixed unless ``--timestamp`` is given, so output stays byte-identical.
+test case, so each group is its own case: skipped when a baseline accepted it or it is below a
+usage threshold (``--fail-min-calls``, ``--fail-min-share``); otherwise failing when its calls
+break after the upgrade (newly rejected, or the new schema is unusable) or it fails the run
+under ``--fail-on``; passing otherwise. A tool without groups has one passing case. The
+failure's message is the evidence line and the patch or the values to fix: what a CI test
+tab shows first.
+
+``timestamp`` is the run's time with ``--timestamp`` and left out without it, so output stays
+byte-identical: JUnit readers (Jenkins, GitLab, JUnit 5's own legacy reporter) treat it as
+optional, and a made-up time (1970) would be read as a real one.
 """
 
 from __future__ import annotations
@@ -16,21 +22,25 @@ from auditor.aggregate.gate import below_threshold, failing_groups
 from auditor.models import Group, Report, ToolSummary
 from auditor.report.common import (
     OUTCOME_LABELS,
+    breaks_after,
     cause_text,
     compact,
+    decision_lines,
     group_title,
     plain,
     runtime_note,
 )
 from auditor.report.escape import xml_text
 
-EPOCH: Final = "1970-01-01T00:00:00"
-"""The schema requires a timestamp; without ``--timestamp`` a fixed one keeps runs identical."""
+MAX_MESSAGE: Final = 1_000
+"""Characters of a failure's ``message`` attribute: test tabs show it on one line; the
+failure's text has every line in full."""
 
 
 def render(report: Report) -> str:
     """The JUnit XML document."""
-    failing = {g.fingerprint for g in failing_groups(report)}
+    gated = {g.fingerprint for g in failing_groups(report)}
+    failing = {g.fingerprint for g in report.groups if g.fingerprint in gated or breaks_after(g)}
     root = ET.Element("testsuites")
     for number, tool in enumerate(report.tools):
         groups = [g for g in report.groups if g.tool == tool.name]
@@ -42,21 +52,24 @@ def render(report: Report) -> str:
 def _suite(
     report: Report, number: int, tool: ToolSummary, groups: list[Group], failing: set[str]
 ) -> ET.Element:
-    suite = ET.Element(
-        "testsuite",
-        {
-            "name": xml_text(tool.name),
-            "package": xml_text(str(tool.location.path)) or "auditor",
-            "id": str(number),
-            "timestamp": _timestamp(report),
-            "hostname": "auditor",
-            "tests": str(max(len(groups), 1)),
-            "failures": str(sum(1 for g in groups if g.fingerprint in failing)),
-            "errors": "0",
-            "skipped": str(sum(1 for g in groups if g.baselined or below_threshold(report, g))),
-            "time": "0",
-        },
-    )
+    skipped = {g.fingerprint for g in groups if g.baselined or below_threshold(report, g)}
+    attributes = {
+        "name": xml_text(tool.name),
+        "package": xml_text(str(tool.location.path)) or "auditor",
+        "id": str(number),
+    }
+    if report.generated_at:
+        # The schema's pattern has no fraction and no zone: 2025-01-31T12:00:00 (UTC).
+        attributes["timestamp"] = report.generated_at[:19]
+    attributes |= {
+        "hostname": "auditor",
+        "tests": str(max(len(groups), 1)),
+        "failures": str(sum(1 for g in groups if g.fingerprint in failing - skipped)),
+        "errors": "0",
+        "skipped": str(len(skipped)),
+        "time": "0",
+    }
+    suite = ET.Element("testsuite", attributes)
     properties = ET.SubElement(suite, "properties")
     ET.SubElement(
         properties, "property", {"name": "old_runtime", "value": report.old_runtime.value}
@@ -98,17 +111,22 @@ def _case(group: Group, fails: bool, below: str | None) -> ET.Element:
     elif below:
         ET.SubElement(case, "skipped", {"message": f"{below}: reported, does not fail the run"})
     elif fails:
+        decision = decision_lines(group)
+        # A test tab shows the message on one line: the decision, or the hint without one.
+        message = "; ".join(decision_lines(group, callers=False)) or plain(group.hint.text)
+        if len(message) > MAX_MESSAGE:
+            message = message[: MAX_MESSAGE - 1] + "…"
         failure = ET.SubElement(
-            case,
-            "failure",
-            {"message": xml_text(plain(group.hint.text)), "type": group.outcome.value},
+            case, "failure", {"message": xml_text(message), "type": group.outcome.value}
         )
-        failure.text = _details(group)
+        failure.text = _details(group, decision)
     return case
 
 
-def _details(group: Group) -> str:
+def _details(group: Group, decision: list[str]) -> str:
     lines = [
+        *decision,
+        f"hint ({group.hint.kind.value}): {plain(group.hint.text)}",
         f"outcome: {OUTCOME_LABELS[group.outcome]}",
         f"error: {group.error}",
         f"cause: {cause_text(group.causes)}",
@@ -118,8 +136,3 @@ def _details(group: Group) -> str:
         lines.append(f"proven: {group.proven} of these calls ran before (the log says so)")
     lines += [f"example {e.source}: {compact(e.arguments)}" for e in group.examples]
     return "\n".join(map(xml_text, lines))
-
-
-def _timestamp(report: Report) -> str:
-    # The schema's pattern has no fraction and no zone: 2025-01-31T12:00:00.
-    return (report.generated_at or EPOCH)[:19]

@@ -17,7 +17,6 @@ from auditor.models import (
     Counterexample,
     CounterexampleStatus,
     Group,
-    LogStats,
     Outcome,
     Report,
     SchemaPatch,
@@ -34,6 +33,9 @@ from auditor.report.common import (
     coverage_line,
     gate_line,
     groups_of,
+    log_counts,
+    not_replayed,
+    not_replayed_reason,
     offending_text,
     plural,
     removes_tool,
@@ -59,6 +61,13 @@ MAX_CHARS: Final = 60_000
 wrapper a CI step may add."""
 MAX_LISTED: Final = 50
 """Unparseable calls listed one by one before the rest is only counted."""
+MAX_INPUTS: Final = 3
+"""Log files and catalogs named in the inputs line before the rest is only counted: a run
+over 1,200 log files must still fit (the JSON report lists them all)."""
+MAX_PATH: Final = 300
+"""Characters of one input path in the inputs line."""
+NOTICE_ROOM: Final = 400
+"""Kept for the cut notice, which names a handful of kinds of content."""
 
 
 class _Budget:
@@ -79,7 +88,8 @@ class _Budget:
 
 def render(report: Report, limit: int = MAX_CHARS) -> str:
     """The Markdown report, at most ``limit`` characters."""
-    budget = _Budget(limit - 400)  # the cut notice and the inputs line always fit
+    inputs = _inputs(report)
+    budget = _Budget(limit - NOTICE_ROOM - len(inputs) - 1)  # the notice and inputs always fit
     head = ["# auditor: pre-upgrade audit", "", verdict(report), ""]
     first, *notes = runtime_lines(report)
     head += [first, "", *(f"- {line}" for line in notes), *([""] if notes else [])]
@@ -87,7 +97,7 @@ def render(report: Report, limit: int = MAX_CHARS) -> str:
         head += [line, ""]
     if line := baseline_line(report):
         head += [line, ""]
-    body = budget.take(head, "header")
+    body = [*budget.take(head, "header")]  # a copy: the notice goes in after the head
     body += _unusable_after(report, budget)
     header, rows = summary_rows(report)
     cells = [[md_cell(cell) if isinstance(cell, str) else cell for cell in row] for row in rows]
@@ -107,13 +117,14 @@ def render(report: Report, limit: int = MAX_CHARS) -> str:
     body += _counterexamples(report, budget)
     body += _unparseable(report, budget)
     body += _rewrites(report, budget)
-    body += [_inputs(report)]
+    body += [inputs]
     if budget.cut:
         cut = ", ".join(plural(n, what) for what, n in sorted(budget.cut.items()))
         notice = (
             f"> **Cut to fit a pull-request comment:** {cut} not shown; the JSON report has all."
         )
-        body[len(head) : len(head)] = [notice, ""]
+        at = len(head) if body[: len(head)] == head else 0
+        body[at:at] = [notice, ""]
     return "\n".join(body).rstrip("\n") + "\n"
 
 
@@ -345,14 +356,14 @@ def _counterexample(found: Counterexample) -> list[str]:
 
 
 def _unparseable(report: Report, budget: _Budget) -> list[str]:
-    results = [r for r in report.calls if r.outcome in (Outcome.UNPARSEABLE, Outcome.UNKNOWN_TOOL)]
+    results = not_replayed(report)
     if not results:
         return []
     rows = [
         [
             md_code(r.call.source, cell=True),
             md_cell(r.call.tool or "-"),
-            md_cell(_why(r.call.unparsed, r.outcome)),
+            md_cell(not_replayed_reason(r)),
         ]
         for r in results[:MAX_LISTED]
     ]
@@ -368,13 +379,6 @@ def _unparseable(report: Report, budget: _Budget) -> list[str]:
     if len(results) > MAX_LISTED:
         out += [f"({len(results) - MAX_LISTED} more not listed; see the JSON report)", ""]
     return budget.take([*out, "</details>", ""], "section")
-
-
-def _why(unparsed: object, outcome: Outcome) -> str:
-    if outcome is Outcome.UNKNOWN_TOOL:
-        return "unknown tool"
-    reason = getattr(unparsed, "reason", None)
-    return reason if isinstance(reason, str) else "unparseable"
 
 
 def _rewrites(report: Report, budget: _Budget) -> list[str]:
@@ -399,19 +403,11 @@ def _rewrites(report: Report, budget: _Budget) -> list[str]:
     return out
 
 
-def _log_counts(stats: LogStats) -> str:
-    parts = [stats.format, f"{stats.lines} lines", f"{stats.blank} blank", f"{stats.calls} calls"]
-    # Only where they say something: most logs have neither.
-    if stats.records_without_calls:
-        parts.append(f"{stats.records_without_calls} records without calls")
-    if stats.repeated_calls:
-        parts.append(f"{stats.repeated_calls} repeated calls")
-    return ", ".join(parts)
-
-
 def _inputs(report: Report) -> str:
-    logs = ", ".join(f"{md_code(s.path)} ({_log_counts(s)})" for s in report.log_inputs)
-    schemas = ", ".join(md_code(p) for p in report.schema_inputs)
+    logs = _listed(
+        [f"{_path(s.path)} ({log_counts(s)})" for s in report.log_inputs], "more log file"
+    )
+    schemas = _listed([_path(p) for p in report.schema_inputs], "more catalog")
     stamp = f" Generated {report.generated_at}." if report.generated_at else ""
     omitted = (
         f" {plural(report.calls_omitted, 'call')} left out of the call list by --max-calls."
@@ -420,3 +416,14 @@ def _inputs(report: Report) -> str:
     )
     redacted = " Logged values redacted to their shape." if report.redacted else ""
     return f"Schemas: {schemas}. Logs: {logs}. auditor {report.version}.{redacted}{omitted}{stamp}"
+
+
+def _listed(items: list[str], more: str) -> str:
+    """The first ``MAX_INPUTS`` items, then how many more (``and 1,197 more log files``)."""
+    if len(items) <= MAX_INPUTS:
+        return ", ".join(items)
+    return ", ".join(items[:MAX_INPUTS]) + f" and {plural(len(items) - MAX_INPUTS, more)}"
+
+
+def _path(path: str) -> str:
+    return md_code(path if len(path) <= MAX_PATH else path[: MAX_PATH - 1] + "…")
