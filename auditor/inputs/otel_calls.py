@@ -25,6 +25,8 @@ others as ``repeated_calls``, so every span and record stays accounted for.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -80,6 +82,7 @@ class _Place:
     found: Found
     rank: int
     key: str | None
+    trace: str = ""
 
 
 def detect(record: JSON) -> bool:
@@ -92,7 +95,7 @@ def extract(record: JSON) -> Iterator[Found]:
     same ``call_id`` (the reader counts them as repeats); calls in document order."""
     items = list(otlp.items(record))
     spans = {item.span_id: item for item in items if item.span_id}
-    places = [place for item in items for place in _places(item, spans)]
+    places = _matched([place for item in items for place in _places(item, spans)])
     groups: dict[str | int, list[_Place]] = {}
     for index, place in enumerate(places):
         groups.setdefault(place.key if place.key is not None else index, []).append(place)
@@ -109,7 +112,38 @@ def extract(record: JSON) -> Iterator[Found]:
 def _places(item: Item, spans: dict[str, Item]) -> Iterator[_Place]:
     caller = caller_name(item.attributes.get(AGENT)) or caller_name(item.service)
     for place in _all_places(item, spans):
-        yield replace(place, found=replace(place.found, call_id=place.key, caller=caller))
+        found = replace(place.found, call_id=place.key, caller=caller)
+        yield replace(place, found=found, trace=item.trace_id)
+
+
+def _matched(places: list[_Place]) -> list[_Place]:
+    """Tool executions that carry no tool-call id (an OpenInference ``TOOL`` span, an
+    ``execute_tool`` span without ``gen_ai.tool.call.id``) take the key of a call the model
+    made in the same trace, to the same tool, with the same arguments, once each."""
+    known: dict[tuple[str, str, str], list[str]] = {}
+    for place in places:
+        if place.key is not None and place.rank != 1 and place.found.problem is None:
+            known.setdefault(_same(place), []).append(place.key)
+    out: list[_Place] = []
+    taken: set[str] = set()
+    for place in places:
+        if place.key is None and place.rank == 1 and place.found.problem is None:
+            keys = [key for key in known.get(_same(place), []) if key not in taken]
+            if keys:
+                taken.add(keys[0])
+                place = replace(place, key=keys[0], found=replace(place.found, call_id=keys[0]))
+        out.append(place)
+    return out
+
+
+def _same(place: _Place) -> tuple[str, str, str]:
+    """What a call without an id is recognized by: trace, tool and arguments."""
+    arguments = place.found.arguments
+    if isinstance(arguments, str):
+        with contextlib.suppress(orjson.JSONDecodeError):  # else compared as the text
+            arguments = orjson.loads(arguments)
+    text = json.dumps(arguments, sort_keys=True, ensure_ascii=False)
+    return place.trace, str(place.found.tool), text
 
 
 def _all_places(item: Item, spans: dict[str, Item]) -> Iterator[_Place]:

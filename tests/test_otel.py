@@ -1,0 +1,160 @@
+"""OpenTelemetry exports: every place a call is recorded is read, and each call counts once.
+
+The fixtures in ``tests/fixtures/otel/`` are written by hand after the documents that define
+their shapes:
+
+- ``genai_spans.json``: OTel GenAI semantic conventions (``gen_ai.output.messages`` /
+  ``gen_ai.input.messages`` JSON schema: parts of type ``tool_call`` with ``id``, ``name``,
+  ``arguments``; ``execute_tool`` spans with ``gen_ai.tool.call.id`` and the opt-in
+  ``gen_ai.tool.call.arguments``; ``gen_ai.tool.definitions``), in the OTLP/JSON encoding
+  (``resourceSpans``, ``AnyValue`` with ``stringValue``/``arrayValue``/``kvlistValue``).
+- ``genai_logs.jsonl``: OTLP ``resourceLogs``, one export per line as the collector's file
+  exporter writes them: the ``gen_ai.client.inference.operation.details`` event (the messages
+  as attributes, or in a kvlist body), ``gen_ai.choice`` and ``gen_ai.assistant.message``
+  events (GenAI conventions up to 1.36: ``event.name`` attribute, body ``message.tool_calls``).
+- ``openinference.jsonl``: OpenInference tool calling
+  (``llm.output_messages.<i>.message.tool_calls.<j>.tool_call.{id,function.name,
+  function.arguments}``, ``llm.tools.<i>.tool.json_schema``, ``TOOL`` spans with
+  ``tool.name`` and ``input.value``).
+- ``mcp_spans.json``: OTel MCP semantic conventions (``mcp.method.name`` = ``tools/call``,
+  CLIENT and SERVER spans of one request, ``jsonrpc.request.id``, ``mcp.session.id``, the
+  server span parented to the client span through ``params._meta``).
+
+Every expected value below is reasoned from the fixture, never read off a run.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from auditor.cli import main
+from auditor.inputs.reader import LogReader
+from auditor.models import Evidence, UnparsedKind
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "otel"
+SPAN = "resourceSpans[0].scopeSpans[0].spans"
+GENAI = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true"
+
+
+def _read(name: str) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    path = FIXTURES / name
+    reader = LogReader([str(path)])
+    calls = []
+    for call in reader:
+        entry: dict[str, Any] = {"at": call.source[len(str(path)) + 1 :], "tool": call.tool}
+        if call.unparsed is None:
+            entry["arguments"] = call.arguments
+        else:
+            entry["kind"] = call.unparsed.kind
+        entry["evidence"] = call.evidence
+        entry["caller"] = call.caller
+        calls.append(entry)
+    [stats] = reader.stats()
+    assert stats.format == "otel"
+    counts = ("lines", "records", "records_without_calls", "repeated_calls", "calls")
+    return calls, {name: getattr(stats, name) for name in counts}
+
+
+def test_genai_spans_count_each_call_once_and_the_model_output_wins() -> None:
+    calls, stats = _read("genai_spans.json")
+    assert calls == [
+        # span 0's output messages (JSON text): call_1 and call_2, the model's own words.
+        # call_1's execute_tool span (span 1) ran: its evidence goes to the winner.
+        {"at": f"1#{SPAN}[0].attributes[2].value[0].parts[1]", "tool": "get_weather",
+         "arguments": {"city": "Oslo"}, "evidence": Evidence.RAN, "caller": "travel-agent"},
+        # call_2's execute_tool span (span 2) failed (status 2) and recorded no arguments:
+        # it is a repeat, and lends its evidence.
+        {"at": f"1#{SPAN}[0].attributes[2].value[0].parts[2]", "tool": "search",
+         "arguments": {"query": "fjords"}, "evidence": Evidence.ANSWERED,
+         "caller": "travel-agent"},
+        # span 3: structured output messages (arrayValue of kvlists); its input history
+        # repeats call_1 and call_2.
+        {"at": f"1#{SPAN}[3].attributes[1].value[0].parts[0]", "tool": "get_weather",
+         "arguments": {"city": "Lima"}, "evidence": None, "caller": "travel-agent"},
+        # another trace reuses the id call_1: another call; gen_ai.agent.name names it.
+        {"at": f"74#{SPAN}[4]", "tool": "get_weather", "arguments": {"city": "Rome"},
+         "evidence": Evidence.RAN, "caller": "planner"},
+        # a named tool without arguments: content capture was off (not replayed, so no
+        # evidence is kept)
+        {"at": f"87#{SPAN}[5]", "tool": "search", "kind": UnparsedKind.CONTENT_NOT_CAPTURED,
+         "evidence": None, "caller": "travel-agent"},
+    ]  # fmt: skip
+    # repeats: span 1 (call_1), span 2 (call_2), span 3's history (call_1, call_2)
+    assert stats == {"lines": 102, "records": 1, "records_without_calls": 0,
+                     "repeated_calls": 4, "calls": 5}  # fmt: skip
+
+
+def test_content_capture_off_names_the_switch() -> None:
+    reader = LogReader([str(FIXTURES / "genai_spans.json")])
+    [off] = [call for call in reader if call.unparsed is not None]
+    assert off.unparsed is not None
+    assert off.unparsed.reason.startswith("content capture is off")
+    assert GENAI in off.unparsed.reason
+
+
+def test_otlp_logs_events_and_bodies() -> None:
+    calls, stats = _read("genai_logs.jsonl")
+    assert calls == [
+        # line 1: the inference-details event's attributes
+        {"at": "1", "tool": "get_weather", "arguments": {"city": "Bern"}, "evidence": None,
+         "caller": "concierge"},
+        # line 2: a gen_ai.choice event named by its attribute, the body's message.tool_calls
+        {"at": "2", "tool": "search", "arguments": {"query": "alps"}, "evidence": None,
+         "caller": "concierge"},
+        # line 3 (gen_ai.assistant.message: history of call_2) repeats line 2
+        # line 4: the inference-details event with the messages in a kvlist body
+        {"at": "4", "tool": "get_time", "arguments": {"tz": "CET"}, "evidence": None,
+         "caller": "concierge"},
+        # line 5: a plain log line; line 6: a tool record without arguments
+        {"at": "6", "tool": "search", "kind": UnparsedKind.CONTENT_NOT_CAPTURED,
+         "evidence": None, "caller": "concierge"},
+    ]  # fmt: skip
+    assert stats == {"lines": 6, "records": 6, "records_without_calls": 1,
+                     "repeated_calls": 1, "calls": 4}  # fmt: skip
+
+
+def test_openinference_spans() -> None:
+    calls, stats = _read("openinference.jsonl")
+    assert calls == [
+        # line 1: the LLM span's two calls, placed at their function.name attributes; the
+        # TOOL span of the same line has no tool_call.id but the same trace, tool and
+        # arguments as call_10 (spacing aside): a repeat, whose evidence (ran) it lends.
+        {"at": f"1#{SPAN}[0].attributes[6]", "tool": "get_weather",
+         "arguments": {"city": "Paris"}, "evidence": None, "caller": "rag-app"},
+        {"at": f"1#{SPAN}[0].attributes[9]", "tool": "search", "arguments": {"query": 5},
+         "evidence": Evidence.RAN, "caller": "rag-app"},
+        # line 2: the TOOL span of call_9 repeats line 1's call (the reader's dedupe)
+        # line 3: a TOOL span whose input was hidden
+        {"at": "3", "tool": "search", "kind": UnparsedKind.CONTENT_NOT_CAPTURED,
+         "evidence": None, "caller": "rag-app"},
+        # line 4: a CHAIN span holds no call
+    ]  # fmt: skip
+    assert stats == {"lines": 4, "records": 4, "records_without_calls": 1,
+                     "repeated_calls": 2, "calls": 3}  # fmt: skip
+    reader = LogReader([str(FIXTURES / "openinference.jsonl")])
+    hidden = [call.unparsed for call in reader if call.unparsed is not None]
+    assert hidden and "OPENINFERENCE_HIDE_INPUTS=false" in hidden[0].reason
+
+
+def test_mcp_client_and_server_spans_of_one_call_count_once() -> None:
+    calls, stats = _read("mcp_spans.json")
+    assert calls == [
+        # trace A: the model's call_5, its execute_tool span (no arguments), the MCP client
+        # span under it and the server span under the client: one call. The client and
+        # server hash mcp.session.id differently (6f1e, d41d8): parents link them.
+        {"at": f"1#{SPAN}[0].attributes[1].value[0].parts[0]", "tool": "get_weather",
+         "arguments": {"city": "Oslo"}, "evidence": Evidence.RAN, "caller": "agent"},
+        # trace B: client (request id 2 as intValue) and server (id "2") of one refused call
+        {"at": f"120#{SPAN}[3]", "tool": "search", "arguments": {"query": "x"},
+         "evidence": Evidence.REFUSED, "caller": "agent"},
+        # trace C reuses request id 2 in another session: another call
+        {"at": "281#resourceSpans[1].scopeSpans[0].spans[2]", "tool": "search",
+         "arguments": {"query": "y"}, "evidence": Evidence.RAN, "caller": "weather-mcp"},
+    ]  # fmt: skip
+    # repeats: execute_tool, client and server spans of call_5; the server span of trace B
+    assert stats == {"lines": 324, "records": 1, "records_without_calls": 0,
+                     "repeated_calls": 4, "calls": 3}  # fmt: skip
