@@ -31,9 +31,9 @@ from typing import Any
 
 import pytest
 
-from auditor.cli import main
 from auditor.inputs.reader import LogReader
 from auditor.models import Evidence, UnparsedKind
+from tests.conftest import run_cli
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "otel"
 SPAN = "resourceSpans[0].scopeSpans[0].spans"
@@ -158,3 +158,57 @@ def test_mcp_client_and_server_spans_of_one_call_count_once() -> None:
     # repeats: execute_tool, client and server spans of call_5; the server span of trace B
     assert stats == {"lines": 324, "records": 1, "records_without_calls": 0,
                      "repeated_calls": 4, "calls": 3}  # fmt: skip
+
+
+CATALOG = {
+    "get_weather": {"type": "object", "properties": {"city": {"type": "string"}}},
+    "search": {"type": "object", "properties": {"query": {"type": "string"}}},
+}
+
+
+def test_reports_say_content_capture_is_off_and_how_to_turn_it_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    catalog = tmp_path / "tools.json"
+    catalog.write_text(json.dumps(CATALOG))
+    log = FIXTURES / "genai_spans.json"
+    base = ["audit", "--schemas", str(catalog), "--logs", str(log), "--no-report-files"]
+    code, out, _ = run_cli([*base, "--format", "json", "--output", "-"], capsys)
+    assert code == 0
+    report = json.loads(out)
+    kinds = [call["unparsed"]["kind"] for call in report["calls"] if "unparsed" in call]
+    assert kinds == ["content_not_captured"]  # span 5 of genai_spans.json
+    assert report["totals"]["unparseable"] == 1 and report["totals"]["calls"] == 5
+    assert report["inputs"]["logs"][0]["repeated_calls"] == 4
+    code, out, _ = run_cli([*base, "--format", "markdown", "--output", "-"], capsys)
+    assert code == 0
+    assert "content capture is off" in out
+    assert "> 💡 1 call could not be replayed" in out
+    assert f"instrumentations: {GENAI}; OpenInference: OPENINFERENCE_HIDE_INPUTS=false" in out
+    # a log without such calls has no hint
+    other = tmp_path / "plain.jsonl"
+    other.write_text('{"tool": "search", "arguments": "{bad"}\n')
+    plain = ["audit", "--schemas", str(catalog), "--logs", str(other), "--no-report-files"]
+    code, out, _ = run_cli([*plain, "--format", "markdown", "--output", "-"], capsys)
+    assert code == 0 and "Calls not replayed" in out and "content capture" not in out
+
+
+def test_hostile_names_in_spans_are_escaped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A tool name from a span is logged data: escaped like any other in every report."""
+    catalog = tmp_path / "tools.json"
+    catalog.write_text(json.dumps(CATALOG))
+    name = "<img src=x onerror=alert(1)>|`"
+    span = {"traceId": "f" * 32, "name": "execute_tool", "attributes": [
+        {"key": "gen_ai.tool.name", "value": {"stringValue": name}},
+    ]}  # fmt: skip
+    log = tmp_path / "spans.jsonl"
+    log.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}) + "\n")
+    base = ["audit", "--schemas", str(catalog), "--logs", str(log), "--no-report-files"]
+    code, out, _ = run_cli([*base, "--format", "markdown", "--output", "-"], capsys)
+    assert code == 0 and "<img" not in out and "&lt;img" in out
+    code, out, _ = run_cli([*base, "--format", "json", "--output", "-"], capsys)
+    assert code == 0
+    [call] = json.loads(out)["calls"]
+    assert call["tool"] == name and call["outcome"] == "unknown_tool"

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
 from auditor.aggregate.gate import below_threshold, below_threshold_groups, failing_groups
 from auditor.models import (
     JSON,
+    CallResult,
     CounterexampleStatus,
     Group,
     LenientReading,
@@ -19,6 +21,7 @@ from auditor.models import (
     Rewrite,
     SchemaPatch,
     ToolSummary,
+    UnparsedKind,
 )
 from auditor.report import escape
 from auditor.schema.lenient import DANGLING_REF, REMOTE_REF
@@ -455,3 +458,21 @@ def patch_line(patch: SchemaPatch) -> str:
     if patch.location is None:
         return f"{patch.summary} (not written to the catalog: {patch.file_problem})"
     return f"{patch.summary} at {patch.location}"
+
+
+def content_capture_hint(results: Sequence[CallResult]) -> str | None:
+    """What to do about calls whose telemetry recorded no arguments, when there are any: the
+    instrumentation switches that make the next export replayable (plain text, no data)."""
+    count = sum(
+        1
+        for r in results
+        if r.call.unparsed is not None and r.call.unparsed.kind is UnparsedKind.CONTENT_NOT_CAPTURED
+    )
+    if not count:
+        return None
+    return (
+        f"{plural(count, 'call')} could not be replayed because the telemetry names the tool "
+        "but records no arguments: content capture is off. Turn it on where the agent runs "
+        "(OpenTelemetry GenAI instrumentations: OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+        "=true; OpenInference: OPENINFERENCE_HIDE_INPUTS=false) and audit a new export."
+    )
