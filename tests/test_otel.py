@@ -212,3 +212,98 @@ def test_hostile_names_in_spans_are_escaped(
     assert code == 0
     [call] = json.loads(out)["calls"]
     assert call["tool"] == name and call["outcome"] == "unknown_tool"
+
+
+def _spans_line(*spans: dict[str, Any]) -> str:
+    return json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": list(spans)}]}]})
+
+
+def _attrs(**values: Any) -> list[dict[str, Any]]:
+    return [{"key": key.replace("__", "."), "value": value} for key, value in values.items()]
+
+
+def _text(value: Any) -> dict[str, Any]:
+    return {"stringValue": value if isinstance(value, str) else json.dumps(value)}
+
+
+def _calls_of(tmp_path: Path, *lines: str) -> tuple[list[tuple[str | None, Any]], Any]:
+    log = tmp_path / "spans.jsonl"
+    log.write_text("".join(line + "\n" for line in lines))
+    reader = LogReader([str(log)])
+    calls = [
+        (call.tool, call.arguments if call.unparsed is None else call.unparsed.reason)
+        for call in reader
+    ]
+    return calls, reader.stats()[0]
+
+
+def test_broken_places_are_unparseable_with_their_reason(tmp_path: Path) -> None:
+    out = "gen_ai__output__messages"
+    lines = [
+        # 1: messages that are not JSON text
+        _spans_line({"attributes": _attrs(**{out: _text("[{oops")})}),
+        # 2: a part without a name, a part without arguments, a part of another type
+        _spans_line({"attributes": _attrs(**{out: _text([{"role": "assistant", "parts": [
+            {"type": "tool_call", "arguments": {}},
+            {"type": "tool_call", "name": "search"},
+            {"type": "text", "content": "hi"},
+        ]}])})}),
+        # 3: messages that are no list, a message without parts: nothing
+        _spans_line({"attributes": _attrs(**{out: _text({"parts": []})})},
+                    {"attributes": _attrs(gen_ai__input__messages=_text([{"role": "user"}]))}),
+        # 4: a tool span whose name is no string; an OpenInference TOOL span likewise
+        _spans_line({"attributes": _attrs(gen_ai__tool__name={"intValue": "7"})}),
+        _spans_line({"attributes": _attrs(openinference__span__kind=_text("TOOL"),
+                                          tool__name={"boolValue": True})}),
+        # 6: a choice event body without tool_calls, and one whose calls are not objects
+        json.dumps({"resourceLogs": [{"scopeLogs": [{"logRecords": [
+            {"eventName": "gen_ai.choice", "body": {"kvlistValue": {"values": []}}},
+            {"eventName": "gen_ai.assistant.message", "body": {"kvlistValue": {"values": [
+                {"key": "tool_calls", "value": {"arrayValue": {"values": [
+                    {"stringValue": "x"}]}}}]}}},
+        ]}]}]}),
+        # 7: spans that are not a list
+        json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": {"a": 1}}]}]}),
+    ]  # fmt: skip
+    calls, stats = _calls_of(tmp_path, *lines)
+    assert [tool for tool, _ in calls] == [None, None, "search", None, None]
+    reasons = [str(reason) for _, reason in calls]
+    assert reasons[0].startswith("its messages are not JSON")
+    assert reasons[1:] == ["names no tool", "has no 'arguments'", "names no tool", "names no tool"]
+    assert (stats.records, stats.calls, stats.records_without_calls) == (7, 5, 3)
+
+
+def test_mcp_spans_without_a_request_id_or_in_a_parent_cycle(tmp_path: Path) -> None:
+    def mcp(span_id: str, parent: str, **extra: Any) -> dict[str, Any]:
+        attributes = _attrs(
+            mcp__method__name=_text("tools/call"),
+            gen_ai__tool__name=_text("search"),
+            gen_ai__tool__call__arguments=_text({"query": span_id}),
+            **extra,
+        )
+        return {"traceId": "ab" * 16, "spanId": span_id, "parentSpanId": parent,
+                "name": "tools/call search", "attributes": attributes}  # fmt: skip
+
+    # a and b are each other's parent (a broken export); neither has a request id: both
+    # count. c and d share request id 3 (a bool id is no id: e counts alone).
+    line = _spans_line(
+        mcp("a", "b"), mcp("b", "a"),
+        mcp("c", "", jsonrpc__request__id={"intValue": "3"}),
+        mcp("d", "c", jsonrpc__request__id=_text("3")),
+        mcp("e", "", jsonrpc__request__id={"boolValue": True}),
+    )  # fmt: skip
+    calls, stats = _calls_of(tmp_path, line)
+    assert [arguments for _, arguments in calls] == [
+        {"query": "a"}, {"query": "b"}, {"query": "c"}, {"query": "e"}
+    ]  # fmt: skip
+    assert stats.repeated_calls == 1
+
+
+def test_an_execute_tool_span_named_so_records_evidence(tmp_path: Path) -> None:
+    span = {"name": "execute_tool search", "status": {"code": 2},
+            "attributes": _attrs(gen_ai__tool__name=_text("search"),
+                                 gen_ai__tool__call__arguments=_text({}))}  # fmt: skip
+    other = {"name": "search", "attributes": span["attributes"]}  # no execute_tool: no evidence
+    log = tmp_path / "spans.jsonl"
+    log.write_text(_spans_line(span, other) + "\n")
+    assert [call.evidence for call in LogReader([str(log)])] == [Evidence.ANSWERED, None]

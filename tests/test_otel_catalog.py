@@ -106,3 +106,26 @@ def test_audit_the_catalog_the_model_was_given_against_a_new_one(
     totals = json.loads(out)["totals"]
     # get_weather: Oslo, Lima, Rome lack units; search (fjords) passes; one not captured
     assert (totals["newly_rejected"], totals["accepted"], totals["unparseable"]) == (3, 1, 1)
+
+
+def test_definitions_in_an_event_body_and_broken_ones(tmp_path: Path) -> None:
+    definitions = [{"type": "function", "name": "lookup"}]  # no parameters: any arguments
+    body = {"kvlistValue": {"values": [
+        {"key": "gen_ai.tool.definitions", "value": {"stringValue": json.dumps(definitions)}},
+    ]}}  # fmt: skip
+    broken = [
+        {"key": "gen_ai.tool.definitions", "value": {"stringValue": "[{not json"}},
+        {"key": "llm.tools.0.tool.json_schema", "value": {"stringValue": "[1]"}},
+        {"key": "llm.tools.1.tool.json_schema", "value": {"stringValue": '{"type": "function"}'}},
+    ]  # every one of them skipped: not JSON, not an object, no name anywhere
+    export = {"resourceLogs": [{"scopeLogs": [{"logRecords": [
+        {"eventName": "gen_ai.client.inference.operation.details", "body": body},
+        {"attributes": broken},
+    ]}]}]}  # fmt: skip
+    catalog = tmp_path / "events.json"
+    catalog.write_text(json.dumps(export))
+    tools, problem = read_catalog(str(catalog))
+    assert problem is None
+    assert [(t.name, t.schema, t.pointer) for t in tools] == [
+        ("lookup", {}, "/resourceLogs/0/scopeLogs/0/logRecords/0/body")
+    ]
