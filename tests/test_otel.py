@@ -31,6 +31,7 @@ from typing import Any
 
 import pytest
 
+from auditor.inputs.parts import split
 from auditor.inputs.reader import LogReader
 from auditor.models import Evidence, UnparsedKind
 from tests.conftest import run_cli
@@ -307,3 +308,15 @@ def test_an_execute_tool_span_named_so_records_evidence(tmp_path: Path) -> None:
     log = tmp_path / "spans.jsonl"
     log.write_text(_spans_line(span, other) + "\n")
     assert [call.evidence for call in LogReader([str(log)])] == [Evidence.ANSWERED, None]
+
+
+def test_otel_logs_are_read_in_one_pass(tmp_path: Path) -> None:
+    """Line 2 of openinference.jsonl repeats a call of line 1: parts read apart would count
+    it twice, so --jobs reads an OTel log whole (and the counts do not depend on it)."""
+    log = tmp_path / "spans.jsonl"
+    log.write_bytes((FIXTURES / "openinference.jsonl").read_bytes())
+    assert split(str(log), 4, None) is None
+    jsonl = tmp_path / "calls.jsonl"
+    jsonl.write_text('{"tool": "a", "arguments": {}}\n' * 400)
+    parts = split(str(jsonl), 4, None)
+    assert parts is not None and len(parts) == 4
