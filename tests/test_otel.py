@@ -31,6 +31,7 @@ from typing import Any
 
 import pytest
 
+from auditor.inputs.otel_calls import canonical
 from auditor.inputs.parts import split
 from auditor.inputs.reader import LogReader
 from auditor.models import Evidence, UnparsedKind
@@ -320,3 +321,31 @@ def test_otel_logs_are_read_in_one_pass(tmp_path: Path) -> None:
     jsonl.write_text('{"tool": "a", "arguments": {}}\n' * 400)
     parts = split(str(jsonl), 4, None)
     assert parts is not None and len(parts) == 4
+
+
+def test_hostile_indexes_and_arguments_do_not_break_the_matching(tmp_path: Path) -> None:
+    deep: Any = {}
+    for _ in range(300):  # past orjson's 255 levels: compared through the json module
+        deep = {"a": deep}
+    oi = "llm__output_messages__0__message__tool_calls__{}__tool_call__{}"
+    llm = {"traceId": "ab" * 16, "attributes": _attrs(**{
+        oi.format(0, "id"): _text("c0"), oi.format(0, "function__name"): _text("t"),
+        oi.format(0, "function__arguments"): _text(deep),
+        # an index of 5,000 digits is no OpenInference attribute: ignored, not a crash
+        oi.format("9" * 5000, "function__name"): _text("t"),
+    })}  # fmt: skip
+    tool = {"traceId": "ab" * 16, "attributes": _attrs(
+        openinference__span__kind=_text("TOOL"), tool__name=_text("t"), input__value=_text(deep)
+    )}  # fmt: skip
+    calls, stats = _calls_of(tmp_path, _spans_line(llm, tool))
+    # the TOOL span with the same arguments joins c0, which the reader's nesting bound refuses
+    assert len(calls) == 1 and "nest more than" in str(calls[0][1])
+    assert stats.repeated_calls == 1
+
+
+def test_canonical_text_of_values_the_encoders_refuse() -> None:
+    deeper: Any = []
+    for _ in range(5_000):  # past the json module's recursion too: equal to nothing else
+        deeper = [deeper]
+    assert canonical(deeper) != canonical(deeper[0]) and canonical(deeper).startswith("\0")
+    assert canonical({"b": 1, "a": 10**30}) == '{"a": 1000000000000000000000000000000, "b": 1}'

@@ -69,7 +69,7 @@ _MAX_ANCESTORS: Final = 64
 """Parents climbed, at most, to find the tool-call id above an MCP span (a cycle ends it)."""
 
 _OI_CALL: Final = re.compile(
-    r"llm\.(output|input)_messages\.(\d+)\.message\.tool_calls\.(\d+)\."
+    r"llm\.(output|input)_messages\.(\d{1,9})\.message\.tool_calls\.(\d{1,9})\."
     r"tool_call\.(function\.name|function\.arguments|id)"
 )
 """An OpenInference flattened tool-call attribute: direction, message, call, field."""
@@ -120,6 +120,8 @@ def _matched(places: list[_Place]) -> list[_Place]:
     """Tool executions that carry no tool-call id (an OpenInference ``TOOL`` span, an
     ``execute_tool`` span without ``gen_ai.tool.call.id``) take the key of a call the model
     made in the same trace, to the same tool, with the same arguments, once each."""
+    if not any(_unkeyed_run(place) for place in places):
+        return places  # the common case: no arguments to compare
     known: dict[tuple[str, str, str], list[str]] = {}
     for place in places:
         if place.key is not None and place.rank != 1 and place.found.problem is None:
@@ -127,7 +129,7 @@ def _matched(places: list[_Place]) -> list[_Place]:
     out: list[_Place] = []
     taken: set[str] = set()
     for place in places:
-        if place.key is None and place.rank == 1 and place.found.problem is None:
+        if _unkeyed_run(place):
             keys = [key for key in known.get(_same(place), []) if key not in taken]
             if keys:
                 taken.add(keys[0])
@@ -136,14 +138,30 @@ def _matched(places: list[_Place]) -> list[_Place]:
     return out
 
 
+def _unkeyed_run(place: _Place) -> bool:
+    return place.key is None and place.rank == 1 and place.found.problem is None
+
+
 def _same(place: _Place) -> tuple[str, str, str]:
     """What a call without an id is recognized by: trace, tool and arguments."""
     arguments = place.found.arguments
     if isinstance(arguments, str):
         with contextlib.suppress(orjson.JSONDecodeError):  # else compared as the text
             arguments = orjson.loads(arguments)
-    text = json.dumps(arguments, sort_keys=True, ensure_ascii=False)
-    return place.trace, str(place.found.tool), text
+    return place.trace, str(place.found.tool), canonical(arguments)
+
+
+def canonical(value: JSON) -> str:
+    """``value`` as JSON text with sorted keys, to compare values; one too deep or too large
+    for the encoders gets a text of its own (it equals nothing else)."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+    except orjson.JSONEncodeError:  # an integer past 64 bits, or nesting past 255 levels
+        pass
+    try:
+        return json.dumps(value, sort_keys=True, ensure_ascii=False)
+    except (RecursionError, ValueError):
+        return f"\0unmatched {id(value)}"
 
 
 def _all_places(item: Item, spans: dict[str, Item]) -> Iterator[_Place]:

@@ -16,7 +16,6 @@ definitions (two agent versions in one export) keeps both, and the catalog loade
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -25,11 +24,12 @@ from typing import Final
 import orjson
 
 from auditor.inputs import otlp
+from auditor.inputs.otel_calls import canonical
 from auditor.inputs.otlp import At, Item
 from auditor.models import JSON
 
 DEFINITIONS: Final = "gen_ai.tool.definitions"
-_OI_TOOL: Final = re.compile(r"llm\.tools\.(\d+)\.tool\.(json_schema|name)")
+_OI_TOOL: Final = re.compile(r"llm\.tools\.(\d{1,9})\.tool\.(json_schema|name)")
 _SCHEMA_KEYS: Final = ("parameters", "input_schema", "inputSchema")
 """Where a provider's definition holds the parameter schema."""
 
@@ -52,7 +52,7 @@ def definitions(document: JSON) -> list[Definition] | None:
     seen: set[tuple[str, str]] = set()
     for item in otlp.items(document):
         for definition in _of(item):
-            identity = (str(definition.name), json.dumps(definition.schema, sort_keys=True))
+            identity = (str(definition.name), canonical(definition.schema))
             if identity not in seen:
                 seen.add(identity)
                 found.append(definition)
