@@ -100,20 +100,23 @@ def extract(record: JSON) -> Iterator[Found]:
     for index, place in enumerate(places):
         groups.setdefault(place.key if place.key is not None else index, []).append(place)
     for group in groups.values():
+        if len(group) == 1:
+            yield group[0].found
+            continue
         ranked = sorted(group, key=lambda place: place.rank)  # stable: document order
         winner = ranked[0].found
-        evidence = winner.evidence or next(
-            (place.found.evidence for place in ranked if place.found.evidence), None
-        )
-        yield replace(winner, evidence=evidence)
+        evidence = next((place.found.evidence for place in ranked if place.found.evidence), None)
+        yield winner if winner.evidence or not evidence else replace(winner, evidence=evidence)
         yield from (place.found for place in ranked[1:])
 
 
 def _places(item: Item, spans: dict[str, Item]) -> Iterator[_Place]:
     caller = caller_name(item.attributes.get(AGENT)) or caller_name(item.service)
     for place in _all_places(item, spans):
-        found = replace(place.found, call_id=place.key, caller=caller)
-        yield replace(place, found=found, trace=item.trace_id)
+        # Built anew rather than with dataclasses.replace: this runs for every call read.
+        f = place.found
+        found = Found(f.at, f.tool, f.arguments, place.key, f.problem, None, f.evidence, caller)
+        yield _Place(found, place.rank, place.key, item.trace_id)
 
 
 def _matched(places: list[_Place]) -> list[_Place]:
@@ -295,7 +298,7 @@ def _openinference_calls(item: Item) -> Iterator[_Place]:
     calls: dict[tuple[str, int, int], dict[str, JSON]] = {}
     places: dict[tuple[str, int, int], int] = {}
     for key, value in item.attributes.items():
-        matched = _OI_CALL.fullmatch(key)
+        matched = _OI_CALL.fullmatch(key) if key.startswith("llm.") else None
         if matched is None:
             continue
         direction, message, call, name = matched.groups()
