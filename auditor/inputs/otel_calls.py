@@ -19,8 +19,11 @@ known by its trace and its tool-call id (``gen_ai.tool.call.id``, a part's ``id`
 span by its trace, its ``jsonrpc.request.id`` and its tool, unless a span above it in the
 same export (its client span, the agent's ``execute_tool`` span) has the tool-call id.
 ``mcp.session.id`` is not part of the key: instrumentations may hash it, each side its own
-way. Every place is yielded, the winner first, all with the same key: the reader counts the
-others as ``repeated_calls``, so every span and record stays accounted for.
+way. A tool execution that carries no id at all (an OpenInference ``TOOL`` span) takes the
+key of a call of the model in the same export with the same trace, tool and arguments.
+Across records, the first place read wins (the reader's dedupe). Every place is yielded, the
+winner first, all with the same key: the reader counts the others as ``repeated_calls``, so
+every span and record stays accounted for.
 """
 
 from __future__ import annotations
