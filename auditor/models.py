@@ -216,12 +216,33 @@ class Finding:
     fix: str | None = None
 
 
+class UnparsedKind(str, Enum):
+    """Why a call was not replayed, by kind: the JSON report's ``unparsed.kind``."""
+
+    MALFORMED = "malformed"
+    """The log holds the call but not usable arguments (not JSON, no name, cut short)."""
+    CONTENT_NOT_CAPTURED = "content_not_captured"
+    """The telemetry names the tool but records no arguments: the instrumentation was not
+    asked to capture message content (an OpenTelemetry span or event, content capture off)."""
+
+
+CONTENT_NOT_CAPTURED: Final = "content capture is off"
+"""How the reason of a call whose telemetry records no arguments begins (``UnparsedKind``)."""
+
+
 @dataclass(frozen=True)
 class Unparsed:
     """Log text that did not give a usable call, and why."""
 
     raw: str
     reason: str
+
+    @property
+    def kind(self) -> UnparsedKind:
+        """The kind of ``reason``: only the OTel reader words a reason this way."""
+        if self.reason.startswith(CONTENT_NOT_CAPTURED):
+            return UnparsedKind.CONTENT_NOT_CAPTURED
+        return UnparsedKind.MALFORMED
 
 
 @dataclass(frozen=True)

@@ -169,7 +169,7 @@ def test_an_unknown_catalog_lists_the_formats_tried(tmp_path: Path) -> None:
     _, problem = read_catalog(path)
     assert str(problem) == (
         f"{path}: not a catalog in a known format (tried: openai, openai-responses, "
-        "anthropic, mcp, gemini, schema, mapping)"
+        "anthropic, mcp, gemini, otel, schema, mapping)"
     )
 
 

@@ -77,6 +77,7 @@ class CatalogFormatChoice(str, Enum):
     ANTHROPIC = CatalogFormat.ANTHROPIC.value
     MCP = CatalogFormat.MCP.value
     GEMINI = CatalogFormat.GEMINI.value
+    OTEL = CatalogFormat.OTEL.value
     SCHEMA = CatalogFormat.SCHEMA.value
     MAPPING = CatalogFormat.MAPPING.value
 

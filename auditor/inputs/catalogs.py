@@ -23,6 +23,7 @@ from typing import Final, Protocol, TypeGuard
 
 import yaml
 
+from auditor.inputs import otel_tools
 from auditor.inputs.limits import (
     DEFAULT_MAX_CATALOG_BYTES,
     MAX_PARSE_NESTING,
@@ -51,6 +52,8 @@ class CatalogFormat(str, Enum):
     ANTHROPIC = "anthropic"
     MCP = "mcp"
     GEMINI = "gemini"
+    OTEL = "otel"
+    """An OTLP JSON export: the ``gen_ai.tool.definitions`` / ``llm.tools`` its spans carry."""
     SCHEMA = "schema"
     """One JSON Schema; the tool is named after the file."""
     MAPPING = "mapping"
@@ -494,6 +497,13 @@ def _gemini_group(tool: dict[str, JSON], *at: int) -> list[_Entry] | None:
     ]
 
 
+def _otel(document: JSON) -> list[_Entry] | None:
+    found = otel_tools.definitions(document)
+    if found is None:
+        return None
+    return [_Entry(d.name, d.schema, pointers.join("", *d.at)) for d in found]
+
+
 _SCHEMA_MARKERS: Final = frozenset(
     {"$schema", "$id", "$ref", "$defs", "definitions", "type", "properties", "required",
      "anyOf", "oneOf", "allOf", "any_of", "one_of", "all_of", "enum", "const"}
@@ -579,6 +589,7 @@ _DETECTORS: Final[dict[CatalogFormat, _Detector]] = {
     CatalogFormat.ANTHROPIC: _anthropic,
     CatalogFormat.MCP: _mcp,
     CatalogFormat.GEMINI: _gemini,
+    CatalogFormat.OTEL: _otel,
     # A lone schema before the mapping: ``{"properties": {...}}`` is a schema, not one tool.
     CatalogFormat.SCHEMA: _schema,
     CatalogFormat.MAPPING: _mapping,

@@ -23,10 +23,9 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Final
 
+from auditor.inputs import otel_calls
+from auditor.inputs.found import Answer, At, Found, caller_name
 from auditor.models import JSON, Evidence
-
-At = tuple[str | int, ...]
-"""Where a call stands inside its record: keys and indexes from the record's root."""
 
 
 class LogFormat(str, Enum):
@@ -40,34 +39,6 @@ class LogFormat(str, Enum):
     """Chat Completions requests and/or responses."""
     JSONL = "jsonl"
     """One call per line: ``{"tool": ..., "arguments": ...}``."""
-
-
-@dataclass(frozen=True)
-class Found:
-    """One tool call found in a record, before its arguments are decoded."""
-
-    at: At
-    tool: str | None
-    arguments: JSON = None
-    """The arguments value, or a string holding their JSON text."""
-    call_id: str | None = None
-    """The provider's id of the call, where a later record may repeat the same call."""
-    problem: str | None = None
-    """Why no usable call could be taken from this place (no name, no arguments)."""
-    answer_key: str | None = None
-    """What a later reply to this call names it by (a JSON-RPC id, a tool-call id)."""
-    evidence: Evidence | None = None
-    """What the record itself says became of the call (an OTel span's status)."""
-    caller: str | None = None
-    """Who made the call, where this place in the record says (an OTel agent or service)."""
-
-
-@dataclass(frozen=True)
-class Answer:
-    """A reply to an earlier call, and what it shows became of that call."""
-
-    key: str
-    evidence: Evidence
 
 
 def _no_answers(record: JSON) -> Iterator[Answer]:
@@ -90,10 +61,6 @@ class _Format:
     opens a session (an MCP ``initialize``)."""
 
 
-MAX_CALLER: Final = 200
-"""Characters of a caller's name kept: a name, not a payload."""
-
-
 def caller_of(fmt: LogFormat, record: JSON) -> str | None:
     """Who made the calls of ``record``, where it names them."""
     return FORMATS[fmt].caller(record)
@@ -104,10 +71,7 @@ def session_caller(fmt: LogFormat, record: JSON) -> str | None:
     return FORMATS[fmt].session(record)
 
 
-def _name(value: JSON) -> str | None:
-    if not isinstance(value, str) or not value.strip():
-        return None
-    return value if len(value) <= MAX_CALLER else value[: MAX_CALLER - 1] + "…"
+_name = caller_name
 
 
 CALLER_KEYS: Final = ("caller", "client", "user")
@@ -466,84 +430,8 @@ def _answers_mcp(record: JSON) -> Iterator[Answer]:
             yield Answer(key, Evidence.REFUSED if refused else Evidence.ANSWERED)
 
 
-# --- OpenTelemetry GenAI spans (OTLP JSON) --------------------------------------------------
-
-OTEL_TOOL: Final = "gen_ai.tool.name"
-OTEL_ARGUMENTS: Final = "gen_ai.tool.call.arguments"
-OTEL_OPERATION: Final = "gen_ai.operation.name"
-OTEL_AGENT: Final = "gen_ai.agent.name"
-OTEL_SERVICE: Final = "service.name"
-EXECUTE_TOOL: Final = "execute_tool"
-_OTEL_ERROR: Final = (2, "STATUS_CODE_ERROR")
-
-
-def _detect_otel(record: JSON) -> bool:
-    return isinstance(record, dict) and isinstance(record.get("resourceSpans"), list)
-
-
-def _extract_otel(record: JSON) -> Iterator[Found]:
-    for i, resource in _each(record, "resourceSpans"):
-        for j, scope in _each(resource, "scopeSpans"):
-            for k, span in _each(scope, "spans"):
-                attributes = {
-                    str(attribute.get("key")): _any_value(attribute.get("value"))
-                    for _, attribute in _each(span, "attributes")
-                }
-                if OTEL_TOOL in attributes:  # other spans (chat, HTTP) are not tool calls
-                    at = ("resourceSpans", i, "scopeSpans", j, "spans", k)
-                    found = _found(at, attributes[OTEL_TOOL], attributes, (OTEL_ARGUMENTS,))
-                    caller = _name(attributes.get(OTEL_AGENT)) or _service(resource)
-                    yield replace(found, evidence=_span_evidence(span, attributes), caller=caller)
-
-
-def _service(resource: dict[str, JSON]) -> str | None:
-    """The resource's ``service.name``: the process that ran the agent."""
-    described = resource.get("resource")
-    for _, attribute in _each(described, "attributes"):
-        if attribute.get("key") == OTEL_SERVICE:
-            return _name(_any_value(attribute.get("value")))
-    return None
-
-
-def _span_evidence(span: dict[str, JSON], attributes: dict[str, JSON]) -> Evidence | None:
-    """An ``execute_tool`` span records the tool's execution: it ran unless it failed."""
-    operation = attributes.get(OTEL_OPERATION)
-    name = span.get("name")
-    if operation != EXECUTE_TOOL and not (isinstance(name, str) and name.startswith(EXECUTE_TOOL)):
-        return None
-    status = span.get("status")
-    code = status.get("code") if isinstance(status, dict) else None
-    return Evidence.ANSWERED if code in _OTEL_ERROR else Evidence.RAN
-
-
-_SCALARS: Final = ("stringValue", "boolValue", "doubleValue")
-
-
-def _any_value(value: JSON) -> JSON:
-    """An OTLP JSON ``AnyValue`` as plain JSON (OTLP writes 64-bit integers as strings)."""
-    if not isinstance(value, dict):
-        return None
-    for key in _SCALARS:
-        if key in value:
-            return value[key]
-    if "intValue" in value:
-        number = value["intValue"]
-        try:
-            return int(number) if isinstance(number, (str, int)) else number
-        except ValueError:
-            return number
-    if isinstance(array := value.get("arrayValue"), dict):
-        items = array.get("values")
-        return [_any_value(v) for v in items] if isinstance(items, list) else []
-    if isinstance(kvlist := value.get("kvlistValue"), dict):
-        return {
-            str(kv.get("key")): _any_value(kv.get("value")) for _, kv in _each(kvlist, "values")
-        }
-    return None
-
-
 FORMATS: Final[dict[LogFormat, _Format]] = {
-    LogFormat.OTEL: _Format(_detect_otel, _extract_otel),
+    LogFormat.OTEL: _Format(otel_calls.detect, otel_calls.extract),
     LogFormat.MCP: _Format(_detect_mcp, _extract_mcp, _answers_mcp, session=_mcp_client),
     LogFormat.OPENAI_RESPONSES: _Format(
         _detect_openai_responses,

@@ -21,10 +21,11 @@ from auditor.inputs.log_files import STDIN, LogFormatError, display_name, open_l
 from auditor.inputs.log_formats import LogFormat
 from auditor.inputs.records import Record, detect_format, records
 
-SPLITTABLE: Final = frozenset({LogFormat.JSONL, LogFormat.OTEL})
+SPLITTABLE: Final = frozenset({LogFormat.JSONL})
 """Formats whose records are independent: no call repeats one of an earlier record, nor is
 answered by a later one (MCP replies are), so parts of a file can be read apart and their
-counts added."""
+counts added. Not OpenTelemetry: a call's execute_tool span or history may come in a later
+export than its chat span, and is counted as a repeat of it."""
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -21,6 +22,7 @@ from auditor.models import (
     Rewrite,
     SchemaPatch,
     ToolSummary,
+    UnparsedKind,
 )
 from auditor.report import escape
 from auditor.schema.lenient import DANGLING_REF, REMOTE_REF
@@ -522,3 +524,21 @@ def patch_json(patch: SchemaPatch) -> str:
     """The patch's operations on the new schema as one line of JSON Patch (RFC 6902)."""
     operations: list[JSON] = [operation.as_json() for operation in patch.operations]
     return compact(operations)
+
+
+def content_capture_hint(results: Sequence[CallResult]) -> str | None:
+    """What to do about calls whose telemetry recorded no arguments, when there are any: the
+    instrumentation switches that make the next export replayable (plain text, no data)."""
+    count = sum(
+        1
+        for r in results
+        if r.call.unparsed is not None and r.call.unparsed.kind is UnparsedKind.CONTENT_NOT_CAPTURED
+    )
+    if not count:
+        return None
+    return (
+        f"{plural(count, 'call')} could not be replayed because the telemetry names the tool "
+        "but records no arguments: content capture is off. Turn it on where the agent runs "
+        "(OpenTelemetry GenAI instrumentations: OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+        "=true; OpenInference: OPENINFERENCE_HIDE_INPUTS=false) and audit a new export."
+    )

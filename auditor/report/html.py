@@ -17,6 +17,7 @@ from typing import Final
 
 from auditor.aggregate.gate import below_threshold, failing_groups
 from auditor.models import (
+    CallResult,
     Counterexample,
     CounterexampleStatus,
     Example,
@@ -38,6 +39,7 @@ from auditor.report.common import (
     cause_text,
     compact,
     constraint_line,
+    content_capture_hint,
     counterexample_line,
     coverage_line,
     gate_line,
@@ -466,7 +468,14 @@ def _not_replayed(report: Report) -> list[str]:
         'replayed"><table><thead><tr><th scope="col">source</th><th scope="col">tool</th>'
         f'<th scope="col">why</th></tr></thead><tbody>{rows}</tbody></table></div>{more}'
         "</details>",
+        *_capture_hint(results),
     ]
+
+
+def _capture_hint(results: list[CallResult]) -> list[str]:
+    """Outside the fold, like the Markdown's: the fix is for a whole export."""
+    hint = content_capture_hint(results)
+    return [] if hint is None else [f'<p class="hint hint-review">{html_text(hint)}</p>']
 
 
 def _rewrites(report: Report) -> list[str]:

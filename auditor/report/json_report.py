@@ -238,7 +238,11 @@ def _call(result: CallResult) -> dict[str, Any]:
     if result.contradicts:
         entry["contradicts_old_runtime"] = True
     if call.unparsed is not None:
-        entry["unparsed"] = {"reason": call.unparsed.reason, "raw": call.unparsed.raw}
+        entry["unparsed"] = {
+            "kind": call.unparsed.kind.value,
+            "reason": call.unparsed.reason,
+            "raw": call.unparsed.raw,
+        }
     if result.schema_problem is not None:
         entry["schema_problem"] = result.schema_problem
     if result.errors:

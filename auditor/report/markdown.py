@@ -29,6 +29,7 @@ from auditor.report.common import (
     cause_text,
     compact,
     constraint_line,
+    content_capture_hint,
     counterexample_line,
     coverage_line,
     gate_line,
@@ -378,7 +379,11 @@ def _unparseable(report: Report, budget: _Budget) -> list[str]:
     ]
     if len(results) > MAX_LISTED:
         out += [f"({len(results) - MAX_LISTED} more not listed; see the JSON report)", ""]
-    return budget.take([*out, "</details>", ""], "section")
+    out += ["</details>", ""]
+    hint = content_capture_hint(results)
+    if hint is not None:  # outside the fold: the fix for a whole export
+        out += [f"> 💡 {md_text(hint)}", ""]
+    return budget.take(out, "section")
 
 
 def _rewrites(report: Report, budget: _Budget) -> list[str]:

@@ -27,6 +27,7 @@ from auditor.models import (
     PatchOp,
     Rule,
     Severity,
+    UnparsedKind,
 )
 
 ENUMS: Final[dict[str, type[Enum]]] = {
@@ -40,6 +41,7 @@ ENUMS: Final[dict[str, type[Enum]]] = {
     "/$defs/finding/properties/severity": Severity,
     "/$defs/group/properties/hint/properties/kind": HintKind,
     "/$defs/evidence": Evidence,
+    "/$defs/call/properties/unparsed/properties/kind": UnparsedKind,
     "/$defs/patch_operation/properties/op": PatchOp,
     "/$defs/counterexample/properties/status": CounterexampleStatus,
 }
