@@ -12,7 +12,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from auditor import __version__
-from auditor.cli import audit, guard, lint, normalize, schema
+from auditor.cli import audit, guard, lint, normalize, rule, schema
 from auditor.cli.config import Setting, load_config
 from auditor.errors import EXIT_CODES, AuditorError
 
@@ -60,6 +60,7 @@ app.command("audit", epilog=EPILOG, context_settings=CONTEXT, cls=_Command)(audi
 app.command("lint", epilog=EPILOG, context_settings=CONTEXT, cls=_Command)(lint.lint)
 app.command("normalize", epilog=EPILOG, context_settings=CONTEXT, cls=_Command)(normalize.normalize)
 app.command("schema", epilog=EPILOG, context_settings=CONTEXT, cls=_Command)(schema.schema)
+app.command("rule", epilog=EPILOG, context_settings=CONTEXT, cls=_Command)(rule.rule)
 
 MULTI_VALUE_OPTIONS: tuple[str, ...] = audit.MULTI_VALUE_OPTIONS
 HELP = frozenset({"--help"})

@@ -16,16 +16,15 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, Final, get_args, get_origin, get_type_hints
+from typing import TYPE_CHECKING, Annotated, Any, Final, get_args, get_origin, get_type_hints
 
 import typer
 from typer.models import OptionInfo
 
+# Only what the options need is imported here: ``--help`` must not load the validation stack.
+# The run imports the pipeline, the readers and the renderers where it uses them.
 from auditor.aggregate.baseline import Baseline, parse_baseline, render_baseline
 from auditor.aggregate.gate import exit_code
-from auditor.aggregate.groups import DEFAULT_EXAMPLES
-from auditor.aggregate.parallel import audit_logs
-from auditor.aggregate.pipeline import DEFAULT_MAX_CALLS, ReportSettings
 from auditor.aggregate.progress import Progress
 from auditor.cli.common import (
     DEFAULT_RULES_TEXT,
@@ -38,9 +37,9 @@ from auditor.cli.common import (
 )
 from auditor.cli.config import Setting
 from auditor.cli.output import check_confined, names_stdout
+from auditor.defaults import DEFAULT_CALL_TIMEOUT, DEFAULT_EXAMPLES, DEFAULT_MAX_CALLS
 from auditor.errors import EXIT_OK
-from auditor.inputs.catalogs import STDIN, CatalogFormat, Catalogs, load_catalogs
-from auditor.inputs.git_catalogs import GitRevision
+from auditor.inputs.catalog_formats import CatalogFormat
 from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES, DEFAULT_MAX_RECORD_BYTES, byte_size
 from auditor.inputs.log_files import (
     LogFormatError,
@@ -51,15 +50,16 @@ from auditor.inputs.log_files import (
     traffic_problem,
 )
 from auditor.inputs.log_formats import LogFormat
-from auditor.inputs.paths import shown
+from auditor.inputs.paths import STDIN, shown
 from auditor.models import RULE_FAMILIES, FailOn, GroupBy, OldRuntime, Report, Rule
-from auditor.replay.budget import DEFAULT_CALL_TIMEOUT
-from auditor.report import Format, render, table
-from auditor.report.common import gate_line, plain
+from auditor.report import Format, render
 from auditor.report.escape import one_line, terminal
 from auditor.schema.diff import NewCatalogs
-from auditor.schema.edit import patch_catalogs, unified_diff
 from auditor.schema.normalize import DEFAULT_RULES
+
+if TYPE_CHECKING:
+    from auditor.inputs.catalogs import Catalogs
+    from auditor.inputs.git_catalogs import GitRevision
 
 MULTI_VALUE_OPTIONS = ("--schemas", "--logs", "--new-schemas")
 """Options of this command that take several values (`--logs a.jsonl b.jsonl`)."""
@@ -590,6 +590,9 @@ def run(options: AuditOptions) -> int:
     empty = [problem for problem in problems if holds_no_log(problem)]
     if unusable := [problem for problem in problems if not holds_no_log(problem)]:
         raise UsageFailure(str(unusable[0]))
+    from auditor.aggregate.parallel import audit_logs
+    from auditor.aggregate.pipeline import ReportSettings
+
     settings = ReportSettings(
         examples=options.examples,
         group_by=options.group_by,
@@ -644,6 +647,8 @@ def run(options: AuditOptions) -> int:
         typer.echo(f"auditor: wrote {terminal(', '.join(shown(p) for p in written))}", err=True)
     if options.generate_baseline is not None:
         return code
+    from auditor.report.common import gate_line, plain
+
     if line := gate_line(report):
         typer.echo(f"auditor: {one_line(plain(line))}", err=True)  # a failing gate says why
     return code
@@ -655,6 +660,8 @@ def _rendered(report: Report, fmt: Format, path: str, code: int) -> str:
     code of the run."""
     if fmt is not Format.TABLE:
         return render(report, fmt)
+    from auditor.report import table
+
     width = shutil.get_terminal_size((table.DEFAULT_WIDTH, 24)).columns
     return table.render(report, width if names_stdout(path) else table.DEFAULT_WIDTH, code)
 
@@ -693,6 +700,8 @@ def _check_traffic(calls: int, empty: Sequence[LogProblem], options: AuditOption
 def _write_patch(report: Report, path: str, options: AuditOptions) -> None:
     """The suggested loosenings as one unified diff of the catalog files; a loosening that
     cannot be written into its file is said on stderr (the report says why)."""
+    from auditor.schema.edit import patch_catalogs, unified_diff
+
     files = patch_catalogs(
         [(g.tool, g.patch) for g in report.groups if g.patch is not None],
         options.max_catalog_bytes,
@@ -714,6 +723,8 @@ def _diff_path(path: str) -> str:
 
 def _catalogs(options: AuditOptions) -> tuple[Catalogs, NewCatalogs | None]:
     """The old catalogs and, when the change is not a normalization, the new ones."""
+    from auditor.inputs.git_catalogs import GitRevision
+
     if options.against is not None and options.new_schemas:
         raise UsageFailure("--against and --new-schemas both name the new catalogs: give one")
     revision = (
@@ -740,6 +751,8 @@ def _catalogs(options: AuditOptions) -> tuple[Catalogs, NewCatalogs | None]:
 
 
 def _load(options: AuditOptions, paths: Sequence[str], revision: GitRevision | None) -> Catalogs:
+    from auditor.inputs.catalogs import load_catalogs
+
     catalogs = load_catalogs(
         paths,
         allow_override=options.allow_override,

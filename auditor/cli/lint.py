@@ -12,7 +12,6 @@ from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES
 from auditor.report.escape import one_line
 from auditor.report.lint import LINT_RENDERERS, LintFormat
 from auditor.schema.findings import RULES
-from auditor.schema.lint import lint_paths
 
 
 def lint(
@@ -40,6 +39,8 @@ def lint(
     unknown = sorted(c for c in (*selected, *ignored) if not any(r.startswith(c) for r in RULES))
     if unknown:
         raise UsageFailure(f"unknown finding code {', '.join(unknown)}")
+    from auditor.schema.lint import lint_paths  # the reader and YAML: not for --help
+
     result = lint_paths(paths, selected, ignored, max_catalog_bytes)
     for problem in result.problems:
         typer.echo(f"auditor: error: {one_line(str(problem))}", err=True)

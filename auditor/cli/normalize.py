@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -16,14 +16,14 @@ from auditor.cli.common import (
     write_text,
 )
 from auditor.errors import EXIT_FOUND, EXIT_OK, EXIT_UNUSABLE
-from auditor.inputs.catalogs import STDIN, catalog_files
 from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES
-from auditor.inputs.paths import shown
+from auditor.inputs.paths import STDIN, shown
 from auditor.models import Rule
-from auditor.report.common import plural
 from auditor.report.escape import one_line, terminal
-from auditor.schema.edit import FileRewrite, rewrite_file
 from auditor.schema.normalize import DEFAULT_RULES
+
+if TYPE_CHECKING:
+    from auditor.schema.edit import FileRewrite
 
 
 def normalize(
@@ -61,6 +61,11 @@ def run(
     max_bytes: int = DEFAULT_MAX_CATALOG_BYTES,
 ) -> int:
     """Normalize every catalog file under ``paths``; returns the exit code."""
+    # The readers and YAML, imported here: ``--help`` does not need them.
+    from auditor.inputs.catalogs import catalog_files
+    from auditor.report.common import plural
+    from auditor.schema.edit import rewrite_file
+
     results: list[FileRewrite] = []
     confined: dict[str, Path] = {}
     """A file found in a directory, and its links' targets, stay in that directory."""

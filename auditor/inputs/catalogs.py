@@ -17,12 +17,12 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from enum import Enum
 from pathlib import Path
 from typing import Final, Protocol, TypeGuard
 
 import yaml
 
+from auditor.inputs.catalog_formats import CatalogFormat
 from auditor.inputs.limits import (
     DEFAULT_MAX_CATALOG_BYTES,
     MAX_PARSE_NESTING,
@@ -39,21 +39,6 @@ from auditor.schema import pointers
 
 CATALOG_SUFFIXES: Final = (".json", ".yaml", ".yml")
 _Loader: Final = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-class CatalogFormat(str, Enum):
-    """The catalog shapes ``auditor`` reads, in the order detection tries them."""
-
-    OPENAI = "openai"
-    """Chat Completions tools: ``[{"type": "function", "function": {...}}]``."""
-    OPENAI_RESPONSES = "openai-responses"
-    """Responses API tools: ``[{"type": "function", "name": ..., "parameters": ...}]``."""
-    ANTHROPIC = "anthropic"
-    MCP = "mcp"
-    GEMINI = "gemini"
-    SCHEMA = "schema"
-    """One JSON Schema; the tool is named after the file."""
-    MAPPING = "mapping"
 
 
 class CatalogProblem(InputProblem):

@@ -7,41 +7,14 @@ whether it is new or accepted (``baselineState``).
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any
 
 from auditor.aggregate.gate import below_threshold, failing_groups
-from auditor.models import Group, Outcome, Report
+from auditor.models import Group, Report
 from auditor.report.common import group_location, group_title, plain
 from auditor.report.escape import visible
+from auditor.report.rules import AUDIT_RULES as RULES
 from auditor.report.sarif_log import physical_location, render_log
-
-# id, name, level, short description: the metadata feeds rules[] and every result.
-RULES: Final[dict[Outcome, tuple[str, str, str, str]]] = {
-    Outcome.NEWLY_REJECTED: (
-        "AUD001",
-        "newly-rejected",
-        "error",
-        "Logged calls the normalized schema would newly reject",
-    ),
-    Outcome.SCHEMA_ERROR_AFTER: (
-        "AUD002",
-        "schema-error-after",
-        "error",
-        "The normalized schema cannot be used",
-    ),
-    Outcome.SCHEMA_ERROR_BEFORE: (
-        "AUD003",
-        "schema-error-before",
-        "warning",
-        "The schema as written could not be used; what the normalized one makes of the calls",
-    ),
-    Outcome.NEWLY_ACCEPTED: (
-        "AUD004",
-        "newly-accepted",
-        "note",
-        "Logged calls rejected before and accepted after normalization",
-    ),
-}
 
 
 def render(report: Report) -> str:
@@ -57,23 +30,14 @@ def render(report: Report) -> str:
         extra["invocations"] = [{"executionSuccessful": True, "endTimeUtc": report.generated_at}]
     return render_log(
         report.version,
-        [_rule(*meta) for meta in RULES.values()],
+        [rule.sarif() for rule in RULES.values()],
         [_result(report, group) for group in report.groups],
         **extra,
     )
 
 
-def _rule(rule_id: str, name: str, level: str, text: str) -> dict[str, Any]:
-    return {
-        "id": rule_id,
-        "name": name,
-        "shortDescription": {"text": text},
-        "defaultConfiguration": {"level": level},
-    }
-
-
 def _result(report: Report, group: Group) -> dict[str, Any]:
-    rule_id, _, level, _ = RULES[group.outcome]
+    rule_id, level = RULES[group.outcome].code, RULES[group.outcome].level or "note"
     below = below_threshold(report, group)
     if group in failing_groups(report):
         level = "error"  # whatever its outcome, it fails the run under --fail-on

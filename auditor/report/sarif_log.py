@@ -10,6 +10,7 @@ from typing import Any, Final
 from urllib.parse import quote
 
 from auditor.models import Location
+from auditor.project import HOME
 from auditor.report.escape import json_text
 
 SCHEMA_URI: Final = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -39,7 +40,15 @@ def render_log(
 ) -> str:
     """One run of ``auditor`` with its rules and results, as SARIF text."""
     run: dict[str, Any] = {
-        "tool": {"driver": {"name": "auditor", "version": version, "rules": list(rules)}},
+        "tool": {
+            "driver": {
+                "name": "auditor",
+                "informationUri": HOME,
+                "version": version,
+                "semanticVersion": version,
+                "rules": list(rules),
+            }
+        },
         "columnKind": "unicodeCodePoints",
         "results": list(results),
         **run_extra,
