@@ -68,6 +68,22 @@ MULTI_VALUE_OPTIONS = ("--schemas", "--logs", "--new-schemas")
 AUTO = "auto"
 
 
+INPUTS: Final = "Inputs"
+CHANGE: Final = "The change audited"
+OUTPUTS: Final = "Outputs"
+GATING: Final = "Gating"
+LIMITS: Final = "Limits"
+"""The panels of ``audit --help``; ``--max-catalog-bytes`` is in LIMITS (``cli.common``)."""
+
+EXAMPLES: Final = """Examples:
+
+  auditor audit --schemas tools.yaml --logs logs/
+  auditor audit --schemas tools.yaml --logs calls.jsonl \\
+      --format sarif --output audit.sarif --fail-on any-change
+  auditor audit --schemas tools.yaml --against origin/main --logs logs/"""
+"""The end of ``audit --help``, before the exit codes."""
+
+
 class CatalogFormatChoice(str, Enum):
     """``--catalog-format``: every catalog format, or ``auto`` to detect each file's."""
 
@@ -173,6 +189,7 @@ def audit(
         list[str] | None,
         typer.Option(
             "--schemas",
+            rich_help_panel=INPUTS,
             metavar="PATH...",
             help="Catalog files or directories (JSON or YAML); '-' is stdin. Required.",
         ),
@@ -181,6 +198,7 @@ def audit(
         list[str] | None,
         typer.Option(
             "--new-schemas",
+            rich_help_panel=CHANGE,
             metavar="PATH...",
             help="The catalogs after the change, taken as written (normalized only by an "
             "explicit --rules); tools are matched by name. Default: --schemas normalized.",
@@ -190,6 +208,7 @@ def audit(
         str | None,
         typer.Option(
             "--against",
+            rich_help_panel=CHANGE,
             metavar="REF",
             help="Audit the change from git revision REF to the work tree: the old catalogs "
             "are the --schemas files at REF (read with git, never checked out).",
@@ -199,6 +218,7 @@ def audit(
         list[str] | None,
         typer.Option(
             "--logs",
+            rich_help_panel=INPUTS,
             metavar="PATH...",
             help="Call logs or directories of them; '-' is stdin; .gz is read as is. Required.",
         ),
@@ -207,6 +227,7 @@ def audit(
         list[Format] | None,
         typer.Option(
             "--format",
+            rich_help_panel=OUTPUTS,
             metavar="FORMAT",
             help=f"A format to render ({', '.join(f.value for f in Format)}); repeat, "
             "paired with --output.",
@@ -216,6 +237,7 @@ def audit(
         list[str] | None,
         typer.Option(
             "--output",
+            rich_help_panel=OUTPUTS,
             metavar="PATH",
             help="Where the --format of the same rank goes; '-' is stdout.",
         ),
@@ -224,6 +246,7 @@ def audit(
         Path,
         typer.Option(
             "--report-dir",
+            rich_help_panel=OUTPUTS,
             metavar="DIR",
             show_default=True,
             help="Folder for audit.md and audit.json; when a --format goes to stdout, they "
@@ -232,12 +255,18 @@ def audit(
     ] = Path("reports"),
     no_report_files: Annotated[
         bool,
-        typer.Option("--no-report-files", metavar="", help="Do not write audit.md, audit.json."),
+        typer.Option(
+            "--no-report-files",
+            rich_help_panel=OUTPUTS,
+            metavar="",
+            help="Do not write audit.md, audit.json.",
+        ),
     ] = False,
     suggest_patch: Annotated[
         str | None,
         typer.Option(
             "--suggest-patch",
+            rich_help_panel=OUTPUTS,
             metavar="PATH",
             help="Write the verified loosening of each loosen-schema or review group as a "
             "unified diff of the catalog files (for git apply); '-' is stdout.",
@@ -245,12 +274,20 @@ def audit(
     ] = None,
     fail_on: Annotated[
         FailOn,
-        typer.Option("--fail-on", show_default="newly-rejected", help="What exits 1."),
+        typer.Option(
+            "--fail-on",
+            rich_help_panel=GATING,
+            metavar="WHEN",
+            show_default="newly-rejected",
+            help="What exits 1: newly-rejected; schema-error (those and schema errors); "
+            "any-change (also newly accepted); never.",
+        ),
     ] = FailOn.NEWLY_REJECTED,
     fail_min_calls: Annotated[
         int,
         typer.Option(
             "--fail-min-calls",
+            rich_help_panel=GATING,
             min=1,
             metavar="N",
             show_default=True,
@@ -261,6 +298,7 @@ def audit(
         float,
         typer.Option(
             "--fail-min-share",
+            rich_help_panel=GATING,
             min=0,
             max=1,
             metavar="FRACTION",
@@ -273,6 +311,7 @@ def audit(
         int,
         typer.Option(
             "--min-calls",
+            rich_help_panel=GATING,
             min=1,
             metavar="N",
             show_default=True,
@@ -283,6 +322,7 @@ def audit(
         bool,
         typer.Option(
             "--allow-empty",
+            rich_help_panel=GATING,
             metavar="",
             help="Logs holding no call at all (empty files, folders without logs) are "
             "said on stderr and audited, instead of exiting 2.",
@@ -290,24 +330,38 @@ def audit(
     ] = False,
     baseline: Annotated[
         str | None,
-        typer.Option("--baseline", metavar="FILE", help="Accept the groups listed in this file."),
+        typer.Option(
+            "--baseline",
+            rich_help_panel=GATING,
+            metavar="FILE",
+            help="Accept the groups listed in this file.",
+        ),
     ] = None,
     generate_baseline: Annotated[
         str | None,
         typer.Option(
-            "--generate-baseline", metavar="FILE", help="Write the current groups to this file."
+            "--generate-baseline",
+            rich_help_panel=GATING,
+            metavar="FILE",
+            help="Write the current groups to this file.",
         ),
     ] = None,
     examples: Annotated[
         int,
         typer.Option(
-            "--examples", min=0, metavar="N", show_default=True, help="Example calls per group."
+            "--examples",
+            rich_help_panel=OUTPUTS,
+            min=0,
+            metavar="N",
+            show_default=True,
+            help="Example calls per group.",
         ),
     ] = DEFAULT_EXAMPLES,
     group_by: Annotated[
         GroupBy,
         typer.Option(
             "--group-by",
+            rich_help_panel=OUTPUTS,
             metavar="WHAT",
             show_default=True,
             help="constraint: one group per failing constraint, listing its callers; caller: "
@@ -317,13 +371,17 @@ def audit(
     redact: Annotated[
         bool,
         typer.Option(
-            "--redact", metavar="", help="Show logged values only by their shape (type, length)."
+            "--redact",
+            rich_help_panel=OUTPUTS,
+            metavar="",
+            help="Show logged values only by their shape (type, length).",
         ),
     ] = False,
     max_calls: Annotated[
         int,
         typer.Option(
             "--max-calls",
+            rich_help_panel=OUTPUTS,
             min=0,
             metavar="N",
             show_default=True,
@@ -333,13 +391,19 @@ def audit(
     ] = DEFAULT_MAX_CALLS,
     timestamp: Annotated[
         bool,
-        typer.Option("--timestamp", metavar="", help="Stamp the reports with the time of the run."),
+        typer.Option(
+            "--timestamp",
+            rich_help_panel=OUTPUTS,
+            metavar="",
+            help="Stamp the reports with the time of the run.",
+        ),
     ] = False,
     jobs: Annotated[
         int | None,
         typer.Option(
             "--jobs",
             "-j",
+            rich_help_panel=LIMITS,
             min=1,
             metavar="N",
             show_default="one per core",
@@ -349,19 +413,28 @@ def audit(
     allow_override: Annotated[
         bool,
         typer.Option(
-            "--allow-override", metavar="", help="A tool defined twice: the later one wins."
+            "--allow-override",
+            rich_help_panel=INPUTS,
+            metavar="",
+            help="A tool defined twice: the later one wins.",
         ),
     ] = False,
     quiet: Annotated[
         bool,
         typer.Option(
-            "--quiet", "-q", metavar="", help="Print nothing but errors (and the config file used)."
+            "--quiet",
+            "-q",
+            rich_help_panel=OUTPUTS,
+            metavar="",
+            help="Print nothing but errors (and the config file used).",
         ),
     ] = False,
     color: Annotated[
         ColorChoice,
         typer.Option(
             "--color",
+            rich_help_panel=OUTPUTS,
+            metavar="WHEN",
             show_default=True,
             help="Colour the table's summary line: auto (on a terminal, unless NO_COLOR is "
             "set), always, never.",
@@ -370,17 +443,29 @@ def audit(
     catalog_format: Annotated[
         CatalogFormatChoice,
         typer.Option(
-            "--catalog-format", show_default=True, help="Read every catalog in this format."
+            "--catalog-format",
+            rich_help_panel=INPUTS,
+            metavar="FORMAT",
+            show_default=True,
+            help="Read every catalog in this format: "
+            f"{', '.join(c.value for c in CatalogFormatChoice)}.",
         ),
     ] = CatalogFormatChoice.AUTO,
     log_format: Annotated[
         LogFormatChoice,
-        typer.Option("--log-format", show_default=True, help="Read every log in this format."),
+        typer.Option(
+            "--log-format",
+            rich_help_panel=INPUTS,
+            metavar="FORMAT",
+            show_default=True,
+            help=f"Read every log in this format: {', '.join(c.value for c in LogFormatChoice)}.",
+        ),
     ] = LogFormatChoice.AUTO,
     rules: Annotated[
         str,
         typer.Option(
             "--rules",
+            rich_help_panel=CHANGE,
             metavar="FAMILIES",
             show_default=True,
             help="Comma-separated rule families of the normalization to audit, as for "
@@ -391,6 +476,7 @@ def audit(
         float,
         typer.Option(
             "--call-timeout",
+            rich_help_panel=LIMITS,
             min=0,
             metavar="SECONDS",
             show_default=True,
@@ -401,6 +487,7 @@ def audit(
         int,
         typer.Option(
             "--max-record-bytes",
+            rich_help_panel=LIMITS,
             min=1,
             metavar="N",
             show_default=byte_size(DEFAULT_MAX_RECORD_BYTES),
@@ -412,6 +499,8 @@ def audit(
         OldRuntime,
         typer.Option(
             "--old-runtime",
+            rich_help_panel=CHANGE,
+            metavar="RUNTIME",
             show_default=True,
             help="What enforced the old schema when the logs were written: lenient (what it "
             "cannot evaluate enforces nothing), standard (a conforming validator), none "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Final
 
 import typer
 
@@ -13,12 +13,27 @@ from auditor.report.escape import one_line
 from auditor.report.lint import LINT_RENDERERS, LintFormat
 from auditor.schema.findings import RULES
 
+EXAMPLES: Final = """Examples:
+
+  auditor lint tools.yaml catalogs/
+  auditor lint tools.yaml --select KW,TY001 --format sarif --output a.sarif
+  auditor rule KW001"""
+"""The end of ``lint --help``, before the exit codes."""
+
 
 def lint(
     paths: Annotated[
-        list[str], typer.Argument(metavar="PATH...", help="Catalog files or directories.")
+        list[str], typer.Argument(metavar="PATH", help="Catalog files or directories.")
     ],
-    fmt: Annotated[LintFormat, typer.Option("--format", help="Output format.")] = LintFormat.TEXT,
+    fmt: Annotated[
+        LintFormat,
+        typer.Option(
+            "--format",
+            metavar="FORMAT",
+            help=f"Output format: {', '.join(f.value for f in LintFormat)}.",
+            show_default=True,
+        ),
+    ] = LintFormat.TEXT,
     output: Annotated[
         str, typer.Option("--output", metavar="PATH", help="Where to write; '-' is stdout.")
     ] = "-",

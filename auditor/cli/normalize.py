@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Final
 
 import typer
 
@@ -25,10 +25,17 @@ from auditor.schema.normalize import DEFAULT_RULES
 if TYPE_CHECKING:
     from auditor.schema.edit import FileRewrite
 
+EXAMPLES: Final = """Examples:
+
+  auditor normalize tools.yaml --diff
+  auditor normalize catalogs/ --check
+  auditor normalize tools.yaml --rules keyword-case,type-case,openapi --write"""
+"""The end of ``normalize --help``, before the exit codes."""
+
 
 def normalize(
     paths: Annotated[
-        list[str], typer.Argument(metavar="PATH...", help="Catalog files or directories.")
+        list[str], typer.Argument(metavar="PATH", help="Catalog files or directories.")
     ],
     diff: Annotated[bool, typer.Option("--diff", metavar="", help="Print a unified diff.")] = False,
     check: Annotated[
@@ -47,6 +54,10 @@ def normalize(
 
     In a directory, only files that are recognisably catalogs are considered; the others
     are named on stderr and left alone.
+
+    Exits 0 when nothing would change (--check, --diff) or every file was written (--write);
+    1 when a file would change (--check, --diff); 2 when a file cannot be read, parsed,
+    rewritten without touching anything else, or written (each is named on stderr).
     """
     if sum((diff, check, write)) != 1:
         raise UsageFailure("give exactly one of --diff, --check, --write")

@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import textwrap
-from typing import Annotated
+from typing import Annotated, Final
 
 import typer
 
 from auditor.cli.common import UsageFailure
 from auditor.report.escape import one_line, terminal
 from auditor.report.rules import ALL_RULES, RuleDoc, find_rule
+
+EXAMPLES: Final = """Examples:
+
+  auditor rule KW001
+  auditor rule newly-rejected
+  auditor rule --all"""
+"""The end of ``rule --help``, before the exit codes."""
 
 WIDTH = 80
 """Paragraphs are wrapped to this many columns."""
