@@ -34,6 +34,7 @@ from auditor.inputs.limits import (
 from auditor.inputs.lines import lone_surrogate
 from auditor.inputs.paths import STDIN, STDIN_NAME, InputProblem, files_in, shown
 from auditor.inputs.positions import key_positions
+from auditor.inputs.sniff import LOG_AS_CATALOG, looks_like_log
 from auditor.models import JSON, Location, Override, ToolSchema
 from auditor.schema import pointers
 
@@ -181,9 +182,11 @@ def parse_catalog(
     if as_json is None:
         as_json = text.lstrip().startswith(("{", "["))
     document, problem = parse_document(name, text, as_json)
+    found = None if problem is not None else detect_shape(document, fmt)
+    if found is None and looks_like_log(text):  # a log given as a catalog: say which option
+        return [], CatalogProblem(Location(name), LOG_AS_CATALOG)
     if problem is not None:
         return [], problem
-    found = detect_shape(document, fmt)
     if found is None:
         tried = ", ".join(f.value for f in ((fmt,) if fmt else CatalogFormat))
         wanted = f"not a {fmt.value} catalog" if fmt else "not a catalog in a known format"
