@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Final
@@ -98,9 +97,8 @@ def run(
     changed = [r for r in results if r.changed]
     for result in results:
         if result.problem is not None:
-            typer.echo(
-                f"auditor: error: {one_line(f'{shown(result.path)}: {result.problem}')}", err=True
-            )
+            place = shown(result.path) if result.where is None else str(result.where)
+            typer.echo(f"auditor: error: {one_line(f'{place}: {result.problem}')}", err=True)
         elif result.skipped is not None:
             typer.echo(
                 f"auditor: skipped {one_line(f'{shown(result.path)}: {result.skipped}')}", err=True
@@ -127,14 +125,10 @@ def run(
 
 
 def _unified_diff(result: FileRewrite) -> str:
-    lines = difflib.unified_diff(
-        result.before.splitlines(keepends=True),
-        result.after.splitlines(keepends=True),
-        fromfile=_side("a", result.path),
-        tofile=_side("b", result.path),
-    )
-    return "".join(
-        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
+    from auditor.schema.edit import minimal_diff
+
+    return minimal_diff(
+        result.before, result.after, _side("a", result.path), _side("b", result.path)
     )
 
 

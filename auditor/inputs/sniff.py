@@ -30,23 +30,22 @@ CATALOG_AS_LOG: Final = "looks like a tool catalog, not a call log; did you mean
 
 
 def looks_like_log(text: str) -> bool:
-    """Whether ``text`` starts as JSON Lines whose records a log format recognizes: each of
-    its first non-blank lines (complete ones, up to ``SNIFF_LINES``) a JSON object, and one
-    of them a record of a known format."""
+    """Whether ``text`` starts as JSON Lines whose records a log format recognizes: more than
+    half of its first non-blank lines (complete ones, up to ``SNIFF_LINES``) records of a
+    known format. Not all: real logs hold a broken line here and there."""
     window = text[:SNIFF_CHARS]
     if len(text) > SNIFF_CHARS:
         window = window[: window.rfind("\n") + 1]  # complete lines only
     lines = [line for line in window.splitlines() if line.strip()][:SNIFF_LINES]
-    records = []
-    for line in lines:
-        try:
-            record = json.loads(line)
-        except (ValueError, RecursionError):
-            return False
-        if not isinstance(record, dict):
-            return False
-        records.append(record)
-    return any(detect(record) is not None for record in records)
+    return 2 * sum(_is_record(line) for line in lines) > len(lines)
+
+
+def _is_record(line: str) -> bool:
+    try:
+        record = json.loads(line)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(record, dict) and detect(record) is not None
 
 
 def looks_like_catalog(path: str) -> bool:

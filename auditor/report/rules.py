@@ -16,6 +16,7 @@ from typing import Any, Final
 from auditor.models import Outcome, Rule, Severity
 from auditor.project import readme_anchor
 from auditor.schema.findings import RULES as FINDING_RULES
+from auditor.schema.normalize import DEFAULT_RULES
 
 
 class RuleKind(str, Enum):
@@ -185,6 +186,22 @@ LINT_RULES: Final[dict[str, RuleDoc]] = {
     for code, rule in sorted(FINDING_RULES.items())
 }
 """The lint findings, sorted by code: the SARIF rules of ``auditor lint``."""
+
+FIXED_BY: Final[dict[str, Rule]] = {
+    "KW001": Rule.KEYWORD_CASE,
+    "TY001": Rule.TYPE_CASE,
+    "OA001": Rule.OPENAPI,
+    "OA002": Rule.OPENAPI,
+    "GM001": Rule.GEMINI,
+}
+"""The lint findings a rewrite family rewrites away, every time (``type-alias`` fixes only
+some TY002 findings: it is not here)."""
+
+
+def fixable(code: str, rules: frozenset[Rule] = DEFAULT_RULES) -> bool:
+    """Whether ``auditor normalize --write`` with ``rules`` fixes a finding with ``code``."""
+    return FIXED_BY.get(code) in rules
+
 
 ALL_RULES: Final[tuple[RuleDoc, ...]] = (
     *AUDIT_RULES.values(),
