@@ -15,7 +15,7 @@ from tests.conftest import ROOT
 HEAVY = ("jsonschema", "jsonschema_rs", "referencing", "regex", "yaml", "tabulate", "orjson")
 """Modules a question about the command line must not pay for."""
 
-COMMANDS = ([], ["audit"], ["lint"], ["normalize"], ["schema"], ["rule"])
+COMMANDS: tuple[list[str], ...] = ([], ["audit"], ["lint"], ["normalize"], ["schema"], ["rule"])
 
 
 def _help(command: list[str], columns: int = 80) -> str:

@@ -19,8 +19,8 @@ from auditor.report.rules import (
     AUDIT_RULES,
     LINT_RULES,
     REWRITE_RULES,
-    fixable,
     find_rule,
+    fixable,
 )
 from auditor.schema.findings import RULES as FINDING_RULES
 from tests.conftest import ROOT, run_cli

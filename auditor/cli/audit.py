@@ -46,11 +46,13 @@ from auditor.inputs.log_files import (
     LogProblem,
     TooFewCalls,
     check_logs,
+    display_name,
     holds_no_log,
     traffic_problem,
 )
 from auditor.inputs.log_formats import LogFormat
 from auditor.inputs.paths import STDIN, shown
+from auditor.inputs.sniff import catalog_given_as_log
 from auditor.models import RULE_FAMILIES, FailOn, GroupBy, OldRuntime, Report, Rule
 from auditor.report import Format, render
 from auditor.report.escape import one_line, terminal
@@ -711,7 +713,8 @@ def run(options: AuditOptions) -> int:
             new_catalogs=new_catalogs,
         )
     except LogFormatError as error:
-        raise UsageFailure(str(error.problem)) from error
+        failed = [f for f in files if display_name(f) == error.problem.location.path]
+        raise UsageFailure(catalog_given_as_log(failed) or str(error.problem)) from error
     _check_traffic(report.call_count, empty, options)
     # Writing a baseline accepts the current state: that run does not fail.
     code = EXIT_OK if options.generate_baseline is not None else exit_code(report)

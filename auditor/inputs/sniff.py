@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Final
 
@@ -65,3 +66,10 @@ def looks_like_catalog(path: str) -> bool:
     as_json = None if not path.lower().endswith((".yaml", ".yml")) else False
     tools, problem = parse_catalog(shown(path), data, as_json, None, Path(path).stem)
     return problem is None and bool(tools)
+
+
+def catalog_given_as_log(paths: Iterable[str]) -> str | None:
+    """The message for the first of the log files ``paths`` that reads as a catalog
+    (``tools.json: looks like a tool catalog, ...``); None when none does."""
+    found = next((path for path in paths if looks_like_catalog(path)), None)
+    return None if found is None else f"{shown(found)}: {CATALOG_AS_LOG}"
