@@ -720,7 +720,8 @@ def run(options: AuditOptions) -> int:
     code = EXIT_OK if options.generate_baseline is not None else exit_code(report)
     written = _write_reports(report, options)
     for fmt, path in options.outputs:
-        emit(_rendered(report, fmt, path, code), path, within=options.outputs_within)
+        text = _rendered(report, fmt, path, code, options.max_catalog_bytes)
+        emit(text, path, within=options.outputs_within)
         if not names_stdout(path):
             written.append(Path(path))
     if options.generate_baseline is not None:
@@ -746,10 +747,20 @@ def run(options: AuditOptions) -> int:
     return code
 
 
-def _rendered(report: Report, fmt: Format, path: str, code: int) -> str:
+def _rendered(
+    report: Report,
+    fmt: Format,
+    path: str,
+    code: int,
+    max_catalog_bytes: int = DEFAULT_MAX_CATALOG_BYTES,
+) -> str:
     """``fmt`` for ``path``: the table fits the terminal's width (``COLUMNS``, else the
     terminal's, else 80) on stdout and ``table.DEFAULT_WIDTH`` in a file, and names the exit
     code of the run."""
+    if fmt is Format.SARIF:  # with the verified loosenings as fixes, read from the catalogs
+        from auditor.report import sarif
+
+        return sarif.render(report, sarif.verified_fixes(report, max_catalog_bytes))
     if fmt is not Format.TABLE:
         return render(report, fmt)
     from auditor.report import table
