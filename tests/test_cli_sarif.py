@@ -25,7 +25,8 @@ def _apply(text: str, replacement: dict[str, Any]) -> str:
 
     start = offset(region["startLine"], region["startColumn"])
     end = offset(region["endLine"], region["endColumn"])
-    return text[:start] + replacement["insertedContent"]["text"] + text[end:]
+    inserted: str = replacement["insertedContent"]["text"]
+    return text[:start] + inserted + text[end:]
 
 
 def test_loosenings_are_sarif_fixes(capsys: pytest.CaptureFixture[str]) -> None:
