@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
 
+from auditor.report.sarif import verified_fixes
 from auditor.report.sarif_log import line_replacement
 from tests.conftest import ROOT, run_cli
+from tests.reporting import make_report
 
 SARIF_SCHEMA = json.loads((ROOT / "tests" / "schemas" / "sarif-2.1.0.json").read_text())
 GATEWAY = ROOT / "sample_logs" / "openai_gateway"
@@ -82,3 +85,20 @@ def test_line_replacement_is_exact(
     )
     assert replacement["insertedContent"]["text"] == inserted
     assert _apply(before, replacement) == after
+
+
+def test_a_loosening_that_no_longer_applies_is_no_fix(tmp_path: Path) -> None:
+    catalog = "search:\n  type: object\n  properties:\n    query: {type: string, min_length: 3}\n"
+    # Half the queries are shorter than 3: the group is hinted loosen-schema, minLength 0.
+    queries = ["", "a", "ab", "", "x", "abcd", "hello", "ok"]
+    report = make_report(tmp_path, catalog, [("search", {"query": q}) for q in queries])
+    (group,) = report.groups
+    fixes = verified_fixes(report, 1_000_000)
+    (replacement,) = fixes[group.fingerprint]["artifactChanges"][0]["replacements"]
+    assert replacement["insertedContent"] == {"text": "    query: {type: string, min_length: 0}"}
+    # The file changed since: the tool is gone, the loosening applies nowhere, no fix.
+    (tmp_path / "tools.yaml").write_text("other:\n  type: object\n")
+    assert verified_fixes(report, 1_000_000) == {}
+    # Nor when the file is larger than a catalog may be.
+    (tmp_path / "tools.yaml").write_text(catalog)
+    assert verified_fixes(report, 10) == {}
