@@ -261,8 +261,9 @@ def test_hostile_data_is_inert_in_every_lint_format(
         code, out, err = run_cli(["lint", str(catalog), "--format", fmt], capsys)
         assert code == 1, err
         outputs[fmt] = out
-    lines = outputs["text"].splitlines()
+    *lines, summary = outputs["text"].splitlines()
     assert all(line.startswith(f"{catalog}:") for line in lines)
+    assert summary.startswith(f"{len(lines)} findings in 1 file")  # one catalog
     assert f"`kw {shown}` is not a JSON Schema keyword" in outputs["text"]
     assert "`kw search_docs` is not a JSON Schema keyword" in outputs["text"]
     assert not _ACTIVE.search(outputs["text"]) and "\t" not in outputs["text"]

@@ -18,6 +18,7 @@ from typing import Final
 
 from auditor.aggregate.hints import hint, observation_key, removed_tool_hint
 from auditor.aggregate.loosen import Witness
+from auditor.defaults import DEFAULT_EXAMPLES
 from auditor.models import (
     JSON,
     CallResult,
@@ -39,7 +40,6 @@ GROUPED: Final = frozenset(
     }
 )
 """Outcomes that change with the upgrade; still-rejected and unreplayed calls are not grouped."""
-DEFAULT_EXAMPLES: Final = 3
 MAX_DISTINCT_OBSERVATIONS: Final = 200
 """Distinct observations counted per group; beyond, a value-rich log would grow memory."""
 MAX_DISTINCT_CALLERS: Final = 1_000

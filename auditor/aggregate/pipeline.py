@@ -16,6 +16,7 @@ from auditor.aggregate.evidence import evidence_line
 from auditor.aggregate.groups import DEFAULT_EXAMPLES, GroupCollector
 from auditor.aggregate.loosen import FileSide, eligible, suggest
 from auditor.aggregate.redact import DEFAULT_LIMIT, Sanitizer
+from auditor.defaults import DEFAULT_MAX_CALLS
 from auditor.models import (
     JSON,
     BaselineUse,
@@ -225,9 +226,6 @@ MAX_SAMPLED_TOOLS: Final = 1_000
 others' counterexamples are built from their schemas."""
 MAX_UNCALLED_SEARCHED: Final = 50
 """Tools no call named whose changes the counterexample search compiles them for."""
-
-DEFAULT_MAX_CALLS: Final = 10_000
-"""Enough to list every changed call of a normal audit, bounded for a week of traffic."""
 
 
 @dataclass(frozen=True)

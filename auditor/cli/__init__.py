@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 from collections.abc import Sequence
@@ -9,15 +10,33 @@ from pathlib import Path
 from typing import Annotated, Any, Final
 
 import typer
-from typer.core import TyperCommand, TyperGroup
+from typer.core import TyperArgument, TyperCommand, TyperGroup
 
 from auditor import __version__
-from auditor.cli import audit, guard, lint, normalize, schema
+from auditor.cli import audit, guard, lint, normalize, rule, schema
 from auditor.cli.config import Setting, load_config
 from auditor.errors import EXIT_CODES, AuditorError
 
 EPILOG = "Exit codes: " + "; ".join(f"{code} {meaning}" for code, meaning in EXIT_CODES.items())
 """Every exit code, under every command's ``--help``."""
+EXAMPLES: Final = """Examples:
+
+  auditor audit --schemas tools.yaml --logs logs/
+  auditor lint tools.yaml
+  auditor normalize tools.yaml --diff
+  auditor rule KW001"""
+"""The end of ``auditor --help``, before the exit codes."""
+
+
+def unwrapped(doc: str | None) -> str:
+    """A docstring as ``--help`` prints it: each paragraph one line, for the help to wrap at
+    the terminal's width (typer keeps a docstring's line breaks after its first paragraph)."""
+    paragraphs = inspect.cleandoc(doc or "").split("\n\n")
+    return "\n\n".join(" ".join(p.split()) for p in paragraphs)
+
+
+def _epilog(examples: str) -> str:
+    return f"{examples}\n\n{EPILOG}"
 
 
 class _PlainHelp:
@@ -33,6 +52,17 @@ class _PlainHelp:
 class _Command(_PlainHelp, TyperCommand):
     """A command of the app."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for param in self.params:
+            if isinstance(param, TyperArgument) and param.metavar is not None:
+                # The metavar (PATH) says what to give; typer would add ``<list[str]>``.
+                setattr(param, "display_type_rich", _no_type)  # noqa: B010 - a method
+
+
+def _no_type(ctx: Any) -> None:
+    return None
+
 
 class _Group(_PlainHelp, TyperGroup):
     """The app itself."""
@@ -43,7 +73,7 @@ app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     help="Find the logged tool-call arguments that a normalized tool schema would newly reject.",
-    epilog=EPILOG,
+    epilog=_epilog(EXAMPLES),
     # A pretty traceback would print every frame's locals: logged arguments, under --redact.
     pretty_exceptions_enable=False,
 )
@@ -56,10 +86,20 @@ def same_separators(token: str) -> str:
 
 
 CONTEXT: Final = {"token_normalize_func": same_separators}
-app.command("audit", epilog=EPILOG, context_settings=CONTEXT, cls=_Command)(audit.audit)
-app.command("lint", epilog=EPILOG, context_settings=CONTEXT, cls=_Command)(lint.lint)
-app.command("normalize", epilog=EPILOG, context_settings=CONTEXT, cls=_Command)(normalize.normalize)
-app.command("schema", epilog=EPILOG, context_settings=CONTEXT, cls=_Command)(schema.schema)
+for _name, _function, _examples in (
+    ("audit", audit.audit, audit.EXAMPLES),
+    ("lint", lint.lint, lint.EXAMPLES),
+    ("normalize", normalize.normalize, normalize.EXAMPLES),
+    ("schema", schema.schema, schema.EXAMPLES),
+    ("rule", rule.rule, rule.EXAMPLES),
+):
+    app.command(
+        _name,
+        help=unwrapped(_function.__doc__),
+        epilog=_epilog(_examples),
+        context_settings=CONTEXT,
+        cls=_Command,
+    )(_function)
 
 MULTI_VALUE_OPTIONS: tuple[str, ...] = audit.MULTI_VALUE_OPTIONS
 HELP = frozenset({"--help"})

@@ -16,16 +16,15 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, Final, get_args, get_origin, get_type_hints
+from typing import TYPE_CHECKING, Annotated, Any, Final, get_args, get_origin, get_type_hints
 
 import typer
 from typer.models import OptionInfo
 
+# Only what the options need is imported here: ``--help`` must not load the validation stack.
+# The run imports the pipeline, the readers and the renderers where it uses them.
 from auditor.aggregate.baseline import Baseline, parse_baseline, render_baseline
 from auditor.aggregate.gate import exit_code
-from auditor.aggregate.groups import DEFAULT_EXAMPLES
-from auditor.aggregate.parallel import audit_logs
-from auditor.aggregate.pipeline import DEFAULT_MAX_CALLS, ReportSettings
 from auditor.aggregate.progress import Progress
 from auditor.cli.common import (
     DEFAULT_RULES_TEXT,
@@ -38,34 +37,53 @@ from auditor.cli.common import (
 )
 from auditor.cli.config import Setting
 from auditor.cli.output import check_confined, names_stdout
+from auditor.defaults import DEFAULT_CALL_TIMEOUT, DEFAULT_EXAMPLES, DEFAULT_MAX_CALLS
 from auditor.errors import EXIT_OK
-from auditor.inputs.catalogs import STDIN, CatalogFormat, Catalogs, load_catalogs
-from auditor.inputs.git_catalogs import GitRevision
+from auditor.inputs.catalog_formats import CatalogFormat
 from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES, DEFAULT_MAX_RECORD_BYTES, byte_size
 from auditor.inputs.log_files import (
     LogFormatError,
     LogProblem,
     TooFewCalls,
     check_logs,
+    display_name,
     holds_no_log,
     traffic_problem,
 )
 from auditor.inputs.log_formats import LogFormat
-from auditor.inputs.paths import shown
+from auditor.inputs.paths import STDIN, shown
+from auditor.inputs.sniff import catalog_given_as_log
 from auditor.models import RULE_FAMILIES, FailOn, GroupBy, OldRuntime, Report, Rule
-from auditor.replay.budget import DEFAULT_CALL_TIMEOUT
-from auditor.report import Format, render, table
-from auditor.report.common import gate_line, plain
+from auditor.report import Format, render
 from auditor.report.escape import one_line, terminal
 from auditor.schema.diff import NewCatalogs
-from auditor.schema.edit import patch_catalogs, unified_diff
 from auditor.schema.normalize import DEFAULT_RULES
+
+if TYPE_CHECKING:
+    from auditor.inputs.catalogs import Catalogs
+    from auditor.inputs.git_catalogs import GitRevision
 
 MULTI_VALUE_OPTIONS = ("--schemas", "--logs", "--new-schemas")
 """Options of this command that take several values (`--logs a.jsonl b.jsonl`)."""
 
 
 AUTO = "auto"
+
+
+INPUTS: Final = "Inputs"
+CHANGE: Final = "The change audited"
+OUTPUTS: Final = "Outputs"
+GATING: Final = "Gating"
+LIMITS: Final = "Limits"
+"""The panels of ``audit --help``; ``--max-catalog-bytes`` is in LIMITS (``cli.common``)."""
+
+EXAMPLES: Final = """Examples:
+
+  auditor audit --schemas tools.yaml --logs logs/
+  auditor audit --schemas tools.yaml --logs calls.jsonl \\
+      --format sarif --output audit.sarif --fail-on any-change
+  auditor audit --schemas tools.yaml --against origin/main --logs logs/"""
+"""The end of ``audit --help``, before the exit codes."""
 
 
 class CatalogFormatChoice(str, Enum):
@@ -174,6 +192,7 @@ def audit(
         list[str] | None,
         typer.Option(
             "--schemas",
+            rich_help_panel=INPUTS,
             metavar="PATH...",
             help="Catalog files or directories (JSON or YAML); '-' is stdin. Required.",
         ),
@@ -182,6 +201,7 @@ def audit(
         list[str] | None,
         typer.Option(
             "--new-schemas",
+            rich_help_panel=CHANGE,
             metavar="PATH...",
             help="The catalogs after the change, taken as written (normalized only by an "
             "explicit --rules); tools are matched by name. Default: --schemas normalized.",
@@ -191,6 +211,7 @@ def audit(
         str | None,
         typer.Option(
             "--against",
+            rich_help_panel=CHANGE,
             metavar="REF",
             help="Audit the change from git revision REF to the work tree: the old catalogs "
             "are the --schemas files at REF (read with git, never checked out).",
@@ -200,6 +221,7 @@ def audit(
         list[str] | None,
         typer.Option(
             "--logs",
+            rich_help_panel=INPUTS,
             metavar="PATH...",
             help="Call logs or directories of them; '-' is stdin; .gz is read as is. Required.",
         ),
@@ -208,6 +230,7 @@ def audit(
         list[Format] | None,
         typer.Option(
             "--format",
+            rich_help_panel=OUTPUTS,
             metavar="FORMAT",
             help=f"A format to render ({', '.join(f.value for f in Format)}); repeat, "
             "paired with --output.",
@@ -217,6 +240,7 @@ def audit(
         list[str] | None,
         typer.Option(
             "--output",
+            rich_help_panel=OUTPUTS,
             metavar="PATH",
             help="Where the --format of the same rank goes; '-' is stdout.",
         ),
@@ -225,6 +249,7 @@ def audit(
         Path,
         typer.Option(
             "--report-dir",
+            rich_help_panel=OUTPUTS,
             metavar="DIR",
             show_default=True,
             help="Folder for audit.md and audit.json; when a --format goes to stdout, they "
@@ -233,12 +258,18 @@ def audit(
     ] = Path("reports"),
     no_report_files: Annotated[
         bool,
-        typer.Option("--no-report-files", metavar="", help="Do not write audit.md, audit.json."),
+        typer.Option(
+            "--no-report-files",
+            rich_help_panel=OUTPUTS,
+            metavar="",
+            help="Do not write audit.md, audit.json.",
+        ),
     ] = False,
     suggest_patch: Annotated[
         str | None,
         typer.Option(
             "--suggest-patch",
+            rich_help_panel=OUTPUTS,
             metavar="PATH",
             help="Write the verified loosening of each loosen-schema or review group as a "
             "unified diff of the catalog files (for git apply); '-' is stdout.",
@@ -246,12 +277,20 @@ def audit(
     ] = None,
     fail_on: Annotated[
         FailOn,
-        typer.Option("--fail-on", show_default="newly-rejected", help="What exits 1."),
+        typer.Option(
+            "--fail-on",
+            rich_help_panel=GATING,
+            metavar="WHEN",
+            show_default="newly-rejected",
+            help="What exits 1: newly-rejected; schema-error (those and schema errors); "
+            "any-change (also newly accepted); never.",
+        ),
     ] = FailOn.NEWLY_REJECTED,
     fail_min_calls: Annotated[
         int,
         typer.Option(
             "--fail-min-calls",
+            rich_help_panel=GATING,
             min=1,
             metavar="N",
             show_default=True,
@@ -262,6 +301,7 @@ def audit(
         float,
         typer.Option(
             "--fail-min-share",
+            rich_help_panel=GATING,
             min=0,
             max=1,
             metavar="FRACTION",
@@ -274,6 +314,7 @@ def audit(
         int,
         typer.Option(
             "--min-calls",
+            rich_help_panel=GATING,
             min=1,
             metavar="N",
             show_default=True,
@@ -284,6 +325,7 @@ def audit(
         bool,
         typer.Option(
             "--allow-empty",
+            rich_help_panel=GATING,
             metavar="",
             help="Logs holding no call at all (empty files, folders without logs) are "
             "said on stderr and audited, instead of exiting 2.",
@@ -291,24 +333,38 @@ def audit(
     ] = False,
     baseline: Annotated[
         str | None,
-        typer.Option("--baseline", metavar="FILE", help="Accept the groups listed in this file."),
+        typer.Option(
+            "--baseline",
+            rich_help_panel=GATING,
+            metavar="FILE",
+            help="Accept the groups listed in this file.",
+        ),
     ] = None,
     generate_baseline: Annotated[
         str | None,
         typer.Option(
-            "--generate-baseline", metavar="FILE", help="Write the current groups to this file."
+            "--generate-baseline",
+            rich_help_panel=GATING,
+            metavar="FILE",
+            help="Write the current groups to this file.",
         ),
     ] = None,
     examples: Annotated[
         int,
         typer.Option(
-            "--examples", min=0, metavar="N", show_default=True, help="Example calls per group."
+            "--examples",
+            rich_help_panel=OUTPUTS,
+            min=0,
+            metavar="N",
+            show_default=True,
+            help="Example calls per group.",
         ),
     ] = DEFAULT_EXAMPLES,
     group_by: Annotated[
         GroupBy,
         typer.Option(
             "--group-by",
+            rich_help_panel=OUTPUTS,
             metavar="WHAT",
             show_default=True,
             help="constraint: one group per failing constraint, listing its callers; caller: "
@@ -318,13 +374,17 @@ def audit(
     redact: Annotated[
         bool,
         typer.Option(
-            "--redact", metavar="", help="Show logged values only by their shape (type, length)."
+            "--redact",
+            rich_help_panel=OUTPUTS,
+            metavar="",
+            help="Show logged values only by their shape (type, length).",
         ),
     ] = False,
     max_calls: Annotated[
         int,
         typer.Option(
             "--max-calls",
+            rich_help_panel=OUTPUTS,
             min=0,
             metavar="N",
             show_default=True,
@@ -334,13 +394,19 @@ def audit(
     ] = DEFAULT_MAX_CALLS,
     timestamp: Annotated[
         bool,
-        typer.Option("--timestamp", metavar="", help="Stamp the reports with the time of the run."),
+        typer.Option(
+            "--timestamp",
+            rich_help_panel=OUTPUTS,
+            metavar="",
+            help="Stamp the reports with the time of the run.",
+        ),
     ] = False,
     jobs: Annotated[
         int | None,
         typer.Option(
             "--jobs",
             "-j",
+            rich_help_panel=LIMITS,
             min=1,
             metavar="N",
             show_default="one per core",
@@ -350,19 +416,28 @@ def audit(
     allow_override: Annotated[
         bool,
         typer.Option(
-            "--allow-override", metavar="", help="A tool defined twice: the later one wins."
+            "--allow-override",
+            rich_help_panel=INPUTS,
+            metavar="",
+            help="A tool defined twice: the later one wins.",
         ),
     ] = False,
     quiet: Annotated[
         bool,
         typer.Option(
-            "--quiet", "-q", metavar="", help="Print nothing but errors (and the config file used)."
+            "--quiet",
+            "-q",
+            rich_help_panel=OUTPUTS,
+            metavar="",
+            help="Print nothing but errors (and the config file used).",
         ),
     ] = False,
     color: Annotated[
         ColorChoice,
         typer.Option(
             "--color",
+            rich_help_panel=OUTPUTS,
+            metavar="WHEN",
             show_default=True,
             help="Colour the table's summary line: auto (on a terminal, unless NO_COLOR is "
             "set), always, never.",
@@ -371,17 +446,29 @@ def audit(
     catalog_format: Annotated[
         CatalogFormatChoice,
         typer.Option(
-            "--catalog-format", show_default=True, help="Read every catalog in this format."
+            "--catalog-format",
+            rich_help_panel=INPUTS,
+            metavar="FORMAT",
+            show_default=True,
+            help="Read every catalog in this format: "
+            f"{', '.join(c.value for c in CatalogFormatChoice)}.",
         ),
     ] = CatalogFormatChoice.AUTO,
     log_format: Annotated[
         LogFormatChoice,
-        typer.Option("--log-format", show_default=True, help="Read every log in this format."),
+        typer.Option(
+            "--log-format",
+            rich_help_panel=INPUTS,
+            metavar="FORMAT",
+            show_default=True,
+            help=f"Read every log in this format: {', '.join(c.value for c in LogFormatChoice)}.",
+        ),
     ] = LogFormatChoice.AUTO,
     rules: Annotated[
         str,
         typer.Option(
             "--rules",
+            rich_help_panel=CHANGE,
             metavar="FAMILIES",
             show_default=True,
             help="Comma-separated rule families of the normalization to audit, as for "
@@ -392,6 +479,7 @@ def audit(
         float,
         typer.Option(
             "--call-timeout",
+            rich_help_panel=LIMITS,
             min=0,
             metavar="SECONDS",
             show_default=True,
@@ -402,6 +490,7 @@ def audit(
         int,
         typer.Option(
             "--max-record-bytes",
+            rich_help_panel=LIMITS,
             min=1,
             metavar="N",
             show_default=byte_size(DEFAULT_MAX_RECORD_BYTES),
@@ -413,6 +502,8 @@ def audit(
         OldRuntime,
         typer.Option(
             "--old-runtime",
+            rich_help_panel=CHANGE,
+            metavar="RUNTIME",
             show_default=True,
             help="What enforced the old schema when the logs were written: lenient (what it "
             "cannot evaluate enforces nothing), standard (a conforming validator), none "
@@ -591,6 +682,9 @@ def run(options: AuditOptions) -> int:
     empty = [problem for problem in problems if holds_no_log(problem)]
     if unusable := [problem for problem in problems if not holds_no_log(problem)]:
         raise UsageFailure(str(unusable[0]))
+    from auditor.aggregate.parallel import audit_logs
+    from auditor.aggregate.pipeline import ReportSettings
+
     settings = ReportSettings(
         examples=options.examples,
         group_by=options.group_by,
@@ -620,13 +714,15 @@ def run(options: AuditOptions) -> int:
             new_catalogs=new_catalogs,
         )
     except LogFormatError as error:
-        raise UsageFailure(str(error.problem)) from error
+        failed = [f for f in files if display_name(f) == error.problem.location.path]
+        raise UsageFailure(catalog_given_as_log(failed) or str(error.problem)) from error
     _check_traffic(report.call_count, empty, options)
     # Writing a baseline accepts the current state: that run does not fail.
     code = EXIT_OK if options.generate_baseline is not None else exit_code(report)
     written = _write_reports(report, options)
     for fmt, path in options.outputs:
-        emit(_rendered(report, fmt, path, code), path, within=options.outputs_within)
+        text = _rendered(report, fmt, path, code, options.max_catalog_bytes)
+        emit(text, path, within=options.outputs_within)
         if not names_stdout(path):
             written.append(Path(path))
     if options.generate_baseline is not None:
@@ -645,17 +741,31 @@ def run(options: AuditOptions) -> int:
         typer.echo(f"auditor: wrote {terminal(', '.join(shown(p) for p in written))}", err=True)
     if options.generate_baseline is not None:
         return code
+    from auditor.report.common import gate_line, plain
+
     if line := gate_line(report):
         typer.echo(f"auditor: {one_line(plain(line))}", err=True)  # a failing gate says why
     return code
 
 
-def _rendered(report: Report, fmt: Format, path: str, code: int) -> str:
+def _rendered(
+    report: Report,
+    fmt: Format,
+    path: str,
+    code: int,
+    max_catalog_bytes: int = DEFAULT_MAX_CATALOG_BYTES,
+) -> str:
     """``fmt`` for ``path``: the table fits the terminal's width (``COLUMNS``, else the
     terminal's, else 80) on stdout and ``table.DEFAULT_WIDTH`` in a file, and names the exit
     code of the run."""
+    if fmt is Format.SARIF:  # with the verified loosenings as fixes, read from the catalogs
+        from auditor.report import sarif
+
+        return sarif.render(report, sarif.verified_fixes(report, max_catalog_bytes))
     if fmt is not Format.TABLE:
         return render(report, fmt)
+    from auditor.report import table
+
     width = shutil.get_terminal_size((table.DEFAULT_WIDTH, 24)).columns
     return table.render(report, width if names_stdout(path) else table.DEFAULT_WIDTH, code)
 
@@ -694,6 +804,8 @@ def _check_traffic(calls: int, empty: Sequence[LogProblem], options: AuditOption
 def _write_patch(report: Report, path: str, options: AuditOptions) -> None:
     """The suggested loosenings as one unified diff of the catalog files; a loosening that
     cannot be written into its file is said on stderr (the report says why)."""
+    from auditor.schema.edit import patch_catalogs, unified_diff
+
     files = patch_catalogs(
         [(g.tool, g.patch) for g in report.groups if g.patch is not None],
         options.max_catalog_bytes,
@@ -715,6 +827,8 @@ def _diff_path(path: str) -> str:
 
 def _catalogs(options: AuditOptions) -> tuple[Catalogs, NewCatalogs | None]:
     """The old catalogs and, when the change is not a normalization, the new ones."""
+    from auditor.inputs.git_catalogs import GitRevision
+
     if options.against is not None and options.new_schemas:
         raise UsageFailure("--against and --new-schemas both name the new catalogs: give one")
     revision = (
@@ -741,6 +855,8 @@ def _catalogs(options: AuditOptions) -> tuple[Catalogs, NewCatalogs | None]:
 
 
 def _load(options: AuditOptions, paths: Sequence[str], revision: GitRevision | None) -> Catalogs:
+    from auditor.inputs.catalogs import load_catalogs
+
     catalogs = load_catalogs(
         paths,
         allow_override=options.allow_override,

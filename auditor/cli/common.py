@@ -106,6 +106,7 @@ MaxCatalogBytesOption = Annotated[
     int,
     typer.Option(
         "--max-catalog-bytes",
+        rich_help_panel="Limits",
         min=1,
         metavar="N",
         show_default=byte_size(DEFAULT_MAX_CATALOG_BYTES),

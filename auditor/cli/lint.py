@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Final
 
 import typer
 
@@ -12,14 +12,28 @@ from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES
 from auditor.report.escape import one_line
 from auditor.report.lint import LINT_RENDERERS, LintFormat
 from auditor.schema.findings import RULES
-from auditor.schema.lint import lint_paths
+
+EXAMPLES: Final = """Examples:
+
+  auditor lint tools.yaml catalogs/
+  auditor lint tools.yaml --select KW,TY001 --format sarif --output a.sarif
+  auditor rule KW001"""
+"""The end of ``lint --help``, before the exit codes."""
 
 
 def lint(
     paths: Annotated[
-        list[str], typer.Argument(metavar="PATH...", help="Catalog files or directories.")
+        list[str], typer.Argument(metavar="PATH", help="Catalog files or directories.")
     ],
-    fmt: Annotated[LintFormat, typer.Option("--format", help="Output format.")] = LintFormat.TEXT,
+    fmt: Annotated[
+        LintFormat,
+        typer.Option(
+            "--format",
+            metavar="FORMAT",
+            help=f"Output format: {', '.join(f.value for f in LintFormat)}.",
+            show_default=True,
+        ),
+    ] = LintFormat.TEXT,
     output: Annotated[
         str, typer.Option("--output", metavar="PATH", help="Where to write; '-' is stdout.")
     ] = "-",
@@ -40,6 +54,8 @@ def lint(
     unknown = sorted(c for c in (*selected, *ignored) if not any(r.startswith(c) for r in RULES))
     if unknown:
         raise UsageFailure(f"unknown finding code {', '.join(unknown)}")
+    from auditor.schema.lint import lint_paths  # the reader and YAML: not for --help
+
     result = lint_paths(paths, selected, ignored, max_catalog_bytes)
     for problem in result.problems:
         typer.echo(f"auditor: error: {one_line(str(problem))}", err=True)

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Final
 
 import typer
 
@@ -16,19 +15,26 @@ from auditor.cli.common import (
     write_text,
 )
 from auditor.errors import EXIT_FOUND, EXIT_OK, EXIT_UNUSABLE
-from auditor.inputs.catalogs import STDIN, catalog_files
 from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES
-from auditor.inputs.paths import shown
+from auditor.inputs.paths import STDIN, shown
 from auditor.models import Rule
-from auditor.report.common import plural
 from auditor.report.escape import one_line, terminal
-from auditor.schema.edit import FileRewrite, rewrite_file
 from auditor.schema.normalize import DEFAULT_RULES
+
+if TYPE_CHECKING:
+    from auditor.schema.edit import FileRewrite
+
+EXAMPLES: Final = """Examples:
+
+  auditor normalize tools.yaml --diff
+  auditor normalize catalogs/ --check
+  auditor normalize tools.yaml --rules keyword-case,type-case,openapi --write"""
+"""The end of ``normalize --help``, before the exit codes."""
 
 
 def normalize(
     paths: Annotated[
-        list[str], typer.Argument(metavar="PATH...", help="Catalog files or directories.")
+        list[str], typer.Argument(metavar="PATH", help="Catalog files or directories.")
     ],
     diff: Annotated[bool, typer.Option("--diff", metavar="", help="Print a unified diff.")] = False,
     check: Annotated[
@@ -47,6 +53,10 @@ def normalize(
 
     In a directory, only files that are recognisably catalogs are considered; the others
     are named on stderr and left alone.
+
+    Exits 0 when nothing would change (--check, --diff) or every file was written (--write);
+    1 when a file would change (--check, --diff); 2 when a file cannot be read, parsed,
+    rewritten without touching anything else, or written (each is named on stderr).
     """
     if sum((diff, check, write)) != 1:
         raise UsageFailure("give exactly one of --diff, --check, --write")
@@ -61,6 +71,11 @@ def run(
     max_bytes: int = DEFAULT_MAX_CATALOG_BYTES,
 ) -> int:
     """Normalize every catalog file under ``paths``; returns the exit code."""
+    # The readers and YAML, imported here: ``--help`` does not need them.
+    from auditor.inputs.catalogs import catalog_files
+    from auditor.report.common import plural
+    from auditor.schema.edit import rewrite_file
+
     results: list[FileRewrite] = []
     confined: dict[str, Path] = {}
     """A file found in a directory, and its links' targets, stay in that directory."""
@@ -82,9 +97,8 @@ def run(
     changed = [r for r in results if r.changed]
     for result in results:
         if result.problem is not None:
-            typer.echo(
-                f"auditor: error: {one_line(f'{shown(result.path)}: {result.problem}')}", err=True
-            )
+            place = shown(result.path) if result.where is None else str(result.where)
+            typer.echo(f"auditor: error: {one_line(f'{place}: {result.problem}')}", err=True)
         elif result.skipped is not None:
             typer.echo(
                 f"auditor: skipped {one_line(f'{shown(result.path)}: {result.skipped}')}", err=True
@@ -111,14 +125,10 @@ def run(
 
 
 def _unified_diff(result: FileRewrite) -> str:
-    lines = difflib.unified_diff(
-        result.before.splitlines(keepends=True),
-        result.after.splitlines(keepends=True),
-        fromfile=_side("a", result.path),
-        tofile=_side("b", result.path),
-    )
-    return "".join(
-        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
+    from auditor.schema.edit import minimal_diff
+
+    return minimal_diff(
+        result.before, result.after, _side("a", result.path), _side("b", result.path)
     )
 
 

@@ -17,13 +17,13 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from enum import Enum
 from pathlib import Path
 from typing import Final, Protocol, TypeGuard
 
 import yaml
 
 from auditor.inputs import otel_tools
+from auditor.inputs.catalog_formats import CatalogFormat
 from auditor.inputs.limits import (
     DEFAULT_MAX_CATALOG_BYTES,
     MAX_PARSE_NESTING,
@@ -35,28 +35,12 @@ from auditor.inputs.limits import (
 from auditor.inputs.lines import lone_surrogate
 from auditor.inputs.paths import STDIN, STDIN_NAME, InputProblem, files_in, shown
 from auditor.inputs.positions import key_positions
+from auditor.inputs.sniff import LOG_AS_CATALOG, looks_like_log
 from auditor.models import JSON, Location, Override, ToolSchema
 from auditor.schema import pointers
 
 CATALOG_SUFFIXES: Final = (".json", ".yaml", ".yml")
 _Loader: Final = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-class CatalogFormat(str, Enum):
-    """The catalog shapes ``auditor`` reads, in the order detection tries them."""
-
-    OPENAI = "openai"
-    """Chat Completions tools: ``[{"type": "function", "function": {...}}]``."""
-    OPENAI_RESPONSES = "openai-responses"
-    """Responses API tools: ``[{"type": "function", "name": ..., "parameters": ...}]``."""
-    ANTHROPIC = "anthropic"
-    MCP = "mcp"
-    GEMINI = "gemini"
-    OTEL = "otel"
-    """An OTLP JSON export: the ``gen_ai.tool.definitions`` / ``llm.tools`` its spans carry."""
-    SCHEMA = "schema"
-    """One JSON Schema; the tool is named after the file."""
-    MAPPING = "mapping"
 
 
 class CatalogProblem(InputProblem):
@@ -199,9 +183,11 @@ def parse_catalog(
     if as_json is None:
         as_json = text.lstrip().startswith(("{", "["))
     document, problem = parse_document(name, text, as_json)
+    found = None if problem is not None else detect_shape(document, fmt)
+    if found is None and looks_like_log(text):  # a log given as a catalog: say which option
+        return [], CatalogProblem(Location(name), LOG_AS_CATALOG)
     if problem is not None:
         return [], problem
-    found = detect_shape(document, fmt)
     if found is None:
         tried = ", ".join(f.value for f in ((fmt,) if fmt else CatalogFormat))
         wanted = f"not a {fmt.value} catalog" if fmt else "not a catalog in a known format"

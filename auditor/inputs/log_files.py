@@ -18,6 +18,7 @@ from typing import IO, Final, cast
 from auditor.errors import AuditorError
 from auditor.inputs.limits import MAX_DECOMPRESSED_BYTES
 from auditor.inputs.paths import STDIN, STDIN_NAME, InputProblem, files_in, shown
+from auditor.inputs.sniff import catalog_given_as_log
 from auditor.models import Location
 
 LOG_SUFFIXES: Final = (".jsonl", ".ndjson", ".json", ".log", ".gz")
@@ -46,6 +47,8 @@ def traffic_problem(calls: int, paths: Sequence[str], least: int, allow_empty: b
     fewest an audit needs (``--min-calls``); ``allow_empty`` accepts none at all. None: fine."""
     if calls >= least or (calls == 0 and allow_empty):
         return None
+    if catalog := catalog_given_as_log(paths):  # say which option a catalog was meant for
+        return catalog
     names = [display_name(path) for path in paths]
     more = len(names) - NAMES_SHOWN
     where = ", ".join(names[:NAMES_SHOWN]) + (f" and {more:,} more" if more > 0 else "")

@@ -39,8 +39,8 @@ import regex
 from jsonschema import validators
 from jsonschema.exceptions import ValidationError
 
-DEFAULT_CALL_TIMEOUT: Final = 2.0
-"""Seconds one call may take to evaluate (old and new schema together)."""
+from auditor.defaults import DEFAULT_CALL_TIMEOUT
+
 MAX_PATTERN_EXPANSION: Final = 100_000
 """Elements a pattern may expand to once its counted repeats are unrolled. The ``regex``
 engine unrolls nested counted repeats when it compiles, outside any timeout: the 36 bytes of

@@ -11,7 +11,7 @@ from enum import Enum
 from typing import Final
 
 from auditor.models import Report
-from auditor.report import github, html, json_report, junit, markdown, sarif, table
+from auditor.report.lazy import LazyRenderers
 
 
 class Format(str, Enum):
@@ -26,15 +26,19 @@ class Format(str, Enum):
     HTML = "html"
 
 
-RENDERERS: Final[dict[Format, Callable[[Report], str]]] = {
-    Format.TABLE: table.render,
-    Format.MARKDOWN: markdown.render,
-    Format.JSON: json_report.render,
-    Format.SARIF: sarif.render,
-    Format.JUNIT: junit.render,
-    Format.GITHUB: github.render,
-    Format.HTML: html.render,
-}
+RENDERERS: Final[LazyRenderers[Format, Callable[[Report], str]]] = LazyRenderers(
+    __name__,
+    {
+        Format.TABLE: "table",
+        Format.MARKDOWN: "markdown",
+        Format.JSON: "json_report",
+        Format.SARIF: "sarif",
+        Format.JUNIT: "junit",
+        Format.GITHUB: "github",
+        Format.HTML: "html",
+    },
+)
+"""Each format's renderer, by module: imported when first used, not by ``--help``."""
 
 
 def render(report: Report, fmt: Format) -> str:

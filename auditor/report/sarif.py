@@ -2,50 +2,31 @@
 
 Each outcome that changes with the upgrade is a rule; a group's fingerprint is its partial
 fingerprint, so code scanning tracks it across runs, and with ``--baseline`` each result says
-whether it is new or accepted (``baselineState``).
+whether it is new or accepted (``baselineState``). A group whose verified loosening can be
+written into its catalog file carries it as a SARIF ``fix`` when the command line passes the
+fixes in (``verified_fixes``, which reads the catalog files; the renderer itself reads none).
 """
 
 from __future__ import annotations
 
-from typing import Any, Final
+from collections.abc import Mapping
+from typing import Any
 
 from auditor.aggregate.gate import below_threshold, failing_groups
-from auditor.models import Group, Outcome, Report
+from auditor.models import Group, Report
 from auditor.report.common import group_location, group_title, plain
 from auditor.report.escape import visible
-from auditor.report.sarif_log import physical_location, render_log
-
-# id, name, level, short description: the metadata feeds rules[] and every result.
-RULES: Final[dict[Outcome, tuple[str, str, str, str]]] = {
-    Outcome.NEWLY_REJECTED: (
-        "AUD001",
-        "newly-rejected",
-        "error",
-        "Logged calls the normalized schema would newly reject",
-    ),
-    Outcome.SCHEMA_ERROR_AFTER: (
-        "AUD002",
-        "schema-error-after",
-        "error",
-        "The normalized schema cannot be used",
-    ),
-    Outcome.SCHEMA_ERROR_BEFORE: (
-        "AUD003",
-        "schema-error-before",
-        "warning",
-        "The schema as written could not be used; what the normalized one makes of the calls",
-    ),
-    Outcome.NEWLY_ACCEPTED: (
-        "AUD004",
-        "newly-accepted",
-        "note",
-        "Logged calls rejected before and accepted after normalization",
-    ),
-}
+from auditor.report.rules import AUDIT_RULES as RULES
+from auditor.report.sarif_log import (
+    artifact_uri,
+    line_replacement,
+    physical_location,
+    render_log,
+)
 
 
-def render(report: Report) -> str:
-    """The SARIF log, one run."""
+def render(report: Report, fixes: Mapping[str, dict[str, Any]] | None = None) -> str:
+    """The SARIF log, one run; ``fixes`` by group fingerprint (``verified_fixes``)."""
     extra: dict[str, Any] = {
         "properties": {
             "oldRuntime": report.old_runtime.value,
@@ -57,23 +38,40 @@ def render(report: Report) -> str:
         extra["invocations"] = [{"executionSuccessful": True, "endTimeUtc": report.generated_at}]
     return render_log(
         report.version,
-        [_rule(*meta) for meta in RULES.values()],
-        [_result(report, group) for group in report.groups],
+        [rule.sarif() for rule in RULES.values()],
+        [_result(report, group, (fixes or {}).get(group.fingerprint)) for group in report.groups],
         **extra,
     )
 
 
-def _rule(rule_id: str, name: str, level: str, text: str) -> dict[str, Any]:
-    return {
-        "id": rule_id,
-        "name": name,
-        "shortDescription": {"text": text},
-        "defaultConfiguration": {"level": level},
-    }
+def verified_fixes(report: Report, max_bytes: int) -> dict[str, dict[str, Any]]:
+    """A SARIF ``fix`` for each group whose suggested loosening applies to its catalog file
+    as the file is now (the edit ``--suggest-patch`` writes, one group at a time): the lines
+    it changes and what replaces them. A group whose patch does not apply gets none."""
+    from auditor.schema.edit import patch_catalogs  # reads and edits YAML: only when asked
+
+    fixes: dict[str, dict[str, Any]] = {}
+    for group in report.groups:
+        patch = group.patch
+        if patch is None or patch.problem is not None or patch.file_problem is not None:
+            continue
+        edited = patch_catalogs([(group.tool, patch)], max_bytes)
+        if len(edited) != 1 or edited[0].problems or edited[0].after == edited[0].before:
+            continue
+        fixes[group.fingerprint] = {
+            "description": {"text": visible(plain(patch.summary))},
+            "artifactChanges": [
+                {
+                    "artifactLocation": {"uri": artifact_uri(edited[0].path)},
+                    "replacements": [line_replacement(edited[0].before, edited[0].after)],
+                }
+            ],
+        }
+    return fixes
 
 
-def _result(report: Report, group: Group) -> dict[str, Any]:
-    rule_id, _, level, _ = RULES[group.outcome]
+def _result(report: Report, group: Group, fix: dict[str, Any] | None = None) -> dict[str, Any]:
+    rule_id, level = RULES[group.outcome].code, RULES[group.outcome].level or "note"
     below = below_threshold(report, group)
     if group in failing_groups(report):
         level = "error"  # whatever its outcome, it fails the run under --fail-on
@@ -107,4 +105,6 @@ def _result(report: Report, group: Group) -> dict[str, Any]:
         result["locations"] = [{"physicalLocation": physical_location(location)}]
     if report.baseline is not None:
         result["baselineState"] = "unchanged" if group.baselined else "new"
+    if fix is not None:
+        result["fixes"] = [fix]
     return result

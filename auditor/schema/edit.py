@@ -24,6 +24,7 @@ from auditor.inputs.positions import composable
 from auditor.models import (
     JSON,
     Change,
+    Location,
     PatchOp,
     PatchOperation,
     Rewrite,
@@ -50,6 +51,8 @@ class FileRewrite:
     problem: str | None = None
     skipped: str | None = None
     """Why a file found in a directory was left alone without being a problem."""
+    where: Location | None = None
+    """Where in the file ``problem`` is, when the reader knows (``tools.yaml:6:1``)."""
 
     @property
     def changed(self) -> bool:
@@ -90,7 +93,7 @@ def rewrite_file(
     """
     tools, problem = read_catalog(path, max_bytes=max_bytes)
     if problem is not None:
-        return FileRewrite(path, "", "", (), problem.message)
+        return FileRewrite(path, "", "", (), problem.message, where=problem.location)
     if found_in_directory and not recognisable(tools):
         return FileRewrite(
             path,
@@ -462,11 +465,43 @@ def _item_removal(text: str, entry: _Entry) -> _Splice:
 
 def unified_diff(path: str, before: str, after: str) -> str:
     """A unified diff of one file, ``a/PATH`` to ``b/PATH`` as ``git apply`` reads it."""
-    lines = difflib.unified_diff(_lines(before), _lines(after), f"a/{path}", f"b/{path}")
-    out = []
-    for line in lines:
-        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
-    return "".join(out)
+    return minimal_diff(before, after, f"a/{path}", f"b/{path}")
+
+
+def minimal_diff(before: str, after: str, fromfile: str, tofile: str, context: int = 3) -> str:
+    """A unified diff that shows only lines that changed.
+
+    ``difflib.unified_diff`` matches with ``autojunk``: in a file of 200 lines or more, a
+    line that makes up more than 1% of it (``type: string``) is junk to the matcher, and
+    unchanged copies of it come out removed and added again. This is the same format, from
+    a matcher without that heuristic.
+    """
+    a, b = _lines(before), _lines(after)
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    out: list[str] = []
+    for group in matcher.get_grouped_opcodes(context):
+        if not out:
+            out += [f"--- {fromfile}\n", f"+++ {tofile}\n"]
+        first, last = group[0], group[-1]
+        old = _hunk_range(first[1], last[2])
+        new = _hunk_range(first[3], last[4])
+        out.append(f"@@ -{old} +{new} @@\n")
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                out += [" " + line for line in a[i1:i2]]
+                continue
+            out += ["-" + line for line in a[i1:i2]]
+            out += ["+" + line for line in b[j1:j2]]
+    return "".join(
+        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in out
+    )
+
+
+def _hunk_range(start: int, stop: int) -> str:
+    """``start,length`` as a hunk header writes it (difflib's ``_format_range_unified``)."""
+    length = stop - start
+    beginning = start + 1 if length else start
+    return str(beginning) if length == 1 else f"{beginning},{length}"
 
 
 def _lines(text: str) -> list[str]:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from enum import Enum
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-from auditor.report.lint import github, json_list, sarif, text
-from auditor.schema.lint import LocatedFinding
+from auditor.report.lazy import LazyRenderers
+
+if TYPE_CHECKING:
+    from auditor.schema.lint import LocatedFinding
 
 
 class LintFormat(str, Enum):
@@ -17,9 +19,15 @@ class LintFormat(str, Enum):
     SARIF = "sarif"
 
 
-LINT_RENDERERS: Final[dict[LintFormat, Callable[[Sequence[LocatedFinding]], str]]] = {
-    LintFormat.TEXT: text.render,
-    LintFormat.JSON: json_list.render,
-    LintFormat.GITHUB: github.render,
-    LintFormat.SARIF: sarif.render,
-}
+LINT_RENDERERS: Final[LazyRenderers[LintFormat, Callable[[Sequence[LocatedFinding]], str]]] = (
+    LazyRenderers(
+        __name__,
+        {
+            LintFormat.TEXT: "text",
+            LintFormat.JSON: "json_list",
+            LintFormat.GITHUB: "github",
+            LintFormat.SARIF: "sarif",
+        },
+    )
+)
+"""Each format's renderer, by module: imported when first used, not by ``--help``."""

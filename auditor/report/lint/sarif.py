@@ -7,23 +7,14 @@ from typing import Any
 
 from auditor import __version__
 from auditor.models import Severity
+from auditor.report.rules import LINT_RULES
 from auditor.report.sarif_log import physical_location, render_log
-from auditor.schema.findings import RULES
 from auditor.schema.lint import LocatedFinding
 
 
 def render(findings: Sequence[LocatedFinding]) -> str:
-    codes = sorted(RULES)
-    rules = [
-        {
-            "id": code,
-            "name": RULES[code].name,
-            "shortDescription": {"text": RULES[code].summary},
-            "fullDescription": {"text": RULES[code].doc},
-            "defaultConfiguration": {"level": _level(RULES[code].severity)},
-        }
-        for code in codes
-    ]
+    codes = list(LINT_RULES)
+    rules = [rule.sarif() for rule in LINT_RULES.values()]
     return render_log(
         __version__, rules, [_result(f, codes.index(f.finding.code)) for f in findings]
     )

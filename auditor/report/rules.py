@@ -1,0 +1,219 @@
+"""Every code auditor reports or takes, with what it means: one registry for ``auditor rule``
+and the SARIF ``rules[]`` of both ``audit`` and ``lint``.
+
+Three kinds: the outcomes an audit groups calls by (``AUD001``...), the lint findings
+(``KW001``..., described in ``auditor.schema.findings``) and the rewrite families ``--rules``
+selects (``keyword-case``...). Each has an anchor in the README's "Rules" section, which
+``helpUri`` points to (a test holds them together).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, Final
+
+from auditor.models import Outcome, Rule, Severity
+from auditor.project import readme_anchor
+from auditor.schema.findings import RULES as FINDING_RULES
+from auditor.schema.normalize import DEFAULT_RULES
+
+
+class RuleKind(str, Enum):
+    AUDIT = "audit outcome"
+    LINT = "lint finding"
+    REWRITE = "rewrite family"
+
+
+@dataclass(frozen=True)
+class RuleDoc:
+    """One code: ``summary`` is one sentence; ``doc`` says what it means and the fix."""
+
+    code: str
+    name: str
+    kind: RuleKind
+    summary: str
+    doc: str
+    level: str | None = None
+    """SARIF's default level (error, warning, note); None for a rewrite family."""
+
+    @property
+    def anchor(self) -> str:
+        """The ``id`` of this rule's row in the README."""
+        return f"rule-{self.code}" if self.kind is RuleKind.REWRITE else self.code.lower()
+
+    @property
+    def help_uri(self) -> str:
+        return readme_anchor(self.anchor)
+
+    def title(self) -> str:
+        return self.code if self.code == self.name else f"{self.code} ({self.name})"
+
+    def explain(self) -> str:
+        """What ``auditor rule CODE`` prints."""
+        level = f", {self.level}" if self.level else ""
+        return (
+            f"{self.title()}: {self.kind.value}{level}\n\n{self.summary}\n\n{self.doc}\n\n"
+            f"More: {self.help_uri}\n"
+        )
+
+    def sarif(self) -> dict[str, Any]:
+        """A SARIF ``reportingDescriptor``."""
+        descriptor: dict[str, Any] = {
+            "id": self.code,
+            "name": self.name,
+            "shortDescription": {"text": self.summary},
+            "fullDescription": {"text": self.doc},
+            "help": {
+                "text": f"{self.summary} {self.doc}",
+                "markdown": f"**{self.title()}**: {self.summary}\n\n{self.doc}\n\n"
+                f"[Documentation]({self.help_uri})",
+            },
+            "helpUri": self.help_uri,
+        }
+        if self.level is not None:
+            descriptor["defaultConfiguration"] = {"level": self.level}
+        return descriptor
+
+
+AUDIT_RULES: Final[dict[Outcome, RuleDoc]] = {
+    Outcome.NEWLY_REJECTED: RuleDoc(
+        "AUD001",
+        "newly-rejected",
+        RuleKind.AUDIT,
+        "Logged calls the normalized schema would newly reject.",
+        "The old schema, as `--old-runtime` enforced it, accepted these calls and the new one "
+        "rejects them: after the upgrade they fail. The group names the failing keyword, its "
+        "schema position and the rewrite or edit that causes it. Fix: what the group's hint "
+        "says: loosen the new schema (`--suggest-patch` writes a verified loosening), fix the "
+        "callers that send such arguments, or accept the group in a `--baseline`.",
+        "error",
+    ),
+    Outcome.SCHEMA_ERROR_AFTER: RuleDoc(
+        "AUD002",
+        "schema-error-after",
+        RuleKind.AUDIT,
+        "The normalized schema cannot be used.",
+        "After the change the schema fails its meta-schema or cannot be evaluated (an "
+        "unresolvable `$ref`, an invalid pattern, a call over `--call-timeout`): every such "
+        "call would fail. Fix: the schema at the position the error names; `auditor lint` "
+        "finds most causes before any log exists.",
+        "error",
+    ),
+    Outcome.SCHEMA_ERROR_BEFORE: RuleDoc(
+        "AUD003",
+        "schema-error-before",
+        RuleKind.AUDIT,
+        "The schema as written could not be used; what the normalized one makes of the calls.",
+        "Nothing validated these calls before the change, so whatever the new schema rejects "
+        "was never checked. Fix: check that the normalized schema means what the old one "
+        "meant, and the rejected calls against it.",
+        "warning",
+    ),
+    Outcome.NEWLY_ACCEPTED: RuleDoc(
+        "AUD004",
+        "newly-accepted",
+        RuleKind.AUDIT,
+        "Logged calls rejected before and accepted after normalization.",
+        "The change loosens what the tool accepts: calls that failed before pass now. Usually "
+        "intended (a constraint now means what it says); check that the new schema is not "
+        "looser than meant. Fails the run only under `--fail-on any-change`.",
+        "note",
+    ),
+}
+"""The outcomes an audit reports as groups: its SARIF rules, in this order."""
+
+_FAMILIES: Final[dict[Rule, tuple[str, str]]] = {
+    Rule.KEYWORD_CASE: (
+        "snake_case keywords become camelCase, with the local `$ref`s through them.",
+        "`min_items` -> `minItems`, `any_of` -> `anyOf`, for the keywords of the schema's "
+        "draft. On by default.",
+    ),
+    Rule.TYPE_CASE: (
+        "Type names in the wrong case become lowercase.",
+        "`String`, `STRING` -> `string`. On by default.",
+    ),
+    Rule.TYPE_ALIAS: (
+        "Python and Java type names become JSON types.",
+        "`str`, `int`, `float`, `bool`, `dict`, `list`, `tuple` -> their JSON types; "
+        "`type: any` is removed.",
+    ),
+    Rule.OPENAPI: (
+        "OpenAPI 3.0 spellings become JSON Schema.",
+        '`nullable: true` adds `"null"` to `type`; a boolean `exclusiveMinimum` or '
+        "`exclusiveMaximum` takes the numeric form.",
+    ),
+    Rule.GEMINI: (
+        "Gemini's spellings become JSON Schema's.",
+        "`defs` -> `$defs`, `ref` -> `$ref`, `property_ordering` -> `propertyOrdering`.",
+    ),
+    Rule.GOOGLE_GENAI: (
+        "Upgrade profile: what google-genai's `process_schema` does to a tool schema.",
+        "Renames its snake_case spellings and turns `nullable` into a `null` type, where the "
+        "SDK recurses. See the README's upgrade profiles.",
+    ),
+    Rule.OPENAI_STRICT: (
+        "Upgrade profile: OpenAI strict function calling.",
+        "Every object closed (`additionalProperties: false`), every property required, the "
+        "optional ones made nullable, as openai-python's `to_strict_json_schema` does.",
+    ),
+    Rule.CLOSE_OBJECTS: (
+        "Upgrade profile: `additionalProperties: false` on every object schema with `properties`.",
+        "The 'close all schemas' upgrade; an object that already says what other properties "
+        "may be is left alone.",
+    ),
+    Rule.EDIT: (
+        "Not a family: a change between two catalogs.",
+        "The cause of a group when `--new-schemas` or `--against` names the new catalogs: "
+        "the keyword that differs between them.",
+    ),
+}
+
+REWRITE_RULES: Final[dict[Rule, RuleDoc]] = {
+    rule: RuleDoc(rule.value, rule.value, RuleKind.REWRITE, summary, doc)
+    for rule, (summary, doc) in _FAMILIES.items()
+}
+
+LINT_RULES: Final[dict[str, RuleDoc]] = {
+    code: RuleDoc(
+        code,
+        rule.name,
+        RuleKind.LINT,
+        rule.summary,
+        rule.doc,
+        "error" if rule.severity is Severity.ERROR else "warning",
+    )
+    for code, rule in sorted(FINDING_RULES.items())
+}
+"""The lint findings, sorted by code: the SARIF rules of ``auditor lint``."""
+
+FIXED_BY: Final[dict[str, Rule]] = {
+    "KW001": Rule.KEYWORD_CASE,
+    "TY001": Rule.TYPE_CASE,
+    "OA001": Rule.OPENAPI,
+    "OA002": Rule.OPENAPI,
+    "GM001": Rule.GEMINI,
+}
+"""The lint findings a rewrite family rewrites away, every time (``type-alias`` fixes only
+some TY002 findings: it is not here)."""
+
+
+def fixable(code: str, rules: frozenset[Rule] = DEFAULT_RULES) -> bool:
+    """Whether ``auditor normalize --write`` with ``rules`` fixes a finding with ``code``."""
+    return FIXED_BY.get(code) in rules
+
+
+ALL_RULES: Final[tuple[RuleDoc, ...]] = (
+    *AUDIT_RULES.values(),
+    *LINT_RULES.values(),
+    *REWRITE_RULES.values(),
+)
+
+
+def find_rule(code: str) -> RuleDoc | None:
+    """The rule a user names: by code or name, any case, ``-`` or ``_`` (``kw001``,
+    ``snake-case-keyword``, ``newly_rejected``, ``keyword-case``)."""
+    wanted = code.strip().lower().replace("_", "-")
+    return next(
+        (rule for rule in ALL_RULES if wanted in (rule.code.lower(), rule.name.lower())), None
+    )

@@ -1,0 +1,116 @@
+"""`--help` at 80 columns: panels, examples, readable metavars; and a quick start: neither
+`--version` nor `--help` loads the validation stack."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT
+
+HEAVY = ("jsonschema", "jsonschema_rs", "referencing", "regex", "yaml", "tabulate", "orjson")
+"""Modules a question about the command line must not pay for."""
+
+COMMANDS: tuple[list[str], ...] = ([], ["audit"], ["lint"], ["normalize"], ["schema"], ["rule"])
+
+
+def _help(command: list[str], columns: int = 80) -> str:
+    environment = {**os.environ, "COLUMNS": str(columns), "PYTHONPATH": str(ROOT)}
+    environment.pop("NO_COLOR", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "auditor", *command, "--help"],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=60,
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    return done.stdout
+
+
+def _flat(text: str) -> str:
+    """The help's words without the panels' borders and the line breaks of wrapping."""
+    return " ".join(text.translate(str.maketrans("│╭╮╰╯─", "      ")).split())
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c) or "auditor")
+def test_help_fits_80_columns_and_ends_with_examples(command: list[str]) -> None:
+    text = _help(command)
+    too_long = [line for line in text.splitlines() if len(line) > 80]
+    assert too_long == []
+    flat = _flat(text)
+    assert "Examples:" in flat
+    assert f"auditor {command[0] if command else 'audit'} " in flat.split("Examples:")[1]
+    assert flat.index("Examples:") < flat.index("Exit codes:")
+    assert "<list[str]>" not in flat and "<bool>" not in flat
+
+
+def test_audit_help_groups_the_options_in_panels() -> None:
+    text = _help(["audit"])
+    titles = [line.split("─")[1].strip() for line in text.splitlines() if line.startswith("╭─")]
+    assert titles == ["Options", "Inputs", "The change audited", "Outputs", "Gating", "Limits"]
+    panels = {}
+    for block in text.split("╭─")[1:]:
+        title, _, body = block.partition("\n")
+        panels[title.strip(" ─╮")] = body
+    assert "--schemas" in panels["Inputs"] and "--logs" in panels["Inputs"]
+    assert "--fail-on" in panels["Gating"] and "--baseline" in panels["Gating"]
+    assert "--format" in panels["Outputs"] and "--suggest-patch" in panels["Outputs"]
+    assert "--jobs" in panels["Limits"] and "--max-catalog-bytes" in panels["Limits"]
+    assert "--rules" in panels["The change audited"]
+    # Choices are said in words; the metavar column stays narrow.
+    flat = _flat(text)
+    assert "--fail-on WHEN What exits 1: newly-rejected;" in flat
+    assert "--old-runtime RUNTIME" in flat and "--catalog-format FORMAT" in flat
+    assert "<newly-rejected|" not in flat
+    assert "[default: keyword-case,type-case]" in flat and "[default: 3]" in flat
+
+
+def test_help_wraps_to_a_narrower_terminal() -> None:
+    assert max(len(line) for line in _help(["audit"], columns=60).splitlines()) <= 60
+
+
+_PROBE = """
+import sys
+from auditor.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+print("LOADED " + " ".join(m for m in {heavy} if m in sys.modules), file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize(
+    "args", [["--version"], ["--help"], ["audit", "--help"], ["lint", "--help"]], ids=str
+)
+def test_version_and_help_do_not_import_the_validation_stack(args: list[str]) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE.format(heavy=json.dumps(HEAVY)), *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "80", "PYTHONPATH": str(ROOT)},
+        timeout=60,
+        check=False,
+    )
+    assert done.stderr.splitlines()[-1] == "LOADED ", done.stderr
+    assert done.stdout.strip()
+
+
+def test_the_probe_would_see_a_heavy_import() -> None:
+    """The same probe after a real audit command sees the stack: the check above can fail."""
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE.format(heavy=json.dumps(HEAVY)), "lint", "-"],
+        capture_output=True,
+        text=True,
+        input="t: {type: object}\n",
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=60,
+        check=False,
+    )
+    assert "yaml" in done.stderr.splitlines()[-1].split()
