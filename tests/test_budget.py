@@ -3,6 +3,9 @@ draft, and the linear ``uniqueItems`` agrees with python-jsonschema's."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
 from typing import Any
 
@@ -60,13 +63,63 @@ def test_every_regex_keyword_stops_at_the_budget(schema: Any, instance: Any, dra
     assert time.monotonic() - started < seconds(1.5)
 
 
+def _spend_cpu(seconds: float) -> None:
+    """Busy the thread for ``seconds`` of its CPU time."""
+    until = time.thread_time() + seconds
+    while time.thread_time() < until:
+        pass
+
+
 def test_descending_stops_at_the_budget() -> None:
     budget = CallBudget(0.05)
     validator = budgeted(VALIDATORS[Draft.DRAFT2020], budget)({"items": {"items": {}}})
     budget.start()
-    time.sleep(0.06)
+    _spend_cpu(0.06)
     with pytest.raises(CallTimeout, match=r"longer than the 0\.05 s budget of a call"):
         list(validator.iter_errors([[1]]))
+
+
+def test_time_spent_waiting_is_not_spent_from_the_budget() -> None:
+    # A thread that waits (descheduled on a loaded machine, here asleep) uses no CPU time:
+    # the wall time is past the budget, the call's evaluation is not.
+    budget = CallBudget(0.05)
+    validator = budgeted(VALIDATORS[Draft.DRAFT2020], budget)({"items": {"items": {}}})
+    budget.start()
+    time.sleep(0.1)
+    assert list(validator.iter_errors([[1]])) == []
+    remaining = budget.remaining()
+    assert remaining is not None and 0 < remaining <= 0.05
+
+
+def _outcomes(budget: CallBudget) -> list[str]:
+    """Whether each of a few calls finished within ``budget``: a bomb that never does, and
+    values the same pattern decides in a few thousand steps."""
+    validator = budgeted(VALIDATORS[Draft.DRAFT2020], budget)({"pattern": BOMB})
+    found = []
+    for instance in (LONG, "a" * 12 + "!", "a" * 30, LONG):
+        budget.start()
+        try:
+            found.append("valid" if validator.is_valid(instance) else "invalid")
+        except CallTimeout:
+            found.append("timeout")
+    return found
+
+
+def test_the_budget_decides_the_same_with_the_machine_loaded() -> None:
+    expected = ["timeout", "invalid", "valid", "timeout"]
+    assert _outcomes(CallBudget(0.3)) == expected
+    # Processes busy on every core: this one gets a fraction of the wall time it got, and
+    # its calls still get the same CPU time, so the same outcomes.
+    load = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"])
+        for _ in range(os.cpu_count() or 1)
+    ]
+    try:
+        assert _outcomes(CallBudget(0.3)) == expected
+    finally:
+        for process in load:
+            process.kill()
+            process.wait()
 
 
 def test_no_budget_means_no_deadline() -> None:
