@@ -51,6 +51,7 @@ from auditor.inputs.log_files import (
     traffic_problem,
 )
 from auditor.inputs.log_formats import LogFormat
+from auditor.inputs.parquet import Columns
 from auditor.inputs.paths import shown
 from auditor.models import RULE_FAMILIES, FailOn, GroupBy, OldRuntime, Report, Rule
 from auditor.replay.budget import DEFAULT_CALL_TIMEOUT
@@ -145,6 +146,8 @@ class AuditOptions:
     jobs: int = 1
     catalog_format: CatalogFormat | None = None
     log_format: LogFormat | None = None
+    columns: Columns | None = None
+    """The tool and arguments columns of Parquet and Arrow logs (None: found by name)."""
     call_timeout: float | None = DEFAULT_CALL_TIMEOUT
     """Seconds one call may take to evaluate; None: unbounded."""
     max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES
@@ -377,6 +380,26 @@ def audit(
         LogFormatChoice,
         typer.Option("--log-format", show_default=True, help="Read every log in this format."),
     ] = LogFormatChoice.AUTO,
+    tool_column: Annotated[
+        str | None,
+        typer.Option(
+            "--tool-column",
+            metavar="NAME",
+            show_default="found by name",
+            help="The tool-name column of Parquet and Arrow logs (default: the first of "
+            "tool_name, gen_ai.tool.name, tool, name).",
+        ),
+    ] = None,
+    arguments_column: Annotated[
+        str | None,
+        typer.Option(
+            "--arguments-column",
+            metavar="NAME",
+            show_default="found by name",
+            help="The arguments column (JSON text or a struct) of Parquet and Arrow logs "
+            "(default: the first of arguments, gen_ai.tool.call.arguments, args, input).",
+        ),
+    ] = None,
     rules: Annotated[
         str,
         typer.Option(
@@ -394,7 +417,7 @@ def audit(
             min=0,
             metavar="SECONDS",
             show_default=True,
-            help="Seconds one call may take to evaluate (0: no limit).",
+            help="CPU seconds one call may take to evaluate (0: no limit).",
         ),
     ] = DEFAULT_CALL_TIMEOUT,
     max_record_bytes: Annotated[
@@ -485,6 +508,7 @@ def audit(
         jobs=jobs or os.cpu_count() or 1,
         catalog_format=catalog_format.to_format(),
         log_format=log_format.to_format(),
+        columns=Columns(tool_column, arguments_column),
         call_timeout=call_timeout or None,
         max_record_bytes=max_record_bytes,
         max_catalog_bytes=max_catalog_bytes,
@@ -617,6 +641,7 @@ def run(options: AuditOptions) -> int:
             call_timeout=options.call_timeout,
             max_record_bytes=options.max_record_bytes,
             new_catalogs=new_catalogs,
+            columns=options.columns,
         )
     except LogFormatError as error:
         raise UsageFailure(str(error.problem)) from error
