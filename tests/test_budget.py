@@ -3,10 +3,12 @@ draft, and the linear ``uniqueItems`` agrees with python-jsonschema's."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,7 +18,7 @@ from hypothesis import strategies as st
 from auditor.replay.budget import CallBudget, CallTimeout, budgeted
 from auditor.replay.tool import VALIDATORS
 from auditor.schema.keywords import Draft
-from tests.conftest import seconds
+from tests.conftest import run_cli, seconds
 
 BOMB = "^(a|a)*$"
 LONG = "a" * 40 + "!"
@@ -144,3 +146,38 @@ def test_unique_items_agrees_with_python_jsonschema(items: list[Any]) -> None:
     plain = VALIDATORS[Draft.DRAFT2020]({"uniqueItems": True})
     fast = budgeted(VALIDATORS[Draft.DRAFT2020], CallBudget(None))({"uniqueItems": True})
     assert fast.is_valid(items) == plain.is_valid(items)
+
+
+def test_the_report_counts_the_calls_that_ran_out_of_budget(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bomb = {"type": "object", "properties": {"s": {"type": "string", "pattern": BOMB}}}
+    plain = {"type": "object", "properties": {"s": {"type": "string"}}}
+    # t: only the old schema has the pattern; u: only the new one has it.
+    (tmp_path / "old.json").write_text(json.dumps({"t": bomb, "u": plain}))
+    (tmp_path / "new.json").write_text(json.dumps({"t": plain, "u": bomb}))
+    calls = [("t", LONG), ("t", "aaa"), ("u", LONG), ("u", "aaa")]
+    (tmp_path / "calls.jsonl").write_text(
+        "".join(json.dumps({"tool": tool, "arguments": {"s": s}}) + "\n" for tool, s in calls)
+    )
+    args = ["audit", "--schemas", str(tmp_path / "old.json"), "--new-schemas"]
+    args += [str(tmp_path / "new.json"), "--logs", str(tmp_path / "calls.jsonl")]
+    args += ["--call-timeout", "0.2", "--no-report-files", "--format", "json"]
+    for runtime, totals in [
+        # Lenient: the old pattern that cannot finish enforces nothing, so t's long value was
+        # accepted before and after; u's new pattern cannot finish: schema_error_after.
+        ("lenient", {"accepted": 3, "schema_error_after": 1}),
+        # Standard: the old schema cannot be used for t's long value: schema_error_before.
+        ("standard", {"accepted": 2, "schema_error_after": 1, "schema_error_before": 1}),
+    ]:
+        code, out, _ = run_cli([*args, "--old-runtime", runtime], capsys)
+        report = json.loads(out)
+        assert code == 0
+        assert {k: v for k, v in report["totals"].items() if v and k != "calls"} == totals
+        assert report["calls_over_budget"] == 2
+    code, out, _ = run_cli([*args[:-1], "markdown"], capsys)
+    assert (
+        "2 calls ran out of the CPU time one call may take (`--call-timeout`): where the new "
+        "schema could not finish, the call is `schema_error_after`; where the old schema, read "
+        "leniently, could not, what did not finish enforced nothing.\n"
+    ) in out

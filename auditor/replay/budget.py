@@ -90,6 +90,15 @@ class CallBudget:
         if started is not None and seconds is not None and time.monotonic() - started[0] >= seconds:
             self.remaining()
 
+    def spent(self) -> bool:
+        """Whether the call's CPU time has run out (without raising): what a lenient reading,
+        which swallows ``CallTimeout``, is asked after the fact."""
+        try:
+            self.remaining()
+        except CallTimeout:
+            return True
+        return False
+
     def remaining(self) -> float | None:
         """CPU seconds left (None: unbounded); raises ``CallTimeout`` when none are."""
         if self._started is None or self.seconds is None:
