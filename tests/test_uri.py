@@ -169,3 +169,21 @@ def test_without_fsspec_a_uri_names_the_extra(
         "auditor: error: s3://bucket/logs/: reading a URI needs fsspec, the cloud extra: "
         "pip install 'auditor[cloud]'\n"
     )
+
+
+def test_a_store_error_on_opening_is_one_line(
+    bucket: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    class NoCredentialsError(Exception):  # as botocore's, which is no OSError
+        pass
+
+    def refuse(self: Any, path: str, mode: str = "rb", **kwargs: Any) -> Any:
+        raise NoCredentialsError("Unable to locate credentials")
+
+    memory = type(fsspec.filesystem("memory"))
+    monkeypatch.setattr(memory, "open", refuse)
+    code, _, err = _audit(capsys, f"{bucket}/tools", f"{bucket}/logs/a.jsonl")
+    assert (code, err) == (
+        2,
+        f"auditor: error: {bucket}/tools/catalog.json: cannot read: Unable to locate credentials\n",
+    )

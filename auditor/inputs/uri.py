@@ -89,7 +89,13 @@ def uri_files(
 def open_uri(uri: str) -> Iterator[IO[bytes]]:
     """A buffered binary stream of the object ``uri`` (with ``peek``, as a local file's)."""
     fs, path = _filesystem(uri)
-    with fs.open(path, "rb") as raw, io.BufferedReader(raw, _BUFFER) as stream:
+    try:
+        raw = fs.open(path, "rb")
+    except OSError:
+        raise
+    except Exception as error:  # a store's own errors (no credentials, say): as an I/O error
+        raise OSError(_reason(error)) from error
+    with raw, io.BufferedReader(raw, _BUFFER) as stream:
         yield stream
 
 
