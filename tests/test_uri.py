@@ -187,3 +187,15 @@ def test_a_store_error_on_opening_is_one_line(
         2,
         f"auditor: error: {bucket}/tools/catalog.json: cannot read: Unable to locate credentials\n",
     )
+
+
+def test_a_prefix_that_cannot_be_listed_exits_2(
+    bucket: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def refuse(self: Any, path: str, **kwargs: Any) -> Any:
+        raise PermissionError(13, "Permission denied")
+
+    memory = type(fsspec.filesystem("memory"))
+    monkeypatch.setattr(memory, "isdir", refuse)
+    code, _, err = _audit(capsys, f"{bucket}/tools/", f"{bucket}/logs")
+    assert (code, err) == (2, f"auditor: error: {bucket}/tools/: cannot list: Permission denied\n")
