@@ -277,3 +277,47 @@ def test_without_pyarrow_a_parquet_log_names_the_extra(
         f"auditor: error: {path}: a parquet log needs pyarrow, the parquet extra: "
         "pip install 'auditor[parquet]'\n",
     )
+
+
+def test_binary_text_list_and_number_arguments(pa: Any, tmp_path: Path, audit: Audit) -> None:
+    import pyarrow.parquet as pq
+
+    (tmp_path / "logs").mkdir()
+    binary = pa.table(
+        {"tool": ["search", "search"], "arguments": pa.array([b'{"q": "x"}', b"\xff{"])}
+    )
+    pq.write_table(binary, tmp_path / "logs" / "a-binary.parquet")
+    values = pa.array(
+        [{"q": "xyz", "n": 1.5, "tags": ["a"]}, {"q": "xyz", "n": float("nan"), "tags": []}],
+        type=pa.struct([("q", pa.string()), ("n", pa.float64()), ("tags", pa.list_(pa.string()))]),
+    )
+    pq.write_table(
+        pa.table({"tool": ["search"] * 2, "args": values}), tmp_path / "logs" / "b.parquet"
+    )
+    lists = pa.array([[1, 2], [3, None]], type=pa.list_(pa.int64()))
+    pq.write_table(
+        pa.table({"tool": ["search"] * 2, "args": lists}), tmp_path / "logs" / "c.parquet"
+    )
+    keyed = pa.array([[(1, "x")]], type=pa.map_(pa.int64(), pa.string()))
+    pq.write_table(pa.table({"tool": ["search"], "args": keyed}), tmp_path / "logs" / "d.parquet")
+    code, report, _ = audit("--logs", str(tmp_path / "logs"))
+    assert code == 1
+    logs = tmp_path / "logs"
+    # a-binary: UTF-8 JSON text is read as text ({"q": "x"}: newly rejected); the other is not
+    # UTF-8. b: a finite number and a list pass; NaN has no JSON spelling. c: an array is no
+    # object, before or after: still rejected (null is a JSON value). d: a map keyed by
+    # integers is no JSON object.
+    assert _outcomes(report) == {
+        f"{logs / 'a-binary.parquet'}#1": "newly_rejected",
+        f"{logs / 'a-binary.parquet'}#2": "unparseable",
+        f"{logs / 'b.parquet'}#2": "unparseable",
+        f"{logs / 'c.parquet'}#1": "still_rejected",
+        f"{logs / 'c.parquet'}#2": "still_rejected",
+        f"{logs / 'd.parquet'}#1": "unparseable",
+    }
+    assert _reasons(report) == {
+        f"{logs / 'a-binary.parquet'}#2": "arguments are not UTF-8 text (invalid start byte)",
+        f"{logs / 'b.parquet'}#2": "nan is not a JSON number",
+        f"{logs / 'd.parquet'}#1": "a key of type int, not a string",
+    }
+    assert report["totals"]["accepted"] == 1
