@@ -299,6 +299,10 @@ class Verdict:
     accepts: bool
     errors: tuple[ValidationIssue, ...] = ()
     problem: str | None = None
+    over_budget: bool = False
+    """The call's CPU-time budget (``--call-timeout``) ran out while this schema evaluated it:
+    a problem (the reference engine stopped), or, read leniently, keywords that enforced
+    nothing because they could not finish."""
 
     @property
     def usable(self) -> bool:
@@ -333,6 +337,8 @@ class CallResult:
     """Why a schema could not be used for this call (schema_error_before/after)."""
     contradicts: bool = False
     """Strong evidence in the log says the opposite of the old-runtime model for this call."""
+    over_budget: bool = False
+    """Evaluating the call ran out of its CPU-time budget, on either side."""
 
     @property
     def proven(self) -> bool:
@@ -580,6 +586,8 @@ class Report:
     """Calls of the unknown tools beyond those named in ``unknown_tools``."""
     nameless_calls: int = 0
     """Unparseable calls that name no tool (a line that is not JSON, or has no tool name)."""
+    calls_over_budget: int = 0
+    """Calls whose evaluation ran out of the CPU-time budget of a call (``--call-timeout``)."""
     overrides: tuple[Override, ...] = ()
     groups: tuple[Group, ...] = ()
     """Largest first; see ``auditor.aggregate.groups``."""

@@ -310,7 +310,10 @@ def test_a_folder_without_logs_beside_logs_with_calls_is_a_warning(
         capsys,
     )
     assert code == 1
-    no_logs = f"auditor: warning: {folder}: no log files (.jsonl, .ndjson, .json, .log, .gz)"
+    no_logs = (
+        f"auditor: warning: {folder}: no log files "
+        "(.jsonl, .ndjson, .json, .log, .gz, .parquet, .arrow, .feather)"
+    )
     assert err.splitlines()[0] == no_logs
 
 

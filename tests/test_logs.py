@@ -219,5 +219,5 @@ def test_a_directory_without_logs_is_a_problem_in_the_order_given(tmp_path: Path
     assert files == [str(full / "a.log")]
     assert [str(p) for p in problems] == [
         f"{tmp_path / 'gone.jsonl'}: no such file",
-        f"{empty}: no log files (.jsonl, .ndjson, .json, .log, .gz)",
+        f"{empty}: no log files (.jsonl, .ndjson, .json, .log, .gz, .parquet, .arrow, .feather)",
     ]

@@ -19,6 +19,7 @@ from auditor.cli import expand_multi_value_options
 from auditor.cli.audit import CLI_ONLY, OPTIONS, SETTINGS, AuditOptions, ColorChoice
 from auditor.inputs.catalogs import CatalogFormat
 from auditor.inputs.log_formats import LogFormat
+from auditor.inputs.parquet import Columns
 from auditor.models import FailOn, GroupBy, OldRuntime, Rule
 from auditor.report import Format
 from tests.conftest import ROOT, run_cli
@@ -54,6 +55,10 @@ CASES: dict[str, tuple[Any, list[str], str, Any, Any, Any]] = {
                        CatalogFormat.MCP, CatalogFormat.OPENAI, None),
     "log_format": ("otel", ["--log-format=jsonl"], "log_format", LogFormat.OTEL,
                    LogFormat.JSONL, None),
+    "tool_column": ("fn", ["--tool-column", "tool"], "columns", Columns("fn"), Columns("tool"),
+                    Columns()),
+    "arguments_column": ("body", ["--arguments-column=args"], "columns", Columns(None, "body"),
+                         Columns(None, "args"), Columns()),
     "rules": ("openapi", ["--rules", "type-alias,gemini"], "rules", frozenset({Rule.OPENAPI}),
               frozenset({Rule.TYPE_ALIAS, Rule.GEMINI}),
               frozenset({Rule.KEYWORD_CASE, Rule.TYPE_CASE})),

@@ -37,6 +37,7 @@ from auditor.aggregate.progress import Progress
 from auditor.errors import EXIT_INTERNAL, AuditorError
 from auditor.inputs.limits import DEFAULT_MAX_RECORD_BYTES
 from auditor.inputs.log_formats import LogFormat
+from auditor.inputs.parquet import Columns
 from auditor.inputs.parts import LogPart, split
 from auditor.inputs.reader import LogReader
 from auditor.models import LogStats, Override, Report, Rule, ToolSchema
@@ -83,11 +84,13 @@ def audit_logs(
     call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
     max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
     new_catalogs: NewCatalogs | None = None,
+    columns: Columns | None = None,
 ) -> Report:
     """The audit of log files, read by ``jobs`` worker processes where the logs allow it.
 
     The report is the same whatever ``jobs`` is: parts are merged in log order. The new side
-    is ``new_catalogs`` when given, else ``tools`` normalized by ``rules``.
+    is ``new_catalogs`` when given, else ``tools`` normalized by ``rules``. ``columns`` names
+    the columns of Parquet and Arrow logs (which are read in one pass).
     """
     settings = settings or ReportSettings()
     replays = prepare(
@@ -104,7 +107,7 @@ def audit_logs(
         else None
     )
     if counted is None:
-        reader = LogReader(files, fmt, max_record_bytes)
+        reader = LogReader(files, fmt, max_record_bytes, columns)
         tally = count_calls(replays, progress.wrap(reader, lambda: reader.bytes_read), settings)
         counted = tally, reader.stats()
     tally, stats = counted

@@ -274,6 +274,8 @@ class Tally:
         self._unknown_above: str | None = None
         """Names above this one can no longer be among the first: counted in the other."""
         self.nameless = 0
+        self.over_budget = 0
+        """Calls whose evaluation ran out of the CPU-time budget of a call."""
         self.kept: list[CallResult] = []
         self.omitted = 0
         self.collector = GroupCollector(
@@ -299,6 +301,7 @@ class Tally:
     def add(self, result: CallResult, reached: frozenset[int]) -> None:
         call = result.call
         self.totals[result.outcome] += 1
+        self.over_budget += result.over_budget
         if result.outcome is Outcome.UNKNOWN_TOOL and call.tool is not None:
             self._count_unknown(_short_name(call.tool), 1)
         elif call.tool is not None:  # a known tool: unknown ones are counted above
@@ -404,6 +407,7 @@ class Tally:
         self.unknown_other += later.unknown_other
         self.trim_unknown(MAX_UNKNOWN_TOOLS)
         self.nameless += later.nameless
+        self.over_budget += later.over_budget
         room = len(later.kept) if self._max_calls is None else self._max_calls - len(self.kept)
         self.kept.extend(later.kept[: max(room, 0)])
         self.omitted += later.omitted + len(later.kept) - min(max(room, 0), len(later.kept))
@@ -466,6 +470,7 @@ def build_report(
         unknown_tools=dict(sorted(tally.unknown.items())),
         unknown_tools_other=tally.unknown_other,
         nameless_calls=tally.nameless,
+        calls_over_budget=tally.over_budget,
         overrides=tuple(overrides),
         groups=groups,
         calls_omitted=tally.omitted,

@@ -51,6 +51,7 @@ from auditor.inputs.log_files import (
     traffic_problem,
 )
 from auditor.inputs.log_formats import LogFormat
+from auditor.inputs.parquet import Columns
 from auditor.inputs.paths import STDIN, shown
 from auditor.inputs.sniff import catalog_given_as_log
 from auditor.models import RULE_FAMILIES, FailOn, GroupBy, OldRuntime, Report, Rule
@@ -164,6 +165,8 @@ class AuditOptions:
     jobs: int = 1
     catalog_format: CatalogFormat | None = None
     log_format: LogFormat | None = None
+    columns: Columns | None = None
+    """The tool and arguments columns of Parquet and Arrow logs (None: found by name)."""
     call_timeout: float | None = DEFAULT_CALL_TIMEOUT
     """Seconds one call may take to evaluate; None: unbounded."""
     max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES
@@ -464,6 +467,28 @@ def audit(
             help=f"Read every log in this format: {', '.join(c.value for c in LogFormatChoice)}.",
         ),
     ] = LogFormatChoice.AUTO,
+    tool_column: Annotated[
+        str | None,
+        typer.Option(
+            "--tool-column",
+            rich_help_panel=INPUTS,
+            metavar="NAME",
+            show_default="found by name",
+            help="The tool-name column of Parquet and Arrow logs (default: the first of "
+            "tool_name, gen_ai.tool.name, tool, name).",
+        ),
+    ] = None,
+    arguments_column: Annotated[
+        str | None,
+        typer.Option(
+            "--arguments-column",
+            rich_help_panel=INPUTS,
+            metavar="NAME",
+            show_default="found by name",
+            help="The arguments column (JSON text or a struct) of Parquet and Arrow logs "
+            "(default: the first of arguments, gen_ai.tool.call.arguments, args, input).",
+        ),
+    ] = None,
     rules: Annotated[
         str,
         typer.Option(
@@ -483,7 +508,7 @@ def audit(
             min=0,
             metavar="SECONDS",
             show_default=True,
-            help="Seconds one call may take to evaluate (0: no limit).",
+            help="CPU seconds one call may take to evaluate (0: no limit).",
         ),
     ] = DEFAULT_CALL_TIMEOUT,
     max_record_bytes: Annotated[
@@ -577,6 +602,7 @@ def audit(
         jobs=jobs or os.cpu_count() or 1,
         catalog_format=catalog_format.to_format(),
         log_format=log_format.to_format(),
+        columns=Columns(tool_column, arguments_column),
         call_timeout=call_timeout or None,
         max_record_bytes=max_record_bytes,
         max_catalog_bytes=max_catalog_bytes,
@@ -712,6 +738,7 @@ def run(options: AuditOptions) -> int:
             call_timeout=options.call_timeout,
             max_record_bytes=options.max_record_bytes,
             new_catalogs=new_catalogs,
+            columns=options.columns,
         )
     except LogFormatError as error:
         failed = [f for f in files if display_name(f) == error.problem.location.path]

@@ -36,6 +36,7 @@ from auditor.inputs.lines import lone_surrogate
 from auditor.inputs.paths import STDIN, STDIN_NAME, InputProblem, files_in, shown
 from auditor.inputs.positions import key_positions
 from auditor.inputs.sniff import LOG_AS_CATALOG, looks_like_log
+from auditor.inputs.uri import is_uri, read_uri
 from auditor.models import JSON, Location, Override, ToolSchema
 from auditor.schema import pointers
 
@@ -227,6 +228,8 @@ def read_bounded(path: str, max_bytes: int) -> bytes | None:
     if path == STDIN:
         data = sys.stdin.buffer.read(max_bytes + 1)
         return None if len(data) > max_bytes else data
+    if is_uri(path):
+        return read_uri(path, max_bytes)
     with open(path, "rb") as stream:
         if os.fstat(stream.fileno()).st_size > max_bytes:
             return None

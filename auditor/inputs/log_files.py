@@ -1,10 +1,12 @@
 """Log files: which files an input names, whether they can be opened, and their bytes.
 
 A directory stands for the log files below it (``.jsonl``, ``.ndjson``, ``.json``, ``.log``,
-``.gz``), in a stable order; ``-`` is standard input, read once when its turn comes. A file
-is gunzipped when it holds gzip data, whatever its name, and what comes out of it is bounded
-(``MAX_DECOMPRESSED_BYTES``): a gzip bomb ends as one unreadable record, not an exhausted
-machine. What the bytes hold is ``auditor.inputs.records``' business.
+``.gz``, and the columnar ``.parquet``, ``.arrow``, ``.feather``), in a stable order; ``-`` is
+standard input, read once when its turn comes. A file is gunzipped when it holds gzip data,
+whatever its name, and what comes out of it is bounded (``MAX_DECOMPRESSED_BYTES``): a gzip
+bomb ends as one unreadable record, not an exhausted machine. A URI (``s3://…``) names an
+object, or a prefix standing for the objects below it, read through fsspec
+(``auditor.inputs.uri``). What the bytes hold is ``auditor.inputs.records``' business.
 """
 
 from __future__ import annotations
@@ -19,10 +21,14 @@ from auditor.errors import AuditorError
 from auditor.inputs.limits import MAX_DECOMPRESSED_BYTES
 from auditor.inputs.paths import STDIN, STDIN_NAME, InputProblem, files_in, shown
 from auditor.inputs.sniff import catalog_given_as_log
+from auditor.inputs.uri import is_uri, open_uri
 from auditor.models import Location
 
-LOG_SUFFIXES: Final = (".jsonl", ".ndjson", ".json", ".log", ".gz")
-_NONE: Final = "no log files (.jsonl, .ndjson, .json, .log, .gz)"
+LOG_SUFFIXES: Final = (
+    *(".jsonl", ".ndjson", ".json", ".log", ".gz"),
+    *(".parquet", ".arrow", ".feather"),  # columnar: auditor.inputs.parquet
+)
+_NONE: Final = f"no log files ({', '.join(LOG_SUFFIXES)})"
 NAMES_SHOWN: Final = 3
 """Log inputs named in a message, at most; the rest are counted."""
 _GZIP_MAGIC: Final = b"\x1f\x8b"
@@ -96,7 +102,8 @@ def check_logs(paths: Sequence[str]) -> tuple[list[str], list[LogProblem]]:
                 continue
             try:
                 # Opened, not read: peeking would consume what a pipe holds.
-                open(file, "rb").close()
+                with _opened(file):
+                    pass
             except FileNotFoundError:
                 problems.append(LogProblem(Location(shown(file)), "no such file"))
             except OSError as error:
@@ -111,8 +118,7 @@ def check_logs(paths: Sequence[str]) -> tuple[list[str], list[LogProblem]]:
 def open_log(file: str) -> Iterator[IO[bytes]]:
     """A binary stream of the file or of standard input, gunzipped when it is gzip data
     (recognized by its magic bytes, so a ``.gz`` name is not needed, nor trusted)."""
-    stream: IO[bytes] = sys.stdin.buffer if file == STDIN else open(file, "rb")  # noqa: SIM115
-    try:
+    with _opened(file) as stream:
         # Peeking keeps the bytes in the buffer: nothing is consumed to recognize gzip.
         peek = getattr(stream, "peek", None)
         head = peek(2)[:2] if peek is not None else b""
@@ -121,9 +127,19 @@ def open_log(file: str) -> Iterator[IO[bytes]]:
                 yield cast(IO[bytes], _Capped(unzipped, MAX_DECOMPRESSED_BYTES))
         else:
             yield stream
-    finally:
-        if file != STDIN:
-            stream.close()
+
+
+@contextmanager
+def _opened(file: str) -> Iterator[IO[bytes]]:
+    """The raw bytes of a file, an object named by URI, or standard input (left open)."""
+    if file == STDIN:
+        yield sys.stdin.buffer
+    elif is_uri(file):
+        with open_uri(file) as stream:
+            yield stream
+    else:
+        with open(file, "rb") as stream:
+            yield stream
 
 
 class _Capped:

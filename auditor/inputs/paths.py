@@ -7,7 +7,8 @@ text for a UTF-8 name, ``\\xe9`` for a byte that is not UTF-8.
 ``walk`` lists a directory's files like ``rglob`` but says what it could not list or read —
 an unreadable folder, a FIFO (opening it would wait for a writer), a socket or device, a
 dangling symbolic link — instead of skipping it in silence. ``files_in`` is how an input
-path names files, for catalogs and logs alike: itself, standard input, or a directory's files.
+path names files, for catalogs and logs alike: itself, standard input, or a directory's files
+— or, for a URI, an object or the objects below a prefix (``auditor.inputs.uri``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from auditor.inputs.uri import is_uri, masked, uri_files
 from auditor.models import Location
 
 STDIN: Final = "-"
@@ -42,8 +44,11 @@ class InputProblem:
 
 
 def shown(path: str | os.PathLike[str]) -> str:
-    """``path`` as text that can be written out as UTF-8 (``caf\\xe9.json``)."""
+    """``path`` as text that can be written out as UTF-8 (``caf\\xe9.json``); a URI with
+    its password, if it holds one, masked."""
     text = os.fspath(path)
+    if is_uri(text):
+        text = masked(text)
     try:
         return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
     except UnicodeEncodeError:  # a surrogate that is no escaped byte: spell it out
@@ -95,7 +100,10 @@ def files_in(
     """``path`` itself (a file, or ``-``), or the files below a directory whose name ends
     with one of ``suffixes`` (in any case), in a stable order, with ``(shown path, reason)``
     for each entry there that cannot be read (a FIFO, a broken link, an unreadable folder),
-    or for the directory itself, with the reason ``none``, when it holds no such file."""
+    or for the directory itself, with the reason ``none``, when it holds no such file. A URI
+    names an object, or a prefix that stands for the objects below it as a directory does."""
+    if is_uri(path):
+        return uri_files(path, suffixes, none)
     if path == STDIN or not Path(path).is_dir():
         return [path], []
     files, unreadable = walk(path, lambda name: name.lower().endswith(suffixes))

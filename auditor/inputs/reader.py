@@ -9,6 +9,7 @@ Nothing is dropped: a blank line is counted as blank; a record that does not par
 an ``unparseable`` call; a record that parses but holds no call is counted as such; a call
 that repeats one already read (the same tool-call id, as request histories do) is counted
 as repeated. A file whose first records match no format stops the run (``LogFormatError``).
+A Parquet or Arrow file, recognized by its magic bytes, is read by ``auditor.inputs.parquet``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from itertools import chain
+from typing import IO
 
 from auditor.inputs.limits import DEFAULT_MAX_RECORD_BYTES, MAX_NESTING, too_deep
 from auditor.inputs.lines import Blank, bounded_lines
@@ -34,6 +36,7 @@ from auditor.inputs.log_formats import (
     session_caller,
 )
 from auditor.inputs.pairing import Pairing
+from auditor.inputs.parquet import MAGIC_BYTES, Columnar, ColumnarLog, Columns, columnar
 from auditor.inputs.parts import LogPart, open_part
 from auditor.inputs.positions import key_positions
 from auditor.inputs.records import MAX_RAW, Framed, Record, detect_format, loads, records
@@ -54,10 +57,12 @@ class LogReader:
         files: Sequence[str],
         fmt: LogFormat | None = None,
         max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
+        columns: Columns | None = None,
     ) -> None:
         self._files = tuple(files)
         self._fmt = fmt
         self._max_record_bytes = max_record_bytes
+        self._columns = columns or Columns()
         self._stats = {file: LogStats(display_name(file)) for file in self._files}
         self._bytes = 0
         self._seen: set[int] = set()
@@ -84,6 +89,11 @@ class LogReader:
 
     def _read(self, file: str) -> Iterator[Call]:
         with open_log(file) as stream:
+            peek = getattr(stream, "peek", None)
+            kind = columnar(peek(MAGIC_BYTES)[:MAGIC_BYTES]) if peek is not None else None
+            if kind is not None:
+                yield from self._columnar(file, stream, kind)
+                return
             limit = self._max_record_bytes
             framed: Iterable[Framed] = records(bounded_lines(stream, limit), limit)
             fmt = self._fmt
@@ -91,6 +101,14 @@ class LogReader:
                 head, fmt = detect_format(framed, display_name(file))
                 framed = chain(head, framed)
             yield from self._calls_of(framed, fmt, file)
+
+    def _columnar(self, file: str, stream: IO[bytes], kind: Columnar) -> Iterator[Call]:
+        """The calls of a Parquet or Arrow log, counted into its stats however the pass ends."""
+        log = ColumnarLog(display_name(file), stream, kind, self._columns, self._max_record_bytes)
+        try:
+            yield from log
+        finally:
+            self._stats[file] = log.stats.merge(self._stats[file])
 
     def _calls_of(self, framed: Iterable[Framed], fmt: LogFormat, file: str) -> Iterator[Call]:
         """The calls of one pass over ``file`` (the whole of it, or a part), counted into

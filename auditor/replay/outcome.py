@@ -34,6 +34,7 @@ def decide(call: Call, old: Verdict | None, new: Verdict) -> CallResult:
     """The call's result: its old-runtime verdict, overridden where the log shows what
     happened (strong evidence only), then classified."""
     contradicts = False
+    over_budget = new.over_budget or (old is not None and old.over_budget)
     if call.evidence is not None and call.evidence.strong and new.usable:
         shown = ACCEPTS if call.evidence is Evidence.RAN else REJECTS
         contradicts = old is not None and passed(old) != shown.accepts
@@ -52,4 +53,4 @@ def decide(call: Call, old: Verdict | None, new: Verdict) -> CallResult:
         if outcome is Outcome.SCHEMA_ERROR_BEFORE and old is not None
         else None
     )
-    return CallResult(call, outcome, errors, problem, contradicts)
+    return CallResult(call, outcome, errors, problem, contradicts, over_budget)

@@ -307,7 +307,7 @@ class ToolReplay:
         try:
             errors = _errors(self.new.validator, arguments)
         except Exception as error:  # evaluation of user schemas may raise anything
-            return None, Verdict(False, problem=_evaluation_problem(error))
+            return None, _unusable_for(error)
         new = Verdict(not errors, self._issues(errors, arguments))
         return self._old_verdict(arguments, new), new
 
@@ -323,9 +323,12 @@ class ToolReplay:
         if self._fast_old.accepts(arguments):
             return ACCEPTS
         try:
-            return ACCEPTS if self.old.validator.is_valid(arguments) else REJECTS
+            accepts = self.old.validator.is_valid(arguments)
         except Exception as error:  # only the standard reading raises (tolerant swallows)
-            return Verdict(False, problem=_evaluation_problem(error))
+            return _unusable_for(error)
+        if self._budget.spent():  # a lenient reading: what could not finish enforced nothing
+            return Verdict(accepts, over_budget=True)
+        return ACCEPTS if accepts else REJECTS
 
     def _issues(
         self, errors: Sequence[exceptions.ValidationError], arguments: JSON
@@ -485,6 +488,13 @@ def _errors(validator: Validator, instance: JSON) -> list[exceptions.ValidationE
             pointers.from_segments(e.absolute_schema_path),
             e.message,
         ),
+    )
+
+
+def _unusable_for(error: BaseException) -> Verdict:
+    """The verdict of a schema whose evaluation of a call raised ``error``."""
+    return Verdict(
+        False, problem=_evaluation_problem(error), over_budget=isinstance(error, CallTimeout)
     )
 
 

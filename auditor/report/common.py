@@ -343,6 +343,18 @@ def unexercised(tool: ToolSummary) -> list[Rewrite]:
     return [r for r, n in zip(tool.rewrites, tool.reached, strict=True) if n == 0]
 
 
+def budget_line(report: Report) -> str | None:
+    """How many calls ran out of the CPU-time budget of a call; None when none did."""
+    if not report.calls_over_budget:
+        return None
+    return (
+        f"{plural(report.calls_over_budget, 'call')} ran out of the CPU time one call may take "
+        "(`--call-timeout`): where the new schema could not finish, the call is "
+        "`schema_error_after`; where the old schema, read leniently, could not, what did not "
+        "finish enforced nothing."
+    )
+
+
 def baseline_line(report: Report) -> str | None:
     """What the baseline accepted and which of its entries are stale; None without one."""
     use = report.baseline

@@ -64,6 +64,7 @@ def as_dict(report: Report) -> dict[str, Any]:
         "unknown_tools": dict(report.unknown_tools),
         "unknown_tools_other_calls": report.unknown_tools_other,
         "calls_naming_no_tool": report.nameless_calls,
+        "calls_over_budget": report.calls_over_budget,
         "coverage": {
             "rewrites": report.rewrite_count,
             "never_exercised": report.unexercised_count,

@@ -24,6 +24,7 @@ from auditor.models import (
 from auditor.report.common import (
     baseline_line,
     blind_spots,
+    budget_line,
     caller_suffix,
     callers_text,
     cause_text,
@@ -97,6 +98,8 @@ def render(report: Report, limit: int = MAX_CHARS) -> str:
     if line := gate_line(report):
         head += [line, ""]
     if line := baseline_line(report):
+        head += [line, ""]
+    if line := budget_line(report):
         head += [line, ""]
     body = [*budget.take(head, "header")]  # a copy: the notice goes in after the head
     body += _unusable_after(report, budget)

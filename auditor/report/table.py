@@ -16,6 +16,7 @@ from auditor.models import Outcome, Report
 from auditor.report.common import (
     OUTCOME_LABELS,
     baseline_line,
+    budget_line,
     callers_text,
     cause_text,
     constraint_line,
@@ -206,6 +207,8 @@ def render(report: Report, width: int = DEFAULT_WIDTH, code: int | None = None) 
     for group in groups_of(report, Outcome.SCHEMA_ERROR_AFTER):
         side = "new" if report.new_schema_inputs else "normalized"
         lines.append(f"UNUSABLE {side} schema: {group_title(group)}: {group.error}")
+    if line := budget_line(report):
+        lines.append(plain(line))
     groups = groups_of(report, Outcome.NEWLY_REJECTED)
     if groups:
         newly = report.totals[Outcome.NEWLY_REJECTED]
