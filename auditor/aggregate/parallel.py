@@ -1,9 +1,12 @@
 """Audit log files, in worker processes part by part where the logs allow it.
 
-Each worker reads its own run of lines (no call crosses the pipe), replays it with the tools
-it inherits from the parent (each compiled on its first call in that worker), and sends back
-a tally; merging the tallies in log
-order gives the tally of one pass over the log, so ``--jobs`` never changes a report.
+The logs are cut into work items (``auditor.inputs.parts``): byte ranges of large plain
+files, gzip and small files whole (decompressed in the worker). Each worker reads its own
+items (no call crosses the pipe), replays them with the tools it inherits from the parent
+(each compiled on its first call in that worker), and sends back a tally; merging the
+tallies in log order gives the tally of one pass over the log, so ``--jobs`` never changes a
+report. Once the parts merged so far fill the report's list of calls, the workers of later
+parts send back none of theirs: no merge could list them.
 
 A worker that dies (the out-of-memory killer sends SIGKILL) would leave its part uncounted:
 the run stops the other workers and raises ``WorkerLost`` instead of waiting for it or
@@ -23,6 +26,7 @@ import time
 from collections.abc import Collection, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 from typing import Any, Final
 
 from auditor.aggregate.pipeline import (
@@ -34,20 +38,20 @@ from auditor.aggregate.pipeline import (
     prepare,
 )
 from auditor.aggregate.progress import Progress
+from auditor.engines.core import count_item, file_stats
+from auditor.engines.plan import MIN_PART_BYTES, PARTS_PER_JOB
 from auditor.errors import EXIT_INTERNAL, AuditorError
 from auditor.inputs.limits import DEFAULT_MAX_RECORD_BYTES
 from auditor.inputs.log_formats import LogFormat
-from auditor.inputs.parts import LogPart, split
+from auditor.inputs.parts import LogPart, WorkItem, work_items
 from auditor.inputs.reader import LogReader
 from auditor.models import LogStats, Override, Report, Rule, ToolSchema
 from auditor.replay.budget import DEFAULT_CALL_TIMEOUT
 from auditor.schema.diff import NewCatalogs
 from auditor.schema.normalize import DEFAULT_RULES
 
-MIN_PART_BYTES: Final = 4 << 20
-"""Below this a part costs more to hand out than to read in place."""
-PARTS_PER_JOB: Final = 4
-"""More parts than workers, so a slow part does not leave the others idle."""
+__all__ = ["MIN_PART_BYTES", "PARTS_PER_JOB", "WorkerLost", "audit_logs", "tally_in_parallel"]
+
 SHARED_TOOLS: Final = 2_000
 """Catalogs of at most this many tools are compiled before the workers are forked, so that
 they share them; the tools of a larger catalog are compiled where they are first called."""
@@ -66,8 +70,21 @@ class WorkerLost(AuditorError):
         return f"{super().line()}; no report was written"
 
 
-_prepared: list[tuple[Replays, ReportSettings, int]] = []
-"""What the workers inherit when they are forked: the replays and settings."""
+@dataclass(frozen=True)
+class _Shared:
+    """What the workers inherit when they are forked."""
+
+    replays: Replays
+    settings: ReportSettings
+    max_record_bytes: int
+    order: dict[WorkItem, int]
+    """Each item's place in log order."""
+    full_from: ctypes.c_int64
+    """The place of the part whose merge filled the list of calls (the number of parts
+    until then): later parts' calls can only be counted as omitted."""
+
+
+_prepared: list[_Shared] = []
 
 
 def audit_logs(
@@ -121,49 +138,52 @@ def tally_in_parallel(
     max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
 ) -> tuple[Tally, tuple[LogStats, ...]] | None:
     """The tally of every file, read by ``jobs`` workers; None when the logs must be read
-    in one pass (standard input, gzip, a single document, a format whose calls repeat
-    across records, or logs too small to be worth it)."""
-    parts: list[LogPart] = []
-    for file in files:
-        size = os.path.getsize(file) if os.path.isfile(file) else 0
-        count = min(jobs * PARTS_PER_JOB, size // MIN_PART_BYTES)
-        found = split(file, count, fmt, max_record_bytes)
-        if found is None:
-            return None
-        parts.extend(found)
+    in one pass (standard input, a single document, a format whose calls repeat across
+    records, or logs too small to be worth it)."""
+    parts = work_items(files, fmt, jobs, MIN_PART_BYTES, PARTS_PER_JOB, max_record_bytes)
     if len(parts) < 2:
         return None
     replays.build_all(SHARED_TOOLS)
-    _prepared[:] = [(replays, settings, max_record_bytes)]
+    context = multiprocessing.get_context("fork")
+    order: dict[WorkItem, int] = {}
+    for place, part in enumerate(parts):
+        order.setdefault(part, place)  # a file named twice: the earlier place (keeps more)
+    full_from = context.RawValue(ctypes.c_int64, len(parts))
+    _prepared[:] = [_Shared(replays, settings, max_record_bytes, order, full_from)]
     tally = Tally(replays, settings)
-    stats: dict[str, LogStats] = {}
+    counted: list[tuple[str, LogStats]] = []
     calls = done = 0
     # fork: the workers share the loaded catalog and whatever the parent compiled already.
     pool = ProcessPoolExecutor(
-        jobs,
-        mp_context=multiprocessing.get_context("fork"),
-        initializer=_worker_setup,
-        initargs=(os.getpid(),),
+        jobs, mp_context=context, initializer=_worker_setup, initargs=(os.getpid(),)
     )
     finished = False
     try:
         futures = [pool.submit(_work, part) for part in parts]
-        for part, future in zip(parts, futures, strict=True):
+        for place, (part, future) in enumerate(zip(parts, futures, strict=True)):
             part_tally, part_stats = _result(future, pool)
             tally.merge(part_tally)
-            earlier = stats.get(part.file)
-            stats[part.file] = part_stats if earlier is None else earlier.merge(part_stats)
-            calls += part_stats.calls
-            done += part.end - part.start
+            if tally.full and full_from.value == len(parts):
+                full_from.value = place
+            counted.extend(part_stats)
+            calls += sum(stats.calls for _, stats in part_stats)
+            done += _size(part)
             progress.update(calls, done)
         finished = True
     finally:
         _stop(pool, kill=not finished)
     progress.done()
-    return tally, tuple(stats[file] for file in files)
+    return tally, file_stats(files, counted)
 
 
-def _result(future: Future[tuple[Tally, LogStats]], pool: ProcessPoolExecutor) -> Any:
+def _size(part: WorkItem) -> int:
+    """Bytes of the part on disk: what progress counts."""
+    return part.end - part.start if isinstance(part, LogPart) else part.size
+
+
+def _result(
+    future: Future[tuple[Tally, list[tuple[str, LogStats]]]], pool: ProcessPoolExecutor
+) -> Any:
     """A part's tally and stats; ``WorkerLost`` when its worker died or failed (a
     MemoryError, say), so that no report is built without the part."""
     try:
@@ -232,8 +252,9 @@ def _watch_parent(parent: int) -> None:
     os._exit(0)
 
 
-def _work(part: LogPart) -> tuple[Tally, LogStats]:
-    [(replays, settings, max_record_bytes)] = _prepared
-    reader = LogReader([part.file], part.fmt, max_record_bytes)
-    tally = count_calls(replays, reader.read_part(part), settings)
-    return tally, reader.stats()[0]
+def _work(part: WorkItem) -> tuple[Tally, list[tuple[str, LogStats]]]:
+    [shared] = _prepared
+    tally, stats = count_item(shared.replays, shared.settings, part, shared.max_record_bytes)
+    if shared.order[part] > shared.full_from.value:
+        tally.drop_kept()  # an earlier part filled the list: do not ship calls no one lists
+    return tally, stats

@@ -1,9 +1,11 @@
-"""Parts of a log file for ``--jobs``: runs of whole lines that workers read apart.
+"""Work items for ``--jobs`` and the engines: parts of the logs that workers read apart.
 
-Only a plain file of independent records can be cut (``SPLITTABLE``); standard input, gzip,
-a file that is one JSON document, and formats whose calls repeat or are answered across
-records are read in one pass. The accounting of the parts adds up to that of one pass
-(``LogStats.merge``): each part knows the number of its first line.
+A plain file of independent records (``SPLITTABLE``) can be cut into runs of whole lines
+(``LogPart``); a gzip file or a small one is read whole (``WholeFiles``, a few small files
+together), decompressed where it is read. Standard input, a file that is one JSON document,
+and formats whose calls repeat or are answered across records (and across files) make the
+whole log one item, read in one pass. The accounting of the parts adds up to that of one
+pass (``LogStats.merge``): each part knows the number of its first line.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import IO, Final, cast
+from typing import IO, Final, TypeAlias, cast
 
 from auditor.inputs.limits import DEFAULT_MAX_RECORD_BYTES
 from auditor.inputs.lines import bounded_lines
@@ -39,16 +41,68 @@ class LogPart:
     fmt: LogFormat
 
 
-def split(
-    file: str, parts: int, fmt: LogFormat | None, limit: int = DEFAULT_MAX_RECORD_BYTES
-) -> list[LogPart] | None:
-    """``file`` cut into about ``parts`` runs of whole lines, or None when it must be read
-    in one pass (standard input, gzip, one JSON document, or a format with repeats)."""
-    if file == STDIN or parts < 2:
+@dataclass(frozen=True)
+class WholeFiles:
+    """Log files read whole, one after the other, in one pass (by one worker)."""
+
+    files: tuple[str, ...]
+    fmt: LogFormat | None
+    """The format forced for every file; None: each file's is detected."""
+    size: int
+    """Bytes on disk (compressed, for gzip): what progress counts."""
+
+
+WorkItem: TypeAlias = LogPart | WholeFiles
+"""What one worker reads apart from the rest; a log's items in order are the whole log."""
+
+
+def work_items(
+    files: Sequence[str],
+    fmt: LogFormat | None,
+    jobs: int,
+    min_part_bytes: int,
+    parts_per_job: int,
+    limit: int = DEFAULT_MAX_RECORD_BYTES,
+) -> list[WorkItem]:
+    """``files`` as independent work items in log order, about ``parts_per_job`` for each of
+    ``jobs`` workers: large plain files cut in byte ranges, gzip and small files whole (small
+    ones batched together, in order). One item for all of them when any must be read in the
+    same pass as the others (standard input, one JSON document, a format with repeats, or
+    a file whose format is not recognized: the one-pass read reports it)."""
+    sizes = [os.path.getsize(file) if os.path.isfile(file) else 0 for file in files]
+    whole = [WholeFiles(tuple(files), fmt, sum(sizes))]
+    found = [_independent(file, fmt, limit) for file in files]
+    readable = [one for one in found if one is not None]
+    if len(readable) < len(files):
+        return list(whole)
+    target = max(min_part_bytes, sum(sizes) // max(1, jobs * parts_per_job))
+    items: list[WorkItem] = []
+    batch: list[str] = []
+    batched = 0
+    for file, size, (_, plain) in zip(files, sizes, readable, strict=True):
+        count = min(jobs * parts_per_job, size // min_part_bytes)
+        cut = split(file, count, fmt, limit) if plain and count >= 2 else None
+        if cut is not None or (batch and batched + size > target):
+            if batch:
+                items.append(WholeFiles(tuple(batch), fmt, batched))
+            batch, batched = [], 0
+        if cut is not None:
+            items.extend(cut)
+            continue
+        batch.append(file)
+        batched += size
+    if batch:
+        items.append(WholeFiles(tuple(batch), fmt, batched))
+    return items
+
+
+def _independent(file: str, fmt: LogFormat | None, limit: int) -> tuple[LogFormat, bool] | None:
+    """The format of ``file`` and whether it is plain (not gzip), when its records can be
+    read apart from other files' and from each other; None when it must be read in the one
+    pass over all the logs."""
+    if file == STDIN:
         return None
     with open_log(file) as stream:
-        if not isinstance(stream, io.BufferedReader):
-            return None  # gzip: no seeking
         try:
             framed = records(bounded_lines(stream, limit), limit)
             head, detected = detect_format(framed, display_name(file))
@@ -56,9 +110,22 @@ def split(
             return None  # the one-pass read reports it
         if any(isinstance(item, Record) and item.document for item in head):
             return None
+        plain = isinstance(stream, io.BufferedReader)  # gzip is no BufferedReader: no seeking
     fmt = fmt or detected
-    if fmt not in SPLITTABLE:
+    return (fmt, plain) if fmt in SPLITTABLE else None
+
+
+def split(
+    file: str, parts: int, fmt: LogFormat | None, limit: int = DEFAULT_MAX_RECORD_BYTES
+) -> list[LogPart] | None:
+    """``file`` cut into about ``parts`` runs of whole lines, or None when it must be read
+    in one pass (standard input, gzip, one JSON document, or a format with repeats)."""
+    if parts < 2:
         return None
+    found = _independent(file, fmt, limit)
+    if found is None or not found[1]:
+        return None
+    fmt = found[0]
     size = os.path.getsize(file)
     starts = [0]
     with open(file, "rb") as stream:
