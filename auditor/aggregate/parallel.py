@@ -38,8 +38,9 @@ from auditor.aggregate.pipeline import (
     prepare,
 )
 from auditor.aggregate.progress import Progress
+from auditor.engines.choice import Engine, run_plan
 from auditor.engines.core import count_item, file_stats
-from auditor.engines.plan import MIN_PART_BYTES, PARTS_PER_JOB
+from auditor.engines.plan import MIN_PART_BYTES, PARTS_PER_JOB, make_plan
 from auditor.errors import EXIT_INTERNAL, AuditorError
 from auditor.inputs.limits import DEFAULT_MAX_RECORD_BYTES
 from auditor.inputs.log_formats import LogFormat
@@ -100,13 +101,31 @@ def audit_logs(
     call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
     max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
     new_catalogs: NewCatalogs | None = None,
+    engine: Engine = Engine.LOCAL,
 ) -> Report:
-    """The audit of log files, read by ``jobs`` worker processes where the logs allow it.
+    """The audit of log files, read by ``jobs`` worker processes where the logs allow it
+    (or on ``engine``, by about ``jobs`` workers where it starts them).
 
-    The report is the same whatever ``jobs`` is: parts are merged in log order. The new side
-    is ``new_catalogs`` when given, else ``tools`` normalized by ``rules``.
+    The report is the same whatever ``jobs`` and ``engine`` are: parts are merged in log
+    order. The new side is ``new_catalogs`` when given, else ``tools`` normalized by
+    ``rules``.
     """
     settings = settings or ReportSettings()
+    if engine is not Engine.LOCAL:
+        plan = make_plan(
+            tools,
+            files,
+            schema_inputs,
+            overrides=overrides,
+            rules=rules,
+            settings=settings,
+            fmt=fmt,
+            workers=jobs,
+            new_catalogs=new_catalogs,
+            call_timeout=call_timeout,
+            max_record_bytes=max_record_bytes,
+        )
+        return run_plan(engine, plan, jobs)
     replays = prepare(
         tools,
         rules,

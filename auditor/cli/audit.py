@@ -38,6 +38,7 @@ from auditor.cli.common import (
 )
 from auditor.cli.config import Setting
 from auditor.cli.output import check_confined, names_stdout
+from auditor.engines.choice import Engine
 from auditor.errors import EXIT_OK
 from auditor.inputs.catalogs import STDIN, CatalogFormat, Catalogs, load_catalogs
 from auditor.inputs.git_catalogs import GitRevision
@@ -143,6 +144,7 @@ class AuditOptions:
     timestamp: bool = False
     rules: frozenset[Rule] = DEFAULT_RULES
     jobs: int = 1
+    engine: Engine = Engine.LOCAL
     catalog_format: CatalogFormat | None = None
     log_format: LogFormat | None = None
     call_timeout: float | None = DEFAULT_CALL_TIMEOUT
@@ -346,6 +348,17 @@ def audit(
             help="Worker processes reading the logs. Reports do not depend on it.",
         ),
     ] = None,
+    engine: Annotated[
+        Engine,
+        typer.Option(
+            "--engine",
+            show_default=True,
+            help="Where the parts of the logs are audited: local processes (--jobs), or "
+            "Spark or Ray (the extras spark and ray of auditor; a local one with --jobs "
+            "cores unless spark-submit or RAY_ADDRESS names a cluster). Reports do not "
+            "depend on it.",
+        ),
+    ] = Engine.LOCAL,
     allow_override: Annotated[
         bool,
         typer.Option(
@@ -483,6 +496,7 @@ def audit(
         timestamp=timestamp,
         rules=parse_rules(rules),
         jobs=jobs or os.cpu_count() or 1,
+        engine=engine,
         catalog_format=catalog_format.to_format(),
         log_format=log_format.to_format(),
         call_timeout=call_timeout or None,
@@ -613,6 +627,7 @@ def run(options: AuditOptions) -> int:
             settings=settings,
             fmt=options.log_format,
             jobs=options.jobs,
+            engine=options.engine,
             progress=Progress.for_terminal(total, options.quiet),
             call_timeout=options.call_timeout,
             max_record_bytes=options.max_record_bytes,

@@ -38,6 +38,11 @@ class PartsMissing(AuditorError):
     kind = "internal error"
 
 
+class EngineUnusable(AuditorError):
+    """The engine cannot run this audit: its extra is not installed, it cannot start, or
+    the input is one it cannot reach (standard input)."""
+
+
 @dataclass
 class Run:
     """The tally of the consecutive parts ``first`` to ``last`` of a plan."""
