@@ -4,9 +4,11 @@ report one pass over the logs gives (``--jobs 1``), byte for byte."""
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import pickle
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,12 +19,13 @@ from hypothesis import strategies as st
 from auditor.aggregate import parallel
 from auditor.aggregate.pipeline import ReportSettings
 from auditor.engines import core
+from auditor.engines.choice import CLUSTER_ENGINES, Engine
 from auditor.engines.core import Partial, PartsMissing, audit_part, combine, merge
 from auditor.engines.plan import AuditPlan, make_plan
 from auditor.inputs.catalogs import load_catalogs
 from auditor.inputs.parts import LogPart, WholeFiles
 from auditor.report import Format, render
-from tests.conftest import ROOT
+from tests.conftest import ROOT, run_cli
 
 SAMPLES = ROOT / "sample_logs"
 MCP_FILES = SAMPLES / "mcp_files"
@@ -82,7 +85,7 @@ def test_the_plan_cuts_large_plain_logs_and_reads_gzip_and_small_ones_whole(
     assert [file for item in whole for file in getattr(item, "files", ())] == [packed, small]
 
 
-@settings(max_examples=25)
+@settings(max_examples=25, deadline=None)  # a merge and a render: slow on a busy machine
 @given(data=st.data())
 def test_partials_merge_in_any_order_and_grouping_into_the_one_pass_report(
     workload: tuple[AuditPlan, bytes, str], data: st.DataObject
@@ -190,3 +193,39 @@ def test_logs_whose_calls_repeat_or_are_answered_across_records_are_one_part(
     first, second = report.log_inputs[1:]
     assert second.repeated_calls >= first.calls > 0 or sample == "mcp_capture"
     assert render(report, Format.JSON) == _one_pass(plan)
+
+
+def test_every_engine_but_the_local_one_has_a_runner() -> None:
+    assert set(CLUSTER_ENGINES) == set(Engine) - {Engine.LOCAL}
+
+
+@pytest.mark.parametrize(("engine", "module"), [("spark", "pyspark"), ("ray", "ray")])
+def test_an_engine_without_its_extra_is_a_one_line_error(
+    engine: str,
+    module: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setitem(sys.modules, module, None)  # as if not installed: import fails
+    args = ["audit", "--schemas", str(MCP_FILES / "tools.json")]
+    args += ["--logs", str(MCP_FILES / "calls.jsonl"), "--no-report-files", "-q"]
+    code, out, err = run_cli([*args, "--engine", engine], capsys)
+    assert (code, out) == (2, "")
+    assert (
+        err
+        == f"auditor: error: --engine {engine} needs {module}: pip install 'auditor[{engine}]'\n"
+    )
+    # The local engine needs no extra: the same audit runs (the sample has newly rejected calls).
+    assert run_cli([*args, "--engine", "local"], capsys)[0] == 1
+
+
+def test_an_engine_cannot_read_standard_input(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"")))
+    args = ["audit", "--schemas", str(MCP_FILES / "tools.json"), "--logs", "-"]
+    code, _, err = run_cli([*args, "--engine", "ray", "--no-report-files", "-q"], capsys)
+    assert (code, err) == (
+        2,
+        "auditor: error: --engine ray cannot read standard input: name the log files\n",
+    )
