@@ -21,9 +21,11 @@ import multiprocessing
 import os
 import signal
 import sys
+import tempfile
 import threading
 import time
-from collections.abc import Collection, Sequence
+from collections import deque
+from collections.abc import Collection, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -44,7 +46,7 @@ from auditor.engines.plan import MIN_PART_BYTES, PARTS_PER_JOB, make_plan
 from auditor.errors import EXIT_INTERNAL, AuditorError
 from auditor.inputs.limits import DEFAULT_MAX_RECORD_BYTES
 from auditor.inputs.log_formats import LogFormat
-from auditor.inputs.parts import LogPart, WorkItem, work_items
+from auditor.inputs.parts import LogPart, WorkItem, spill, spillable, work_items
 from auditor.inputs.reader import LogReader
 from auditor.models import LogStats, Override, Report, Rule, ToolSchema
 from auditor.replay.budget import DEFAULT_CALL_TIMEOUT
@@ -53,6 +55,12 @@ from auditor.schema.normalize import DEFAULT_RULES
 
 __all__ = ["MIN_PART_BYTES", "PARTS_PER_JOB", "WorkerLost", "audit_logs", "tally_in_parallel"]
 
+AHEAD_PER_JOB: Final = 4
+"""Parts handed out and not yet merged, per worker: enough to keep the workers busy, and a
+bound on the tallies waiting and on a gzip log's text spilled ahead of them."""
+GZIP_RATIO: Final = 4
+"""A gzip log of at least a part's size over this (JSON Lines shrink 5-10 times) is
+decompressed in parts for the workers; a smaller one is read whole by one of them."""
 SHARED_TOOLS: Final = 2_000
 """Catalogs of at most this many tools are compiled before the workers are forked, so that
 they share them; the tools of a larger catalog are compiled where they are first called."""
@@ -78,11 +86,9 @@ class _Shared:
     replays: Replays
     settings: ReportSettings
     max_record_bytes: int
-    order: dict[WorkItem, int]
-    """Each item's place in log order."""
     full_from: ctypes.c_int64
-    """The place of the part whose merge filled the list of calls (the number of parts
-    until then): later parts' calls can only be counted as omitted."""
+    """The place of the part whose merge filled the list of calls (``sys.maxsize`` until
+    then): later parts' calls can only be counted as omitted."""
 
 
 _prepared: list[_Shared] = []
@@ -159,16 +165,18 @@ def tally_in_parallel(
     """The tally of every file, read by ``jobs`` workers; None when the logs must be read
     in one pass (standard input, a single document, a format whose calls repeat across
     records, or logs too small to be worth it)."""
-    parts = work_items(files, fmt, jobs, MIN_PART_BYTES, PARTS_PER_JOB, max_record_bytes)
-    if len(parts) < 2:
+    items = work_items(files, fmt, jobs, MIN_PART_BYTES, PARTS_PER_JOB, max_record_bytes)
+    gzipped = [spillable(item, fmt, max_record_bytes) for item in items]
+    large = [
+        found if found and os.path.getsize(found[0]) >= MIN_PART_BYTES // GZIP_RATIO else None
+        for found in gzipped
+    ]
+    if len(items) < 2 and not any(large):
         return None
     replays.build_all(SHARED_TOOLS)
     context = multiprocessing.get_context("fork")
-    order: dict[WorkItem, int] = {}
-    for place, part in enumerate(parts):
-        order.setdefault(part, place)  # a file named twice: the earlier place (keeps more)
-    full_from = context.RawValue(ctypes.c_int64, len(parts))
-    _prepared[:] = [_Shared(replays, settings, max_record_bytes, order, full_from)]
+    full_from = context.RawValue(ctypes.c_int64, sys.maxsize)
+    _prepared[:] = [_Shared(replays, settings, max_record_bytes, full_from)]
     tally = Tally(replays, settings)
     counted: list[tuple[str, LogStats]] = []
     calls = done = 0
@@ -176,18 +184,32 @@ def tally_in_parallel(
     pool = ProcessPoolExecutor(
         jobs, mp_context=context, initializer=_worker_setup, initargs=(os.getpid(),)
     )
+    pending: deque[tuple[int, WorkItem, Future[Any]]] = deque()
+
+    def merge_next() -> None:
+        nonlocal calls, done
+        place, part, future = pending.popleft()
+        part_tally, part_stats = _result(future, pool)
+        if isinstance(part, LogPart) and part.data is not None:
+            os.unlink(part.data)  # read: the spilled text is not needed any more
+        tally.merge(part_tally)
+        if tally.full and full_from.value == sys.maxsize:
+            full_from.value = place
+        counted.extend(part_stats)
+        calls += sum(stats.calls for _, stats in part_stats)
+        done += _size(part)
+        progress.update(calls, done)
+
     finished = False
     try:
-        futures = [pool.submit(_work, part) for part in parts]
-        for place, (part, future) in enumerate(zip(parts, futures, strict=True)):
-            part_tally, part_stats = _result(future, pool)
-            tally.merge(part_tally)
-            if tally.full and full_from.value == len(parts):
-                full_from.value = place
-            counted.extend(part_stats)
-            calls += sum(stats.calls for _, stats in part_stats)
-            done += _size(part)
-            progress.update(calls, done)
+        with tempfile.TemporaryDirectory(prefix="auditor-gzip-") as scratch:
+            parts = _parts(items, large, scratch)
+            for place, part in enumerate(parts):
+                pending.append((place, part, pool.submit(_work_at, place, part)))
+                while len(pending) > jobs * AHEAD_PER_JOB:  # bounds the spilled text too
+                    merge_next()
+            while pending:
+                merge_next()
         finished = True
     finally:
         _stop(pool, kill=not finished)
@@ -195,9 +217,24 @@ def tally_in_parallel(
     return tally, file_stats(files, counted)
 
 
+def _parts(
+    items: Sequence[WorkItem], large: Sequence[tuple[str, LogFormat] | None], scratch: str
+) -> Iterator[WorkItem]:
+    """The work items in log order, a large gzip log's as parts of its text spilled to
+    ``scratch`` as it is decompressed: workers replay them while it goes on."""
+    for item, gzipped in zip(items, large, strict=True):
+        if gzipped is None:
+            yield item
+        else:
+            yield from spill(*gzipped, scratch, MIN_PART_BYTES)
+
+
 def _size(part: WorkItem) -> int:
-    """Bytes of the part on disk: what progress counts."""
-    return part.end - part.start if isinstance(part, LogPart) else part.size
+    """Bytes of the part on disk: what progress counts (not for spilled text: progress
+    counts the calls there)."""
+    if isinstance(part, LogPart):
+        return part.end - part.start if part.data is None else 0
+    return part.size
 
 
 def _result(
@@ -271,9 +308,15 @@ def _watch_parent(parent: int) -> None:
     os._exit(0)
 
 
+def _work_at(place: int, part: WorkItem) -> tuple[Tally, list[tuple[str, LogStats]]]:
+    """The tally of the part at ``place`` in log order, without its kept calls when an
+    earlier part filled the list: no merge could list them, so they are not shipped."""
+    tally, stats = _work(part)
+    if place > _prepared[0].full_from.value:
+        tally.drop_kept()
+    return tally, stats
+
+
 def _work(part: WorkItem) -> tuple[Tally, list[tuple[str, LogStats]]]:
     [shared] = _prepared
-    tally, stats = count_item(shared.replays, shared.settings, part, shared.max_record_bytes)
-    if shared.order[part] > shared.full_from.value:
-        tally.drop_kept()  # an earlier part filled the list: do not ship calls no one lists
-    return tally, stats
+    return count_item(shared.replays, shared.settings, part, shared.max_record_bytes)

@@ -11,6 +11,7 @@ pass (``LogStats.merge``): each part knows the number of its first line.
 from __future__ import annotations
 
 import io
+import itertools
 import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -39,6 +40,9 @@ class LogPart:
     end: int
     first_line: int
     fmt: LogFormat
+    data: str | None = None
+    """The file the part's bytes are in, when not ``file`` itself: a gzip log's text,
+    spilled in parts (``spill``); offsets are in it, names and lines are ``file``'s."""
 
 
 @dataclass(frozen=True)
@@ -141,10 +145,44 @@ def split(
     ]
 
 
+def spill(file: str, fmt: LogFormat, into: str, part_bytes: int) -> Iterator[LogPart]:
+    """A gzip log as parts of about ``part_bytes`` of its text, each written to a file of its
+    own in the folder ``into`` as the log is decompressed (in blocks: a line of any length
+    costs no more memory than a block), so that workers replay them while it goes on."""
+    line = 1
+    with open_log(file) as stream:
+        for number in itertools.count():
+            block = stream.read(part_bytes)
+            if not block:
+                return
+            path = os.path.join(into, f"part-{number}")
+            size = len(block)
+            newlines = block.count(b"\n")
+            with open(path, "wb") as out:
+                out.write(block)
+                while not block.endswith(b"\n"):  # end the part at the end of a line
+                    block = stream.readline(1 << 20)
+                    if not block:
+                        break
+                    out.write(block)
+                    size += len(block)
+                    newlines += block.count(b"\n")
+            yield LogPart(file, 0, size, line, fmt, data=path)
+            line += newlines
+
+
+def spillable(item: WorkItem, fmt: LogFormat | None, limit: int) -> tuple[str, LogFormat] | None:
+    """The gzip log and its format, when ``item`` is one gzip log of independent records."""
+    if not isinstance(item, WholeFiles) or len(item.files) != 1:
+        return None
+    found = _independent(item.files[0], fmt, limit)
+    return None if found is None or found[1] else (item.files[0], found[0])
+
+
 @contextmanager
 def open_part(part: LogPart) -> Iterator[IO[bytes]]:
     """A binary stream of the lines of ``part``, ending where the part ends."""
-    with open(part.file, "rb") as stream:
+    with open(part.data or part.file, "rb") as stream:
         stream.seek(part.start)
         yield cast(IO[bytes], _Range(stream, part.end))
 
