@@ -103,8 +103,8 @@ def work_items(
 def _independent(file: str, fmt: LogFormat | None, limit: int) -> tuple[LogFormat, bool] | None:
     """The format of ``file`` and whether it is plain (not gzip), when its records can be
     read apart from other files' and from each other; None when it must be read in the one
-    pass over all the logs."""
-    if file == STDIN:
+    pass over all the logs (standard input, or a pipe: reading its head would consume it)."""
+    if file == STDIN or not os.path.isfile(file):
         return None
     with open_log(file) as stream:
         try:
