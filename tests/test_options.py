@@ -17,6 +17,7 @@ import yaml
 from auditor.cli import audit as audit_command
 from auditor.cli import expand_multi_value_options
 from auditor.cli.audit import CLI_ONLY, OPTIONS, SETTINGS, AuditOptions, ColorChoice
+from auditor.engines.choice import Engine
 from auditor.inputs.catalogs import CatalogFormat
 from auditor.inputs.log_formats import LogFormat
 from auditor.inputs.parquet import Columns
@@ -48,6 +49,7 @@ CASES: dict[str, tuple[Any, list[str], str, Any, Any, Any]] = {
     "redact": (True, ["--redact"], "redact", True, True, False),
     "max_calls": (5, ["--max-calls", "0"], "max_calls", 5, None, 10_000),
     "jobs": (2, ["-j", "3"], "jobs", 2, 3, os.cpu_count() or 1),
+    "engine": ("ray", ["--engine", "spark"], "engine", Engine.RAY, Engine.SPARK, Engine.LOCAL),
     "allow_override": (True, ["--allow-override"], "allow_override", True, True, False),
     "color": ("never", ["--color", "always"], "color", ColorChoice.NEVER, ColorChoice.ALWAYS,
               ColorChoice.AUTO),
@@ -166,6 +168,7 @@ def test_an_equals_sign_works_like_a_space() -> None:
 
 REFUSED = [
     ("jobs", "0", "must be at least 1, not 0"),
+    ("engine", '"dask"', "'dask' is not one of"),
     ("old_runtime", '"sloppy"', "'sloppy' is not one of"),
     ("fail_on", '"sometimes"', "'sometimes' is not one of"),
     ("catalog_format", '"xml"', "'xml' is not one of"),

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import ctypes
 import gzip
 import itertools
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,7 +16,9 @@ from auditor.aggregate import parallel
 from auditor.aggregate.pipeline import ReportSettings, prepare
 from auditor.aggregate.progress import Progress
 from auditor.inputs.catalogs import load_catalogs
-from auditor.inputs.parts import split
+from auditor.inputs.log_formats import LogFormat
+from auditor.inputs.parts import WholeFiles, spill, split, work_items
+from auditor.models import Outcome
 from auditor.report import Format, render
 from auditor.schema.normalize import DEFAULT_RULES
 from tests.conftest import ROOT
@@ -103,3 +107,108 @@ def test_a_log_with_call_ids_is_not_split(tmp_path: Path) -> None:
     path = tmp_path / "chat.jsonl"
     path.write_text((json.dumps(record) + "\n") * 50)
     assert split(str(path), 4, None) is None
+
+
+def _layout(folder: Path) -> list[str]:
+    """A directory as gateways write them: gzip logs and many small plain ones."""
+    text = (SCENARIO / "calls.jsonl").read_bytes()
+    files = []
+    for i in range(12):
+        log = folder / (f"calls-{i:02}.jsonl" + (".gz" if i % 3 == 0 else ""))
+        log.write_bytes(gzip.compress(text) if i % 3 == 0 else text)
+        files.append(str(log))
+    return files
+
+
+def test_gzip_and_small_logs_are_read_in_parallel_with_the_same_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(parallel, "MIN_PART_BYTES", 1024)
+    files = _layout(tmp_path)
+    catalogs = load_catalogs([str(SCENARIO / "tools.json")])
+    replays = prepare(catalogs.tools, DEFAULT_RULES)
+    counted = parallel.tally_in_parallel(replays, files, None, 2, ReportSettings(), Progress(0))
+    assert counted is not None  # gzip files no longer make the audit one process
+    settings = ReportSettings(examples=1, max_calls=7)
+    reports = [
+        parallel.audit_logs(catalogs.tools, files, ["tools.json"], settings=settings, jobs=jobs)
+        for jobs in (1, 2)
+    ]
+    one, two = (render(report, Format.JSON) for report in reports)
+    assert one == two
+    expected = yaml.safe_load((SCENARIO / "expected.yaml").read_text("utf-8"))["lenient_totals"]
+    assert reports[1].totals[Outcome.NEWLY_REJECTED] == 12 * expected["newly_rejected"]
+    assert [stats.lines for stats in reports[1].log_inputs] == [180] * 12
+
+
+def test_small_logs_are_batched_in_order_and_gzip_read_whole(tmp_path: Path) -> None:
+    files = _layout(tmp_path)
+    items = work_items(files, None, 2, 16 << 10, 1)
+    assert all(isinstance(item, WholeFiles) for item in items)
+    # Eight plain logs of 27 kB (under two parts of 16 kB: not cut) and four gzip ones of
+    # 4 kB, for 2 workers of one part each (118 kB): several logs to an item, in order.
+    assert 2 <= len(items) < 12
+    assert [file for item in items for file in getattr(item, "files", ())] == files
+
+
+def test_a_part_after_a_full_list_of_calls_ships_none(big_log: Path) -> None:
+    catalogs = load_catalogs([str(SCENARIO / "tools.json")])
+    replays = prepare(catalogs.tools, DEFAULT_RULES)
+    parts = work_items([str(big_log)], None, 2, 1024, 4)
+    settings = ReportSettings(max_calls=5)
+    full_from = ctypes.c_int64(sys.maxsize)
+    parallel._prepared[:] = [parallel._Shared(replays, settings, 1 << 20, full_from)]
+    try:
+        kept, _ = parallel._work_at(1, parts[1])
+        assert len(kept.kept) == 5 and kept.omitted > 0  # nothing full yet: it keeps its own
+        full_from.value = 0  # the first part filled the list
+        dropped, _ = parallel._work_at(1, parts[1])
+        assert dropped.kept == [] and dropped.omitted == kept.omitted + 5
+        first, _ = parallel._work_at(0, parts[0])
+        assert len(first.kept) == 5  # the part that filled it keeps its calls
+    finally:
+        parallel._prepared.clear()
+
+
+def test_a_gzip_log_is_spilled_in_parts_of_whole_lines(tmp_path: Path) -> None:
+    text = (SCENARIO / "calls.jsonl").read_bytes() * 3
+    log = tmp_path / "calls.jsonl.gz"
+    log.write_bytes(gzip.compress(text))
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    parts = list(spill(str(log), LogFormat.JSONL, str(scratch), 10_000))
+    assert len(parts) == len(text) // 10_000 + 1  # each a little over 10 kB: a line more
+    spilled = b"".join(Path(part.data or "").read_bytes() for part in parts)
+    assert spilled == text
+    for part in parts:
+        data = Path(part.data or "").read_bytes()
+        assert part.file == str(log) and (part.start, part.end) == (0, len(data))
+        assert (data.endswith(b"\n") and len(data) >= 10_000) or part is parts[-1]
+    starts = [
+        sum(len(Path(p.data or "").read_bytes()) for p in parts[:i]) for i in range(len(parts))
+    ]
+    assert [p.first_line for p in parts] == [text[:start].count(b"\n") + 1 for start in starts]
+
+
+def test_one_large_gzip_log_is_replayed_by_several_workers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(parallel, "MIN_PART_BYTES", 4096)
+    log = tmp_path / "calls.jsonl.gz"
+    log.write_bytes(gzip.compress((SCENARIO / "calls.jsonl").read_bytes() * 10))
+    catalogs = load_catalogs([str(SCENARIO / "tools.json")])
+    replays = prepare(catalogs.tools, DEFAULT_RULES)
+    assert (
+        parallel.tally_in_parallel(replays, [str(log)], None, 2, ReportSettings(), Progress(0))
+        is not None
+    )
+    settings = ReportSettings(examples=1, max_calls=7)
+    one, two = (
+        render(
+            parallel.audit_logs(catalogs.tools, [str(log)], ["t"], settings=settings, jobs=jobs),
+            Format.JSON,
+        )
+        for jobs in (1, 2)
+    )
+    assert one == two
+    assert json.loads(two)["inputs"]["logs"][0]["lines"] == 1800

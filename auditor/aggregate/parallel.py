@@ -1,9 +1,12 @@
 """Audit log files, in worker processes part by part where the logs allow it.
 
-Each worker reads its own run of lines (no call crosses the pipe), replays it with the tools
-it inherits from the parent (each compiled on its first call in that worker), and sends back
-a tally; merging the tallies in log
-order gives the tally of one pass over the log, so ``--jobs`` never changes a report.
+The logs are cut into work items (``auditor.inputs.parts``): byte ranges of large plain
+files, gzip and small files whole (decompressed in the worker). Each worker reads its own
+items (no call crosses the pipe), replays them with the tools it inherits from the parent
+(each compiled on its first call in that worker), and sends back a tally; merging the
+tallies in log order gives the tally of one pass over the log, so ``--jobs`` never changes a
+report. Once the parts merged so far fill the report's list of calls, the workers of later
+parts send back none of theirs: no merge could list them.
 
 A worker that dies (the out-of-memory killer sends SIGKILL) would leave its part uncounted:
 the run stops the other workers and raises ``WorkerLost`` instead of waiting for it or
@@ -18,11 +21,14 @@ import multiprocessing
 import os
 import signal
 import sys
+import tempfile
 import threading
 import time
-from collections.abc import Collection, Sequence
+from collections import deque
+from collections.abc import Collection, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 from typing import Any, Final
 
 from auditor.aggregate.pipeline import (
@@ -34,21 +40,28 @@ from auditor.aggregate.pipeline import (
     prepare,
 )
 from auditor.aggregate.progress import Progress
+from auditor.engines.choice import Engine, run_plan
+from auditor.engines.core import EngineUnusable, count_item, file_stats
+from auditor.engines.plan import MIN_PART_BYTES, PARTS_PER_JOB, make_plan
 from auditor.errors import EXIT_INTERNAL, AuditorError
 from auditor.inputs.limits import DEFAULT_MAX_RECORD_BYTES
 from auditor.inputs.log_formats import LogFormat
 from auditor.inputs.parquet import Columns
-from auditor.inputs.parts import LogPart, split
+from auditor.inputs.parts import LogPart, WorkItem, spill, spillable, work_items
 from auditor.inputs.reader import LogReader
 from auditor.models import LogStats, Override, Report, Rule, ToolSchema
 from auditor.replay.budget import DEFAULT_CALL_TIMEOUT
 from auditor.schema.diff import NewCatalogs
 from auditor.schema.normalize import DEFAULT_RULES
 
-MIN_PART_BYTES: Final = 4 << 20
-"""Below this a part costs more to hand out than to read in place."""
-PARTS_PER_JOB: Final = 4
-"""More parts than workers, so a slow part does not leave the others idle."""
+__all__ = ["MIN_PART_BYTES", "PARTS_PER_JOB", "WorkerLost", "audit_logs", "tally_in_parallel"]
+
+AHEAD_PER_JOB: Final = 4
+"""Parts handed out and not yet merged, per worker: enough to keep the workers busy, and a
+bound on the tallies waiting and on a gzip log's text spilled ahead of them."""
+GZIP_RATIO: Final = 4
+"""A gzip log of at least a part's size over this (JSON Lines shrink 5-10 times) is
+decompressed in parts for the workers; a smaller one is read whole by one of them."""
 SHARED_TOOLS: Final = 2_000
 """Catalogs of at most this many tools are compiled before the workers are forked, so that
 they share them; the tools of a larger catalog are compiled where they are first called."""
@@ -67,8 +80,19 @@ class WorkerLost(AuditorError):
         return f"{super().line()}; no report was written"
 
 
-_prepared: list[tuple[Replays, ReportSettings, int]] = []
-"""What the workers inherit when they are forked: the replays and settings."""
+@dataclass(frozen=True)
+class _Shared:
+    """What the workers inherit when they are forked."""
+
+    replays: Replays
+    settings: ReportSettings
+    max_record_bytes: int
+    full_from: ctypes.c_int64
+    """The place of the part whose merge filled the list of calls (``sys.maxsize`` until
+    then): later parts' calls can only be counted as omitted."""
+
+
+_prepared: list[_Shared] = []
 
 
 def audit_logs(
@@ -85,14 +109,37 @@ def audit_logs(
     max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
     new_catalogs: NewCatalogs | None = None,
     columns: Columns | None = None,
+    engine: Engine = Engine.LOCAL,
 ) -> Report:
-    """The audit of log files, read by ``jobs`` worker processes where the logs allow it.
+    """The audit of log files, read by ``jobs`` worker processes where the logs allow it
+    (or on ``engine``, by about ``jobs`` workers where it starts them).
 
-    The report is the same whatever ``jobs`` is: parts are merged in log order. The new side
-    is ``new_catalogs`` when given, else ``tools`` normalized by ``rules``. ``columns`` names
-    the columns of Parquet and Arrow logs (which are read in one pass).
+    The report is the same whatever ``jobs`` and ``engine`` are: parts are merged in log
+    order. The new side is ``new_catalogs`` when given, else ``tools`` normalized by
+    ``rules``. ``columns`` names the columns of Parquet and Arrow logs (which are read in one
+    pass).
     """
     settings = settings or ReportSettings()
+    if engine is not Engine.LOCAL:
+        if columns is not None and columns != Columns():
+            raise EngineUnusable(
+                f"--engine {engine.value} finds the columns of Parquet and Arrow logs by name: "
+                "drop --tool-column and --arguments-column, or audit with --engine local"
+            )
+        plan = make_plan(
+            tools,
+            files,
+            schema_inputs,
+            overrides=overrides,
+            rules=rules,
+            settings=settings,
+            fmt=fmt,
+            workers=jobs,
+            new_catalogs=new_catalogs,
+            call_timeout=call_timeout,
+            max_record_bytes=max_record_bytes,
+        )
+        return run_plan(engine, plan, jobs)
     replays = prepare(
         tools,
         rules,
@@ -124,49 +171,83 @@ def tally_in_parallel(
     max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
 ) -> tuple[Tally, tuple[LogStats, ...]] | None:
     """The tally of every file, read by ``jobs`` workers; None when the logs must be read
-    in one pass (standard input, gzip, a single document, a format whose calls repeat
-    across records, or logs too small to be worth it)."""
-    parts: list[LogPart] = []
-    for file in files:
-        size = os.path.getsize(file) if os.path.isfile(file) else 0
-        count = min(jobs * PARTS_PER_JOB, size // MIN_PART_BYTES)
-        found = split(file, count, fmt, max_record_bytes)
-        if found is None:
-            return None
-        parts.extend(found)
-    if len(parts) < 2:
+    in one pass (standard input, a single document, a format whose calls repeat across
+    records, or logs too small to be worth it)."""
+    items = work_items(files, fmt, jobs, MIN_PART_BYTES, PARTS_PER_JOB, max_record_bytes)
+    gzipped = [spillable(item, fmt, max_record_bytes) for item in items]
+    large = [
+        found if found and os.path.getsize(found[0]) >= MIN_PART_BYTES // GZIP_RATIO else None
+        for found in gzipped
+    ]
+    if len(items) < 2 and not any(large):
         return None
     replays.build_all(SHARED_TOOLS)
-    _prepared[:] = [(replays, settings, max_record_bytes)]
+    context = multiprocessing.get_context("fork")
+    full_from = context.RawValue(ctypes.c_int64, sys.maxsize)
+    _prepared[:] = [_Shared(replays, settings, max_record_bytes, full_from)]
     tally = Tally(replays, settings)
-    stats: dict[str, LogStats] = {}
+    counted: list[tuple[str, LogStats]] = []
     calls = done = 0
     # fork: the workers share the loaded catalog and whatever the parent compiled already.
     pool = ProcessPoolExecutor(
-        jobs,
-        mp_context=multiprocessing.get_context("fork"),
-        initializer=_worker_setup,
-        initargs=(os.getpid(),),
+        jobs, mp_context=context, initializer=_worker_setup, initargs=(os.getpid(),)
     )
+    pending: deque[tuple[int, WorkItem, Future[Any]]] = deque()
+
+    def merge_next() -> None:
+        nonlocal calls, done
+        place, part, future = pending.popleft()
+        part_tally, part_stats = _result(future, pool)
+        if isinstance(part, LogPart) and part.data is not None:
+            os.unlink(part.data)  # read: the spilled text is not needed any more
+        tally.merge(part_tally)
+        if tally.full and full_from.value == sys.maxsize:
+            full_from.value = place
+        counted.extend(part_stats)
+        calls += sum(stats.calls for _, stats in part_stats)
+        done += _size(part)
+        progress.update(calls, done)
+
     finished = False
     try:
-        futures = [pool.submit(_work, part) for part in parts]
-        for part, future in zip(parts, futures, strict=True):
-            part_tally, part_stats = _result(future, pool)
-            tally.merge(part_tally)
-            earlier = stats.get(part.file)
-            stats[part.file] = part_stats if earlier is None else earlier.merge(part_stats)
-            calls += part_stats.calls
-            done += part.end - part.start
-            progress.update(calls, done)
+        with tempfile.TemporaryDirectory(prefix="auditor-gzip-") as scratch:
+            parts = _parts(items, large, scratch)
+            for place, part in enumerate(parts):
+                pending.append((place, part, pool.submit(_work_at, place, part)))
+                while len(pending) > jobs * AHEAD_PER_JOB:  # bounds the spilled text too
+                    merge_next()
+            while pending:
+                merge_next()
         finished = True
     finally:
         _stop(pool, kill=not finished)
     progress.done()
-    return tally, tuple(stats[file] for file in files)
+    return tally, file_stats(files, counted)
 
 
-def _result(future: Future[tuple[Tally, LogStats]], pool: ProcessPoolExecutor) -> Any:
+def _parts(
+    items: Sequence[WorkItem], large: Sequence[tuple[str, LogFormat] | None], scratch: str
+) -> Iterator[WorkItem]:
+    """The work items in log order, a large gzip log's as parts of its text spilled to
+    ``scratch`` as it is decompressed: workers replay them while it goes on."""
+    for item, gzipped in zip(items, large, strict=True):
+        if gzipped is None:
+            yield item
+        else:
+            yield from spill(*gzipped, scratch, MIN_PART_BYTES)
+
+
+def _size(part: WorkItem) -> int:
+    """Bytes of the part on disk: what progress counts (not for spilled text: progress
+    counts the calls there)."""
+    if isinstance(part, LogPart):
+        return part.end - part.start if part.data is None else 0
+    return part.size
+
+
+def _result(
+    future: Future[tuple[Tally, list[tuple[str, LogStats]]]], pool: ProcessPoolExecutor
+) -> Any:
     """A part's tally and stats; ``WorkerLost`` when its worker died or failed (a
     MemoryError, say), so that no report is built without the part."""
     try:
@@ -235,8 +316,15 @@ def _watch_parent(parent: int) -> None:
     os._exit(0)
 
 
-def _work(part: LogPart) -> tuple[Tally, LogStats]:
-    [(replays, settings, max_record_bytes)] = _prepared
-    reader = LogReader([part.file], part.fmt, max_record_bytes)
-    tally = count_calls(replays, reader.read_part(part), settings)
-    return tally, reader.stats()[0]
+def _work_at(place: int, part: WorkItem) -> tuple[Tally, list[tuple[str, LogStats]]]:
+    """The tally of the part at ``place`` in log order, without its kept calls when an
+    earlier part filled the list: no merge could list them, so they are not shipped."""
+    tally, stats = _work(part)
+    if place > _prepared[0].full_from.value:
+        tally.drop_kept()
+    return tally, stats
+
+
+def _work(part: WorkItem) -> tuple[Tally, list[tuple[str, LogStats]]]:
+    [shared] = _prepared
+    return count_item(shared.replays, shared.settings, part, shared.max_record_bytes)

@@ -385,6 +385,18 @@ class Tally:
             self.unknown_other += self.unknown.pop(name)
         self._unknown_above = names[keep - 1]
 
+    @property
+    def full(self) -> bool:
+        """Whether ``kept`` holds all the calls a report lists: those of any later calls
+        would only be counted as omitted."""
+        return self._max_calls is not None and len(self.kept) >= self._max_calls
+
+    def drop_kept(self) -> None:
+        """Count the kept calls as omitted and let them go: for the tally of calls that come
+        after a full one (``full``), whose calls no merge can list."""
+        self.omitted += len(self.kept)
+        self.kept = []
+
     def merge(self, later: Tally) -> None:
         """Add the tally of the calls that come after these in the log."""
         for outcome, count in later.totals.items():

@@ -38,6 +38,7 @@ from auditor.cli.common import (
 from auditor.cli.config import Setting
 from auditor.cli.output import check_confined, names_stdout
 from auditor.defaults import DEFAULT_CALL_TIMEOUT, DEFAULT_EXAMPLES, DEFAULT_MAX_CALLS
+from auditor.engines.choice import Engine
 from auditor.errors import EXIT_OK
 from auditor.inputs.catalog_formats import CatalogFormat
 from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES, DEFAULT_MAX_RECORD_BYTES, byte_size
@@ -163,6 +164,7 @@ class AuditOptions:
     timestamp: bool = False
     rules: frozenset[Rule] = DEFAULT_RULES
     jobs: int = 1
+    engine: Engine = Engine.LOCAL
     catalog_format: CatalogFormat | None = None
     log_format: LogFormat | None = None
     columns: Columns | None = None
@@ -416,6 +418,17 @@ def audit(
             help="Worker processes reading the logs. Reports do not depend on it.",
         ),
     ] = None,
+    engine: Annotated[
+        Engine,
+        typer.Option(
+            "--engine",
+            show_default=True,
+            help="Where the parts of the logs are audited: local processes (--jobs), or "
+            "Spark or Ray (the extras spark and ray of auditor; a local one with --jobs "
+            "cores unless spark-submit or RAY_ADDRESS names a cluster). Reports do not "
+            "depend on it.",
+        ),
+    ] = Engine.LOCAL,
     allow_override: Annotated[
         bool,
         typer.Option(
@@ -600,6 +613,7 @@ def audit(
         timestamp=timestamp,
         rules=parse_rules(rules),
         jobs=jobs or os.cpu_count() or 1,
+        engine=engine,
         catalog_format=catalog_format.to_format(),
         log_format=log_format.to_format(),
         columns=Columns(tool_column, arguments_column),
@@ -734,6 +748,7 @@ def run(options: AuditOptions) -> int:
             settings=settings,
             fmt=options.log_format,
             jobs=options.jobs,
+            engine=options.engine,
             progress=Progress.for_terminal(total, options.quiet),
             call_timeout=options.call_timeout,
             max_record_bytes=options.max_record_bytes,

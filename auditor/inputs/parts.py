@@ -1,19 +1,22 @@
-"""Parts of a log file for ``--jobs``: runs of whole lines that workers read apart.
+"""Work items for ``--jobs`` and the engines: parts of the logs that workers read apart.
 
-Only a plain file of independent records can be cut (``SPLITTABLE``); standard input, gzip,
-a file that is one JSON document, and formats whose calls repeat or are answered across
-records are read in one pass. The accounting of the parts adds up to that of one pass
-(``LogStats.merge``): each part knows the number of its first line.
+A plain file of independent records (``SPLITTABLE``) can be cut into runs of whole lines
+(``LogPart``); a gzip file or a small one is read whole (``WholeFiles``, a few small files
+together), decompressed where it is read. Standard input, a file that is one JSON document,
+and formats whose calls repeat or are answered across records (and across files) make the
+whole log one item, read in one pass. The accounting of the parts adds up to that of one
+pass (``LogStats.merge``): each part knows the number of its first line.
 """
 
 from __future__ import annotations
 
 import io
+import itertools
 import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import IO, Final, cast
+from typing import IO, Final, TypeAlias, cast
 
 from auditor.inputs.limits import DEFAULT_MAX_RECORD_BYTES
 from auditor.inputs.lines import bounded_lines
@@ -38,18 +41,73 @@ class LogPart:
     end: int
     first_line: int
     fmt: LogFormat
+    data: str | None = None
+    """The file the part's bytes are in, when not ``file`` itself: a gzip log's text,
+    spilled in parts (``spill``); offsets are in it, names and lines are ``file``'s."""
 
 
-def split(
-    file: str, parts: int, fmt: LogFormat | None, limit: int = DEFAULT_MAX_RECORD_BYTES
-) -> list[LogPart] | None:
-    """``file`` cut into about ``parts`` runs of whole lines, or None when it must be read
-    in one pass (standard input, gzip, one JSON document, or a format with repeats)."""
-    if file == STDIN or parts < 2:
+@dataclass(frozen=True)
+class WholeFiles:
+    """Log files read whole, one after the other, in one pass (by one worker)."""
+
+    files: tuple[str, ...]
+    fmt: LogFormat | None
+    """The format forced for every file; None: each file's is detected."""
+    size: int
+    """Bytes on disk (compressed, for gzip): what progress counts."""
+
+
+WorkItem: TypeAlias = LogPart | WholeFiles
+"""What one worker reads apart from the rest; a log's items in order are the whole log."""
+
+
+def work_items(
+    files: Sequence[str],
+    fmt: LogFormat | None,
+    jobs: int,
+    min_part_bytes: int,
+    parts_per_job: int,
+    limit: int = DEFAULT_MAX_RECORD_BYTES,
+) -> list[WorkItem]:
+    """``files`` as independent work items in log order, about ``parts_per_job`` for each of
+    ``jobs`` workers: large plain files cut in byte ranges, gzip and small files whole (small
+    ones batched together, in order). One item for all of them when any must be read in the
+    same pass as the others (standard input, one JSON document, a format with repeats, or
+    a file whose format is not recognized: the one-pass read reports it)."""
+    sizes = [os.path.getsize(file) if os.path.isfile(file) else 0 for file in files]
+    whole = [WholeFiles(tuple(files), fmt, sum(sizes))]
+    found = [_independent(file, fmt, limit) for file in files]
+    readable = [one for one in found if one is not None]
+    if len(readable) < len(files):
+        return list(whole)
+    target = max(min_part_bytes, sum(sizes) // max(1, jobs * parts_per_job))
+    items: list[WorkItem] = []
+    batch: list[str] = []
+    batched = 0
+    for file, size, (_, plain) in zip(files, sizes, readable, strict=True):
+        count = min(jobs * parts_per_job, size // min_part_bytes)
+        cut = split(file, count, fmt, limit) if plain and count >= 2 else None
+        if cut is not None or (batch and batched + size > target):
+            if batch:
+                items.append(WholeFiles(tuple(batch), fmt, batched))
+            batch, batched = [], 0
+        if cut is not None:
+            items.extend(cut)
+            continue
+        batch.append(file)
+        batched += size
+    if batch:
+        items.append(WholeFiles(tuple(batch), fmt, batched))
+    return items
+
+
+def _independent(file: str, fmt: LogFormat | None, limit: int) -> tuple[LogFormat, bool] | None:
+    """The format of ``file`` and whether it is plain (not gzip), when its records can be
+    read apart from other files' and from each other; None when it must be read in the one
+    pass over all the logs (standard input, or a pipe: reading its head would consume it)."""
+    if file == STDIN or not os.path.isfile(file):
         return None
     with open_log(file) as stream:
-        if not isinstance(stream, io.BufferedReader):
-            return None  # gzip: no seeking
         try:
             framed = records(bounded_lines(stream, limit), limit)
             head, detected = detect_format(framed, display_name(file))
@@ -57,9 +115,22 @@ def split(
             return None  # the one-pass read reports it
         if any(isinstance(item, Record) and item.document for item in head):
             return None
+        plain = isinstance(stream, io.BufferedReader)  # gzip is no BufferedReader: no seeking
     fmt = fmt or detected
-    if fmt not in SPLITTABLE:
+    return (fmt, plain) if fmt in SPLITTABLE else None
+
+
+def split(
+    file: str, parts: int, fmt: LogFormat | None, limit: int = DEFAULT_MAX_RECORD_BYTES
+) -> list[LogPart] | None:
+    """``file`` cut into about ``parts`` runs of whole lines, or None when it must be read
+    in one pass (standard input, gzip, one JSON document, or a format with repeats)."""
+    if parts < 2:
         return None
+    found = _independent(file, fmt, limit)
+    if found is None or not found[1]:
+        return None
+    fmt = found[0]
     size = os.path.getsize(file)
     starts = [0]
     with open(file, "rb") as stream:
@@ -75,10 +146,44 @@ def split(
     ]
 
 
+def spill(file: str, fmt: LogFormat, into: str, part_bytes: int) -> Iterator[LogPart]:
+    """A gzip log as parts of about ``part_bytes`` of its text, each written to a file of its
+    own in the folder ``into`` as the log is decompressed (in blocks: a line of any length
+    costs no more memory than a block), so that workers replay them while it goes on."""
+    line = 1
+    with open_log(file) as stream:
+        for number in itertools.count():
+            block = stream.read(part_bytes)
+            if not block:
+                return
+            path = os.path.join(into, f"part-{number}")
+            size = len(block)
+            newlines = block.count(b"\n")
+            with open(path, "wb") as out:
+                out.write(block)
+                while not block.endswith(b"\n"):  # end the part at the end of a line
+                    block = stream.readline(1 << 20)
+                    if not block:
+                        break
+                    out.write(block)
+                    size += len(block)
+                    newlines += block.count(b"\n")
+            yield LogPart(file, 0, size, line, fmt, data=path)
+            line += newlines
+
+
+def spillable(item: WorkItem, fmt: LogFormat | None, limit: int) -> tuple[str, LogFormat] | None:
+    """The gzip log and its format, when ``item`` is one gzip log of independent records."""
+    if not isinstance(item, WholeFiles) or len(item.files) != 1:
+        return None
+    found = _independent(item.files[0], fmt, limit)
+    return None if found is None or found[1] else (item.files[0], found[0])
+
+
 @contextmanager
 def open_part(part: LogPart) -> Iterator[IO[bytes]]:
     """A binary stream of the lines of ``part``, ending where the part ends."""
-    with open(part.file, "rb") as stream:
+    with open(part.data or part.file, "rb") as stream:
         stream.seek(part.start)
         yield cast(IO[bytes], _Range(stream, part.end))
 

@@ -1,0 +1,166 @@
+"""The engine-neutral audit: ``audit_part`` on any worker, ``combine`` anywhere, ``merge``
+on the driver. No engine is imported here.
+
+A tally is exact when merged in log order (``Tally.merge``). A ``Partial`` therefore holds
+runs of consecutive parts, each keyed by the plan indices of its first and last part;
+``combine`` sorts the runs of both sides and folds the ones that meet, in order. So
+partials combine in any order and grouping (a tree reduce, a combiner, results as they
+arrive) and the report is the one a single pass gives, byte for byte. The kept calls of a
+run that follows a full run from the first part are dropped as soon as that is known: no
+merge could list them.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from auditor.aggregate.pipeline import (
+    Replays,
+    ReportSettings,
+    Tally,
+    build_report,
+    count_calls,
+    prepare,
+)
+from auditor.engines.plan import AuditPlan
+from auditor.errors import EXIT_INTERNAL, AuditorError
+from auditor.inputs.parts import LogPart, WorkItem
+from auditor.inputs.reader import LogReader
+from auditor.models import LogStats, Report
+
+
+class PartsMissing(AuditorError):
+    """The partials given to ``merge`` do not cover every part exactly once."""
+
+    exit_code = EXIT_INTERNAL
+    kind = "internal error"
+
+
+class EngineUnusable(AuditorError):
+    """The engine cannot run this audit: its extra is not installed, it cannot start, or
+    the input is one it cannot reach (standard input)."""
+
+
+@dataclass
+class Run:
+    """The tally of the consecutive parts ``first`` to ``last`` of a plan."""
+
+    first: int
+    last: int
+    tally: Tally
+    stats: list[tuple[str, LogStats]]
+    """How each file (a file cut in parts repeats) accounted for its lines, in order."""
+
+
+@dataclass
+class Partial:
+    """The tally of some parts of a plan: combine partials in any order and grouping."""
+
+    runs: list[Run] = field(default_factory=list)
+
+
+_compiled: dict[str, Replays] = {}
+"""This process's replays of the plan it last worked on, by ``AuditPlan.catalog_key``."""
+
+
+def replays_for(plan: AuditPlan) -> Replays:
+    """The plan's tools, normalized and compiled once per process (each tool on its first
+    call): a worker keeps one catalog, so memory does not grow with the plans it sees."""
+    replays = _compiled.get(plan.catalog_key)
+    if replays is None:
+        _compiled.clear()
+        replays = _compiled[plan.catalog_key] = prepare(
+            plan.tools,
+            plan.rules,
+            call_timeout=plan.call_timeout,
+            old_runtime=plan.settings.old_runtime,
+            new_catalogs=plan.new_catalogs,
+        )
+    return replays
+
+
+def remember(plan: AuditPlan, replays: Replays) -> None:
+    """Use ``replays`` for ``plan`` in this process (and in the workers it forks)."""
+    _compiled.clear()
+    _compiled[plan.catalog_key] = replays
+
+
+def count_item(
+    replays: Replays, settings: ReportSettings, item: WorkItem, max_record_bytes: int
+) -> tuple[Tally, list[tuple[str, LogStats]]]:
+    """The tally of one work item and how each of its files accounted for its lines."""
+    if isinstance(item, LogPart):
+        reader = LogReader([item.file], item.fmt, max_record_bytes)
+        tally = count_calls(replays, reader.read_part(item), settings)
+        return tally, [(item.file, reader.stats()[0])]
+    reader = LogReader(item.files, item.fmt, max_record_bytes)
+    tally = count_calls(replays, reader, settings)
+    # The reader counts a file named twice under one entry, as a one-pass read does.
+    return tally, list(zip(dict.fromkeys(item.files), reader.stats(), strict=True))
+
+
+def audit_part(plan: AuditPlan, part: int) -> Partial:
+    """The partial of part number ``part`` of ``plan``: pure but for reading that part."""
+    tally, stats = count_item(
+        replays_for(plan), plan.settings, plan.parts[part], plan.max_record_bytes
+    )
+    return Partial([Run(part, part, tally, stats)])
+
+
+def combine(one: Partial, other: Partial) -> Partial:
+    """The partial of the parts of both (which it reuses: do not use them after)."""
+    runs = sorted([*one.runs, *other.runs], key=lambda run: run.first)
+    folded: list[Run] = []
+    for run in runs:
+        if folded and run.first <= folded[-1].last:
+            raise PartsMissing(f"part {run.first} of the logs was counted twice")
+        if folded and run.first == folded[-1].last + 1:
+            before = folded[-1]
+            before.tally.merge(run.tally)
+            before.stats.extend(run.stats)
+            before.last = run.last
+        else:
+            folded.append(run)
+    if folded and folded[0].first == 0 and folded[0].tally.full:
+        for run in folded[1:]:
+            run.tally.drop_kept()
+    return Partial(folded)
+
+
+def merge(plan: AuditPlan, partials: Iterable[Partial]) -> Report:
+    """The report of the plan's partials, given in any order and grouping: the report of
+    one pass over the logs. ``PartsMissing`` when a part is missing or counted twice."""
+    total = functools.reduce(combine, partials, Partial())
+    replays = replays_for(plan)
+    if not plan.parts:
+        tally, counted = Tally(replays, plan.settings), []
+    else:
+        if [(run.first, run.last) for run in total.runs] != [(0, len(plan.parts) - 1)]:
+            covered = ", ".join(f"{run.first}-{run.last}" for run in total.runs) or "none"
+            raise PartsMissing(
+                f"the partials cover parts {covered} of 0-{len(plan.parts) - 1}: "
+                "some of the logs were not counted"
+            )
+        [run] = total.runs
+        tally, counted = run.tally, run.stats
+    return build_report(
+        replays,
+        tally,
+        file_stats(plan.files, counted),
+        plan.schema_inputs,
+        plan.overrides,
+        plan.settings,
+    )
+
+
+def file_stats(
+    files: Sequence[str], counted: Iterable[tuple[str, LogStats]]
+) -> tuple[LogStats, ...]:
+    """Each file's accounting, its parts' added up, in the order the files were named."""
+    stats: dict[str, LogStats] = {}
+    for file, part in counted:
+        earlier = stats.get(file)
+        stats[file] = part if earlier is None else earlier.merge(part)
+    return tuple(stats[file] for file in dict.fromkeys(files))

@@ -1,0 +1,92 @@
+"""What an audit is, as plain picklable data an engine ships to its workers.
+
+A plan holds the catalogs (as loaded, never compiled), the rules and report settings, and
+the logs cut into work items (``auditor.inputs.parts``). Compiled validators never travel:
+each worker process compiles the catalog once, on its first part, and keeps it by the plan's
+``catalog_key`` (``auditor.engines.core``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from auditor.aggregate.pipeline import ReportSettings
+from auditor.inputs.limits import DEFAULT_MAX_RECORD_BYTES
+from auditor.inputs.log_formats import LogFormat
+from auditor.inputs.parts import WorkItem, work_items
+from auditor.models import Override, Rule, ToolSchema
+from auditor.replay.budget import DEFAULT_CALL_TIMEOUT
+from auditor.schema.diff import NewCatalogs
+from auditor.schema.normalize import DEFAULT_RULES
+
+MIN_PART_BYTES: Final = 4 << 20
+"""Below this a part costs more to hand out than to read in place."""
+PARTS_PER_JOB: Final = 4
+"""More parts than workers, so a slow part does not leave the others idle."""
+
+
+@dataclass(frozen=True)
+class AuditPlan:
+    """Everything a worker needs to audit any one of ``parts``, and the driver to merge."""
+
+    tools: tuple[ToolSchema, ...]
+    files: tuple[str, ...]
+    """The log files, in the order the report lists them."""
+    parts: tuple[WorkItem, ...]
+    """The logs in work items, in log order: part ``i`` comes before part ``i + 1``."""
+    schema_inputs: tuple[str, ...]
+    overrides: tuple[Override, ...] = ()
+    rules: frozenset[Rule] = DEFAULT_RULES
+    settings: ReportSettings = field(default_factory=ReportSettings)
+    new_catalogs: NewCatalogs | None = None
+    call_timeout: float | None = DEFAULT_CALL_TIMEOUT
+    max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES
+    catalog_key: str = ""
+    """What identifies the compiled catalog in a worker's cache: a digest of everything the
+    replays are built from, taken once by the driver (``make_plan``)."""
+
+
+def make_plan(
+    tools: Sequence[ToolSchema],
+    files: Sequence[str],
+    schema_inputs: Sequence[str],
+    *,
+    overrides: Sequence[Override] = (),
+    rules: Collection[Rule] = DEFAULT_RULES,
+    settings: ReportSettings | None = None,
+    fmt: LogFormat | None = None,
+    workers: int = 2,
+    new_catalogs: NewCatalogs | None = None,
+    call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
+    max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
+    min_part_bytes: int = MIN_PART_BYTES,
+) -> AuditPlan:
+    """The plan of an audit whose logs are cut for about ``workers`` workers."""
+    settings = settings or ReportSettings()
+    parts = work_items(files, fmt, workers, min_part_bytes, PARTS_PER_JOB, max_record_bytes)
+    compiled_from = (
+        tuple(tools),
+        sorted(rule.value for rule in rules),
+        new_catalogs,
+        call_timeout,
+        settings.old_runtime,
+    )
+    # Taken here, once: pickling a frozenset gives different bytes in another process.
+    key = hashlib.blake2b(pickle.dumps(compiled_from), digest_size=16).hexdigest()
+    return AuditPlan(
+        tools=tuple(tools),
+        files=tuple(files),
+        parts=tuple(parts),
+        schema_inputs=tuple(schema_inputs),
+        overrides=tuple(overrides),
+        rules=frozenset(rules),
+        settings=settings,
+        new_catalogs=new_catalogs,
+        call_timeout=call_timeout,
+        max_record_bytes=max_record_bytes,
+        catalog_key=key,
+    )

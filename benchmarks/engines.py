@@ -1,0 +1,90 @@
+"""Run one generated workload through each engine locally: wall time, driver memory, and
+whether the reports are the same.
+
+    python3 benchmarks/engines.py                          # 200,000 calls, local/spark/ray
+    python3 benchmarks/engines.py --calls 1000000 --workers 2 --engine spark
+
+Each engine runs in a fresh process (the driver), which audits through the Python API
+(``auditor.aggregate.parallel.audit_logs`` with ``engine=``) and reports its own wall time
+and peak RSS. For Spark the driver is the Python process: the JVM it starts and the Python
+workers are not counted, nor Ray's raylet and workers; the driver's memory is what must not
+grow with the log (it receives tallies, never calls). Start-up is included: a local Spark
+or Ray takes seconds to start. The extras must be installed: ``pip install '.[spark,ray]'``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from generate import WORKLOADS, generate
+
+ENGINES = ("local", "spark", "ray")
+
+
+def drive(engine: str, catalog: Path, log: Path, workers: int) -> dict[str, object]:
+    """One audit as a driver process would run it (in this process)."""
+    from auditor.aggregate.parallel import audit_logs
+    from auditor.engines.choice import Engine
+    from auditor.inputs.catalogs import load_catalogs
+    from auditor.inputs.log_files import log_files
+    from auditor.report import Format, render
+
+    started = time.perf_counter()
+    tools = load_catalogs([str(catalog)]).tools
+    files, _ = log_files(str(log))
+    report = audit_logs(tools, files, [catalog.name], jobs=workers, engine=Engine(engine))
+    text = render(report, Format.JSON)
+    return {
+        "engine": engine,
+        "wall": time.perf_counter() - started,
+        "driver_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "calls": report.call_count,
+        "report": hashlib.sha256(text.encode()).hexdigest()[:16],
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=200_000)
+    parser.add_argument("--workload", choices=sorted(WORKLOADS), default="standard")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--engine", choices=ENGINES, action="append")
+    parser.add_argument("--dir", type=Path, default=Path("/tmp/auditor-engines-benchmark"))
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--drive", choices=ENGINES, help=argparse.SUPPRESS)
+    options = parser.parse_args()
+    out = options.dir / f"{options.workload}-{options.calls}"
+    catalog = out / "tools.json"
+    if options.drive:
+        log = next(p for p in out.iterdir() if p.name.startswith(("calls", "logs")))
+        print(json.dumps(drive(options.drive, catalog, log, options.workers)))
+        return
+    if not catalog.exists():
+        out.mkdir(parents=True, exist_ok=True)
+        generate(options.calls, options.seed, out, WORKLOADS[options.workload])
+    print(f"{options.workload}, {options.calls:,} calls, {options.workers} workers each")
+    print("| engine | wall | driver peak RSS | calls | report (sha256) |")
+    print("| --- | ---: | ---: | ---: | --- |")
+    for engine in options.engine or ENGINES:
+        command = [sys.executable, __file__, "--drive", engine, "--dir", str(options.dir)]
+        command += ["--calls", str(options.calls), "--workload", options.workload]
+        command += ["--workers", str(options.workers)]
+        done = subprocess.run(command, check=True, capture_output=True, text=True)
+        row = json.loads(done.stdout.strip().splitlines()[-1])
+        print(
+            f"| {engine} | {row['wall']:.1f} s | {row['driver_rss_mib']:.0f} MiB "
+            f"| {row['calls']:,} | `{row['report']}` |",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()

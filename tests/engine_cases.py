@@ -1,0 +1,58 @@
+"""What the Spark and Ray tests audit: each sample scenario and a generated workload of
+many parts, with the report one pass over the same logs gives (``--jobs 1``)."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+from auditor.aggregate import parallel
+from auditor.aggregate.pipeline import ReportSettings
+from auditor.engines.plan import AuditPlan, make_plan
+from auditor.inputs.catalogs import load_catalogs
+from auditor.models import Report
+from auditor.report import Format, render
+from tests.samples import scenarios
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"
+SCENARIOS = [scenario.name for scenario in scenarios()]
+LISTED = ReportSettings(examples=1, max_calls=7)
+"""Which examples and calls a report keeps depends on merging in log order."""
+
+
+def sample_plan(name: str) -> AuditPlan:
+    """A sample scenario's audit, cut in parts of 4 kB where its log allows it."""
+    folder = SAMPLES / name
+    catalog = next(folder.glob("tools.*"))
+    log = next(folder.glob("calls.*"))
+    tools = load_catalogs([str(catalog)]).tools
+    return make_plan(tools, [str(log)], [catalog.name], settings=LISTED, min_part_bytes=4096)
+
+
+def generated_plan(folder: Path) -> AuditPlan:
+    """Two catalogs' calls over a large log cut in byte ranges, gzip logs and small logs."""
+    mcp = (SAMPLES / "mcp_files" / "calls.jsonl").read_bytes()
+    gemini = (SAMPLES / "gemini_travel" / "calls.jsonl").read_bytes()
+    files = [folder / "big.jsonl", folder / "a.jsonl.gz", folder / "b.jsonl", folder / "c.gz"]
+    files[0].write_bytes(mcp * 20 + gemini * 5)
+    files[1].write_bytes(gzip.compress(gemini * 3))
+    files[2].write_bytes(mcp)
+    files[3].write_bytes(gzip.compress(mcp * 2))
+    catalogs = [str(SAMPLES / "mcp_files" / "tools.json"), str(SAMPLES / "gemini_travel")]
+    tools = load_catalogs(catalogs).tools
+    return make_plan(
+        tools, [str(f) for f in files], catalogs, settings=LISTED, min_part_bytes=64 << 10
+    )
+
+
+def one_pass(plan: AuditPlan) -> str:
+    """The JSON report of ``--jobs 1`` on the plan's inputs."""
+    return json_of(
+        parallel.audit_logs(
+            plan.tools, plan.files, plan.schema_inputs, settings=plan.settings, jobs=1
+        )
+    )
+
+
+def json_of(report: Report) -> str:
+    return render(report, Format.JSON)

@@ -1,0 +1,50 @@
+"""`--engine ray`: Ray (local, fractional CPUs so that a 2-core runner does not starve)
+gives the report of `--jobs 1`, byte for byte.
+
+Skipped, with the reason, where the `ray` extra is absent (`.ci/run` runs these in a venv
+of their own, after the main suite)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, run_cli
+from tests.engine_cases import SCENARIOS, generated_plan, json_of, one_pass, sample_plan
+
+ray = pytest.importorskip("ray", reason="the ray extra is not installed: pip install '.[ray]'")
+
+from auditor.engines.on_ray import audit_on_ray  # noqa: E402
+
+
+@pytest.fixture(scope="module", autouse=True)
+def local_ray() -> Iterator[None]:
+    """One local Ray of two CPUs for the module: starting one takes seconds."""
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_each_sample_gives_the_one_pass_report(name: str) -> None:
+    plan = sample_plan(name)
+    assert json_of(audit_on_ray(plan, cpus_per_part=0.5)) == one_pass(plan)
+
+
+def test_a_generated_workload_of_many_parts_gives_the_one_pass_report(tmp_path: Path) -> None:
+    plan = generated_plan(tmp_path)
+    assert len(plan.parts) >= 6  # byte ranges of the large log, gzip and small logs whole
+    assert json_of(audit_on_ray(plan, cpus_per_part=0.5)) == one_pass(plan)
+
+
+def test_the_command_line_engine_prints_the_local_report(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    folder = ROOT / "sample_logs" / "mcp_files"
+    args = ["audit", "--schemas", str(folder / "tools.json"), "--logs", str(folder / "calls.jsonl")]
+    args += ["--no-report-files", "-q", "--format", "json"]
+    on_ray = run_cli([*args, "--engine", "ray"], capsys)
+    local = run_cli([*args, "--jobs", "1"], capsys)
+    assert on_ray == local and local[0] == 1  # the sample has newly rejected calls

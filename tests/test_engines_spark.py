@@ -1,0 +1,62 @@
+"""`--engine spark`: Spark (`local[2]`) gives the report of `--jobs 1`, byte for byte.
+
+Skipped, with the reason, where the `spark` extra or a JDK is absent (`.ci/run` runs these
+in a venv of their own, after the main suite)."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, run_cli
+from tests.engine_cases import SCENARIOS, generated_plan, json_of, one_pass, sample_plan
+
+pytest.importorskip("pyspark", reason="the spark extra is not installed: pip install '.[spark]'")
+if shutil.which("java") is None:
+    pytest.skip("Spark needs a JDK: no java on PATH", allow_module_level=True)
+
+from pyspark.sql import SparkSession
+
+from auditor.engines.on_spark import audit_on_spark
+
+
+@pytest.fixture(scope="module")
+def spark() -> Iterator[SparkSession]:
+    """One local session of two cores for the module: starting one takes seconds."""
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("auditor-tests")
+        .config("spark.ui.enabled", "false")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_each_sample_gives_the_one_pass_report(spark: SparkSession, name: str) -> None:
+    plan = sample_plan(name)
+    assert json_of(audit_on_spark(plan, spark)) == one_pass(plan)
+
+
+def test_a_generated_workload_of_many_parts_gives_the_one_pass_report(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    plan = generated_plan(tmp_path)
+    assert len(plan.parts) >= 6  # byte ranges of the large log, gzip and small logs whole
+    assert json_of(audit_on_spark(plan, spark)) == one_pass(plan)
+
+
+def test_the_command_line_engine_prints_the_local_report(
+    spark: SparkSession, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = ROOT / "sample_logs" / "mcp_files"
+    args = ["audit", "--schemas", str(folder / "tools.json"), "--logs", str(folder / "calls.jsonl")]
+    args += ["--no-report-files", "-q", "--format", "json"]
+    on_spark = run_cli([*args, "--engine", "spark"], capsys)
+    local = run_cli([*args, "--jobs", "1"], capsys)
+    assert on_spark == local and local[0] == 1  # the sample has newly rejected calls
