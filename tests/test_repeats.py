@@ -9,7 +9,7 @@ import pytest
 
 from auditor.aggregate import pipeline
 from auditor.aggregate.pipeline import ReportSettings, Tally, build_report, count_calls, prepare
-from auditor.aggregate.repeats import AcceptedRepeats
+from auditor.aggregate.repeats import ONCE_PER_PAYLOAD, AcceptedRepeats
 from auditor.models import (
     JSON,
     Call,
@@ -93,10 +93,11 @@ def test_repeats_are_counted_not_replayed_and_the_report_is_unchanged(
     tally = count_calls(replays, _Calls(_stream()), settings)
     assert render(build_report(replays, tally, (), [], [], settings), Format.JSON) == expected
 
-    # Accepted payloads, each replayed once: '{"n": 1}' (line 1), '{"n":  1}' (line 2, another
-    # text), '{"n": 1}' with evidence (line 7), the object {"n": 3} (line 42). Every newly
-    # rejected call (8), unknown-tool call (3) and the unparsed one go through one by one.
-    accepted_first = ["log:1", "log:2", "log:7", "log:42"]
+    # Accepted payloads, each replayed twice (the first replay leaves a hash, the second
+    # remembers the payload): '{"n": 1}' (lines 1, 3), '{"n":  1}' (another text: 2, 4), '{"n": 1}'
+    # with evidence (7, 14), the object {"n": 3} (42, 43). Every newly rejected call (8),
+    # unknown-tool call (3) and the unparsed one go through one by one.
+    accepted_first = ["log:1", "log:3", "log:2", "log:4", "log:7", "log:14", "log:42", "log:43"]
     rejected = [f"log:{n}" for n in range(5, 41, 5)]
     unknown = ["log:11", "log:22", "log:33"]
     assert sorted(replayed) == sorted([*accepted_first, *rejected, *unknown, "log:41"])
@@ -166,13 +167,29 @@ def test_only_accepted_payloads_are_remembered() -> None:
     assert not repeats.remember(payload, CallResult(call, Outcome.NEWLY_REJECTED), frozenset())
     assert not repeats.repeat(payload)
     assert not repeats.remember(payload, CallResult(call, Outcome.ACCEPTED), frozenset({1}))
+    assert not repeats.repeat(payload)  # replayed once: only its hash is kept
+    assert not repeats.remember(payload, CallResult(call, Outcome.ACCEPTED), frozenset({1}))
     assert repeats.repeat(payload) and repeats.repeat(payload)
     # 8 + 8 characters of text pass the bound of 12: settle now.
-    assert repeats.remember(
-        ("count", '{"n": 2}', None), CallResult(call, Outcome.ACCEPTED), frozenset()
-    )
+    other = ("count", '{"n": 2}', None)
+    assert not repeats.remember(other, CallResult(call, Outcome.ACCEPTED), frozenset())
+    assert repeats.remember(other, CallResult(call, Outcome.ACCEPTED), frozenset())
     settled = list(repeats.settle())
     assert [(r.call.text, r.outcome, reached, n) for r, reached, n in settled] == [
         ('{"n": 1}', Outcome.ACCEPTED, frozenset({1}), 2)
     ]
     assert not repeats.repeat(payload)  # forgotten once settled
+
+
+def test_hashes_of_payloads_seen_once_are_bounded() -> None:
+    repeats = AcceptedRepeats(payloads=1)  # room for ONCE_PER_PAYLOAD hashes
+    call = Call("a:1", "count", {"n": 1}, text='{"n": 1}')
+    accepted = CallResult(call, Outcome.ACCEPTED)
+    first = ("count", "0", None)
+    repeats.remember(first, accepted, frozenset())
+    for n in range(1, ONCE_PER_PAYLOAD + 1):  # the last one clears the hashes, first's too
+        repeats.remember(("count", str(n), None), accepted, frozenset())
+    assert not repeats.remember(first, accepted, frozenset())  # seen "once" again
+    assert not repeats.repeat(first)
+    assert repeats.remember(first, accepted, frozenset())  # remembered: the bound of 1
+    assert repeats.repeat(first)
