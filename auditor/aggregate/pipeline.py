@@ -16,6 +16,7 @@ from auditor.aggregate.evidence import evidence_line
 from auditor.aggregate.groups import DEFAULT_EXAMPLES, GroupCollector
 from auditor.aggregate.loosen import FileSide, eligible, suggest
 from auditor.aggregate.redact import DEFAULT_LIMIT, Sanitizer
+from auditor.aggregate.repeats import AcceptedRepeats
 from auditor.defaults import DEFAULT_MAX_CALLS
 from auditor.models import (
     JSON,
@@ -298,10 +299,15 @@ class Tally:
         state["_replays"] = None
         return state
 
-    def add(self, result: CallResult, reached: frozenset[int]) -> None:
+    def add(self, result: CallResult, reached: frozenset[int], weight: int = 1) -> None:
+        """Count one call, or ``weight`` calls of one accepted payload: an accepted call is
+        only counted (its sample is kept once), so that its repeats can be counted together
+        (``auditor.aggregate.repeats``); any other call is listed and grouped on its own."""
+        if weight != 1 and result.outcome is not Outcome.ACCEPTED:
+            raise ValueError(f"a {result.outcome.value} call is counted one at a time")
         call = result.call
-        self.totals[result.outcome] += 1
-        self.over_budget += result.over_budget
+        self.totals[result.outcome] += weight
+        self.over_budget += result.over_budget * weight
         if result.outcome is Outcome.UNKNOWN_TOOL and call.tool is not None:
             self._count_unknown(_short_name(call.tool), 1)
         elif call.tool is not None:  # a known tool: unknown ones are counted above
@@ -309,13 +315,13 @@ class Tally:
             if counts is None:
                 counts = self.counts[call.tool] = dict.fromkeys(Outcome, 0)
                 self.proven[call.tool] = self.contradictions[call.tool] = 0
-            counts[result.outcome] += 1
-            self.proven[call.tool] += result.proven
-            self.contradictions[call.tool] += result.contradicts
+            counts[result.outcome] += weight
+            self.proven[call.tool] += result.proven * weight
+            self.contradictions[call.tool] += result.contradicts * weight
             if reached:
                 tool_reached = self.reached.setdefault(call.tool, {})
                 for index in reached:
-                    tool_reached[index] = tool_reached.get(index, 0) + 1
+                    tool_reached[index] = tool_reached.get(index, 0) + weight
             self._note_use(call.tool, result)
         else:
             self.nameless += 1
@@ -449,11 +455,25 @@ def _short_name(name: str) -> str:
 def count_calls(
     replays: Mapping[str, ToolReplay], calls: Iterable[Call], settings: ReportSettings
 ) -> Tally:
-    """Replay a stream of calls into a fresh tally."""
+    """Replay a stream of calls into a fresh tally, distinct first: a call repeating a payload
+    already replayed as accepted is only counted (``auditor.aggregate.repeats``)."""
     tally = Tally(replays, settings)
+    repeats = AcceptedRepeats()
     for call in calls:
-        tally.add(*evaluate_call(replays, call))
+        payload = repeats.payload(call)
+        if payload is not None and repeats.repeat(payload):
+            continue
+        result, reached = evaluate_call(replays, call)
+        tally.add(result, reached)
+        if payload is not None and repeats.remember(payload, result, reached):
+            _settle(tally, repeats)
+    _settle(tally, repeats)
     return tally
+
+
+def _settle(tally: Tally, repeats: AcceptedRepeats) -> None:
+    for result, reached, weight in repeats.settle():
+        tally.add(result, reached, weight)
 
 
 def build_report(

@@ -1,0 +1,105 @@
+"""Distinct-first counting: an accepted call whose payload was seen accepted is only counted.
+
+Most calls of a log are accepted, and most accepted calls repeat an earlier payload (the
+same tool, arguments text and logged evidence). Such a repeat changes nothing in a report but
+counts: it is not listed, grouped or kept as a sample (its text already is one, or the
+samples were full or its tool has none), so it is not replayed nor turned into a result; it
+adds one to the weight of its payload, and the tally counts each payload's weight at once
+(``Tally.add(..., weight)``). Counts add up in any order, so the report is the one a call by
+call pass gives. Calls that are not accepted always go through one by one: their order, each
+one's ``path:line`` and their examples are what the report shows.
+
+A payload is remembered after its second accepted replay (the first leaves a hash); memory is
+bounded by the number of payloads and the characters of their texts, and reaching a bound
+settles the weights so far.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Final
+
+from auditor.models import Call, CallResult, Evidence, Outcome
+from auditor.replay.tool import MEMO_MAX_ARGUMENT, text_of
+
+MAX_PAYLOADS: Final = 50_000
+"""Accepted payloads remembered at once."""
+MAX_PAYLOAD_CHARS: Final = 32 << 20
+"""Characters of arguments text the remembered payloads may hold together."""
+ONCE_PER_PAYLOAD: Final = 4
+"""Hashes of payloads seen once kept per remembered payload (about 50 bytes each)."""
+
+Payload = tuple[str, str, Evidence | None]
+"""A call's tool, arguments text and logged evidence: all its verdicts and outcome depend on."""
+
+
+@dataclass(slots=True)
+class _Seen:
+    """What counting a repeat of an accepted payload needs: never its arguments."""
+
+    contradicts: bool
+    reached: frozenset[int]
+    repeats: int = 0
+    """Calls of the payload after its first, not counted yet."""
+
+
+class AcceptedRepeats:
+    """Payloads replayed as accepted, each with the repeats counted since (its weight)."""
+
+    def __init__(self, payloads: int = MAX_PAYLOADS, chars: int = MAX_PAYLOAD_CHARS) -> None:
+        self._most = payloads
+        self._chars_most = chars
+        self._chars = 0
+        self._seen: dict[Payload, _Seen] = {}
+        self._once: set[int] = set()
+        """Hashes of the payloads replayed as accepted once."""
+
+    @staticmethod
+    def payload(call: Call) -> Payload | None:
+        """What identifies the call's outcome; None for a call that must be replayed (no tool,
+        arguments that did not parse, or a text too long to remember, as the memo does)."""
+        if call.tool is None or call.unparsed is not None:
+            return None
+        text = call.text if call.text is not None else text_of(call.arguments)
+        if text is None or len(text) > MEMO_MAX_ARGUMENT:
+            return None
+        return (call.tool, text, call.evidence)
+
+    def repeat(self, payload: Payload) -> bool:
+        """Count one more call of ``payload`` when it is known accepted; False otherwise."""
+        known = self._seen.get(payload)
+        if known is None:
+            return False
+        known.repeats += 1
+        return True
+
+    def remember(self, payload: Payload, result: CallResult, reached: frozenset[int]) -> bool:
+        """Note a replay of ``payload``, when accepted; True when a bound is reached and
+        ``settle`` should run.
+
+        A payload is remembered from its second replay on: the first only leaves its hash
+        (an int, which the garbage collector never visits), so that a log of distinct
+        arguments pays one set lookup per call and keeps no object per payload (keeping
+        them made such a log 14% slower). A hash that collides only remembers early."""
+        if result.outcome is not Outcome.ACCEPTED:
+            return False
+        digest = hash(payload)
+        if digest not in self._once:
+            if len(self._once) >= self._most * ONCE_PER_PAYLOAD:
+                self._once.clear()  # forgetting only delays remembering
+            self._once.add(digest)
+            return False
+        self._seen[payload] = _Seen(result.contradicts, reached)
+        self._chars += len(payload[1])
+        return len(self._seen) >= self._most or self._chars >= self._chars_most
+
+    def settle(self) -> Iterator[tuple[CallResult, frozenset[int], int]]:
+        """Each payload's result, reached rewrites and repeats not yet counted; forgets them."""
+        seen, self._seen, self._chars = self._seen, {}, 0
+        for (tool, text, evidence), known in seen.items():
+            if known.repeats:
+                # The call as far as counting reads it: its text finds the sample it is.
+                call = Call("", tool, text=text, evidence=evidence)
+                accepted = CallResult(call, Outcome.ACCEPTED, contradicts=known.contradicts)
+                yield accepted, known.reached, known.repeats
