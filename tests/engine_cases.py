@@ -6,12 +6,15 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
+import pytest
+
 from auditor.aggregate import parallel
 from auditor.aggregate.pipeline import ReportSettings
 from auditor.engines.plan import AuditPlan, make_plan
 from auditor.inputs.catalogs import load_catalogs
 from auditor.models import Report
 from auditor.report import Format, render
+from tests.conftest import ROOT, run_cli
 from tests.samples import scenarios
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"
@@ -56,3 +59,16 @@ def one_pass(plan: AuditPlan) -> str:
 
 def json_of(report: Report) -> str:
     return render(report, Format.JSON)
+
+
+Run = tuple[int, str, str]
+"""Exit code, stdout and stderr of one command line."""
+
+
+def cli_on_and_off(engine: str, capsys: pytest.CaptureFixture[str]) -> tuple[Run, Run]:
+    """The mcp_files sample audited from the command line on ``engine``, then with
+    ``--jobs 1``: (exit code, stdout, stderr) of each."""
+    folder = ROOT / "sample_logs" / "mcp_files"
+    args = ["audit", "--schemas", str(folder / "tools.json"), "--logs", str(folder / "calls.jsonl")]
+    args += ["--no-report-files", "-q", "--format", "json"]
+    return run_cli([*args, "--engine", engine], capsys), run_cli([*args, "--jobs", "1"], capsys)

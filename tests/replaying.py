@@ -4,7 +4,7 @@ in-memory call stream. Production composes the same stages in ``auditor.aggregat
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 
 from auditor.aggregate.pipeline import (
     CallSource,
@@ -14,10 +14,23 @@ from auditor.aggregate.pipeline import (
     evaluate_call,
     prepare,
 )
-from auditor.models import Call, CallResult, Override, Report, Rule, ToolSchema
+from auditor.models import Call, CallResult, LogStats, Override, Report, Rule, ToolSchema
 from auditor.replay.budget import DEFAULT_CALL_TIMEOUT
 from auditor.replay.tool import ToolReplay
 from auditor.schema.normalize import DEFAULT_RULES
+
+
+class CallList:
+    """A call source over calls already in memory (``CallSource``), with no log statistics."""
+
+    def __init__(self, calls: list[Call]) -> None:
+        self._calls = calls
+
+    def __iter__(self) -> Iterator[Call]:
+        return iter(self._calls)
+
+    def stats(self) -> tuple[LogStats, ...]:
+        return ()
 
 
 def replay_call(replays: Mapping[str, ToolReplay], call: Call) -> CallResult:

@@ -11,8 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, run_cli
-from tests.engine_cases import SCENARIOS, generated_plan, json_of, one_pass, sample_plan
+from tests.engine_cases import (
+    SCENARIOS,
+    cli_on_and_off,
+    generated_plan,
+    json_of,
+    one_pass,
+    sample_plan,
+)
 
 ray = pytest.importorskip("ray", reason="the ray extra is not installed: pip install '.[ray]'")
 
@@ -42,9 +48,7 @@ def test_a_generated_workload_of_many_parts_gives_the_one_pass_report(tmp_path: 
 def test_the_command_line_engine_prints_the_local_report(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    folder = ROOT / "sample_logs" / "mcp_files"
-    args = ["audit", "--schemas", str(folder / "tools.json"), "--logs", str(folder / "calls.jsonl")]
-    args += ["--no-report-files", "-q", "--format", "json"]
-    on_ray = run_cli([*args, "--engine", "ray"], capsys)
-    local = run_cli([*args, "--jobs", "1"], capsys)
-    assert on_ray == local and local[0] == 1  # the sample has newly rejected calls
+    on_ray, local = cli_on_and_off("ray", capsys)
+    assert (
+        on_ray == local and isinstance(local, tuple) and local[0] == 1
+    )  # the sample has newly rejected calls

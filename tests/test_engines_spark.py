@@ -11,8 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, run_cli
-from tests.engine_cases import SCENARIOS, generated_plan, json_of, one_pass, sample_plan
+from tests.engine_cases import (
+    SCENARIOS,
+    cli_on_and_off,
+    generated_plan,
+    json_of,
+    one_pass,
+    sample_plan,
+)
 
 pytest.importorskip("pyspark", reason="the spark extra is not installed: pip install '.[spark]'")
 if shutil.which("java") is None:
@@ -54,9 +60,7 @@ def test_a_generated_workload_of_many_parts_gives_the_one_pass_report(
 def test_the_command_line_engine_prints_the_local_report(
     spark: SparkSession, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    folder = ROOT / "sample_logs" / "mcp_files"
-    args = ["audit", "--schemas", str(folder / "tools.json"), "--logs", str(folder / "calls.jsonl")]
-    args += ["--no-report-files", "-q", "--format", "json"]
-    on_spark = run_cli([*args, "--engine", "spark"], capsys)
-    local = run_cli([*args, "--jobs", "1"], capsys)
-    assert on_spark == local and local[0] == 1  # the sample has newly rejected calls
+    on_spark, local = cli_on_and_off("spark", capsys)
+    assert (
+        on_spark == local and isinstance(local, tuple) and local[0] == 1
+    )  # the sample has newly rejected calls

@@ -13,7 +13,6 @@ import signal
 import subprocess
 import time
 import tracemalloc
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +38,6 @@ from auditor.models import (
     Call,
     CallResult,
     Location,
-    LogStats,
     Observation,
     OldRuntime,
     Outcome,
@@ -67,7 +65,7 @@ from auditor.report import Format, render
 from auditor.schema.keywords import draft_of
 from auditor.schema.normalize import DEFAULT_RULES
 from tests.conftest import AUDITOR, ROOT, load_cases, run_cli
-from tests.replaying import replay_call
+from tests.replaying import CallList, replay_call
 
 REGEX_BOMB = "^(?:(?:(?:a{1000}){1000}){1000})$"
 
@@ -422,17 +420,6 @@ def _catalog_of(count: int) -> list[ToolSchema]:
     ]
 
 
-class _Calls:
-    def __init__(self, calls: list[Call]) -> None:
-        self._calls = calls
-
-    def __iter__(self) -> Iterator[Call]:
-        return iter(self._calls)
-
-    def stats(self) -> tuple[LogStats, ...]:
-        return ()
-
-
 @pytest.mark.parametrize("old_runtime", list(OldRuntime))
 def test_only_called_tools_are_compiled_and_the_report_is_the_same(
     monkeypatch: pytest.MonkeyPatch, old_runtime: OldRuntime
@@ -451,7 +438,7 @@ def test_only_called_tools_are_compiled_and_the_report_is_the_same(
     monkeypatch.setattr(ToolReplay, "__init__", counting)
     settings = ReportSettings(old_runtime=old_runtime)
     replays = prepare(tools, DEFAULT_RULES, old_runtime=old_runtime)
-    tally = count_calls(replays, _Calls(calls), settings)
+    tally = count_calls(replays, CallList(calls), settings)
     lazy = build_report(replays, tally, (), [], [], settings)
     # Only called tools are kept; the counterexample search compiles a bounded number of
     # the others for the moment it takes, in name order.
@@ -463,7 +450,7 @@ def test_only_called_tools_are_compiled_and_the_report_is_the_same(
     eager = prepare(tools, DEFAULT_RULES, old_runtime=old_runtime)
     for name in eager:  # every tool compiled up front, as before
         eager[name]
-    eager_tally = count_calls(eager, _Calls(calls), settings)
+    eager_tally = count_calls(eager, CallList(calls), settings)
     expected = render(build_report(eager, eager_tally, (), [], [], settings), Format.JSON)
     assert render(lazy, Format.JSON) == expected
     summaries = {tool.name: tool for tool in lazy.tools}

@@ -14,7 +14,7 @@ from auditor.inputs.log_files import check_logs
 from auditor.inputs.log_formats import LogFormat
 from auditor.inputs.parts import split
 from auditor.inputs.reader import LogReader
-from auditor.inputs.records import Framed, Record, records
+from auditor.inputs.records import Framed, Record, loads, records
 from auditor.models import LOG_COUNTS, Call, LogStats
 
 
@@ -221,3 +221,25 @@ def test_a_directory_without_logs_is_a_problem_in_the_order_given(tmp_path: Path
         f"{tmp_path / 'gone.jsonl'}: no such file",
         f"{empty}: no log files (.jsonl, .ndjson, .json, .log, .gz, .parquet, .arrow, .feather)",
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        # json's message expects a position after "at": one "at", never two.
+        ('{"q": "open', "Unterminated string starting at column 7"),
+        ('{"q" 1}', "Expecting ':' delimiter at column 6"),
+    ],
+)
+def test_a_json_error_names_its_column_once(text: str, reason: str) -> None:
+    assert loads(text) == (None, reason)
+    assert loads('{"q": "open"}') == ({"q": "open"}, None)
+
+
+@pytest.mark.parametrize("first", [b"PAR1", b"ARROW1", b"ARROW1\x00\x00", b"\xff\xff\xff\xff"])
+def test_a_text_log_starting_like_a_columnar_file_stays_text(tmp_path: Path, first: bytes) -> None:
+    # Given as JSON Lines, a log is text: its first line is broken, the next one a call.
+    path = tmp_path / "calls.jsonl"
+    path.write_bytes(first + b'\n{"tool": "search", "arguments": {"q": "x"}}\n')
+    calls = list(LogReader([str(path)], LogFormat.JSONL))
+    assert [(c.tool, c.unparsed is not None) for c in calls] == [(None, True), ("search", False)]

@@ -19,8 +19,8 @@ from auditor.cli import expand_multi_value_options
 from auditor.cli.audit import CLI_ONLY, OPTIONS, SETTINGS, AuditOptions, ColorChoice
 from auditor.engines.choice import Engine
 from auditor.inputs.catalogs import CatalogFormat
+from auditor.inputs.columns import Columns
 from auditor.inputs.log_formats import LogFormat
-from auditor.inputs.parquet import Columns
 from auditor.models import FailOn, GroupBy, OldRuntime, Rule
 from auditor.report import Format
 from tests.conftest import ROOT, run_cli

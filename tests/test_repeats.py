@@ -3,8 +3,6 @@ the tally is the one a call-by-call pass gives."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from auditor.aggregate import pipeline
@@ -16,29 +14,18 @@ from auditor.models import (
     CallResult,
     Evidence,
     Location,
-    LogStats,
     Outcome,
     ToolSchema,
     Unparsed,
 )
 from auditor.report import Format, render
 from auditor.schema.normalize import DEFAULT_RULES
+from tests.replaying import CallList
 
 # The lenient old runtime reads "Integer" as enforcing nothing; the normalized new schema
 # asks for an integer: {"n": "x"} is newly rejected, {"n": 1} accepted by both.
 _SCHEMA: JSON = {"type": "object", "properties": {"n": {"type": "Integer"}}}
 _TOOL = ToolSchema("count", _SCHEMA, Location("tools.json", 1, 1), "", "mapping")
-
-
-class _Calls:
-    def __init__(self, calls: list[Call]) -> None:
-        self._calls = calls
-
-    def __iter__(self) -> Iterator[Call]:
-        return iter(self._calls)
-
-    def stats(self) -> tuple[LogStats, ...]:
-        return ()
 
 
 def _call(line: int, text: str, tool: str | None = "count", **kw: object) -> Call:
@@ -90,7 +77,7 @@ def test_repeats_are_counted_not_replayed_and_the_report_is_unchanged(
 
     monkeypatch.setattr(pipeline, "evaluate_call", counting)
     replays = prepare([_TOOL], DEFAULT_RULES)
-    tally = count_calls(replays, _Calls(_stream()), settings)
+    tally = count_calls(replays, CallList(_stream()), settings)
     assert render(build_report(replays, tally, (), [], [], settings), Format.JSON) == expected
 
     # Accepted payloads, each replayed twice (the first replay leaves a hash, the second
@@ -119,7 +106,7 @@ def test_a_bound_settles_the_weights_and_counts_stay_exact(monkeypatch: pytest.M
     # Two payloads at most: the third settles the first two, then they are replayed again.
     monkeypatch.setattr(pipeline, "AcceptedRepeats", lambda: AcceptedRepeats(payloads=2))
     calls = [_call(i, f'{{"n": {i % 3}}}') for i in range(1, 31)]
-    tally = count_calls(prepare([_TOOL], DEFAULT_RULES), _Calls(calls), ReportSettings())
+    tally = count_calls(prepare([_TOOL], DEFAULT_RULES), CallList(calls), ReportSettings())
     assert tally.totals[Outcome.ACCEPTED] == 30
     assert tally.counts["count"][Outcome.ACCEPTED] == 30
 

@@ -44,9 +44,9 @@ from auditor.engines.choice import Engine, run_plan
 from auditor.engines.core import EngineUnusable, count_item, file_stats
 from auditor.engines.plan import MIN_PART_BYTES, PARTS_PER_JOB, make_plan
 from auditor.errors import EXIT_INTERNAL, AuditorError
+from auditor.inputs.columns import Columns
 from auditor.inputs.limits import DEFAULT_MAX_RECORD_BYTES
-from auditor.inputs.log_formats import LogFormat
-from auditor.inputs.parquet import Columns
+from auditor.inputs.log_format_names import LogFormat
 from auditor.inputs.parts import LogPart, WorkItem, spill, spillable, work_items
 from auditor.inputs.reader import LogReader
 from auditor.models import LogStats, Override, Report, Rule, ToolSchema

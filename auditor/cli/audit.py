@@ -38,9 +38,10 @@ from auditor.cli.common import (
 from auditor.cli.config import Setting
 from auditor.cli.output import check_confined, names_stdout
 from auditor.defaults import DEFAULT_CALL_TIMEOUT, DEFAULT_EXAMPLES, DEFAULT_MAX_CALLS
-from auditor.engines.choice import Engine
+from auditor.engines.names import Engine
 from auditor.errors import EXIT_OK
 from auditor.inputs.catalog_formats import CatalogFormat
+from auditor.inputs.columns import Columns
 from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES, DEFAULT_MAX_RECORD_BYTES, byte_size
 from auditor.inputs.log_files import (
     LogFormatError,
@@ -51,8 +52,7 @@ from auditor.inputs.log_files import (
     holds_no_log,
     traffic_problem,
 )
-from auditor.inputs.log_formats import LogFormat
-from auditor.inputs.parquet import Columns
+from auditor.inputs.log_format_names import LogFormat
 from auditor.inputs.paths import STDIN, shown
 from auditor.inputs.sniff import catalog_given_as_log
 from auditor.models import RULE_FAMILIES, FailOn, GroupBy, OldRuntime, Report, Rule

@@ -2,24 +2,17 @@
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Callable
 from typing import Final
 
 from auditor.engines import on_ray, on_spark
 from auditor.engines.core import EngineUnusable
+from auditor.engines.names import Engine
 from auditor.engines.plan import AuditPlan
 from auditor.inputs.paths import STDIN
 from auditor.models import Report
 
-
-class Engine(str, enum.Enum):
-    """Where the parts of the logs are audited; every engine gives the same report."""
-
-    LOCAL = "local"
-    """Worker processes on this machine (``--jobs``): the default, with no extra."""
-    SPARK = "spark"
-    RAY = "ray"
+__all__ = ["CLUSTER_ENGINES", "Engine", "run_plan"]
 
 
 CLUSTER_ENGINES: Final[dict[Engine, Callable[[AuditPlan, int], Report]]] = {

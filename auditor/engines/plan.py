@@ -16,7 +16,7 @@ from typing import Final
 
 from auditor.aggregate.pipeline import ReportSettings
 from auditor.inputs.limits import DEFAULT_MAX_RECORD_BYTES
-from auditor.inputs.log_formats import LogFormat
+from auditor.inputs.log_format_names import LogFormat
 from auditor.inputs.parts import WorkItem, work_items
 from auditor.models import Override, Rule, ToolSchema
 from auditor.replay.budget import DEFAULT_CALL_TIMEOUT

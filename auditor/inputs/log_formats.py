@@ -20,25 +20,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from enum import Enum
 from typing import Final
 
 from auditor.inputs import otel_calls
 from auditor.inputs.found import Answer, At, Found, caller_name
+from auditor.inputs.log_format_names import LogFormat
 from auditor.models import JSON, Evidence
-
-
-class LogFormat(str, Enum):
-    """The call-log formats ``auditor`` reads, in the order detection tries them."""
-
-    OTEL = "otel"
-    MCP = "mcp"
-    OPENAI_RESPONSES = "openai-responses"
-    ANTHROPIC = "anthropic"
-    OPENAI = "openai"
-    """Chat Completions requests and/or responses."""
-    JSONL = "jsonl"
-    """One call per line: ``{"tool": ..., "arguments": ...}``."""
 
 
 def _no_answers(record: JSON) -> Iterator[Answer]:

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from enum import Enum
 from typing import IO, Any, Final
 
+from auditor.inputs.columns import Columns
 from auditor.inputs.limits import DEFAULT_MAX_RECORD_BYTES
 from auditor.inputs.log_files import LogFormatError, LogProblem
 from auditor.inputs.log_formats import ARGUMENT_KEYS, TOOL_KEYS
@@ -50,19 +50,11 @@ class Columnar(str, Enum):
 
 _MAGIC: Final = (
     (b"PAR1", Columnar.PARQUET),
-    (b"ARROW1", Columnar.ARROW),
+    (b"ARROW1\x00\x00", Columnar.ARROW),  # the magic and its padding to 8 bytes
     (b"\xff\xff\xff\xff", Columnar.ARROW_STREAM),
 )
-MAGIC_BYTES: Final = 6
+MAGIC_BYTES: Final = 8
 """Bytes to peek at to tell a columnar file (the longest magic)."""
-
-
-@dataclass(frozen=True)
-class Columns:
-    """The columns a columnar log's calls are read from; None: found by name."""
-
-    tool: str | None = None
-    arguments: str | None = None
 
 
 def columnar(head: bytes) -> Columnar | None:
@@ -81,12 +73,12 @@ class ColumnarLog:
         name: str,
         stream: IO[bytes],
         kind: Columnar,
-        columns: Columns = Columns(),
+        columns: Columns | None = None,
         max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
     ) -> None:
         self._name = name
         self._kind = kind
-        self._batches, self._tool, self._arguments = _open(name, stream, kind, columns)
+        self._batches, self._tool, self._arguments = _open(name, stream, kind, columns or Columns())
         self._max = max_record_bytes
         self.stats = LogStats(name, kind.value)
 

@@ -21,7 +21,7 @@ from typing import IO, Final, TypeAlias, cast
 from auditor.inputs.limits import DEFAULT_MAX_RECORD_BYTES
 from auditor.inputs.lines import bounded_lines
 from auditor.inputs.log_files import STDIN, LogFormatError, display_name, open_log
-from auditor.inputs.log_formats import LogFormat
+from auditor.inputs.log_format_names import LogFormat
 from auditor.inputs.records import Record, detect_format, records
 
 SPLITTABLE: Final = frozenset({LogFormat.JSONL})

@@ -21,6 +21,7 @@ from dataclasses import replace
 from itertools import chain
 from typing import IO
 
+from auditor.inputs.columns import Columns
 from auditor.inputs.limits import DEFAULT_MAX_RECORD_BYTES, MAX_NESTING, too_deep
 from auditor.inputs.lines import Blank, bounded_lines
 from auditor.inputs.log_files import display_name, open_log
@@ -36,7 +37,7 @@ from auditor.inputs.log_formats import (
     session_caller,
 )
 from auditor.inputs.pairing import Pairing
-from auditor.inputs.parquet import MAGIC_BYTES, Columnar, ColumnarLog, Columns, columnar
+from auditor.inputs.parquet import MAGIC_BYTES, Columnar, ColumnarLog, columnar
 from auditor.inputs.parts import LogPart, open_part
 from auditor.inputs.positions import key_positions
 from auditor.inputs.records import MAX_RAW, Framed, Record, detect_format, loads, records
@@ -90,7 +91,9 @@ class LogReader:
     def _read(self, file: str) -> Iterator[Call]:
         with open_log(file) as stream:
             peek = getattr(stream, "peek", None)
-            kind = columnar(peek(MAGIC_BYTES)[:MAGIC_BYTES]) if peek is not None else None
+            # A log whose text format is given is text, whatever its first bytes say.
+            sniffed = peek(MAGIC_BYTES) if peek is not None and self._fmt is None else None
+            kind = columnar(sniffed[:MAGIC_BYTES]) if sniffed is not None else None
             if kind is not None:
                 yield from self._columnar(file, stream, kind)
                 return

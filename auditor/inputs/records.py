@@ -233,7 +233,9 @@ def loads(text: str) -> tuple[JSON, str | None]:
             return None, "holds a \\u escape of half a surrogate pair, which is not Unicode text"
         return value, None
     except json.JSONDecodeError as error:
-        return None, f"{error.msg} at column {error.colno}"
+        # Some messages end in "at", expecting the position after them ("Unterminated string
+        # starting at"): one "at" before the column either way.
+        return None, f"{error.msg.removesuffix(' at')} at column {error.colno}"
     except ValueError as error:
         return None, str(error)
     except RecursionError:

@@ -14,7 +14,6 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Final
 
-from auditor.inputs.log_formats import detect
 from auditor.inputs.paths import STDIN, shown
 
 SNIFF_CHARS: Final = 64 * 1024
@@ -42,6 +41,9 @@ def looks_like_log(text: str) -> bool:
 
 
 def _is_record(line: str) -> bool:
+    # Only once an input has failed: the log formats (and orjson) stay out of --help.
+    from auditor.inputs.log_formats import detect
+
     try:
         record = json.loads(line)
     except (ValueError, RecursionError):
