@@ -422,10 +422,12 @@ def audit(
         Engine,
         typer.Option(
             "--engine",
+            rich_help_panel=LIMITS,
+            metavar="ENGINE",
             show_default=True,
-            help="Where the parts of the logs are audited: local processes (--jobs), or "
-            "Spark or Ray (the extras spark and ray of auditor; a local one with --jobs "
-            "cores unless spark-submit or RAY_ADDRESS names a cluster). Reports do not "
+            help="Where the parts of the logs are audited: local (processes, --jobs), "
+            "spark or ray (the extras spark and ray of tool-schema-auditor; a local one with "
+            "--jobs cores unless spark-submit or RAY_ADDRESS names a cluster). Reports do not "
             "depend on it.",
         ),
     ] = Engine.LOCAL,
@@ -486,7 +488,7 @@ def audit(
             "--tool-column",
             rich_help_panel=INPUTS,
             metavar="NAME",
-            show_default="found by name",
+            show_default=False,
             help="The tool-name column of Parquet and Arrow logs (default: the first of "
             "tool_name, gen_ai.tool.name, tool, name).",
         ),
@@ -497,7 +499,7 @@ def audit(
             "--arguments-column",
             rich_help_panel=INPUTS,
             metavar="NAME",
-            show_default="found by name",
+            show_default=False,
             help="The arguments column (JSON text or a struct) of Parquet and Arrow logs "
             "(default: the first of arguments, gen_ai.tool.call.arguments, args, input).",
         ),
