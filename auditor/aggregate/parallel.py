@@ -44,6 +44,7 @@ from auditor.engines.choice import Engine, run_plan
 from auditor.engines.core import EngineUnusable, count_item, file_stats
 from auditor.engines.plan import MIN_PART_BYTES, PARTS_PER_JOB, make_plan
 from auditor.errors import EXIT_INTERNAL, AuditorError
+from auditor.inputs.calls_from import CallsFrom
 from auditor.inputs.columns import Columns
 from auditor.inputs.limits import DEFAULT_MAX_RECORD_BYTES
 from auditor.inputs.log_format_names import LogFormat
@@ -110,6 +111,7 @@ def audit_logs(
     new_catalogs: NewCatalogs | None = None,
     columns: Columns | None = None,
     engine: Engine = Engine.LOCAL,
+    calls_from: CallsFrom = CallsFrom.ALL,
 ) -> Report:
     """The audit of log files, read by ``jobs`` worker processes where the logs allow it
     (or on ``engine``, by about ``jobs`` workers where it starts them).
@@ -117,7 +119,7 @@ def audit_logs(
     The report is the same whatever ``jobs`` and ``engine`` are: parts are merged in log
     order. The new side is ``new_catalogs`` when given, else ``tools`` normalized by
     ``rules``. ``columns`` names the columns of Parquet and Arrow logs (which are read in one
-    pass).
+    pass). ``calls_from`` says which calls of request/response history logs count.
     """
     settings = settings or ReportSettings()
     if engine is not Engine.LOCAL:
@@ -138,6 +140,7 @@ def audit_logs(
             new_catalogs=new_catalogs,
             call_timeout=call_timeout,
             max_record_bytes=max_record_bytes,
+            calls_from=calls_from,
         )
         return run_plan(engine, plan, jobs)
     replays = prepare(
@@ -149,12 +152,14 @@ def audit_logs(
     )
     progress = progress or Progress(0)
     counted = (
-        tally_in_parallel(replays, files, fmt, jobs, settings, progress, max_record_bytes)
+        tally_in_parallel(
+            replays, files, fmt, jobs, settings, progress, max_record_bytes, calls_from
+        )
         if jobs > 1
         else None
     )
     if counted is None:
-        reader = LogReader(files, fmt, max_record_bytes, columns)
+        reader = LogReader(files, fmt, max_record_bytes, columns, calls_from)
         tally = count_calls(replays, progress.wrap(reader, lambda: reader.bytes_read), settings)
         counted = tally, reader.stats()
     tally, stats = counted
@@ -169,11 +174,14 @@ def tally_in_parallel(
     settings: ReportSettings,
     progress: Progress,
     max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
+    calls_from: CallsFrom = CallsFrom.ALL,
 ) -> tuple[Tally, tuple[LogStats, ...]] | None:
     """The tally of every file, read by ``jobs`` workers; None when the logs must be read
     in one pass (standard input, a single document, a format whose calls repeat across
     records, or logs too small to be worth it)."""
-    items = work_items(files, fmt, jobs, MIN_PART_BYTES, PARTS_PER_JOB, max_record_bytes)
+    items = work_items(
+        files, fmt, jobs, MIN_PART_BYTES, PARTS_PER_JOB, max_record_bytes, calls_from
+    )
     gzipped = [spillable(item, fmt, max_record_bytes) for item in items]
     large = [
         found if found and os.path.getsize(found[0]) >= MIN_PART_BYTES // GZIP_RATIO else None
@@ -211,7 +219,7 @@ def tally_in_parallel(
     finished = False
     try:
         with tempfile.TemporaryDirectory(prefix="auditor-gzip-") as scratch:
-            parts = _parts(items, large, scratch)
+            parts = _parts(items, large, scratch, calls_from)
             for place, part in enumerate(parts):
                 pending.append((place, part, pool.submit(_work_at, place, part)))
                 while len(pending) > jobs * AHEAD_PER_JOB:  # bounds the spilled text too
@@ -226,7 +234,10 @@ def tally_in_parallel(
 
 
 def _parts(
-    items: Sequence[WorkItem], large: Sequence[tuple[str, LogFormat] | None], scratch: str
+    items: Sequence[WorkItem],
+    large: Sequence[tuple[str, LogFormat] | None],
+    scratch: str,
+    calls_from: CallsFrom = CallsFrom.ALL,
 ) -> Iterator[WorkItem]:
     """The work items in log order, a large gzip log's as parts of its text spilled to
     ``scratch`` as it is decompressed: workers replay them while it goes on."""
@@ -234,7 +245,7 @@ def _parts(
         if gzipped is None:
             yield item
         else:
-            yield from spill(*gzipped, scratch, MIN_PART_BYTES)
+            yield from spill(*gzipped, scratch, MIN_PART_BYTES, calls_from)
 
 
 def _size(part: WorkItem) -> int:

@@ -40,6 +40,7 @@ from auditor.cli.output import check_confined, names_stdout
 from auditor.defaults import DEFAULT_CALL_TIMEOUT, DEFAULT_EXAMPLES, DEFAULT_MAX_CALLS
 from auditor.engines.names import Engine
 from auditor.errors import EXIT_OK
+from auditor.inputs.calls_from import CallsFrom
 from auditor.inputs.catalog_formats import CatalogFormat
 from auditor.inputs.columns import Columns
 from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES, DEFAULT_MAX_RECORD_BYTES, byte_size
@@ -167,6 +168,8 @@ class AuditOptions:
     engine: Engine = Engine.LOCAL
     catalog_format: CatalogFormat | None = None
     log_format: LogFormat | None = None
+    calls_from: CallsFrom = CallsFrom.ALL
+    """Which calls of request/response history logs count: all, or the responses' only."""
     columns: Columns | None = None
     """The tool and arguments columns of Parquet and Arrow logs (None: found by name)."""
     call_timeout: float | None = DEFAULT_CALL_TIMEOUT
@@ -480,6 +483,19 @@ def audit(
             help=f"Read every log in this format: {', '.join(c.value for c in LogFormatChoice)}.",
         ),
     ] = LogFormatChoice.AUTO,
+    calls_from: Annotated[
+        CallsFrom,
+        typer.Option(
+            "--calls-from",
+            rich_help_panel=INPUTS,
+            metavar="SIDE",
+            show_default=True,
+            help="Calls of OpenAI and Anthropic request/response logs to count: all (a call "
+            "repeated in later request histories once, by its id; the logs are read in one "
+            "pass), or responses (only where the model produced it; such logs are then cut "
+            "in parts for --jobs and the engines, and replies are not paired with calls).",
+        ),
+    ] = CallsFrom.ALL,
     tool_column: Annotated[
         str | None,
         typer.Option(
@@ -616,6 +632,7 @@ def audit(
         engine=engine,
         catalog_format=catalog_format.to_format(),
         log_format=log_format.to_format(),
+        calls_from=calls_from,
         columns=Columns(tool_column, arguments_column),
         call_timeout=call_timeout or None,
         max_record_bytes=max_record_bytes,
@@ -754,6 +771,7 @@ def run(options: AuditOptions) -> int:
             max_record_bytes=options.max_record_bytes,
             new_catalogs=new_catalogs,
             columns=options.columns,
+            calls_from=options.calls_from,
         )
     except LogFormatError as error:
         failed = [f for f in files if display_name(f) == error.problem.location.path]

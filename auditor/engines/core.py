@@ -92,10 +92,10 @@ def count_item(
 ) -> tuple[Tally, list[tuple[str, LogStats]]]:
     """The tally of one work item and how each of its files accounted for its lines."""
     if isinstance(item, LogPart):
-        reader = LogReader([item.file], item.fmt, max_record_bytes)
+        reader = LogReader([item.file], item.fmt, max_record_bytes, calls_from=item.calls_from)
         tally = count_calls(replays, reader.read_part(item), settings)
         return tally, [(item.file, reader.stats()[0])]
-    reader = LogReader(item.files, item.fmt, max_record_bytes)
+    reader = LogReader(item.files, item.fmt, max_record_bytes, calls_from=item.calls_from)
     tally = count_calls(replays, reader, settings)
     # The reader counts a file named twice under one entry, as a one-pass read does.
     return tally, list(zip(dict.fromkeys(item.files), reader.stats(), strict=True))

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from auditor.aggregate.pipeline import ReportSettings
+from auditor.inputs.calls_from import CallsFrom
 from auditor.inputs.limits import DEFAULT_MAX_RECORD_BYTES
 from auditor.inputs.log_format_names import LogFormat
 from auditor.inputs.parts import WorkItem, work_items
@@ -64,10 +65,13 @@ def make_plan(
     call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
     max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
     min_part_bytes: int = MIN_PART_BYTES,
+    calls_from: CallsFrom = CallsFrom.ALL,
 ) -> AuditPlan:
     """The plan of an audit whose logs are cut for about ``workers`` workers."""
     settings = settings or ReportSettings()
-    parts = work_items(files, fmt, workers, min_part_bytes, PARTS_PER_JOB, max_record_bytes)
+    parts = work_items(
+        files, fmt, workers, min_part_bytes, PARTS_PER_JOB, max_record_bytes, calls_from
+    )
     compiled_from = (
         tuple(tools),
         sorted(rule.value for rule in rules),
