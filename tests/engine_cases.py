@@ -11,6 +11,7 @@ import pytest
 from auditor.aggregate import parallel
 from auditor.aggregate.pipeline import ReportSettings
 from auditor.engines.plan import AuditPlan, make_plan
+from auditor.inputs.calls_from import CallsFrom
 from auditor.inputs.catalogs import load_catalogs
 from auditor.models import Report
 from auditor.report import Format, render
@@ -48,11 +49,40 @@ def generated_plan(folder: Path) -> AuditPlan:
     )
 
 
+def history_plan(folder: Path) -> AuditPlan:
+    """The openai_gateway sample's request/response log in two files (once, then twice
+    over), its responses alone (``--calls-from responses``) cut in parts of 4 kB, and the
+    listed calls of each part put aside in a scratch folder."""
+    sample = SAMPLES / "openai_gateway"
+    text = (sample / "calls.jsonl").read_bytes()
+    files = [folder / "monday.jsonl", folder / "tuesday.jsonl"]
+    files[0].write_bytes(text)
+    files[1].write_bytes(text * 2)
+    scratch = folder / "scratch"
+    scratch.mkdir()
+    tools = load_catalogs([str(sample / "tools.json")]).tools
+    return make_plan(
+        tools,
+        [str(f) for f in files],
+        ["tools.json"],
+        settings=LISTED,
+        min_part_bytes=4096,
+        calls_from=CallsFrom.RESPONSES,
+        scratch=str(scratch),
+    )
+
+
 def one_pass(plan: AuditPlan) -> str:
-    """The JSON report of ``--jobs 1`` on the plan's inputs."""
+    """The JSON report of ``--jobs 1`` on the plan's inputs (read as its parts are)."""
+    calls_from = plan.parts[0].calls_from if plan.parts else CallsFrom.ALL
     return json_of(
         parallel.audit_logs(
-            plan.tools, plan.files, plan.schema_inputs, settings=plan.settings, jobs=1
+            plan.tools,
+            plan.files,
+            plan.schema_inputs,
+            settings=plan.settings,
+            jobs=1,
+            calls_from=calls_from,
         )
     )
 

@@ -72,6 +72,7 @@ CASES: dict[str, tuple[Any, list[str], str, Any, Any, Any]] = {
                          64 * 1024 * 1024),
     "max_catalog_bytes": (100, ["--max-catalog-bytes", "200"], "max_catalog_bytes", 100, 200,
                           256 * 1024 * 1024),
+    "scratch": ("s1", ["--scratch", "s2"], "scratch", "s1", "s2", None),
     "old_runtime": ("none", ["--old-runtime", "standard"], "old_runtime", OldRuntime.NONE,
                     OldRuntime.STANDARD, OldRuntime.LENIENT),
     "new_schemas": (["n1.json"], ["--new-schemas", "n2.json", "n3.json"], "new_schemas",

@@ -176,6 +176,8 @@ class AuditOptions:
     """Seconds one call may take to evaluate; None: unbounded."""
     max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES
     max_catalog_bytes: int = DEFAULT_MAX_CATALOG_BYTES
+    scratch: str | None = None
+    """A folder where the parts' listed calls wait instead of travelling back to the driver."""
     outputs_within: Path | None = None
     """The folder ``outputs`` must stay in (link targets too): the working directory when
     the configuration file named them; None when the command line did."""
@@ -552,6 +554,19 @@ def audit(
         ),
     ] = DEFAULT_MAX_RECORD_BYTES,
     max_catalog_bytes: MaxCatalogBytesOption = DEFAULT_MAX_CATALOG_BYTES,
+    scratch: Annotated[
+        str | None,
+        typer.Option(
+            "--scratch",
+            rich_help_panel=LIMITS,
+            metavar="DIR",
+            show_default="none",
+            help="A folder where each part of the logs (--jobs, --engine) writes the calls it "
+            "lists in the report, so that they do not travel back to the driver, which reads "
+            "the first --max-calls back; on a cluster, one every worker can write. Reports do "
+            "not depend on it.",
+        ),
+    ] = None,
     old_runtime: Annotated[
         OldRuntime,
         typer.Option(
@@ -637,6 +652,7 @@ def audit(
         call_timeout=call_timeout or None,
         max_record_bytes=max_record_bytes,
         max_catalog_bytes=max_catalog_bytes,
+        scratch=scratch,
         outputs_within=outputs_within,
         reports_within=reports_within,
         old_runtime=old_runtime,
@@ -733,6 +749,8 @@ def run(options: AuditOptions) -> int:
     """Execute an audit; raises UsageFailure for unusable input or output."""
     if STDIN in options.schemas and STDIN in options.logs:
         raise UsageFailure("standard input ('-') can feed the catalogs or the logs, not both")
+    if options.scratch is not None and not os.path.isdir(options.scratch):
+        raise UsageFailure(f"--scratch {shown(options.scratch)}: not a folder")
     catalogs, new_catalogs = _catalogs(options)
     files, problems = check_logs(options.logs)
     # A folder without logs is as empty as an empty file: the count of calls decides.
@@ -772,6 +790,7 @@ def run(options: AuditOptions) -> int:
             new_catalogs=new_catalogs,
             columns=options.columns,
             calls_from=options.calls_from,
+            scratch=options.scratch,
         )
     except LogFormatError as error:
         failed = [f for f in files if display_name(f) == error.problem.location.path]

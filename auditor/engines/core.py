@@ -7,7 +7,9 @@ runs of consecutive parts, each keyed by the plan indices of its first and last 
 partials combine in any order and grouping (a tree reduce, a combiner, results as they
 arrive) and the report is the one a single pass gives, byte for byte. The kept calls of a
 run that follows a full run from the first part are dropped as soon as that is known: no
-merge could list them.
+merge could list them. With a scratch folder (``AuditPlan.scratch``) a part ships no kept
+calls at all: it writes them to a side file, and ``merge`` reads the first back
+(``auditor.engines.kept``).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from auditor.aggregate.pipeline import (
     count_calls,
     prepare,
 )
+from auditor.engines.kept import put_aside, take_back
 from auditor.engines.plan import AuditPlan
 from auditor.errors import EXIT_INTERNAL, AuditorError
 from auditor.inputs.parts import LogPart, WorkItem
@@ -52,6 +55,8 @@ class Run:
     tally: Tally
     stats: list[tuple[str, LogStats]]
     """How each file (a file cut in parts repeats) accounted for its lines, in order."""
+    aside: list[tuple[int, int]] = field(default_factory=list)
+    """(part, calls) written to side files instead of ``tally.kept``, with a scratch folder."""
 
 
 @dataclass
@@ -106,7 +111,10 @@ def audit_part(plan: AuditPlan, part: int) -> Partial:
     tally, stats = count_item(
         replays_for(plan), plan.settings, plan.parts[part], plan.max_record_bytes
     )
-    return Partial([Run(part, part, tally, stats)])
+    if plan.scratch is None:
+        return Partial([Run(part, part, tally, stats)])
+    aside = [(part, put_aside(plan.scratch, part, tally))]
+    return Partial([Run(part, part, tally, stats, aside)])
 
 
 def combine(one: Partial, other: Partial) -> Partial:
@@ -120,6 +128,7 @@ def combine(one: Partial, other: Partial) -> Partial:
             before = folded[-1]
             before.tally.merge(run.tally)
             before.stats.extend(run.stats)
+            before.aside.extend(run.aside)
             before.last = run.last
         else:
             folded.append(run)
@@ -145,6 +154,8 @@ def merge(plan: AuditPlan, partials: Iterable[Partial]) -> Report:
             )
         [run] = total.runs
         tally, counted = run.tally, run.stats
+        if plan.scratch is not None:
+            take_back(plan.scratch, run.aside, tally, plan.settings.max_calls)
     return build_report(
         replays,
         tally,

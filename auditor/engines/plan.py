@@ -49,6 +49,9 @@ class AuditPlan:
     catalog_key: str = ""
     """What identifies the compiled catalog in a worker's cache: a digest of everything the
     replays are built from, taken once by the driver (``make_plan``)."""
+    scratch: str | None = None
+    """A folder of this run's own where each part writes its kept calls, shipping counts
+    only (``auditor.engines.kept``); None: the kept calls travel in the partials."""
 
 
 def make_plan(
@@ -66,8 +69,11 @@ def make_plan(
     max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
     min_part_bytes: int = MIN_PART_BYTES,
     calls_from: CallsFrom = CallsFrom.ALL,
+    scratch: str | None = None,
 ) -> AuditPlan:
-    """The plan of an audit whose logs are cut for about ``workers`` workers."""
+    """The plan of an audit whose logs are cut for about ``workers`` workers; ``scratch``:
+    a folder of this run's own, readable here and writable by every worker, that keeps the
+    listed calls off the driver."""
     settings = settings or ReportSettings()
     parts = work_items(
         files, fmt, workers, min_part_bytes, PARTS_PER_JOB, max_record_bytes, calls_from
@@ -93,4 +99,5 @@ def make_plan(
         call_timeout=call_timeout,
         max_record_bytes=max_record_bytes,
         catalog_key=key,
+        scratch=scratch,
     )
