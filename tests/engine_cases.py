@@ -102,3 +102,22 @@ def cli_on_and_off(engine: str, capsys: pytest.CaptureFixture[str]) -> tuple[Run
     args = ["audit", "--schemas", str(folder / "tools.json"), "--logs", str(folder / "calls.jsonl")]
     args += ["--no-report-files", "-q", "--format", "json"]
     return run_cli([*args, "--engine", engine], capsys), run_cli([*args, "--jobs", "1"], capsys)
+
+
+def repeats_plan(folder: Path) -> AuditPlan:
+    """The openai_gateway sample's request/response log cut at record boundaries into
+    three files (histories repeat calls of earlier files), then its first file again (all
+    repeats), and the mcp_files sample (no ids) between them: every call counted once
+    across files, by a shuffle of the call ids."""
+    sample = SAMPLES / "openai_gateway"
+    lines = (sample / "calls.jsonl").read_bytes().splitlines(keepends=True)
+    cuts = [lines[:30], lines[30:70], lines[70:]]
+    files = [folder / f"history-{i}.jsonl" for i in range(3)]
+    for path, chunk in zip(files, cuts, strict=True):
+        path.write_bytes(b"".join(chunk))
+    plain = folder / "plain.jsonl"
+    plain.write_bytes((SAMPLES / "mcp_files" / "calls.jsonl").read_bytes())
+    logs = [files[0], files[1], plain, files[2], files[0]]
+    catalogs = [str(sample / "tools.json"), str(SAMPLES / "mcp_files" / "tools.json")]
+    tools = load_catalogs(catalogs).tools
+    return make_plan(tools, [str(f) for f in logs], catalogs, settings=LISTED, repeats_apart=True)

@@ -151,6 +151,7 @@ def audit_logs(
                 max_record_bytes=max_record_bytes,
                 calls_from=calls_from,
                 scratch=aside_to,
+                repeats_apart=True,  # both engines find repeats across files by a shuffle
             )
             return run_plan(engine, plan, jobs)
     replays = prepare(

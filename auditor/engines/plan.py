@@ -70,13 +70,23 @@ def make_plan(
     min_part_bytes: int = MIN_PART_BYTES,
     calls_from: CallsFrom = CallsFrom.ALL,
     scratch: str | None = None,
+    repeats_apart: bool = False,
 ) -> AuditPlan:
     """The plan of an audit whose logs are cut for about ``workers`` workers; ``scratch``:
     a folder of this run's own, readable here and writable by every worker, that keeps the
-    listed calls off the driver."""
+    listed calls off the driver. ``repeats_apart``: a log whose calls repeat those of other
+    files is a part of its own, for an engine that finds the repeats by a shuffle
+    (``auditor.engines.core.seen_before``); otherwise such logs are all one part."""
     settings = settings or ReportSettings()
     parts = work_items(
-        files, fmt, workers, min_part_bytes, PARTS_PER_JOB, max_record_bytes, calls_from
+        files,
+        fmt,
+        workers,
+        min_part_bytes,
+        PARTS_PER_JOB,
+        max_record_bytes,
+        calls_from,
+        repeats_apart,
     )
     compiled_from = (
         tuple(tools),

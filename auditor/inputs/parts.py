@@ -67,6 +67,10 @@ class WholeFiles:
     size: int
     """Bytes on disk (compressed, for gzip): what progress counts."""
     calls_from: CallsFrom = CallsFrom.ALL
+    repeats: bool = False
+    """One file whose calls may repeat those of earlier files (a request history): read
+    apart from them only given the call ids they hold (``LogReader(seen=...)``), which the
+    engines find by a shuffle (``auditor.engines.core.call_ids``)."""
 
 
 WorkItem: TypeAlias = LogPart | WholeFiles
@@ -81,29 +85,39 @@ def work_items(
     parts_per_job: int,
     limit: int = DEFAULT_MAX_RECORD_BYTES,
     calls_from: CallsFrom = CallsFrom.ALL,
+    repeats_apart: bool = False,
 ) -> list[WorkItem]:
     """``files`` as independent work items in log order, about ``parts_per_job`` for each of
     ``jobs`` workers: large plain files cut in byte ranges, gzip and small files whole (small
     ones batched together, in order). One item for all of them when any must be read in the
     same pass as the others (standard input, one JSON document, a format with repeats, or
-    a file whose format is not recognized: the one-pass read reports it)."""
+    a file whose format is not recognized: the one-pass read reports it). With
+    ``repeats_apart``, a file with repeats (or a document) is an item of its own instead
+    (``WholeFiles.repeats``), for an engine that finds the repeats across files itself."""
     sizes = [os.path.getsize(file) if os.path.isfile(file) else 0 for file in files]
     whole = [WholeFiles(tuple(files), fmt, sum(sizes), calls_from)]
     found = [_independent(file, fmt, limit, calls_from) for file in files]
     readable = [one for one in found if one is not None]
-    if len(readable) < len(files):
+    alone = [one is None for one in found]
+    if len(readable) < len(files) and not (
+        repeats_apart and all(_recognized(file, fmt, limit) for file in files)
+    ):
         return list(whole)
     target = max(min_part_bytes, sum(sizes) // max(1, jobs * parts_per_job))
     items: list[WorkItem] = []
     batch: list[str] = []
     batched = 0
-    for file, size, (_, plain) in zip(files, sizes, readable, strict=True):
+    for file, size, one, by_itself in zip(files, sizes, found, alone, strict=True):
+        plain = one is not None and one[1]
         count = min(jobs * parts_per_job, size // min_part_bytes)
         cut = split(file, count, fmt, limit, calls_from) if plain and count >= 2 else None
-        if cut is not None or (batch and batched + size > target):
+        if cut is not None or by_itself or (batch and batched + size > target):
             if batch:
                 items.append(WholeFiles(tuple(batch), fmt, batched, calls_from))
             batch, batched = [], 0
+        if by_itself:
+            items.append(WholeFiles((file,), fmt, size, calls_from, repeats=True))
+            continue
         if cut is not None:
             items.extend(cut)
             continue
@@ -112,6 +126,21 @@ def work_items(
     if batch:
         items.append(WholeFiles(tuple(batch), fmt, batched, calls_from))
     return items
+
+
+def _recognized(file: str, fmt: LogFormat | None, limit: int) -> bool:
+    """Whether ``file`` is a file whose format is given or detected (not standard input,
+    nor a pipe, nor a file the one-pass read must report), so that it can be read apart."""
+    if file == STDIN or not os.path.isfile(file):
+        return False
+    if fmt is not None:
+        return True
+    with open_log(file) as stream:
+        try:
+            detect_format(records(bounded_lines(stream, limit), limit), display_name(file))
+        except LogFormatError:
+            return False
+    return True
 
 
 def _independent(

@@ -65,7 +65,10 @@ class LogReader:
         max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
         columns: Columns | None = None,
         calls_from: CallsFrom = CallsFrom.ALL,
+        seen: Iterable[int] = (),
     ) -> None:
+        """``seen``: the call ids (``call_ids``) of earlier logs read apart from these,
+        whose repeats here are counted as such, as one pass over all of them counts them."""
         self._files = tuple(files)
         self._calls_from = calls_from
         self._fmt = fmt
@@ -73,7 +76,7 @@ class LogReader:
         self._columns = columns or Columns()
         self._stats = {file: LogStats(display_name(file)) for file in self._files}
         self._bytes = 0
-        self._seen: set[int] = set()
+        self._seen: set[int] = set(seen)
 
     def __iter__(self) -> Iterator[Call]:
         for file in self._files:
@@ -82,6 +85,10 @@ class LogReader:
     def stats(self) -> tuple[LogStats, ...]:
         """How each file's lines were accounted for (complete once iteration has ended)."""
         return tuple(self._stats.values())
+
+    def call_ids(self) -> set[int]:
+        """The digests of the call ids read so far (and given as ``seen``)."""
+        return self._seen
 
     @property
     def bytes_read(self) -> int:
