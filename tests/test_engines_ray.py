@@ -15,8 +15,10 @@ from tests.engine_cases import (
     SCENARIOS,
     cli_on_and_off,
     generated_plan,
+    history_plan,
     json_of,
     one_pass,
+    repeats_plan,
     sample_plan,
 )
 
@@ -42,6 +44,19 @@ def test_each_sample_gives_the_one_pass_report(name: str) -> None:
 def test_a_generated_workload_of_many_parts_gives_the_one_pass_report(tmp_path: Path) -> None:
     plan = generated_plan(tmp_path)
     assert len(plan.parts) >= 6  # byte ranges of the large log, gzip and small logs whole
+    assert json_of(audit_on_ray(plan, cpus_per_part=0.5)) == one_pass(plan)
+
+
+def test_the_responses_of_a_history_log_in_parts_give_the_one_pass_report(tmp_path: Path) -> None:
+    plan = history_plan(tmp_path)
+    assert len(plan.parts) >= 4  # history logs cut in byte ranges: their responses alone
+    assert json_of(audit_on_ray(plan, cpus_per_part=0.5)) == one_pass(plan)
+    assert plan.scratch is not None and len(list(Path(plan.scratch).iterdir())) >= 2
+
+
+def test_histories_across_files_are_deduplicated_by_a_shuffle(tmp_path: Path) -> None:
+    plan = repeats_plan(tmp_path)
+    assert len(plan.parts) == 5  # four history files apart, the plain log between them
     assert json_of(audit_on_ray(plan, cpus_per_part=0.5)) == one_pass(plan)
 
 

@@ -18,6 +18,7 @@ from auditor.cli import audit as audit_command
 from auditor.cli import expand_multi_value_options
 from auditor.cli.audit import CLI_ONLY, OPTIONS, SETTINGS, AuditOptions, ColorChoice
 from auditor.engines.choice import Engine
+from auditor.inputs.calls_from import CallsFrom
 from auditor.inputs.catalogs import CatalogFormat
 from auditor.inputs.columns import Columns
 from auditor.inputs.log_formats import LogFormat
@@ -57,6 +58,8 @@ CASES: dict[str, tuple[Any, list[str], str, Any, Any, Any]] = {
                        CatalogFormat.MCP, CatalogFormat.OPENAI, None),
     "log_format": ("otel", ["--log-format=jsonl"], "log_format", LogFormat.OTEL,
                    LogFormat.JSONL, None),
+    "calls_from": ("responses", ["--calls-from", "all"], "calls_from", CallsFrom.RESPONSES,
+                   CallsFrom.ALL, CallsFrom.ALL),
     "tool_column": ("fn", ["--tool-column", "tool"], "columns", Columns("fn"), Columns("tool"),
                     Columns()),
     "arguments_column": ("body", ["--arguments-column=args"], "columns", Columns(None, "body"),
@@ -69,6 +72,7 @@ CASES: dict[str, tuple[Any, list[str], str, Any, Any, Any]] = {
                          64 * 1024 * 1024),
     "max_catalog_bytes": (100, ["--max-catalog-bytes", "200"], "max_catalog_bytes", 100, 200,
                           256 * 1024 * 1024),
+    "scratch": ("s1", ["--scratch", "s2"], "scratch", "s1", "s2", None),
     "old_runtime": ("none", ["--old-runtime", "standard"], "old_runtime", OldRuntime.NONE,
                     OldRuntime.STANDARD, OldRuntime.LENIENT),
     "new_schemas": (["n1.json"], ["--new-schemas", "n2.json", "n3.json"], "new_schemas",
@@ -173,6 +177,7 @@ REFUSED = [
     ("fail_on", '"sometimes"', "'sometimes' is not one of"),
     ("catalog_format", '"xml"', "'xml' is not one of"),
     ("log_format", '"xml"', "'xml' is not one of"),
+    ("calls_from", '"requests"', "'requests' is not one of"),
     ("color", '"sometimes"', "'sometimes' is not one of"),
     ("format", '["pdf"]', "'pdf' is not one of"),
     ("rules", '"camel-case"', "unknown rule family camel-case"),

@@ -159,12 +159,13 @@ def test_a_part_after_a_full_list_of_calls_ships_none(big_log: Path) -> None:
     full_from = ctypes.c_int64(sys.maxsize)
     parallel._prepared[:] = [parallel._Shared(replays, settings, 1 << 20, full_from)]
     try:
-        kept, _ = parallel._work_at(1, parts[1])
+        kept, _, aside = parallel._work_at(1, parts[1])
+        assert aside is None  # no scratch folder: the kept calls travel
         assert len(kept.kept) == 5 and kept.omitted > 0  # nothing full yet: it keeps its own
         full_from.value = 0  # the first part filled the list
-        dropped, _ = parallel._work_at(1, parts[1])
+        dropped, _, _ = parallel._work_at(1, parts[1])
         assert dropped.kept == [] and dropped.omitted == kept.omitted + 5
-        first, _ = parallel._work_at(0, parts[0])
+        first, _, _ = parallel._work_at(0, parts[0])
         assert len(first.kept) == 5  # the part that filled it keeps its calls
     finally:
         parallel._prepared.clear()

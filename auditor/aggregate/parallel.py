@@ -6,7 +6,9 @@ items (no call crosses the pipe), replays them with the tools it inherits from t
 (each compiled on its first call in that worker), and sends back a tally; merging the
 tallies in log order gives the tally of one pass over the log, so ``--jobs`` never changes a
 report. Once the parts merged so far fill the report's list of calls, the workers of later
-parts send back none of theirs: no merge could list them.
+parts send back none of theirs: no merge could list them. With a scratch folder
+(``--scratch``) no worker sends back any: each writes its kept calls to a side file, and the
+first ``--max-calls`` are read back at the end (``auditor.engines.kept``).
 
 A worker that dies (the out-of-memory killer sends SIGKILL) would leave its part uncounted:
 the run stops the other workers and raises ``WorkerLost`` instead of waiting for it or
@@ -42,8 +44,10 @@ from auditor.aggregate.pipeline import (
 from auditor.aggregate.progress import Progress
 from auditor.engines.choice import Engine, run_plan
 from auditor.engines.core import EngineUnusable, count_item, file_stats
+from auditor.engines.kept import PREFIX, put_aside, take_back
 from auditor.engines.plan import MIN_PART_BYTES, PARTS_PER_JOB, make_plan
 from auditor.errors import EXIT_INTERNAL, AuditorError
+from auditor.inputs.calls_from import CallsFrom
 from auditor.inputs.columns import Columns
 from auditor.inputs.limits import DEFAULT_MAX_RECORD_BYTES
 from auditor.inputs.log_format_names import LogFormat
@@ -90,6 +94,8 @@ class _Shared:
     full_from: ctypes.c_int64
     """The place of the part whose merge filled the list of calls (``sys.maxsize`` until
     then): later parts' calls can only be counted as omitted."""
+    aside_to: str | None = None
+    """The folder each part writes its kept calls to, instead of sending them back."""
 
 
 _prepared: list[_Shared] = []
@@ -110,6 +116,8 @@ def audit_logs(
     new_catalogs: NewCatalogs | None = None,
     columns: Columns | None = None,
     engine: Engine = Engine.LOCAL,
+    calls_from: CallsFrom = CallsFrom.ALL,
+    scratch: str | None = None,
 ) -> Report:
     """The audit of log files, read by ``jobs`` worker processes where the logs allow it
     (or on ``engine``, by about ``jobs`` workers where it starts them).
@@ -117,7 +125,9 @@ def audit_logs(
     The report is the same whatever ``jobs`` and ``engine`` are: parts are merged in log
     order. The new side is ``new_catalogs`` when given, else ``tools`` normalized by
     ``rules``. ``columns`` names the columns of Parquet and Arrow logs (which are read in one
-    pass).
+    pass). ``calls_from`` says which calls of request/response history logs count.
+    ``scratch``: a folder in which a run with several parts makes one of its own for the
+    parts' kept calls, so that they do not travel back (one pass keeps them anyway).
     """
     settings = settings or ReportSettings()
     if engine is not Engine.LOCAL:
@@ -126,20 +136,24 @@ def audit_logs(
                 f"--engine {engine.value} finds the columns of Parquet and Arrow logs by name: "
                 "drop --tool-column and --arguments-column, or audit with --engine local"
             )
-        plan = make_plan(
-            tools,
-            files,
-            schema_inputs,
-            overrides=overrides,
-            rules=rules,
-            settings=settings,
-            fmt=fmt,
-            workers=jobs,
-            new_catalogs=new_catalogs,
-            call_timeout=call_timeout,
-            max_record_bytes=max_record_bytes,
-        )
-        return run_plan(engine, plan, jobs)
+        with _aside_folder(scratch) as aside_to:
+            plan = make_plan(
+                tools,
+                files,
+                schema_inputs,
+                overrides=overrides,
+                rules=rules,
+                settings=settings,
+                fmt=fmt,
+                workers=jobs,
+                new_catalogs=new_catalogs,
+                call_timeout=call_timeout,
+                max_record_bytes=max_record_bytes,
+                calls_from=calls_from,
+                scratch=aside_to,
+                repeats_apart=True,  # both engines find repeats across files by a shuffle
+            )
+            return run_plan(engine, plan, jobs)
     replays = prepare(
         tools,
         rules,
@@ -148,13 +162,24 @@ def audit_logs(
         new_catalogs=new_catalogs,
     )
     progress = progress or Progress(0)
-    counted = (
-        tally_in_parallel(replays, files, fmt, jobs, settings, progress, max_record_bytes)
-        if jobs > 1
-        else None
-    )
+    with _aside_folder(scratch if jobs > 1 else None) as aside_to:
+        counted = (
+            tally_in_parallel(
+                replays,
+                files,
+                fmt,
+                jobs,
+                settings,
+                progress,
+                max_record_bytes,
+                calls_from,
+                aside_to,
+            )
+            if jobs > 1
+            else None
+        )
     if counted is None:
-        reader = LogReader(files, fmt, max_record_bytes, columns)
+        reader = LogReader(files, fmt, max_record_bytes, columns, calls_from)
         tally = count_calls(replays, progress.wrap(reader, lambda: reader.bytes_read), settings)
         counted = tally, reader.stats()
     tally, stats = counted
@@ -169,11 +194,16 @@ def tally_in_parallel(
     settings: ReportSettings,
     progress: Progress,
     max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
+    calls_from: CallsFrom = CallsFrom.ALL,
+    aside_to: str | None = None,
 ) -> tuple[Tally, tuple[LogStats, ...]] | None:
     """The tally of every file, read by ``jobs`` workers; None when the logs must be read
     in one pass (standard input, a single document, a format whose calls repeat across
-    records, or logs too small to be worth it)."""
-    items = work_items(files, fmt, jobs, MIN_PART_BYTES, PARTS_PER_JOB, max_record_bytes)
+    records, or logs too small to be worth it). ``aside_to``: a folder of this run's own
+    where the workers put their kept calls (``auditor.engines.kept``)."""
+    items = work_items(
+        files, fmt, jobs, MIN_PART_BYTES, PARTS_PER_JOB, max_record_bytes, calls_from
+    )
     gzipped = [spillable(item, fmt, max_record_bytes) for item in items]
     large = [
         found if found and os.path.getsize(found[0]) >= MIN_PART_BYTES // GZIP_RATIO else None
@@ -184,9 +214,10 @@ def tally_in_parallel(
     replays.build_all(SHARED_TOOLS)
     context = multiprocessing.get_context("fork")
     full_from = context.RawValue(ctypes.c_int64, sys.maxsize)
-    _prepared[:] = [_Shared(replays, settings, max_record_bytes, full_from)]
+    _prepared[:] = [_Shared(replays, settings, max_record_bytes, full_from, aside_to)]
     tally = Tally(replays, settings)
     counted: list[tuple[str, LogStats]] = []
+    aside: list[tuple[int, int]] = []
     calls = done = 0
     # fork: the workers share the loaded catalog and whatever the parent compiled already.
     pool = ProcessPoolExecutor(
@@ -197,7 +228,9 @@ def tally_in_parallel(
     def merge_next() -> None:
         nonlocal calls, done
         place, part, future = pending.popleft()
-        part_tally, part_stats = _result(future, pool)
+        part_tally, part_stats, put = _result(future, pool)
+        if put is not None:
+            aside.append((place, put))
         if isinstance(part, LogPart) and part.data is not None:
             os.unlink(part.data)  # read: the spilled text is not needed any more
         tally.merge(part_tally)
@@ -211,7 +244,7 @@ def tally_in_parallel(
     finished = False
     try:
         with tempfile.TemporaryDirectory(prefix="auditor-gzip-") as scratch:
-            parts = _parts(items, large, scratch)
+            parts = _parts(items, large, scratch, calls_from)
             for place, part in enumerate(parts):
                 pending.append((place, part, pool.submit(_work_at, place, part)))
                 while len(pending) > jobs * AHEAD_PER_JOB:  # bounds the spilled text too
@@ -221,12 +254,17 @@ def tally_in_parallel(
         finished = True
     finally:
         _stop(pool, kill=not finished)
+    if aside_to is not None:
+        take_back(aside_to, aside, tally, settings.max_calls)
     progress.done()
     return tally, file_stats(files, counted)
 
 
 def _parts(
-    items: Sequence[WorkItem], large: Sequence[tuple[str, LogFormat] | None], scratch: str
+    items: Sequence[WorkItem],
+    large: Sequence[tuple[str, LogFormat] | None],
+    scratch: str,
+    calls_from: CallsFrom = CallsFrom.ALL,
 ) -> Iterator[WorkItem]:
     """The work items in log order, a large gzip log's as parts of its text spilled to
     ``scratch`` as it is decompressed: workers replay them while it goes on."""
@@ -234,7 +272,7 @@ def _parts(
         if gzipped is None:
             yield item
         else:
-            yield from spill(*gzipped, scratch, MIN_PART_BYTES)
+            yield from spill(*gzipped, scratch, MIN_PART_BYTES, calls_from)
 
 
 def _size(part: WorkItem) -> int:
@@ -316,13 +354,28 @@ def _watch_parent(parent: int) -> None:
     os._exit(0)
 
 
-def _work_at(place: int, part: WorkItem) -> tuple[Tally, list[tuple[str, LogStats]]]:
+def _work_at(place: int, part: WorkItem) -> tuple[Tally, list[tuple[str, LogStats]], int | None]:
     """The tally of the part at ``place`` in log order, without its kept calls when an
-    earlier part filled the list: no merge could list them, so they are not shipped."""
+    earlier part filled the list: no merge could list them, so they are not shipped. With
+    a scratch folder they are put aside there instead; then the number put aside comes too."""
     tally, stats = _work(part)
+    aside_to = _prepared[0].aside_to
     if place > _prepared[0].full_from.value:
         tally.drop_kept()
-    return tally, stats
+    if aside_to is None:
+        return tally, stats, None
+    return tally, stats, put_aside(aside_to, place, tally)
+
+
+@contextlib.contextmanager
+def _aside_folder(scratch: str | None) -> Iterator[str | None]:
+    """A folder of this run's own inside ``scratch`` for the parts' kept calls, removed at
+    the end (None without ``scratch``)."""
+    if scratch is None:
+        yield None
+        return
+    with tempfile.TemporaryDirectory(prefix=PREFIX, dir=scratch) as folder:
+        yield folder
 
 
 def _work(part: WorkItem) -> tuple[Tally, list[tuple[str, LogStats]]]:

@@ -40,6 +40,7 @@ from auditor.cli.output import check_confined, names_stdout
 from auditor.defaults import DEFAULT_CALL_TIMEOUT, DEFAULT_EXAMPLES, DEFAULT_MAX_CALLS
 from auditor.engines.names import Engine
 from auditor.errors import EXIT_OK
+from auditor.inputs.calls_from import CallsFrom
 from auditor.inputs.catalog_formats import CatalogFormat
 from auditor.inputs.columns import Columns
 from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES, DEFAULT_MAX_RECORD_BYTES, byte_size
@@ -167,12 +168,16 @@ class AuditOptions:
     engine: Engine = Engine.LOCAL
     catalog_format: CatalogFormat | None = None
     log_format: LogFormat | None = None
+    calls_from: CallsFrom = CallsFrom.ALL
+    """Which calls of request/response history logs count: all, or the responses' only."""
     columns: Columns | None = None
     """The tool and arguments columns of Parquet and Arrow logs (None: found by name)."""
     call_timeout: float | None = DEFAULT_CALL_TIMEOUT
     """Seconds one call may take to evaluate; None: unbounded."""
     max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES
     max_catalog_bytes: int = DEFAULT_MAX_CATALOG_BYTES
+    scratch: str | None = None
+    """A folder where the parts' listed calls wait instead of travelling back to the driver."""
     outputs_within: Path | None = None
     """The folder ``outputs`` must stay in (link targets too): the working directory when
     the configuration file named them; None when the command line did."""
@@ -482,6 +487,19 @@ def audit(
             help=f"Read every log in this format: {', '.join(c.value for c in LogFormatChoice)}.",
         ),
     ] = LogFormatChoice.AUTO,
+    calls_from: Annotated[
+        CallsFrom,
+        typer.Option(
+            "--calls-from",
+            rich_help_panel=INPUTS,
+            metavar="SIDE",
+            show_default=True,
+            help="Calls of OpenAI and Anthropic request/response logs to count: all (a call "
+            "repeated in later request histories once, by its id; the logs are read in one "
+            "pass), or responses (only where the model produced it; such logs are then cut "
+            "in parts for --jobs and the engines, and replies are not paired with calls).",
+        ),
+    ] = CallsFrom.ALL,
     tool_column: Annotated[
         str | None,
         typer.Option(
@@ -538,6 +556,19 @@ def audit(
         ),
     ] = DEFAULT_MAX_RECORD_BYTES,
     max_catalog_bytes: MaxCatalogBytesOption = DEFAULT_MAX_CATALOG_BYTES,
+    scratch: Annotated[
+        str | None,
+        typer.Option(
+            "--scratch",
+            rich_help_panel=LIMITS,
+            metavar="DIR",
+            show_default="none",
+            help="A folder where each part of the logs (--jobs, --engine) writes the calls it "
+            "lists in the report, so that they do not travel back to the driver, which reads "
+            "the first --max-calls back; on a cluster, one every worker can write. Reports do "
+            "not depend on it.",
+        ),
+    ] = None,
     old_runtime: Annotated[
         OldRuntime,
         typer.Option(
@@ -618,10 +649,12 @@ def audit(
         engine=engine,
         catalog_format=catalog_format.to_format(),
         log_format=log_format.to_format(),
+        calls_from=calls_from,
         columns=Columns(tool_column, arguments_column),
         call_timeout=call_timeout or None,
         max_record_bytes=max_record_bytes,
         max_catalog_bytes=max_catalog_bytes,
+        scratch=scratch,
         outputs_within=outputs_within,
         reports_within=reports_within,
         old_runtime=old_runtime,
@@ -718,6 +751,8 @@ def run(options: AuditOptions) -> int:
     """Execute an audit; raises UsageFailure for unusable input or output."""
     if STDIN in options.schemas and STDIN in options.logs:
         raise UsageFailure("standard input ('-') can feed the catalogs or the logs, not both")
+    if options.scratch is not None and not os.path.isdir(options.scratch):
+        raise UsageFailure(f"--scratch {shown(options.scratch)}: not a folder")
     catalogs, new_catalogs = _catalogs(options)
     files, problems = check_logs(options.logs)
     # A folder without logs is as empty as an empty file: the count of calls decides.
@@ -756,6 +791,8 @@ def run(options: AuditOptions) -> int:
             max_record_bytes=options.max_record_bytes,
             new_catalogs=new_catalogs,
             columns=options.columns,
+            calls_from=options.calls_from,
+            scratch=options.scratch,
         )
     except LogFormatError as error:
         failed = [f for f in files if display_name(f) == error.problem.location.path]

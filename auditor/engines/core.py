@@ -8,12 +8,23 @@ partials combine in any order and grouping (a tree reduce, a combiner, results a
 arrive) and the report is the one a single pass gives, byte for byte. The kept calls of a
 run that follows a full run from the first part are dropped as soon as that is known: no
 merge could list them.
+
+Logs whose calls repeat across files (request histories, deduplicated by call id) are one
+part per file when the plan says so (``make_plan(repeats_apart=True)``): an engine first
+finds, by a shuffle on the call-id digests (``call_ids``, ``seen_before``), which ids of each
+file an earlier file holds, and gives them to that file's part (``audit_part(seen=...)``),
+which then counts their calls as repeats: exactly what one pass does. Replies are paired with
+calls within a file in one pass too, so nothing else crosses files.
+
+With a scratch folder (``AuditPlan.scratch``) a part ships no kept
+calls at all: it writes them to a side file, and ``merge`` reads the first back
+(``auditor.engines.kept``).
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from auditor.aggregate.pipeline import (
@@ -24,9 +35,10 @@ from auditor.aggregate.pipeline import (
     count_calls,
     prepare,
 )
+from auditor.engines.kept import put_aside, take_back
 from auditor.engines.plan import AuditPlan
 from auditor.errors import EXIT_INTERNAL, AuditorError
-from auditor.inputs.parts import LogPart, WorkItem
+from auditor.inputs.parts import LogPart, WholeFiles, WorkItem
 from auditor.inputs.reader import LogReader
 from auditor.models import LogStats, Report
 
@@ -52,6 +64,8 @@ class Run:
     tally: Tally
     stats: list[tuple[str, LogStats]]
     """How each file (a file cut in parts repeats) accounted for its lines, in order."""
+    aside: list[tuple[int, int]] = field(default_factory=list)
+    """(part, calls) written to side files instead of ``tally.kept``, with a scratch folder."""
 
 
 @dataclass
@@ -88,25 +102,77 @@ def remember(plan: AuditPlan, replays: Replays) -> None:
 
 
 def count_item(
-    replays: Replays, settings: ReportSettings, item: WorkItem, max_record_bytes: int
+    replays: Replays,
+    settings: ReportSettings,
+    item: WorkItem,
+    max_record_bytes: int,
+    seen: Collection[int] = (),
 ) -> tuple[Tally, list[tuple[str, LogStats]]]:
-    """The tally of one work item and how each of its files accounted for its lines."""
+    """The tally of one work item and how each of its files accounted for its lines;
+    ``seen``: the call ids earlier files hold (``seen_before``)."""
     if isinstance(item, LogPart):
-        reader = LogReader([item.file], item.fmt, max_record_bytes)
+        reader = LogReader([item.file], item.fmt, max_record_bytes, calls_from=item.calls_from)
         tally = count_calls(replays, reader.read_part(item), settings)
         return tally, [(item.file, reader.stats()[0])]
-    reader = LogReader(item.files, item.fmt, max_record_bytes)
+    reader = LogReader(
+        item.files, item.fmt, max_record_bytes, calls_from=item.calls_from, seen=seen
+    )
     tally = count_calls(replays, reader, settings)
     # The reader counts a file named twice under one entry, as a one-pass read does.
     return tally, list(zip(dict.fromkeys(item.files), reader.stats(), strict=True))
 
 
-def audit_part(plan: AuditPlan, part: int) -> Partial:
-    """The partial of part number ``part`` of ``plan``: pure but for reading that part."""
+def repeat_parts(plan: AuditPlan) -> list[int]:
+    """The parts whose calls may repeat those of earlier parts: each needs the call ids of
+    the earlier ones it repeats (``seen_before``) before it is audited."""
+    return [
+        number
+        for number, item in enumerate(plan.parts)
+        if isinstance(item, WholeFiles) and item.repeats
+    ]
+
+
+def call_ids(plan: AuditPlan, part: int, buckets: int = 1) -> list[list[int]]:
+    """The digests of the call ids part ``part`` holds, in ``buckets`` lists by digest (a
+    shuffle's partitions), each sorted; none for a part without repeats."""
+    item = plan.parts[part]
+    found: list[list[int]] = [[] for _ in range(buckets)]
+    if not (isinstance(item, WholeFiles) and item.repeats):
+        return found
+    reader = LogReader(item.files, item.fmt, plan.max_record_bytes, calls_from=item.calls_from)
+    for _ in reader:  # read for the ids alone: nothing is replayed
+        pass
+    for digest in sorted(reader.call_ids()):
+        found[digest % buckets].append(digest)
+    return found
+
+
+def seen_before(held: Iterable[tuple[int, Iterable[int]]]) -> dict[int, list[int]]:
+    """From (part, digests it holds) of some digests (one shuffle partition: every holder of
+    each digest in it), the digests each part holds that an earlier part holds too."""
+    first: set[int] = set()
+    earlier: dict[int, list[int]] = {}
+    for part, digests in sorted(held, key=lambda one: one[0]):
+        mine = earlier.setdefault(part, [])
+        for digest in digests:
+            if digest in first:
+                mine.append(digest)
+            else:
+                first.add(digest)
+    return earlier
+
+
+def audit_part(plan: AuditPlan, part: int, seen: Collection[int] = ()) -> Partial:
+    """The partial of part number ``part`` of ``plan``: pure but for reading that part.
+    ``seen``: for a part with repeats (``repeat_parts``), the call ids it holds that earlier
+    parts hold (``seen_before``)."""
     tally, stats = count_item(
-        replays_for(plan), plan.settings, plan.parts[part], plan.max_record_bytes
+        replays_for(plan), plan.settings, plan.parts[part], plan.max_record_bytes, seen
     )
-    return Partial([Run(part, part, tally, stats)])
+    if plan.scratch is None:
+        return Partial([Run(part, part, tally, stats)])
+    aside = [(part, put_aside(plan.scratch, part, tally))]
+    return Partial([Run(part, part, tally, stats, aside)])
 
 
 def combine(one: Partial, other: Partial) -> Partial:
@@ -120,6 +186,7 @@ def combine(one: Partial, other: Partial) -> Partial:
             before = folded[-1]
             before.tally.merge(run.tally)
             before.stats.extend(run.stats)
+            before.aside.extend(run.aside)
             before.last = run.last
         else:
             folded.append(run)
@@ -145,6 +212,8 @@ def merge(plan: AuditPlan, partials: Iterable[Partial]) -> Report:
             )
         [run] = total.runs
         tally, counted = run.tally, run.stats
+        if plan.scratch is not None:
+            take_back(plan.scratch, run.aside, tally, plan.settings.max_calls)
     return build_report(
         replays,
         tally,

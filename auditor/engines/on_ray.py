@@ -1,5 +1,8 @@
 """The audit on Ray: a task per part of the plan; the driver combines the partials as they
-arrive (in any order: ``auditor.engines.core``), so it holds few of them at a time.
+arrive (in any order: ``auditor.engines.core``), so it holds few of them at a time. Parts
+whose calls repeat earlier files' first get the ids earlier parts hold, by a two-stage
+map/reduce on the call-id digests (``call_ids`` in buckets, ``seen_before`` per bucket),
+passed between tasks as object references: the ids never reach the driver.
 
 ``audit_on_ray`` is for users connected to a Ray cluster (``ray.init(address=...)``, with a
 ``runtime_env`` that installs ``auditor``); ``run`` is ``--engine ray``. ray is the
@@ -9,10 +12,24 @@ arrive (in any order: ``auditor.engines.core``), so it holds few of them at a ti
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
+from typing import Any, Final
 
-from auditor.engines.core import EngineUnusable, Partial, audit_part, combine, merge
+from auditor.engines.core import (
+    EngineUnusable,
+    Partial,
+    audit_part,
+    call_ids,
+    combine,
+    merge,
+    repeat_parts,
+    seen_before,
+)
 from auditor.engines.plan import AuditPlan
 from auditor.models import Report
+
+MAX_BUCKETS: Final = 16
+"""Reduce tasks of the shuffle of call ids, at most: each returns a list per part."""
 
 
 def audit_on_ray(plan: AuditPlan, cpus_per_part: float = 1.0) -> Report:
@@ -24,13 +41,42 @@ def audit_on_ray(plan: AuditPlan, cpus_per_part: float = 1.0) -> Report:
     if not plan.parts:
         return merge(plan, [])
     shared = ray.put(plan)  # stored once, read by every task
-    task = ray.remote(num_cpus=cpus_per_part)(audit_part)
-    pending = [task.remote(shared, part) for part in range(len(plan.parts))]
+    seen = _seen_before(shared, repeat_parts(plan), cpus_per_part)
+    task = ray.remote(num_cpus=cpus_per_part)(_audit)
+    pending = [task.remote(shared, part, *seen.get(part, ())) for part in range(len(plan.parts))]
     total = Partial()
     while pending:
         done, pending = ray.wait(pending, num_returns=1)
         total = combine(total, ray.get(done[0]))
     return merge(plan, [total])
+
+
+def _seen_before(shared: Any, repeating: list[int], cpus: float) -> dict[int, list[Any]]:
+    """For each part with repeats, references to the lists (one per bucket) of the call ids
+    it holds that earlier parts hold too: map tasks bucket each part's ids by digest, one
+    reduce task per bucket sorts out the earlier holders."""
+    import ray
+
+    if len(repeating) < 2:  # also: at least two returns, so that Ray returns lists of them
+        return {}
+    buckets = min(len(repeating), MAX_BUCKETS)
+    mapper = ray.remote(num_cpus=cpus, num_returns=buckets)(call_ids)
+    reducer = ray.remote(num_cpus=cpus, num_returns=len(repeating))(_bucket_seen_before)
+    held = [mapper.remote(shared, part, buckets) for part in repeating]
+    reduced = [
+        reducer.remote(repeating, *[ids[bucket] for ids in held]) for bucket in range(buckets)
+    ]
+    return {part: [lists[i] for lists in reduced] for i, part in enumerate(repeating)}
+
+
+def _bucket_seen_before(parts: Sequence[int], *held: list[int]) -> list[list[int]]:
+    """One bucket's digests that each of ``parts`` holds and an earlier part holds too."""
+    earlier = seen_before(zip(parts, held, strict=True))
+    return [earlier.get(part, []) for part in parts]
+
+
+def _audit(plan: AuditPlan, part: int, *seen: list[int]) -> Partial:
+    return audit_part(plan, part, frozenset(digest for ids in seen for digest in ids))
 
 
 def run(plan: AuditPlan, workers: int) -> Report:

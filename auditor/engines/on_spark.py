@@ -1,5 +1,8 @@
 """The audit on Spark: an RDD of the plan's parts, audited on the executors and combined
-there by a tree reduce; the driver receives one partial and builds the report.
+there by a tree reduce; the driver receives one partial and builds the report. Parts whose
+calls repeat earlier files' first get, by a shuffle on the call-id digests (``groupByKey``),
+the ids that earlier parts hold (``auditor.engines.core.seen_before``), joined to them on the
+executors: the ids never reach the driver.
 
 ``audit_on_spark`` is for users who hold a ``SparkSession`` (on a cluster, the executors
 need ``auditor`` installed and the log paths readable); ``run`` is ``--engine spark``.
@@ -9,14 +12,24 @@ pyspark is the ``tool-schema-auditor[spark]`` extra, imported only here and only
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
-from auditor.engines.core import EngineUnusable, Partial, audit_part, combine, merge
+from auditor.engines.core import (
+    EngineUnusable,
+    Partial,
+    audit_part,
+    call_ids,
+    combine,
+    merge,
+    repeat_parts,
+    seen_before,
+)
 from auditor.engines.plan import AuditPlan
 from auditor.models import Report
 
 if TYPE_CHECKING:
-    from pyspark import Broadcast
+    from pyspark import RDD, Broadcast, SparkContext
     from pyspark.sql import SparkSession
 
 
@@ -28,15 +41,43 @@ def audit_on_spark(plan: AuditPlan, spark: SparkSession) -> Report:
     context = spark.sparkContext
     shared = context.broadcast(plan)  # shipped once per executor, not once per part
     try:
-        parts = context.parallelize(range(len(plan.parts)), len(plan.parts))
-        total = parts.map(functools.partial(_audit, shared)).treeReduce(combine)
+        count = len(plan.parts)
+        keyed = context.parallelize([(part, ()) for part in range(count)], count)
+        seen = _seen_before(context, shared, repeat_parts(plan))
+        if seen is not None:  # each part with the ids earlier parts hold (none: no repeats)
+            keyed = keyed.cogroup(seen, count).mapValues(lambda both: list(both[1]))
+        total = keyed.map(functools.partial(_audit, shared)).treeReduce(combine)
     finally:
         shared.unpersist()
     return merge(plan, [total])
 
 
-def _audit(shared: Broadcast[AuditPlan], part: int) -> Partial:
-    return audit_part(shared.value, part)
+def _seen_before(
+    context: SparkContext, shared: Broadcast[AuditPlan], repeating: list[int]
+) -> RDD[tuple[int, int]] | None:
+    """(part, digest) for each call id a part holds that an earlier part holds too."""
+    if len(repeating) < 2:
+        return None
+    held = context.parallelize(repeating, len(repeating)).flatMap(functools.partial(_held, shared))
+    return held.groupByKey().flatMap(_later_holders)
+
+
+def _held(shared: Broadcast[AuditPlan], part: int) -> Iterator[tuple[int, int]]:
+    """(digest, part) for each call id the part holds."""
+    [digests] = call_ids(shared.value, part)
+    return ((digest, part) for digest in digests)
+
+
+def _later_holders(digest_parts: tuple[int, Iterable[int]]) -> Iterator[tuple[int, int]]:
+    digest, parts = digest_parts
+    for part, earlier in seen_before((part, [digest]) for part in set(parts)).items():
+        if earlier:
+            yield part, digest
+
+
+def _audit(shared: Broadcast[AuditPlan], keyed: tuple[int, Iterable[int]]) -> Partial:
+    part, seen = keyed
+    return audit_part(shared.value, part, frozenset(seen))
 
 
 def run(plan: AuditPlan, workers: int) -> Report:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from auditor.aggregate.pipeline import ReportSettings
+from auditor.inputs.calls_from import CallsFrom
 from auditor.inputs.limits import DEFAULT_MAX_RECORD_BYTES
 from auditor.inputs.log_format_names import LogFormat
 from auditor.inputs.parts import WorkItem, work_items
@@ -48,6 +49,9 @@ class AuditPlan:
     catalog_key: str = ""
     """What identifies the compiled catalog in a worker's cache: a digest of everything the
     replays are built from, taken once by the driver (``make_plan``)."""
+    scratch: str | None = None
+    """A folder of this run's own where each part writes its kept calls, shipping counts
+    only (``auditor.engines.kept``); None: the kept calls travel in the partials."""
 
 
 def make_plan(
@@ -64,10 +68,26 @@ def make_plan(
     call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
     max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
     min_part_bytes: int = MIN_PART_BYTES,
+    calls_from: CallsFrom = CallsFrom.ALL,
+    scratch: str | None = None,
+    repeats_apart: bool = False,
 ) -> AuditPlan:
-    """The plan of an audit whose logs are cut for about ``workers`` workers."""
+    """The plan of an audit whose logs are cut for about ``workers`` workers; ``scratch``:
+    a folder of this run's own, readable here and writable by every worker, that keeps the
+    listed calls off the driver. ``repeats_apart``: a log whose calls repeat those of other
+    files is a part of its own, for an engine that finds the repeats by a shuffle
+    (``auditor.engines.core.seen_before``); otherwise such logs are all one part."""
     settings = settings or ReportSettings()
-    parts = work_items(files, fmt, workers, min_part_bytes, PARTS_PER_JOB, max_record_bytes)
+    parts = work_items(
+        files,
+        fmt,
+        workers,
+        min_part_bytes,
+        PARTS_PER_JOB,
+        max_record_bytes,
+        calls_from,
+        repeats_apart,
+    )
     compiled_from = (
         tuple(tools),
         sorted(rule.value for rule in rules),
@@ -89,4 +109,5 @@ def make_plan(
         call_timeout=call_timeout,
         max_record_bytes=max_record_bytes,
         catalog_key=key,
+        scratch=scratch,
     )

@@ -46,6 +46,9 @@ class _Format:
     session: Callable[[JSON], str | None] = _nobody
     """Who makes the calls of the records that follow in the same file, where a record
     opens a session (an MCP ``initialize``)."""
+    responses: Callable[[JSON], Iterator[Found]] | None = None
+    """The calls the model produced (``--calls-from responses``), where a record may also
+    hold a request's history of earlier calls; None: the format has no histories."""
 
 
 def caller_of(fmt: LogFormat, record: JSON) -> str | None:
@@ -92,9 +95,19 @@ def detect(record: JSON) -> LogFormat | None:
     return next((fmt for fmt, spec in FORMATS.items() if spec.detect(record)), None)
 
 
-def extract(fmt: LogFormat, record: JSON) -> list[Found]:
-    """Every call in one record, in record order (a request's history before the response)."""
-    return list(FORMATS[fmt].extract(record))
+def extract(fmt: LogFormat, record: JSON, responses_only: bool = False) -> list[Found]:
+    """Every call in one record, in record order (a request's history before the response);
+    with ``responses_only``, only the response's calls where the format has histories."""
+    spec = FORMATS[fmt]
+    if responses_only and spec.responses is not None:
+        return list(spec.responses(record))
+    return list(spec.extract(record))
+
+
+def has_histories(fmt: LogFormat) -> bool:
+    """Whether records of this format repeat earlier calls in a request's history (and can
+    be read for the response side alone, ``extract(responses_only=True)``)."""
+    return FORMATS[fmt].responses is not None
 
 
 def answers(fmt: LogFormat, record: JSON) -> list[Answer]:
@@ -240,10 +253,20 @@ def _extract_openai(record: JSON) -> Iterator[Found]:
     for base, body in _bodies(record):
         for i, message in _each(body, "messages"):
             yield from _chat_message((*base, "messages", i), message)
-        for i, choice in _each(body, "choices"):
-            reply = choice.get("message")
-            if isinstance(reply, dict):
-                yield from _chat_message((*base, "choices", i, "message"), reply)
+        yield from _chat_choices(base, body)
+
+
+def _responses_openai(record: JSON) -> Iterator[Found]:
+    for base, body in _bodies(record):
+        yield from _chat_choices(base, body)
+
+
+def _chat_choices(base: At, body: dict[str, JSON]) -> Iterator[Found]:
+    """The calls of a Chat Completions response: what the model produced."""
+    for i, choice in _each(body, "choices"):
+        reply = choice.get("message")
+        if isinstance(reply, dict):
+            yield from _chat_message((*base, "choices", i, "message"), reply)
 
 
 def _chat_message(at: At, message: dict[str, JSON]) -> Iterator[Found]:
@@ -284,9 +307,17 @@ def _detect_openai_responses(record: JSON) -> bool:
 
 
 def _extract_openai_responses(record: JSON) -> Iterator[Found]:
+    # ``input`` holds the history a request replays, ``output`` the new items.
+    return _function_calls(record, ("input", "output"))
+
+
+def _responses_openai_responses(record: JSON) -> Iterator[Found]:
+    return _function_calls(record, ("output",))
+
+
+def _function_calls(record: JSON, keys: tuple[str, ...]) -> Iterator[Found]:
     for base, body in _bodies(record):
-        # ``input`` holds the history a request replays, ``output`` the new items.
-        for key in ("input", "output"):
+        for key in keys:
             for i, item in _each(body, key):
                 if item.get("type") == "function_call":
                     yield _found(
@@ -334,6 +365,11 @@ def _extract_anthropic(record: JSON) -> Iterator[Found]:
         for i, message in _each(body, "messages"):
             yield from _tool_use_blocks((*base, "messages", i), message)
         # A response is itself one assistant message.
+        yield from _tool_use_blocks(base, body)
+
+
+def _responses_anthropic(record: JSON) -> Iterator[Found]:
+    for base, body in _bodies(record):
         yield from _tool_use_blocks(base, body)
 
 
@@ -425,12 +461,21 @@ FORMATS: Final[dict[LogFormat, _Format]] = {
         _extract_openai_responses,
         _answers_openai_responses,
         caller=_record_caller,
+        responses=_responses_openai_responses,
     ),
     LogFormat.ANTHROPIC: _Format(
-        _detect_anthropic, _extract_anthropic, _answers_anthropic, caller=_record_caller
+        _detect_anthropic,
+        _extract_anthropic,
+        _answers_anthropic,
+        caller=_record_caller,
+        responses=_responses_anthropic,
     ),
     LogFormat.OPENAI: _Format(
-        _detect_openai, _extract_openai, _answers_openai, caller=_record_caller
+        _detect_openai,
+        _extract_openai,
+        _answers_openai,
+        caller=_record_caller,
+        responses=_responses_openai,
     ),
     # Last: the catch-all for records that name a tool themselves.
     LogFormat.JSONL: _Format(_detect_jsonl, _extract_jsonl, caller=_record_caller),

@@ -4,7 +4,8 @@ A plain file of independent records (``SPLITTABLE``) can be cut into runs of who
 (``LogPart``); a gzip file or a small one is read whole (``WholeFiles``, a few small files
 together), decompressed where it is read. Standard input, a file that is one JSON document,
 and formats whose calls repeat or are answered across records (and across files) make the
-whole log one item, read in one pass. The accounting of the parts adds up to that of one
+whole log one item, read in one pass (unless only the response side of a history format
+is read: ``--calls-from responses``). The accounting of the parts adds up to that of one
 pass (``LogStats.merge``): each part knows the number of its first line.
 """
 
@@ -18,17 +19,26 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import IO, Final, TypeAlias, cast
 
+from auditor.inputs.calls_from import CallsFrom
 from auditor.inputs.limits import DEFAULT_MAX_RECORD_BYTES
 from auditor.inputs.lines import bounded_lines
 from auditor.inputs.log_files import STDIN, LogFormatError, display_name, open_log
 from auditor.inputs.log_format_names import LogFormat
+from auditor.inputs.log_formats import has_histories
 from auditor.inputs.records import Record, detect_format, records
 
 SPLITTABLE: Final = frozenset({LogFormat.JSONL})
 """Formats whose records are independent: no call repeats one of an earlier record, nor is
 answered by a later one (MCP replies are), so parts of a file can be read apart and their
 counts added. Not OpenTelemetry: a call's execute_tool span or history may come in a later
-export than its chat span, and is counted as a repeat of it."""
+export than its chat span, and is counted as a repeat of it. With ``--calls-from
+responses`` the request/response history formats are splittable too (``splittable``)."""
+
+
+def splittable(fmt: LogFormat, calls_from: CallsFrom) -> bool:
+    """Whether parts of a log of ``fmt`` can be read apart: its records are independent, or
+    only their response side is read (no repeats, no replies paired across records)."""
+    return fmt in SPLITTABLE or (calls_from is CallsFrom.RESPONSES and has_histories(fmt))
 
 
 @dataclass(frozen=True)
@@ -44,6 +54,7 @@ class LogPart:
     data: str | None = None
     """The file the part's bytes are in, when not ``file`` itself: a gzip log's text,
     spilled in parts (``spill``); offsets are in it, names and lines are ``file``'s."""
+    calls_from: CallsFrom = CallsFrom.ALL
 
 
 @dataclass(frozen=True)
@@ -55,6 +66,11 @@ class WholeFiles:
     """The format forced for every file; None: each file's is detected."""
     size: int
     """Bytes on disk (compressed, for gzip): what progress counts."""
+    calls_from: CallsFrom = CallsFrom.ALL
+    repeats: bool = False
+    """One file whose calls may repeat those of earlier files (a request history): read
+    apart from them only given the call ids they hold (``LogReader(seen=...)``), which the
+    engines find by a shuffle (``auditor.engines.core.call_ids``)."""
 
 
 WorkItem: TypeAlias = LogPart | WholeFiles
@@ -68,40 +84,68 @@ def work_items(
     min_part_bytes: int,
     parts_per_job: int,
     limit: int = DEFAULT_MAX_RECORD_BYTES,
+    calls_from: CallsFrom = CallsFrom.ALL,
+    repeats_apart: bool = False,
 ) -> list[WorkItem]:
     """``files`` as independent work items in log order, about ``parts_per_job`` for each of
     ``jobs`` workers: large plain files cut in byte ranges, gzip and small files whole (small
     ones batched together, in order). One item for all of them when any must be read in the
     same pass as the others (standard input, one JSON document, a format with repeats, or
-    a file whose format is not recognized: the one-pass read reports it)."""
+    a file whose format is not recognized: the one-pass read reports it). With
+    ``repeats_apart``, a file with repeats (or a document) is an item of its own instead
+    (``WholeFiles.repeats``), for an engine that finds the repeats across files itself."""
     sizes = [os.path.getsize(file) if os.path.isfile(file) else 0 for file in files]
-    whole = [WholeFiles(tuple(files), fmt, sum(sizes))]
-    found = [_independent(file, fmt, limit) for file in files]
+    whole = [WholeFiles(tuple(files), fmt, sum(sizes), calls_from)]
+    found = [_independent(file, fmt, limit, calls_from) for file in files]
     readable = [one for one in found if one is not None]
-    if len(readable) < len(files):
+    alone = [one is None for one in found]
+    if len(readable) < len(files) and not (
+        repeats_apart and all(_recognized(file, fmt, limit) for file in files)
+    ):
         return list(whole)
     target = max(min_part_bytes, sum(sizes) // max(1, jobs * parts_per_job))
     items: list[WorkItem] = []
     batch: list[str] = []
     batched = 0
-    for file, size, (_, plain) in zip(files, sizes, readable, strict=True):
+    for file, size, one, by_itself in zip(files, sizes, found, alone, strict=True):
+        plain = one is not None and one[1]
         count = min(jobs * parts_per_job, size // min_part_bytes)
-        cut = split(file, count, fmt, limit) if plain and count >= 2 else None
-        if cut is not None or (batch and batched + size > target):
+        cut = split(file, count, fmt, limit, calls_from) if plain and count >= 2 else None
+        if cut is not None or by_itself or (batch and batched + size > target):
             if batch:
-                items.append(WholeFiles(tuple(batch), fmt, batched))
+                items.append(WholeFiles(tuple(batch), fmt, batched, calls_from))
             batch, batched = [], 0
+        if by_itself:
+            items.append(WholeFiles((file,), fmt, size, calls_from, repeats=True))
+            continue
         if cut is not None:
             items.extend(cut)
             continue
         batch.append(file)
         batched += size
     if batch:
-        items.append(WholeFiles(tuple(batch), fmt, batched))
+        items.append(WholeFiles(tuple(batch), fmt, batched, calls_from))
     return items
 
 
-def _independent(file: str, fmt: LogFormat | None, limit: int) -> tuple[LogFormat, bool] | None:
+def _recognized(file: str, fmt: LogFormat | None, limit: int) -> bool:
+    """Whether ``file`` is a file whose format is given or detected (not standard input,
+    nor a pipe, nor a file the one-pass read must report), so that it can be read apart."""
+    if file == STDIN or not os.path.isfile(file):
+        return False
+    if fmt is not None:
+        return True
+    with open_log(file) as stream:
+        try:
+            detect_format(records(bounded_lines(stream, limit), limit), display_name(file))
+        except LogFormatError:
+            return False
+    return True
+
+
+def _independent(
+    file: str, fmt: LogFormat | None, limit: int, calls_from: CallsFrom = CallsFrom.ALL
+) -> tuple[LogFormat, bool] | None:
     """The format of ``file`` and whether it is plain (not gzip), when its records can be
     read apart from other files' and from each other; None when it must be read in the one
     pass over all the logs (standard input, or a pipe: reading its head would consume it)."""
@@ -117,17 +161,21 @@ def _independent(file: str, fmt: LogFormat | None, limit: int) -> tuple[LogForma
             return None
         plain = isinstance(stream, io.BufferedReader)  # gzip is no BufferedReader: no seeking
     fmt = fmt or detected
-    return (fmt, plain) if fmt in SPLITTABLE else None
+    return (fmt, plain) if splittable(fmt, calls_from) else None
 
 
 def split(
-    file: str, parts: int, fmt: LogFormat | None, limit: int = DEFAULT_MAX_RECORD_BYTES
+    file: str,
+    parts: int,
+    fmt: LogFormat | None,
+    limit: int = DEFAULT_MAX_RECORD_BYTES,
+    calls_from: CallsFrom = CallsFrom.ALL,
 ) -> list[LogPart] | None:
     """``file`` cut into about ``parts`` runs of whole lines, or None when it must be read
     in one pass (standard input, gzip, one JSON document, or a format with repeats)."""
     if parts < 2:
         return None
-    found = _independent(file, fmt, limit)
+    found = _independent(file, fmt, limit, calls_from)
     if found is None or not found[1]:
         return None
     fmt = found[0]
@@ -141,12 +189,18 @@ def split(
         lines = _line_numbers(stream, starts)
     ends = [*starts[1:], size]
     return [
-        LogPart(file, start, end, line, fmt)
+        LogPart(file, start, end, line, fmt, calls_from=calls_from)
         for start, end, line in zip(starts, ends, lines, strict=True)
     ]
 
 
-def spill(file: str, fmt: LogFormat, into: str, part_bytes: int) -> Iterator[LogPart]:
+def spill(
+    file: str,
+    fmt: LogFormat,
+    into: str,
+    part_bytes: int,
+    calls_from: CallsFrom = CallsFrom.ALL,
+) -> Iterator[LogPart]:
     """A gzip log as parts of about ``part_bytes`` of its text, each written to a file of its
     own in the folder ``into`` as the log is decompressed (in blocks: a line of any length
     costs no more memory than a block), so that workers replay them while it goes on."""
@@ -168,7 +222,7 @@ def spill(file: str, fmt: LogFormat, into: str, part_bytes: int) -> Iterator[Log
                     out.write(block)
                     size += len(block)
                     newlines += block.count(b"\n")
-            yield LogPart(file, 0, size, line, fmt, data=path)
+            yield LogPart(file, 0, size, line, fmt, data=path, calls_from=calls_from)
             line += newlines
 
 
@@ -176,7 +230,7 @@ def spillable(item: WorkItem, fmt: LogFormat | None, limit: int) -> tuple[str, L
     """The gzip log and its format, when ``item`` is one gzip log of independent records."""
     if not isinstance(item, WholeFiles) or len(item.files) != 1:
         return None
-    found = _independent(item.files[0], fmt, limit)
+    found = _independent(item.files[0], fmt, limit, item.calls_from)
     return None if found is None or found[1] else (item.files[0], found[0])
 
 

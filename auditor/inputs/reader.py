@@ -21,6 +21,7 @@ from dataclasses import replace
 from itertools import chain
 from typing import IO
 
+from auditor.inputs.calls_from import CallsFrom
 from auditor.inputs.columns import Columns
 from auditor.inputs.limits import DEFAULT_MAX_RECORD_BYTES, MAX_NESTING, too_deep
 from auditor.inputs.lines import Blank, bounded_lines
@@ -33,6 +34,7 @@ from auditor.inputs.log_formats import (
     caller_of,
     describe,
     extract,
+    has_histories,
     item_at,
     session_caller,
 )
@@ -51,6 +53,9 @@ class LogReader:
     ``fmt`` forces one format for every file; otherwise each file's is detected from its
     first records. Memory does not grow with the logs beyond one record at a time and one
     8-byte digest per tool-call id (to count a call repeated in later histories once).
+    With ``calls_from`` responses, the calls of request histories are not read at all
+    (nor any digest kept), and replies are not paired with calls: what a record yields
+    then depends on that record alone, so parts of a log can be read apart.
     """
 
     def __init__(
@@ -59,14 +64,19 @@ class LogReader:
         fmt: LogFormat | None = None,
         max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
         columns: Columns | None = None,
+        calls_from: CallsFrom = CallsFrom.ALL,
+        seen: Iterable[int] = (),
     ) -> None:
+        """``seen``: the call ids (``call_ids``) of earlier logs read apart from these,
+        whose repeats here are counted as such, as one pass over all of them counts them."""
         self._files = tuple(files)
+        self._calls_from = calls_from
         self._fmt = fmt
         self._max_record_bytes = max_record_bytes
         self._columns = columns or Columns()
         self._stats = {file: LogStats(display_name(file)) for file in self._files}
         self._bytes = 0
-        self._seen: set[int] = set()
+        self._seen: set[int] = set(seen)
 
     def __iter__(self) -> Iterator[Call]:
         for file in self._files:
@@ -75,6 +85,10 @@ class LogReader:
     def stats(self) -> tuple[LogStats, ...]:
         """How each file's lines were accounted for (complete once iteration has ended)."""
         return tuple(self._stats.values())
+
+    def call_ids(self) -> set[int]:
+        """The digests of the call ids read so far (and given as ``seen``)."""
+        return self._seen
 
     @property
     def bytes_read(self) -> int:
@@ -118,7 +132,8 @@ class LogReader:
         its stats when the pass ends, however it ends."""
         name = display_name(file)
         lines = blank = records_read = without_calls = repeated = calls = 0
-        pairing = Pairing() if answered(fmt) else None
+        responses_only = self._responses_only(fmt)
+        pairing = Pairing() if answered(fmt) and not responses_only else None
         session: str | None = None  # the caller an MCP initialize named, for what follows
         try:
             for item in framed:
@@ -133,7 +148,7 @@ class LogReader:
                 records_read += 1
                 if item.problem is None:
                     session = session_caller(fmt, item.value) or session
-                found = self._calls(item, fmt, name, session)
+                found = self._calls(item, fmt, name, session, responses_only)
                 if not found:
                     without_calls += 1
                 for one in found:
@@ -166,14 +181,24 @@ class LogReader:
             )
             self._stats[file] = counted.merge(self._stats[file])
 
+    def _responses_only(self, fmt: LogFormat) -> bool:
+        """Whether only the response side of ``fmt``'s records is read (``--calls-from``)."""
+        return self._calls_from is CallsFrom.RESPONSES and has_histories(fmt)
+
     def _calls(
-        self, record: Record, fmt: LogFormat, name: str, session: str | None = None
+        self,
+        record: Record,
+        fmt: LogFormat,
+        name: str,
+        session: str | None = None,
+        responses_only: bool = False,
     ) -> list[tuple[Call, str | None] | None]:
         """The calls of one record, with the key an answer would name each by; None stands
-        for a call already read (a repeat). ``session``: the caller of calls that name none."""
+        for a call already read (a repeat). ``session``: the caller of calls that name none.
+        ``responses_only``: the response's calls alone, which never repeat (no dedupe)."""
         if record.problem is not None:
             return [(_unparsed(f"{name}:{record.line}", None, record.text, record.problem), None)]
-        found = extract(fmt, record.value)
+        found = extract(fmt, record.value, responses_only)
         caller = (caller_of(fmt, record.value) or session) if found else None
         positions = {}
         if record.document and found:
@@ -181,7 +206,11 @@ class LogReader:
             positions = key_positions("\n" * (record.line - 1) + record.text)
         calls: list[tuple[Call, str | None] | None] = []
         for item in found:
-            if item.call_id is not None and not self._first_sight(fmt, item.call_id):
+            if (
+                item.call_id is not None
+                and not responses_only
+                and not self._first_sight(fmt, item.call_id)
+            ):
                 calls.append(None)
                 continue
             line = (

@@ -1,0 +1,162 @@
+"""``--scratch``: the parts' listed calls wait in side files instead of travelling back to the
+driver, which reads the first ``--max-calls`` back: the report is the same, byte for byte."""
+
+from __future__ import annotations
+
+import os
+import sys
+from ctypes import c_int64
+from pathlib import Path
+
+import pytest
+
+from auditor.aggregate import parallel
+from auditor.aggregate.pipeline import ReportSettings, Tally, prepare
+from auditor.engines.core import audit_part, combine, merge
+from auditor.engines.kept import put_aside, side_file, take_back
+from auditor.engines.plan import make_plan
+from auditor.inputs.catalogs import load_catalogs
+from auditor.inputs.parts import work_items
+from auditor.models import Report
+from auditor.report import Format, render
+from auditor.schema.normalize import DEFAULT_RULES
+from tests.conftest import ROOT, run_cli
+
+SCENARIO = ROOT / "sample_logs" / "mcp_files"
+COPIES = 6
+NOT_ACCEPTED = 176 - 113
+"""Calls of one copy of the sample that a report lists: all but the accepted ones
+(``expected.yaml``, lenient totals)."""
+
+
+@pytest.fixture
+def big_log(tmp_path: Path) -> Path:
+    log = tmp_path / "calls.jsonl"
+    log.write_bytes((SCENARIO / "calls.jsonl").read_bytes() * COPIES)
+    return log
+
+
+def _rendered(report: Report) -> tuple[str, str]:
+    return render(report, Format.JSON), render(report, Format.MARKDOWN)
+
+
+def _one_pass(log: Path, settings: ReportSettings) -> tuple[str, str]:
+    tools = load_catalogs([str(SCENARIO / "tools.json")]).tools
+    return _rendered(parallel.audit_logs(tools, [str(log)], ["tools.json"], settings=settings))
+
+
+@pytest.mark.parametrize("max_calls", [7, 100, None])
+def test_partials_carry_no_kept_calls_and_merge_into_the_one_pass_report(
+    big_log: Path, tmp_path: Path, max_calls: int | None
+) -> None:
+    settings = ReportSettings(examples=1, max_calls=max_calls)
+    tools = load_catalogs([str(SCENARIO / "tools.json")]).tools
+    folder = tmp_path / "scratch"
+    folder.mkdir()
+    plan = make_plan(
+        tools,
+        [str(big_log)],
+        ["tools.json"],
+        settings=settings,
+        min_part_bytes=4096,
+        scratch=str(folder),
+    )
+    assert len(plan.parts) > 3
+    partials = [audit_part(plan, part) for part in reversed(range(len(plan.parts)))]
+    assert all(run.tally.kept == [] for partial in partials for run in partial.runs)
+    # Each part put aside its own first calls: together, every listed call of the log.
+    aside = sum(count for partial in partials for run in partial.runs for _, count in run.aside)
+    per_part = max_calls or COPIES * NOT_ACCEPTED
+    assert COPIES * NOT_ACCEPTED >= aside >= min(per_part, COPIES * NOT_ACCEPTED)
+    report = merge(plan, partials)
+    assert _rendered(report) == _one_pass(big_log, settings)
+    listed = COPIES * NOT_ACCEPTED if max_calls is None else max_calls
+    assert (len(report.calls), report.calls_omitted) == (listed, COPIES * NOT_ACCEPTED - listed)
+
+
+def test_jobs_with_a_scratch_folder_give_the_same_report_and_leave_nothing(
+    big_log: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(parallel, "MIN_PART_BYTES", 2048)
+    assert len(work_items([str(big_log)], None, 2, 2048, parallel.PARTS_PER_JOB)) > 2
+    settings = ReportSettings(examples=1, max_calls=7)
+    tools = load_catalogs([str(SCENARIO / "tools.json")]).tools
+    folder = tmp_path / "scratch"
+    folder.mkdir()
+    spilled = parallel.audit_logs(
+        tools, [str(big_log)], ["tools.json"], settings=settings, jobs=2, scratch=str(folder)
+    )
+    assert _rendered(spilled) == _one_pass(big_log, settings)
+    assert os.listdir(folder) == []  # the run's own folder is gone
+
+
+def test_a_worker_puts_its_kept_calls_aside_and_ships_their_number(
+    big_log: Path, tmp_path: Path
+) -> None:
+    replays = prepare(load_catalogs([str(SCENARIO / "tools.json")]).tools, DEFAULT_RULES)
+    parts = work_items([str(big_log)], None, 2, 4096, 4)
+    settings = ReportSettings(max_calls=5)
+    full_from = c_int64(sys.maxsize)
+    try:
+        parallel._prepared[:] = [parallel._Shared(replays, settings, 1 << 20, full_from)]
+        shipped, _, _ = parallel._work_at(1, parts[1])
+        parallel._prepared[:] = [
+            parallel._Shared(replays, settings, 1 << 20, full_from, str(tmp_path))
+        ]
+        aside, _, count = parallel._work_at(1, parts[1])
+    finally:
+        parallel._prepared.clear()
+    assert (aside.kept, count, aside.omitted) == ([], 5, shipped.omitted)
+    assert len(shipped.kept) == 5
+    back = Tally(replays, settings)
+    take_back(str(tmp_path), [(1, 5)], back, 5)
+    assert back.kept == shipped.kept
+
+
+def test_the_driver_stops_reading_once_the_list_is_full(tmp_path: Path) -> None:
+    settings = ReportSettings(examples=1, max_calls=7)
+    log = tmp_path / "one.jsonl"
+    log.write_bytes((SCENARIO / "calls.jsonl").read_bytes())
+    tools = load_catalogs([str(SCENARIO / "tools.json")]).tools
+    plan = make_plan(tools, [str(log)], ["tools.json"], settings=settings, scratch=str(tmp_path))
+    [run] = audit_part(plan, 0).runs
+    assert run.aside == [(0, 7)] and os.path.exists(side_file(str(tmp_path), 0))
+    # Parts 1 and 2 put aside 7 and 3 calls more; the first part fills the list, so their
+    # files are never opened (there are none here) and their calls count as omitted.
+    back = Tally(prepare(tools, DEFAULT_RULES), settings)
+    take_back(str(tmp_path), [(2, 3), (0, 7), (1, 7)], back, 7)
+    assert (len(back.kept), back.omitted) == (7, 10)
+    one_pass = parallel.audit_logs(tools, [str(log)], ["tools.json"], settings=settings)
+    assert [r.call.source for r in back.kept] == [r.call.source for r in one_pass.calls]
+
+
+def test_put_aside_writes_nothing_for_a_part_without_listed_calls(tmp_path: Path) -> None:
+    replays = prepare(load_catalogs([str(SCENARIO / "tools.json")]).tools, DEFAULT_RULES)
+    assert put_aside(str(tmp_path), 3, Tally(replays, ReportSettings())) == 0
+    assert os.listdir(tmp_path) == []
+
+
+def test_combined_partials_keep_every_part_put_aside(big_log: Path, tmp_path: Path) -> None:
+    tools = load_catalogs([str(SCENARIO / "tools.json")]).tools
+    plan = make_plan(
+        tools, [str(big_log)], ["tools.json"], min_part_bytes=4096, scratch=str(tmp_path)
+    )
+    partials = [audit_part(plan, part) for part in range(len(plan.parts))]
+    total = partials[0]
+    for partial in partials[1:]:
+        total = combine(partial, total)
+    [run] = total.runs
+    assert [part for part, _ in run.aside] == list(range(len(plan.parts)))
+
+
+def test_a_scratch_that_is_no_folder_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["audit", "--schemas", str(SCENARIO / "tools.json"), "--logs"]
+    args += [str(SCENARIO / "calls.jsonl"), "--no-report-files", "--scratch"]
+    code, _, err = run_cli([*args, str(tmp_path / "missing")], capsys)
+    assert code == 2
+    assert err.startswith("auditor: error: --scratch ") and err.endswith(": not a folder\n")
+    assert err.count("\n") == 1
+    code, _, err = run_cli([*args, str(tmp_path), "--jobs", "2", "-q"], capsys)
+    assert code == 1  # the sample has newly rejected calls
