@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import replace
 from itertools import chain
 from typing import IO
 
@@ -34,6 +33,7 @@ from auditor.inputs.log_formats import (
     describe,
     extract,
     item_at,
+    opens_sessions,
     session_caller,
 )
 from auditor.inputs.pairing import Pairing
@@ -120,6 +120,7 @@ class LogReader:
         lines = blank = records_read = without_calls = repeated = calls = 0
         pairing = Pairing() if answered(fmt) else None
         session: str | None = None  # the caller an MCP initialize named, for what follows
+        sessions = opens_sessions(fmt)
         try:
             for item in framed:
                 self._bytes += item.size
@@ -131,7 +132,7 @@ class LogReader:
                 blank += item.blank
                 number = records_read
                 records_read += 1
-                if item.problem is None:
+                if sessions and item.problem is None:
                     session = session_caller(fmt, item.value) or session
                 found = self._calls(item, fmt, name, session)
                 if not found:
@@ -192,10 +193,7 @@ class LogReader:
             source = f"{name}:{line}"
             if len(found) > 1:  # the position tells apart the calls of one record
                 source += f"#{describe(item.at)}"
-            call = _call(item, record, source)
-            if item.caller or caller:
-                call = replace(call, caller=item.caller or caller)
-            calls.append((call, item.answer_key))
+            calls.append((_call(item, record, source, item.caller or caller), item.answer_key))
         return calls
 
     def _first_sight(self, fmt: LogFormat, call_id: str) -> bool:
@@ -207,32 +205,40 @@ class LogReader:
         return True
 
 
-def _call(item: Found, record: Record, source: str) -> Call:
+def _call(item: Found, record: Record, source: str, caller: str | None) -> Call:
     """A found call with its arguments decoded; a problem becomes an ``Unparsed`` reason."""
     if item.problem is not None:
         raw = json.dumps(item_at(record.value, item.at)) if item.at else record.text
-        return _unparsed(source, item.tool, raw, item.problem)
-    return call_from(source, item.tool, item.arguments, item.evidence)
+        return _unparsed(source, item.tool, raw, item.problem, caller)
+    return call_from(source, item.tool, item.arguments, item.evidence, caller)
 
 
 def call_from(
-    source: str, tool: str | None, arguments: JSON, evidence: Evidence | None = None
+    source: str,
+    tool: str | None,
+    arguments: JSON,
+    evidence: Evidence | None = None,
+    caller: str | None = None,
 ) -> Call:
     """A call whose arguments, when a string, are JSON text to decode (as OpenAI logs them);
     text that does not decode is kept, with the reason, as an ``Unparsed`` call."""
     if isinstance(arguments, str):
         decoded, problem = loads(arguments)
         if problem is not None:
-            return _unparsed(source, tool, arguments, f"arguments are not valid JSON: {problem}")
+            reason = f"arguments are not valid JSON: {problem}"
+            return _unparsed(source, tool, arguments, reason, caller)
         text, arguments = arguments, decoded
     else:
         text = None
     if too_deep(arguments, text=text):  # later stages recurse into arguments: bound it here
         raw = text if text is not None else "<not shown: nested too deeply>"
-        return _unparsed(source, tool, raw, f"arguments nest more than {MAX_NESTING} levels deep")
-    return Call(source, tool, arguments, text=text, evidence=evidence)
+        reason = f"arguments nest more than {MAX_NESTING} levels deep"
+        return _unparsed(source, tool, raw, reason, caller)
+    return Call(source, tool, arguments, text=text, evidence=evidence, caller=caller)
 
 
-def _unparsed(source: str, tool: str | None, raw: str, reason: str) -> Call:
+def _unparsed(
+    source: str, tool: str | None, raw: str, reason: str, caller: str | None = None
+) -> Call:
     clipped = raw if len(raw) <= MAX_RAW else raw[: MAX_RAW - 1] + "…"
-    return Call(source, tool, None, Unparsed(clipped, reason))
+    return Call(source, tool, None, Unparsed(clipped, reason), caller=caller)
