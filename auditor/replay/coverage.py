@@ -78,11 +78,13 @@ class CoverageTracker:
             for keyword, function in validator_class.VALIDATORS.items()
             if keyword in keywords
         }
-        self._validator = (
-            validators.extend(validator_class, tracked)(schema, registry=registry)
-            if tracked
-            else None
+        self.tracks = bool(tracked)
+        """Whether any tracked keyword has a function evaluation can run (else nothing is
+        ever reached)."""
+        self._tracking: tuple[Any, JSON, Registry, dict[str, Any]] | None = (
+            (validator_class, schema, registry, tracked) if tracked else None
         )
+        self._built: Any = None
         self._paths = _Paths.build(schema, set(self._targets), validator_class)
         self._by_node: dict[int, tuple[int, ...]] = {}
 
@@ -91,7 +93,7 @@ class CoverageTracker:
 
         ``by_shape=False`` always evaluates for real (the tests compare the two ways).
         """
-        if self._validator is None:
+        if not self.tracks:
             return frozenset()
         if self._paths is not None and by_shape:
             plans = self._paths.plans(instance)
@@ -109,6 +111,16 @@ class CoverageTracker:
         except Exception:
             pass
         return frozenset(i for site in self._visited for i in self._targets.get(site, ()))
+
+    @property
+    def _validator(self) -> Any:
+        """The tracking validator, built when a call first needs it: most schemas' calls
+        are answered by their shape alone, and building one (a validator class per tool)
+        took a third of compiling a tool."""
+        if self._built is None and self._tracking is not None:
+            validator_class, schema, registry, tracked = self._tracking
+            self._built = validators.extend(validator_class, tracked)(schema, registry=registry)
+        return self._built
 
     def _node_targets(self, node: dict[str, JSON]) -> tuple[int, ...]:
         """The indices whose keyword evaluating ``node`` runs (remembered per node)."""
