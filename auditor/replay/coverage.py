@@ -87,6 +87,8 @@ class CoverageTracker:
         self._built: Any = None
         self._paths = _Paths.build(schema, set(self._targets), validator_class)
         self._by_node: dict[int, tuple[int, ...]] = {}
+        self._by_keys: dict[tuple[str, ...], frozenset[int]] = {}
+        """The answer for objects whose keys alone decide it (``_Paths.keys_decide``)."""
 
     def reached(self, instance: JSON, by_shape: bool = True) -> frozenset[int]:
         """Indices of the rewrites whose keyword evaluating ``instance`` ran.
@@ -96,6 +98,11 @@ class CoverageTracker:
         if not self.tracks:
             return frozenset()
         if self._paths is not None and by_shape:
+            keys = tuple(instance) if isinstance(instance, dict) else None
+            if keys is not None:
+                known = self._by_keys.get(keys)
+                if known is not None:
+                    return known
             plans = self._paths.plans(instance)
             if plans is not None:
                 found: set[int] = set()
@@ -103,7 +110,14 @@ class CoverageTracker:
                     if plan.targets is None:
                         plan.targets = self._node_targets(plan.node)
                     found.update(plan.targets)
-                return frozenset(found)
+                result = frozenset(found)
+                if (
+                    keys is not None
+                    and len(self._by_keys) < _STEPS_PER_PLAN
+                    and self._paths.keys_decide(keys)
+                ):
+                    self._by_keys[keys] = result
+                return result
         self._visited = set()
         try:
             for _ in self._validator.iter_errors(instance):
@@ -217,6 +231,18 @@ class _Paths:
         be; None when it passes a blocked applicator."""
         plans = self.plans(instance)
         return None if plans is None else {id(plan.node): plan.node for plan in plans}
+
+    def keys_decide(self, keys: tuple[str, ...]) -> bool:
+        """Whether the walk of any object with these keys (in this order) meets the same
+        schema objects: nothing below the root but what runs whatever the values are
+        (``plans`` of such an object has met them already)."""
+        if id(self._root) not in self._leads:
+            return True  # nothing is ever walked
+        plan = self._plans.get(id(self._root))
+        if plan is None or plan.whole:
+            return False
+        step = plan.by_keys.get(keys)
+        return step is not None and not step[2]
 
     def plans(self, instance: JSON) -> list[_Plan] | None:
         """``walk``'s schema objects as their plans, each once."""
