@@ -82,7 +82,7 @@ def records(lines: Iterator[Line], limit: int, first_line: int = 1) -> Iterator[
             yield _unusable(number, raw)
             continue
         line = raw[3:] if number == 1 and raw.startswith(_BOM) else raw
-        if not line.strip():
+        if not line or line.isspace():  # what ``not line.strip()`` says, without a copy
             yield Blank(1, len(raw))
             continue
         if expect_document and line.strip() in (b"{", b"["):
