@@ -202,3 +202,52 @@ def test_references_deeper_than_the_walk_are_evaluated() -> None:
     assert _reached_pointers(replay, {"deep": "x"}) == {"/$defs/d70/maxLength"}
     assert _reached_pointers(replay, {"near": ["x"]}) == {"/$defs/d70/maxLength"}
     assert _reached_pointers(replay, {"other": "x"}) == set()
+
+
+def _nested(levels: int, wrap: Any, leaf_schema: JSON) -> JSON:
+    schema = leaf_schema
+    for _ in range(levels):
+        schema = wrap(schema)
+    return schema
+
+
+_CHAIN: dict[str, JSON] = {f"d{i}": {"$ref": f"#/$defs/d{i + 1}"} for i in range(62)}
+"""62 references in a row, to ``d62``."""
+
+
+@pytest.mark.parametrize(
+    ("schema", "instance"),
+    [
+        # A property below 62 references, then 64 nested arrays: the constraint met whatever
+        # the value lies past the walk's depth bound; it is not added at once but left to
+        # real evaluation.
+        (
+            {
+                "properties": {"x": {"$ref": "#/$defs/d0"}},
+                "$defs": {**_CHAIN, "d62": {"properties": {"a": {"type": "string"}}}},
+            },
+            {"x": {"a": "s"}},
+        ),
+        (_nested(64, lambda s: {"items": s}, {"type": "string"}), _nested(64, lambda v: [v], "x")),
+    ],
+)
+def test_values_deeper_than_the_walk_are_evaluated(schema: JSON, instance: Any) -> None:
+    replay = prepare([ToolSchema("t", schema, Location("x"), "", "mapping")], DEFAULT_RULES)["t"]
+    assert replay._coverage is not None and replay._coverage._paths is not None
+    assert replay._coverage._paths.visit(instance) is None
+    # Only the innermost ``type`` constrains anything, and the instance reaches it.
+    assert len(replay.constraints) == 1
+    assert _reached_pointers(replay, instance) == {replay.constraints[0].pointer}
+
+
+def test_tuple_items_are_walked_by_position() -> None:
+    schema: JSON = {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "items": [{"type": "string"}, {"type": "integer"}],
+    }
+    replay = prepare([ToolSchema("t", schema, Location("x"), "", "mapping")], DEFAULT_RULES)["t"]
+    assert replay._coverage is not None and replay._coverage._paths is not None
+    assert replay._coverage._paths.visit(["a"]) is not None
+    assert _reached_pointers(replay, ["a"]) == {"/items/0/type"}
+    assert _reached_pointers(replay, ["a", 1, True]) == {"/items/0/type", "/items/1/type"}
+    assert _reached_pointers(replay, {"a": 1}) == set()
