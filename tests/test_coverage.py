@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from auditor.aggregate.pipeline import prepare
 from auditor.models import JSON, Call, Location, ToolSchema
+from auditor.replay import coverage
 from auditor.replay.tool import ToolReplay
 from auditor.schema.normalize import DEFAULT_RULES
 from tests.conftest import load_cases
@@ -251,3 +252,20 @@ def test_tuple_items_are_walked_by_position() -> None:
     assert _reached_pointers(replay, ["a"]) == {"/items/0/type"}
     assert _reached_pointers(replay, ["a", 1, True]) == {"/items/0/type", "/items/1/type"}
     assert _reached_pointers(replay, {"a": 1}) == set()
+
+
+def test_past_the_allowance_nothing_more_is_remembered(monkeypatch: pytest.MonkeyPatch) -> None:
+    schema: JSON = {"properties": {"a": {"type": "string"}, "b": {"maxLength": 2}}}
+    monkeypatch.setattr(coverage, "KEY_SETS", coverage._Allowance(1))
+    replay = prepare([ToolSchema("t", schema, Location("x"), "", "mapping")], DEFAULT_RULES)["t"]
+    assert replay._coverage is not None and replay._coverage._paths is not None
+    for _ in range(2):
+        assert _reached_pointers(replay, {"a": "x"}) == {"/properties/a/type"}
+        assert _reached_pointers(replay, {"b": "x"}) == {"/properties/b/maxLength"}
+        assert _reached_pointers(replay, {"a": 1, "b": 2}) == {
+            "/properties/a/type",
+            "/properties/b/maxLength",
+        }
+    # The one key set allowed went to the first object's step; none to the tracker's answers.
+    assert coverage.KEY_SETS.left == 0
+    assert not replay._coverage._by_keys

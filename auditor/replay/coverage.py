@@ -115,6 +115,7 @@ class CoverageTracker:
                     keys is not None
                     and len(self._by_keys) < _STEPS_PER_PLAN
                     and self._paths.keys_decide(keys)
+                    and KEY_SETS.take()
                 ):
                     self._by_keys[keys] = result
                 return result
@@ -317,7 +318,7 @@ class _Paths:
                 leaves.update(fixed[0])
                 height = max(height, fixed[1])
         step = (leaves, height, tuple(below))
-        if len(plan.by_keys) < _STEPS_PER_PLAN and len(keys) <= _MAX_STEP_KEYS:
+        if len(plan.by_keys) < _STEPS_PER_PLAN and len(keys) <= _MAX_STEP_KEYS and KEY_SETS.take():
             plan.by_keys[keys] = step
         return step
 
@@ -428,6 +429,25 @@ _Fixed = tuple[dict[int, _Plan], int]
 _Step = tuple[dict[int, _Plan], int, tuple[tuple[str, JSON], ...]]
 """The fixed objects an object's keys lead to, their levels, and the (key, subschema) pairs
 to walk further."""
+
+
+class _Allowance:
+    """How many more key sets the walks of this process may remember."""
+
+    def __init__(self, most: int) -> None:
+        self.left = most
+
+    def take(self) -> bool:
+        if self.left <= 0:
+            return False
+        self.left -= 1
+        return True
+
+
+KEY_SETS: Final = _Allowance(50_000)
+"""Key sets remembered by all the walks of a process together, each about 600 bytes (its
+keys, the objects they lead to): about 30 MB at most, whatever the catalog and the logs'
+variety; past it, walks work each object out (the answers are the same)."""
 _STEPS_PER_PLAN: Final = 1024
 """Key sets remembered per schema object: bounded whatever the logs hold."""
 _MAX_STEP_KEYS: Final = 64
