@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain
 from typing import IO
 
 from auditor.inputs.columns import Columns
 from auditor.inputs.limits import DEFAULT_MAX_RECORD_BYTES, MAX_NESTING, too_deep
-from auditor.inputs.lines import Blank, bounded_lines
+from auditor.inputs.lines import Blank, Line, bounded_lines, unreadable
 from auditor.inputs.log_files import display_name, open_log
 from auditor.inputs.log_formats import (
     Found,
@@ -92,13 +93,20 @@ class LogReader:
         with open_log(file) as stream:
             peek = getattr(stream, "peek", None)
             # A log whose text format is given is text, whatever its first bytes say.
-            sniffed = peek(MAGIC_BYTES) if peek is not None and self._fmt is None else None
+            limit = self._max_record_bytes
+            lines: Iterator[Line] | None = None
+            try:
+                sniffed = peek(MAGIC_BYTES) if peek is not None and self._fmt is None else None
+            except (OSError, EOFError, zlib.error) as error:
+                # A truncated gzip, say: read as a file whose first line cannot be read.
+                sniffed, lines = None, iter([unreadable(error)])
             kind = columnar(sniffed[:MAGIC_BYTES]) if sniffed is not None else None
             if kind is not None:
                 yield from self._columnar(file, stream, kind)
                 return
-            limit = self._max_record_bytes
-            framed: Iterable[Framed] = records(bounded_lines(stream, limit), limit)
+            if lines is None:
+                lines = bounded_lines(stream, limit)
+            framed: Iterable[Framed] = records(lines, limit)
             fmt = self._fmt
             if fmt is None:
                 head, fmt = detect_format(framed, display_name(file))
@@ -193,7 +201,8 @@ class LogReader:
             source = f"{name}:{line}"
             if len(found) > 1:  # the position tells apart the calls of one record
                 source += f"#{describe(item.at)}"
-            calls.append((_call(item, record, source, item.caller or caller), item.answer_key))
+            who = item.caller or caller or None  # an empty name names nobody, as before
+            calls.append((_call(item, record, source, who), item.answer_key))
         return calls
 
     def _first_sight(self, fmt: LogFormat, call_id: str) -> bool:
