@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from auditor.aggregate.pipeline import prepare
 from auditor.models import JSON, Call, Location, ToolSchema
+from auditor.replay import coverage
 from auditor.replay.tool import ToolReplay
 from auditor.schema.normalize import DEFAULT_RULES
 from tests.conftest import load_cases
@@ -135,3 +136,136 @@ def test_the_shape_walk_is_used_for_plain_schemas_and_not_below_any_of() -> None
     replay = prepare([ToolSchema("t", branchy, Location("x"), "", "mapping")], DEFAULT_RULES)["t"]
     assert replay._coverage is not None and replay._coverage._paths is not None
     assert replay._coverage._paths.visit("ab") is None  # min_length lies below anyOf: evaluate
+
+
+def _reached_pointers(replay: ToolReplay, instance: Any) -> set[str]:
+    """The constraint pointers ``instance`` reaches by the shape walk, after checking that
+    real evaluation reaches the same (the schemas below have no rewrites)."""
+    assert replay._coverage is not None and not replay.normalized.rewrites
+    by_shape, evaluated = _both_ways(replay, instance)
+    assert by_shape == evaluated, instance
+    return {replay.constraints[i].pointer for i in by_shape}
+
+
+def test_the_walk_remembers_each_key_set_apart() -> None:
+    # The walk remembers per schema object what an object with given keys leads to: calls
+    # with other keys, the same keys in another order, and nested values must not share it.
+    schema: JSON = {
+        "type": "object",
+        "properties": {
+            "a": {"type": "string"},
+            "b": {"$ref": "#/$defs/t"},
+            "list": {"type": "array", "items": {"$ref": "#/$defs/t"}},
+            "tree": {"$ref": "#/$defs/node"},
+        },
+        "additionalProperties": {"minLength": 1},
+        "$defs": {
+            "t": {"maxLength": 3},
+            "node": {"type": "object", "properties": {"child": {"$ref": "#/$defs/node"}}},
+        },
+    }
+    replay = prepare([ToolSchema("t", schema, Location("x"), "", "mapping")], DEFAULT_RULES)["t"]
+    top, a, t, extra = (
+        "/type",
+        "/properties/a/type",
+        "/$defs/t/maxLength",
+        "/additionalProperties/minLength",
+    )
+    array, node = "/properties/list/type", "/$defs/node/type"
+    for _ in range(2):  # the second round answers from what the first remembered
+        assert _reached_pointers(replay, {"a": "x"}) == {top, a}
+        assert _reached_pointers(replay, {"b": "y"}) == {top, t}
+        assert _reached_pointers(replay, {"a": 1, "b": 2}) == {top, a, t}
+        assert _reached_pointers(replay, {"b": 2, "a": 1}) == {top, a, t}
+        assert _reached_pointers(replay, {"zz": 1}) == {top, extra}
+        assert _reached_pointers(replay, {"a": "x", "zz": 1}) == {top, a, extra}
+        assert _reached_pointers(replay, {"list": []}) == {top, array}
+        assert _reached_pointers(replay, {"list": ["a", "b"]}) == {top, array, t}
+        assert _reached_pointers(replay, {"tree": {"child": {"child": 1}}}) == {top, node}
+        assert _reached_pointers(replay, {"tree": 1}) == {top, node}
+        assert _reached_pointers(replay, {}) == {top}
+        assert _reached_pointers(replay, "not an object") == {top}
+
+
+def test_references_deeper_than_the_walk_are_evaluated() -> None:
+    # 70 references in a row reach a constraint whatever the value: past the walk's depth
+    # bound the call is evaluated for real, and both ways still agree.
+    defs: dict[str, JSON] = {f"d{i}": {"$ref": f"#/$defs/d{i + 1}"} for i in range(70)}
+    defs["d70"] = {"maxLength": 1}
+    schema: JSON = {
+        "properties": {"deep": {"$ref": "#/$defs/d0"}, "near": {"$ref": "#/$defs/d69"}},
+        "$defs": defs,
+    }
+    replay = prepare([ToolSchema("t", schema, Location("x"), "", "mapping")], DEFAULT_RULES)["t"]
+    assert replay._coverage is not None and replay._coverage._paths is not None
+    assert replay._coverage._paths.visit({"deep": "x"}) is None
+    assert replay._coverage._paths.visit({"near": "x"}) is not None
+    assert _reached_pointers(replay, {"deep": "x"}) == {"/$defs/d70/maxLength"}
+    assert _reached_pointers(replay, {"near": ["x"]}) == {"/$defs/d70/maxLength"}
+    assert _reached_pointers(replay, {"other": "x"}) == set()
+
+
+def _nested(levels: int, wrap: Any, leaf_schema: JSON) -> JSON:
+    schema = leaf_schema
+    for _ in range(levels):
+        schema = wrap(schema)
+    return schema
+
+
+_CHAIN: dict[str, JSON] = {f"d{i}": {"$ref": f"#/$defs/d{i + 1}"} for i in range(62)}
+"""62 references in a row, to ``d62``."""
+
+
+@pytest.mark.parametrize(
+    ("schema", "instance"),
+    [
+        # A property below 62 references, then 64 nested arrays: the constraint met whatever
+        # the value lies past the walk's depth bound; it is not added at once but left to
+        # real evaluation.
+        (
+            {
+                "properties": {"x": {"$ref": "#/$defs/d0"}},
+                "$defs": {**_CHAIN, "d62": {"properties": {"a": {"type": "string"}}}},
+            },
+            {"x": {"a": "s"}},
+        ),
+        (_nested(64, lambda s: {"items": s}, {"type": "string"}), _nested(64, lambda v: [v], "x")),
+    ],
+)
+def test_values_deeper_than_the_walk_are_evaluated(schema: JSON, instance: Any) -> None:
+    replay = prepare([ToolSchema("t", schema, Location("x"), "", "mapping")], DEFAULT_RULES)["t"]
+    assert replay._coverage is not None and replay._coverage._paths is not None
+    assert replay._coverage._paths.visit(instance) is None
+    # Only the innermost ``type`` constrains anything, and the instance reaches it.
+    assert len(replay.constraints) == 1
+    assert _reached_pointers(replay, instance) == {replay.constraints[0].pointer}
+
+
+def test_tuple_items_are_walked_by_position() -> None:
+    schema: JSON = {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "items": [{"type": "string"}, {"type": "integer"}],
+    }
+    replay = prepare([ToolSchema("t", schema, Location("x"), "", "mapping")], DEFAULT_RULES)["t"]
+    assert replay._coverage is not None and replay._coverage._paths is not None
+    assert replay._coverage._paths.visit(["a"]) is not None
+    assert _reached_pointers(replay, ["a"]) == {"/items/0/type"}
+    assert _reached_pointers(replay, ["a", 1, True]) == {"/items/0/type", "/items/1/type"}
+    assert _reached_pointers(replay, {"a": 1}) == set()
+
+
+def test_past_the_allowance_nothing_more_is_remembered(monkeypatch: pytest.MonkeyPatch) -> None:
+    schema: JSON = {"properties": {"a": {"type": "string"}, "b": {"maxLength": 2}}}
+    monkeypatch.setattr(coverage, "KEY_SETS", coverage._Allowance(1))
+    replay = prepare([ToolSchema("t", schema, Location("x"), "", "mapping")], DEFAULT_RULES)["t"]
+    assert replay._coverage is not None and replay._coverage._paths is not None
+    for _ in range(2):
+        assert _reached_pointers(replay, {"a": "x"}) == {"/properties/a/type"}
+        assert _reached_pointers(replay, {"b": "x"}) == {"/properties/b/maxLength"}
+        assert _reached_pointers(replay, {"a": 1, "b": 2}) == {
+            "/properties/a/type",
+            "/properties/b/maxLength",
+        }
+    # The one key set allowed went to the first object's step; none to the tracker's answers.
+    assert coverage.KEY_SETS.left == 0
+    assert not replay._coverage._by_keys

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from auditor.inputs.lines import Blank, bounded_lines
-from auditor.inputs.log_files import check_logs
+from auditor.inputs.log_files import LogFormatError, check_logs
 from auditor.inputs.log_formats import LogFormat
 from auditor.inputs.parts import split
 from auditor.inputs.reader import LogReader
@@ -243,3 +243,18 @@ def test_a_text_log_starting_like_a_columnar_file_stays_text(tmp_path: Path, fir
     path.write_bytes(first + b'\n{"tool": "search", "arguments": {"q": "x"}}\n')
     calls = list(LogReader([str(path)], LogFormat.JSONL))
     assert [(c.tool, c.unparsed is not None) for c in calls] == [(None, True), ("search", False)]
+
+
+def test_a_gzip_log_cut_before_its_header_ends_is_accounted_for(tmp_path: Path) -> None:
+    # Two bytes of gzip magic and nothing else: looking at the first bytes (Parquet? Arrow?)
+    # already fails. Without a format that is a file in no known format (the documented
+    # refusal); with one, its one line is an unparseable call saying why.
+    log = tmp_path / "calls.jsonl.gz"
+    log.write_bytes(b"\x1f\x8b")
+    with pytest.raises(LogFormatError, match="not a call log in a known format"):
+        list(LogReader([str(log)]))
+    reader = LogReader([str(log)], fmt=LogFormat.JSONL)
+    [call] = list(reader)
+    assert call.unparsed is not None
+    assert call.unparsed.reason.startswith("the rest of the file cannot be read: ")
+    assert reader.stats()[0].calls == 1 and reader.stats()[0].lines == 1

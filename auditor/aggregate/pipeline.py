@@ -6,6 +6,7 @@ give the same Report.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Final, Protocol
@@ -319,9 +320,14 @@ class Tally:
             self.proven[call.tool] += result.proven * weight
             self.contradictions[call.tool] += result.contradicts * weight
             if reached:
-                tool_reached = self.reached.setdefault(call.tool, {})
-                for index in reached:
-                    tool_reached[index] = tool_reached.get(index, 0) + weight
+                tool_reached = self.reached.get(call.tool)
+                if tool_reached is None:
+                    tool_reached = self.reached[call.tool] = Counter()
+                if weight == 1 and isinstance(tool_reached, Counter):
+                    tool_reached.update(reached)  # one per index, at C speed
+                else:  # a tool first counted by a merge holds a plain dict
+                    for index in reached:
+                        tool_reached[index] = tool_reached.get(index, 0) + weight
             self._note_use(call.tool, result)
         else:
             self.nameless += 1

@@ -118,6 +118,11 @@ def _blank_run(stream: IO[bytes], peek: Callable[[int], bytes]) -> Blank | None:
     return Blank(count, size) if count else None
 
 
+def unreadable(error: BaseException) -> Unreadable:
+    """Where reading a stream failed with ``error``, as ``bounded_lines`` yields it."""
+    return Unreadable(_reason(error))
+
+
 def _reason(error: BaseException) -> str:
     if isinstance(error, OSError) and error.strerror:
         return error.strerror

@@ -18,7 +18,7 @@ or Responses ``function_call_output`` answered (a refusal and a run look alike t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Final
 
@@ -39,7 +39,7 @@ def _nobody(record: JSON) -> str | None:
 @dataclass(frozen=True)
 class _Format:
     detect: Callable[[JSON], bool]
-    extract: Callable[[JSON], Iterator[Found]]
+    extract: Callable[[JSON], Iterable[Found]]
     answers: Callable[[JSON], Iterator[Answer]] = _no_answers
     caller: Callable[[JSON], str | None] = _nobody
     """Who made the record's calls, where the record itself says."""
@@ -54,6 +54,11 @@ class _Format:
 def caller_of(fmt: LogFormat, record: JSON) -> str | None:
     """Who made the calls of ``record``, where it names them."""
     return FORMATS[fmt].caller(record)
+
+
+def opens_sessions(fmt: LogFormat) -> bool:
+    """Whether a record of this format may open a session (``session_caller`` may answer)."""
+    return FORMATS[fmt].session is not _nobody
 
 
 def session_caller(fmt: LogFormat, record: JSON) -> str | None:
@@ -74,8 +79,8 @@ def _record_caller(record: JSON) -> str | None:
     """A record's ``caller``/``client``/``user`` field, else a body's ``user`` (OpenAI), else
     a body's ``metadata`` entry (``caller``, ``agent``, ``user_id`` as Anthropic has it,
     ``user``)."""
-    if not isinstance(record, dict):
-        return None
+    if not isinstance(record, dict) or _CALLER_FIELDS.isdisjoint(record):
+        return None  # most records name no caller nor wrap a body: no walk for them
     for key in CALLER_KEYS:
         if found := _name(record.get(key)):
             return found
@@ -101,7 +106,8 @@ def extract(fmt: LogFormat, record: JSON, responses_only: bool = False) -> list[
     spec = FORMATS[fmt]
     if responses_only and spec.responses is not None:
         return list(spec.responses(record))
-    return list(spec.extract(record))
+    found = spec.extract(record)
+    return found if isinstance(found, list) else list(found)
 
 
 def has_histories(fmt: LogFormat) -> bool:
@@ -153,6 +159,8 @@ _WRAPPERS: Final[tuple[At, ...]] = (
 lines (``body``, ``response.body``). Requests come first, so a history's calls are found
 before the response's."""
 _WRAPPER_KEYS: Final = frozenset(at[0] for at in _WRAPPERS)
+_CALLER_FIELDS: Final = frozenset({*CALLER_KEYS, "user", "metadata", *_WRAPPER_KEYS})
+"""Top-level keys ``_record_caller`` reads a caller from (its own, or a wrapped body's)."""
 
 
 def _bodies(record: JSON) -> Iterator[tuple[At, dict[str, JSON]]]:
@@ -222,17 +230,16 @@ def _detect_jsonl(record: JSON) -> bool:
     return _jsonl_tool(record) is not None
 
 
-def _extract_jsonl(record: JSON) -> Iterator[Found]:
+def _extract_jsonl(record: JSON) -> list[Found]:
     # Every record of this format is a call, even one that names no tool: the line was
     # meant as a call and must show up in the counts (SPEC: such a line is unparseable).
+    # A list, not a generator: this runs once per line of the most common log format.
     if not isinstance(record, dict):
-        yield Found((), None, problem="not a JSON object")
-        return
+        return [Found((), None, problem="not a JSON object")]
     tool = _jsonl_tool(record)
     if tool is None:
-        yield Found((), None, problem="names no tool (no string 'tool' or 'name')")
-        return
-    yield _found((), tool, record, ARGUMENT_KEYS)
+        return [Found((), None, problem="names no tool (no string 'tool' or 'name')")]
+    return [_found((), tool, record, ARGUMENT_KEYS)]
 
 
 # --- OpenAI Chat Completions ----------------------------------------------------------------

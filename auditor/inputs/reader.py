@@ -16,15 +16,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import zlib
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import replace
 from itertools import chain
 from typing import IO
 
 from auditor.inputs.calls_from import CallsFrom
 from auditor.inputs.columns import Columns
 from auditor.inputs.limits import DEFAULT_MAX_RECORD_BYTES, MAX_NESTING, too_deep
-from auditor.inputs.lines import Blank, bounded_lines
+from auditor.inputs.lines import Blank, Line, bounded_lines, unreadable
 from auditor.inputs.log_files import display_name, open_log
 from auditor.inputs.log_formats import (
     Found,
@@ -36,6 +36,7 @@ from auditor.inputs.log_formats import (
     extract,
     has_histories,
     item_at,
+    opens_sessions,
     session_caller,
 )
 from auditor.inputs.pairing import Pairing
@@ -106,13 +107,20 @@ class LogReader:
         with open_log(file) as stream:
             peek = getattr(stream, "peek", None)
             # A log whose text format is given is text, whatever its first bytes say.
-            sniffed = peek(MAGIC_BYTES) if peek is not None and self._fmt is None else None
+            limit = self._max_record_bytes
+            lines: Iterator[Line] | None = None
+            try:
+                sniffed = peek(MAGIC_BYTES) if peek is not None and self._fmt is None else None
+            except (OSError, EOFError, zlib.error) as error:
+                # A truncated gzip, say: read as a file whose first line cannot be read.
+                sniffed, lines = None, iter([unreadable(error)])
             kind = columnar(sniffed[:MAGIC_BYTES]) if sniffed is not None else None
             if kind is not None:
                 yield from self._columnar(file, stream, kind)
                 return
-            limit = self._max_record_bytes
-            framed: Iterable[Framed] = records(bounded_lines(stream, limit), limit)
+            if lines is None:
+                lines = bounded_lines(stream, limit)
+            framed: Iterable[Framed] = records(lines, limit)
             fmt = self._fmt
             if fmt is None:
                 head, fmt = detect_format(framed, display_name(file))
@@ -135,6 +143,7 @@ class LogReader:
         responses_only = self._responses_only(fmt)
         pairing = Pairing() if answered(fmt) and not responses_only else None
         session: str | None = None  # the caller an MCP initialize named, for what follows
+        sessions = opens_sessions(fmt)
         try:
             for item in framed:
                 self._bytes += item.size
@@ -146,7 +155,7 @@ class LogReader:
                 blank += item.blank
                 number = records_read
                 records_read += 1
-                if item.problem is None:
+                if sessions and item.problem is None:
                     session = session_caller(fmt, item.value) or session
                 found = self._calls(item, fmt, name, session, responses_only)
                 if not found:
@@ -221,10 +230,8 @@ class LogReader:
             source = f"{name}:{line}"
             if len(found) > 1:  # the position tells apart the calls of one record
                 source += f"#{describe(item.at)}"
-            call = _call(item, record, source)
-            if item.caller or caller:
-                call = replace(call, caller=item.caller or caller)
-            calls.append((call, item.answer_key))
+            who = item.caller or caller or None  # an empty name names nobody, as before
+            calls.append((_call(item, record, source, who), item.answer_key))
         return calls
 
     def _first_sight(self, fmt: LogFormat, call_id: str) -> bool:
@@ -236,32 +243,40 @@ class LogReader:
         return True
 
 
-def _call(item: Found, record: Record, source: str) -> Call:
+def _call(item: Found, record: Record, source: str, caller: str | None) -> Call:
     """A found call with its arguments decoded; a problem becomes an ``Unparsed`` reason."""
     if item.problem is not None:
         raw = json.dumps(item_at(record.value, item.at)) if item.at else record.text
-        return _unparsed(source, item.tool, raw, item.problem)
-    return call_from(source, item.tool, item.arguments, item.evidence)
+        return _unparsed(source, item.tool, raw, item.problem, caller)
+    return call_from(source, item.tool, item.arguments, item.evidence, caller)
 
 
 def call_from(
-    source: str, tool: str | None, arguments: JSON, evidence: Evidence | None = None
+    source: str,
+    tool: str | None,
+    arguments: JSON,
+    evidence: Evidence | None = None,
+    caller: str | None = None,
 ) -> Call:
     """A call whose arguments, when a string, are JSON text to decode (as OpenAI logs them);
     text that does not decode is kept, with the reason, as an ``Unparsed`` call."""
     if isinstance(arguments, str):
         decoded, problem = loads(arguments)
         if problem is not None:
-            return _unparsed(source, tool, arguments, f"arguments are not valid JSON: {problem}")
+            reason = f"arguments are not valid JSON: {problem}"
+            return _unparsed(source, tool, arguments, reason, caller)
         text, arguments = arguments, decoded
     else:
         text = None
     if too_deep(arguments, text=text):  # later stages recurse into arguments: bound it here
         raw = text if text is not None else "<not shown: nested too deeply>"
-        return _unparsed(source, tool, raw, f"arguments nest more than {MAX_NESTING} levels deep")
-    return Call(source, tool, arguments, text=text, evidence=evidence)
+        reason = f"arguments nest more than {MAX_NESTING} levels deep"
+        return _unparsed(source, tool, raw, reason, caller)
+    return Call(source, tool, arguments, text=text, evidence=evidence, caller=caller)
 
 
-def _unparsed(source: str, tool: str | None, raw: str, reason: str) -> Call:
+def _unparsed(
+    source: str, tool: str | None, raw: str, reason: str, caller: str | None = None
+) -> Call:
     clipped = raw if len(raw) <= MAX_RAW else raw[: MAX_RAW - 1] + "…"
-    return Call(source, tool, None, Unparsed(clipped, reason))
+    return Call(source, tool, None, Unparsed(clipped, reason), caller=caller)

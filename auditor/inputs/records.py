@@ -15,8 +15,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
-from typing import Final
+from typing import Final, NamedTuple
 
 import orjson
 
@@ -36,9 +35,11 @@ is held by its first ``MAX_RAW`` characters only, which is all its report shows)
 _BOM: Final = b"\xef\xbb\xbf"
 
 
-@dataclass(frozen=True)
-class Record:
-    """One record of a log: a line, or the whole file as one document."""
+class Record(NamedTuple):
+    """One record of a log: a line, or the whole file as one document.
+
+    A named tuple, frozen as a dataclass would be: one is made per line, and a frozen
+    dataclass takes three times as long to make (0.9 against 0.3 µs)."""
 
     line: int
     text: str
@@ -81,7 +82,7 @@ def records(lines: Iterator[Line], limit: int, first_line: int = 1) -> Iterator[
             yield _unusable(number, raw)
             continue
         line = raw[3:] if number == 1 and raw.startswith(_BOM) else raw
-        if not line.strip():
+        if not line or line.isspace():  # what ``not line.strip()`` says, without a copy
             yield Blank(1, len(raw))
             continue
         if expect_document and line.strip() in (b"{", b"["):
@@ -142,7 +143,7 @@ def _document(number: int, first: bytes, read: int, lines: Iterator[Line], limit
             rest.append(raw)
     if failure is None:
         parsed = _record(number, first + b"".join(rest), read)
-        return replace(parsed, document=True, lines=count, blank=blank)
+        return parsed._replace(document=True, lines=count, blank=blank)
     if isinstance(failure, Unreadable):
         text, problem = "", _unreadable(failure)
     else:
@@ -184,7 +185,7 @@ def detect_format(framed: Iterable[Framed], name: str) -> tuple[list[Framed], Lo
                 return head, fmt
             held += len(item.text)
         else:
-            head.append(replace(item, text=item.text[: MAX_RAW + 1]))
+            head.append(item._replace(text=item.text[: MAX_RAW + 1]))
         if count >= DETECTION_WINDOW or held > DETECTION_BYTES:
             break
     if not count:  # an empty log holds no calls in any format

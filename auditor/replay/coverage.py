@@ -22,6 +22,7 @@ later optimization can memoize ``reached`` per distinct arguments text.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from jsonschema import validators
@@ -77,28 +78,47 @@ class CoverageTracker:
             for keyword, function in validator_class.VALIDATORS.items()
             if keyword in keywords
         }
-        self._validator = (
-            validators.extend(validator_class, tracked)(schema, registry=registry)
-            if tracked
-            else None
+        self.tracks = bool(tracked)
+        """Whether any tracked keyword has a function evaluation can run (else nothing is
+        ever reached)."""
+        self._tracking: tuple[Any, JSON, Registry, dict[str, Any]] | None = (
+            (validator_class, schema, registry, tracked) if tracked else None
         )
+        self._built: Any = None
         self._paths = _Paths.build(schema, set(self._targets), validator_class)
         self._by_node: dict[int, tuple[int, ...]] = {}
+        self._by_keys: dict[tuple[str, ...], frozenset[int]] = {}
+        """The answer for objects whose keys alone decide it (``_Paths.keys_decide``)."""
 
     def reached(self, instance: JSON, by_shape: bool = True) -> frozenset[int]:
         """Indices of the rewrites whose keyword evaluating ``instance`` ran.
 
         ``by_shape=False`` always evaluates for real (the tests compare the two ways).
         """
-        if self._validator is None:
+        if not self.tracks:
             return frozenset()
         if self._paths is not None and by_shape:
-            nodes = self._paths.walk(instance)
-            if nodes is not None:
+            keys = tuple(instance) if isinstance(instance, dict) else None
+            if keys is not None:
+                known = self._by_keys.get(keys)
+                if known is not None:
+                    return known
+            plans = self._paths.plans(instance)
+            if plans is not None:
                 found: set[int] = set()
-                for node in nodes.values():
-                    found.update(self._node_targets(node))
-                return frozenset(found)
+                for plan in plans:
+                    if plan.targets is None:
+                        plan.targets = self._node_targets(plan.node)
+                    found.update(plan.targets)
+                result = frozenset(found)
+                if (
+                    keys is not None
+                    and len(self._by_keys) < _STEPS_PER_PLAN
+                    and self._paths.keys_decide(keys)
+                    and KEY_SETS.take()
+                ):
+                    self._by_keys[keys] = result
+                return result
         self._visited = set()
         try:
             for _ in self._validator.iter_errors(instance):
@@ -106,6 +126,16 @@ class CoverageTracker:
         except Exception:
             pass
         return frozenset(i for site in self._visited for i in self._targets.get(site, ()))
+
+    @property
+    def _validator(self) -> Any:
+        """The tracking validator, built when a call first needs it: most schemas' calls
+        are answered by their shape alone, and building one (a validator class per tool)
+        took a third of compiling a tool."""
+        if self._built is None and self._tracking is not None:
+            validator_class, schema, registry, tracked = self._tracking
+            self._built = validators.extend(validator_class, tracked)(schema, registry=registry)
+        return self._built
 
     def _node_targets(self, node: dict[str, JSON]) -> tuple[int, ...]:
         """The indices whose keyword evaluating ``node`` runs (remembered per node)."""
@@ -161,6 +191,8 @@ class _Paths:
         self._tuple_items = "prefixItems" not in self._functions
         self._blocked = blocked
         self._targets: dict[str, JSON] = {}
+        self._plans: dict[int, _Plan] = {}
+        self._fixed_of: dict[int, _Fixed | None] = {}
         self._leads = leads
         """Schema objects from which a rewritten keyword (or a blocked one) can be reached:
         the walk need not enter any other."""
@@ -198,77 +230,228 @@ class _Paths:
     def walk(self, instance: JSON) -> dict[int, dict[str, JSON]] | None:
         """The schema objects evaluating ``instance`` runs, by id, where tracked keywords can
         be; None when it passes a blocked applicator."""
-        visited: dict[int, dict[str, JSON]] = {}
+        plans = self.plans(instance)
+        return None if plans is None else {id(plan.node): plan.node for plan in plans}
+
+    def keys_decide(self, keys: tuple[str, ...]) -> bool:
+        """Whether the walk of any object with these keys (in this order) meets the same
+        schema objects: nothing below the root but what runs whatever the values are
+        (``plans`` of such an object has met them already)."""
         if id(self._root) not in self._leads:
-            return visited
+            return True  # nothing is ever walked
+        plan = self._plans.get(id(self._root))
+        if plan is None or plan.whole:
+            return False
+        step = plan.by_keys.get(keys)
+        return step is not None and not step[2]
+
+    def plans(self, instance: JSON) -> list[_Plan] | None:
+        """``walk``'s schema objects as their plans, each once."""
+        if id(self._root) not in self._leads:
+            return []
+        plan_of = self._plan_of
+        plans: dict[int, _Plan] = self._plans
+        visited: dict[int, _Plan] = {}
         stack: list[tuple[JSON, JSON, int]] = [(self._root, instance, 0)]
         # What a schema object runs on a value depends on the two alone: each pair is walked
         # once, so ``allOf``/``$ref`` fan-out (2^26 paths through 26 levels) costs its size.
         done: set[tuple[int, int]] = set()
         while stack:
             node, value, depth = stack.pop()
-            if not isinstance(node, dict) or (id(node), id(value)) in done:
+            pair = (id(node), id(value))
+            if pair in done or not isinstance(node, dict):
                 continue
-            done.add((id(node), id(value)))
-            if depth > _MAX_DEPTH or id(node) in self._blocked or node is _UNRESOLVED:
+            done.add(pair)
+            plan = plans.get(pair[0]) or plan_of(node)
+            if depth > _MAX_DEPTH or plan.stops:
                 return None
-            keywords = ("$ref",) if self._legacy_ref and "$ref" in node else tuple(node)
-            visited[id(node)] = node
-            for child, part in self._children(node, keywords, value):
-                if id(child) in self._leads or child is _UNRESOLVED:
-                    stack.append((child, part, depth + 1))
-        return visited
+            visited[pair[0]] = plan
+            depth += 1
+            # Children in the order the tracked evaluation's walk met them (the depth bound
+            # depends on it): ``allOf``, ``$ref``, then the parts of the value.
+            for child in plan.whole:
+                stack.append((child, value, depth))
+            if isinstance(value, dict):
+                keys = tuple(value)
+                step = plan.by_keys.get(keys)
+                if step is None:
+                    step = self._object_step(plan, keys)
+                leaves, height, below = step
+                if leaves:
+                    if depth + height > _MAX_DEPTH:
+                        return None  # deeper than the walk goes: evaluate for real
+                    visited.update(leaves)
+                for name, child in below:
+                    stack.append((child, value[name], depth))
+            elif isinstance(value, list):
+                for position, child in plan.positions:
+                    if position < len(value):
+                        stack.append((child, value[position], depth))
+                rest = plan.rest
+                if rest is not None and len(value) > plan.start:
+                    fixed = self._fixed(rest)
+                    if fixed is None:
+                        for part in value[plan.start :]:
+                            stack.append((rest, part, depth))
+                    elif depth + fixed[1] > _MAX_DEPTH:
+                        return None
+                    else:
+                        visited.update(fixed[0])
+        return list(visited.values())
 
-    def _children(
-        self, node: dict[str, JSON], keywords: tuple[str, ...], value: JSON
-    ) -> list[tuple[JSON, JSON]]:
-        found: list[tuple[JSON, JSON]] = []
+    def _object_step(self, plan: _Plan, keys: tuple[str, ...]) -> _Step:
+        """What ``plan`` does with an object whose keys are ``keys``: the subschemas with
+        nothing below them it evaluates (no need to stack them), and the others, in the
+        order the walk meets them (``properties``, then ``additionalProperties``)."""
+        leaves: dict[int, _Plan] = {}
+        height = 0
+        below: list[tuple[str, JSON]] = []
+        present = set(keys)
+        met = [(name, child) for name, child in plan.properties if name in present]
+        if plan.extra is not None:
+            met += [(name, plan.extra) for name in keys if name not in plan.named]
+        for name, child in met:
+            fixed = self._fixed(child)
+            if fixed is None:
+                below.append((name, child))
+            else:
+                leaves.update(fixed[0])
+                height = max(height, fixed[1])
+        step = (leaves, height, tuple(below))
+        if len(plan.by_keys) < _STEPS_PER_PLAN and len(keys) <= _MAX_STEP_KEYS and KEY_SETS.take():
+            plan.by_keys[keys] = step
+        return step
+
+    def _fixed(self, node: JSON, around: frozenset[int] = frozenset()) -> _Fixed | None:
+        """The schema objects evaluating ``node`` runs whatever the value, and how many
+        levels deep they go, when that does not depend on the value (nothing below it but
+        ``allOf``/``$ref`` to such objects, no cycle); None otherwise. ``around``: the
+        objects whose answer waits on this one."""
+        if id(node) in self._fixed_of:
+            return self._fixed_of[id(node)]
+        found: _Fixed | None = None
+        if isinstance(node, dict) and id(node) not in around and len(around) < _MAX_DEPTH:
+            plan = self._plans.get(id(node)) or self._plan_of(node)
+            if not (
+                plan.stops
+                or plan.properties
+                or plan.extra is not None
+                or plan.positions
+                or plan.rest is not None
+            ):
+                nodes = {id(node): plan}
+                height = 1
+                for child in plan.whole:
+                    below = self._fixed(child, around | {id(node)})
+                    if below is None:
+                        break
+                    nodes.update(below[0])
+                    height = max(height, below[1] + 1)
+                else:
+                    found = (nodes, height)
+        # A cycle's objects, and all that lead to one, are not fixed: None holds wherever
+        # the search started (one past the depth bound only sends calls to the full walk).
+        self._fixed_of[id(node)] = found
+        return found
+
+    def _plan_of(self, node: dict[str, JSON]) -> _Plan:
+        """What walking ``node`` takes, worked out once per schema object: only children
+        from which a tracked keyword can be reached are kept."""
+        keywords = ("$ref",) if self._legacy_ref and "$ref" in node else tuple(node)
+
+        def kept(child: JSON) -> bool:
+            return id(child) in self._leads or child is _UNRESOLVED
+
+        whole: list[JSON] = []
         if "allOf" in keywords and isinstance(node["allOf"], list):
-            found += [(sub, value) for sub in node["allOf"]]
+            whole += [sub for sub in node["allOf"] if kept(sub)]
         if "$ref" in keywords and isinstance(node["$ref"], str):
             ref = node["$ref"]
             if ref not in self._targets:  # resolved once: walks repeat the same references
                 self._targets[ref] = _local(self._root, ref)
             target = self._targets[ref]
-            if target is None:
-                found.append((_UNRESOLVED, value))
-            else:
-                found.append((target, value))
-        if isinstance(value, dict):
-            found += self._object_children(node, keywords, value)
-        elif isinstance(value, list):
-            found += self._array_children(node, keywords, value)
-        return found
-
-    def _object_children(
-        self, node: dict[str, JSON], keywords: tuple[str, ...], value: dict[str, JSON]
-    ) -> list[tuple[JSON, JSON]]:
-        found: list[tuple[JSON, JSON]] = []
+            whole += [t for t in [_UNRESOLVED if target is None else target] if kept(t)]
         properties = node.get("properties") if "properties" in keywords else None
-        if isinstance(properties, dict):
-            found += [(sub, value[name]) for name, sub in properties.items() if name in value]
+        named: dict[str, JSON] = properties if isinstance(properties, dict) else {}
         # No patternProperties here: ``build`` leaves such schemas to the budgeted evaluation,
         # so the properties that ``properties`` does not name are all additional.
         extra = node.get("additionalProperties") if "additionalProperties" in keywords else None
-        if isinstance(extra, dict):
-            named = properties if isinstance(properties, dict) else {}
-            found += [(extra, v) for k, v in value.items() if k not in named]
-        return found
-
-    def _array_children(
-        self, node: dict[str, JSON], keywords: tuple[str, ...], value: list[JSON]
-    ) -> list[tuple[JSON, JSON]]:
-        found: list[tuple[JSON, JSON]] = []
         prefix = node.get("prefixItems") if "prefixItems" in keywords else None
-        if isinstance(prefix, list):
-            found += list(zip(prefix, value, strict=False))
         items = node.get("items") if "items" in keywords else None
+        positions = list(enumerate(prefix)) if isinstance(prefix, list) else []
+        rest: JSON = None
         if isinstance(items, list) and self._tuple_items:
-            found += list(zip(items, value, strict=False))
+            positions += list(enumerate(items))
         elif isinstance(items, dict):
-            start = len(prefix) if isinstance(prefix, list) else 0
-            found += [(items, v) for v in value[start:]]
-        return found
+            rest = items
+        plan = _Plan(
+            node=node,
+            stops=id(node) in self._blocked or node is _UNRESOLVED,
+            whole=tuple(whole),
+            properties=tuple((name, sub) for name, sub in named.items() if kept(sub)),
+            named=frozenset(named),
+            extra=extra if isinstance(extra, dict) and kept(extra) else None,
+            positions=tuple((i, sub) for i, sub in positions if kept(sub)),
+            rest=rest if kept(rest) else None,
+            start=len(prefix) if isinstance(prefix, list) else 0,
+        )
+
+        self._plans[id(node)] = plan
+        return plan
+
+
+@dataclass(slots=True)
+class _Plan:
+    """One schema object's part of the walk, prepared once (``_Paths._plan_of``)."""
+
+    node: dict[str, JSON]
+    stops: bool
+    """Blocked, or a reference the walk cannot follow: evaluate for real."""
+    whole: tuple[JSON, ...]
+    """Subschemas that run on the same value (``allOf``, then ``$ref``'s target)."""
+    properties: tuple[tuple[str, JSON], ...]
+    named: frozenset[str]
+    extra: JSON
+    positions: tuple[tuple[int, JSON], ...]
+    """Subschemas of array positions (``prefixItems``, then a list ``items``)."""
+    rest: JSON
+    """The subschema of the items after ``start``."""
+    start: int
+    targets: tuple[int, ...] | None = None
+    """The tracked indices evaluating ``node`` runs (filled by ``CoverageTracker``)."""
+    by_keys: dict[tuple[str, ...], _Step] = field(default_factory=dict)
+    """``_Paths._object_step`` per object keys met: argument objects of a tool have a few
+    key sets, met over and over."""
+
+
+_Fixed = tuple[dict[int, _Plan], int]
+"""Schema objects evaluated whatever the value, and the levels they span."""
+_Step = tuple[dict[int, _Plan], int, tuple[tuple[str, JSON], ...]]
+"""The fixed objects an object's keys lead to, their levels, and the (key, subschema) pairs
+to walk further."""
+
+
+class _Allowance:
+    """How many more key sets the walks of this process may remember."""
+
+    def __init__(self, most: int) -> None:
+        self.left = most
+
+    def take(self) -> bool:
+        if self.left <= 0:
+            return False
+        self.left -= 1
+        return True
+
+
+KEY_SETS: Final = _Allowance(50_000)
+"""Key sets remembered by all the walks of a process together, each about 600 bytes (its
+keys, the objects they lead to): about 30 MB at most, whatever the catalog and the logs'
+variety; past it, walks work each object out (the answers are the same)."""
+_STEPS_PER_PLAN: Final = 1024
+"""Key sets remembered per schema object: bounded whatever the logs hold."""
+_MAX_STEP_KEYS: Final = 64
+"""Objects with more keys are worked out each time (a key set that long rarely repeats)."""
 
 
 _UNRESOLVED: Final[dict[str, JSON]] = {"$comment": "unresolved"}
