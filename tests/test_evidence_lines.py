@@ -12,7 +12,7 @@ import pytest
 from auditor.aggregate.pipeline import ReportSettings
 from auditor.models import Outcome
 from auditor.report import Format, render
-from tests.conftest import load_cases
+from tests.conftest import load_cases, run_cli
 from tests.reporting import make_report
 
 
@@ -93,3 +93,25 @@ def test_counts_of_one_are_said_in_the_singular(
     _, out, _ = run_cli([*args, "--format", "markdown"], capsys)
     assert "1 call was unparseable and 0 named unknown tools." in out
     assert "(2 calls replayed)" in out
+
+
+@pytest.mark.parametrize("length", [12, 100, 200])
+def test_a_long_tool_name_keeps_its_evidence_and_patch(
+    tmp_path: Path, length: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Groups look their tool up by name: a name longer than a logged key's 80 characters
+    # (catalogs may name tools so) must not be cut out of its evidence and patch.
+    name = "t" * length
+    schema = {"type": "object", "properties": {"q": {"type": "string", "max_length": 2}}}
+    catalog = tmp_path / "tools.json"
+    catalog.write_text(json.dumps([{"name": name, "description": "d", "inputSchema": schema}]))
+    log = tmp_path / "calls.jsonl"
+    lines = [{"tool": name, "arguments": {"q": "x" * n}} for n in (3, 4, 6)]
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    args = ["audit", "--schemas", str(catalog), "--logs", str(log), "--no-report-files"]
+    code, out, _ = run_cli([*args, "--format", "json", "--output", "-"], capsys)
+    assert code == 1
+    (group,) = json.loads(out)["groups"]
+    assert (group["tool"], group["count"], group["tool_calls"]) == (name, 3, 3)
+    assert group["evidence"] == "maxLength `2`; sent 3 to 6 characters (median 4)"
+    assert group["patch"] is not None

@@ -16,7 +16,7 @@ from auditor.aggregate.baseline import Baseline
 from auditor.aggregate.evidence import evidence_line
 from auditor.aggregate.groups import DEFAULT_EXAMPLES, GroupCollector
 from auditor.aggregate.loosen import FileSide, eligible, suggest
-from auditor.aggregate.redact import DEFAULT_LIMIT, Sanitizer
+from auditor.aggregate.redact import DEFAULT_LIMIT, MAX_TOOL_NAME, Sanitizer
 from auditor.aggregate.repeats import AcceptedRepeats
 from auditor.defaults import DEFAULT_MAX_CALLS
 from auditor.models import (
@@ -220,8 +220,6 @@ def evaluate_call(
 MAX_UNKNOWN_TOOLS: Final = 1_000
 """Distinct unknown tool names counted by name; calls of the others are counted together.
 100,000 distinct names took 737 MB, a 116 MB table and a 113 MB JSON report."""
-MAX_TOOL_NAME: Final = 200
-"""Characters of an unknown tool name kept: a longer one is counted under its start."""
 
 MAX_SAMPLED_TOOLS: Final = 1_000
 """Tools whose accepted calls are kept as samples (the first names in sorted order); the

@@ -18,6 +18,9 @@ from auditor.replay.tool import json_value
 from auditor.schema import pointers
 
 DEFAULT_LIMIT: Final = 80
+MAX_TOOL_NAME: Final = 200
+"""Characters of a tool name kept: a longer one (an unknown tool's: catalogs name theirs far
+shorter) is shown and counted under its start."""
 """Characters of a logged string shown in reports: enough to recognize it, not to leak a page."""
 MAX_ITEMS: Final = 20
 """Items of a logged list shown; the rest is counted."""
@@ -106,7 +109,8 @@ class Sanitizer:
             result,
             call=replace(
                 call,
-                tool=None if call.tool is None else self.key(call.tool),
+                # Not cut like a key: groups look their tool up by this name.
+                tool=None if call.tool is None else _cut(call.tool, MAX_TOOL_NAME),
                 caller=None if call.caller is None else self.caller(call.caller),
                 arguments=self.value(call.arguments),
                 unparsed=unparsed,
