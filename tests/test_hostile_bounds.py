@@ -22,7 +22,6 @@ from jsonschema.exceptions import ValidationError
 
 from auditor.aggregate import parallel
 from auditor.aggregate.pipeline import (
-    MAX_TOOL_NAME,
     MAX_UNCALLED_SEARCHED,
     MAX_UNKNOWN_TOOLS,
     ReportSettings,
@@ -31,6 +30,7 @@ from auditor.aggregate.pipeline import (
     count_calls,
     prepare,
 )
+from auditor.aggregate.redact import MAX_TOOL_NAME
 from auditor.inputs.parts import LogPart
 from auditor.models import (
     ACCEPTS,

@@ -16,7 +16,7 @@ from auditor.aggregate.baseline import Baseline
 from auditor.aggregate.evidence import evidence_line
 from auditor.aggregate.groups import DEFAULT_EXAMPLES, GroupCollector
 from auditor.aggregate.loosen import FileSide, eligible, suggest
-from auditor.aggregate.redact import DEFAULT_LIMIT, MAX_TOOL_NAME, Sanitizer
+from auditor.aggregate.redact import DEFAULT_LIMIT, Sanitizer, tool_name
 from auditor.aggregate.repeats import AcceptedRepeats
 from auditor.defaults import DEFAULT_MAX_CALLS
 from auditor.models import (
@@ -308,7 +308,7 @@ class Tally:
         self.totals[result.outcome] += weight
         self.over_budget += result.over_budget * weight
         if result.outcome is Outcome.UNKNOWN_TOOL and call.tool is not None:
-            self._count_unknown(_short_name(call.tool), 1)
+            self._count_unknown(tool_name(call.tool), 1)
         elif call.tool is not None:  # a known tool: unknown ones are counted above
             counts = self.counts.get(call.tool)
             if counts is None:
@@ -448,12 +448,6 @@ class Tally:
             mine_failed = self.failed.setdefault(name, {})
             for pointer, count in failed.items():
                 mine_failed[pointer] = mine_failed.get(pointer, 0) + count
-
-
-def _short_name(name: str) -> str:
-    if len(name) <= MAX_TOOL_NAME:
-        return name
-    return f"{name[:MAX_TOOL_NAME]}… (+{len(name) - MAX_TOOL_NAME} chars)"
 
 
 def count_calls(

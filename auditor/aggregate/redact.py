@@ -110,7 +110,7 @@ class Sanitizer:
             call=replace(
                 call,
                 # Not cut like a key: groups look their tool up by this name.
-                tool=None if call.tool is None else _cut(call.tool, MAX_TOOL_NAME),
+                tool=None if call.tool is None else tool_name(call.tool),
                 caller=None if call.caller is None else self.caller(call.caller),
                 arguments=self.value(call.arguments),
                 unparsed=unparsed,
@@ -128,6 +128,11 @@ class Sanitizer:
             message=self.message(issue.message, value, issue.keyword, issue.instance_pointer),
             observed=tuple(self.observation(o) for o in issue.observed),
         )
+
+
+def tool_name(name: str) -> str:
+    """A logged tool name as reports and counts keep it: whole up to ``MAX_TOOL_NAME``."""
+    return _cut(name, MAX_TOOL_NAME)
 
 
 def _cut(text: str, limit: int) -> str:
