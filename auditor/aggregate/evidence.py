@@ -18,6 +18,7 @@ from collections import Counter
 from typing import Final
 
 from auditor.aggregate.loosen import RANGED, SIZED, Witness
+from auditor.aggregate.redact import compact_json
 from auditor.models import JSON
 from auditor.report.escape import md_code
 
@@ -60,7 +61,7 @@ def evidence_line(
     """``maxLength `10`; sent 12 to 28 characters (median 15)``; empty without a keyword."""
     if not keyword or keyword == "false":  # a false schema (a removed tool) allows nothing
         return ""
-    head = f"{keyword} {md_code(_compact(limit))}" if has_limit else keyword
+    head = f"{keyword} {md_code(compact_json(limit, MAX_LIMIT))}" if has_limit else keyword
     sent = _sent(keyword, witness, observed)
     return f"{head}; {sent}" if sent else head
 
@@ -110,11 +111,6 @@ def _text(detail: JSON, is_value: bool) -> str:
     if not is_value and isinstance(detail, str):
         return detail
     return json.dumps(detail, ensure_ascii=False)
-
-
-def _compact(value: JSON) -> str:
-    text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
-    return text if len(text) <= MAX_LIMIT else text[: MAX_LIMIT - 1] + "…"
 
 
 def _number(value: float) -> str:

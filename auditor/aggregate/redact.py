@@ -130,6 +130,12 @@ class Sanitizer:
         )
 
 
+def compact_json(value: JSON, limit: int) -> str:
+    """``value`` as one line of JSON, cut at ``limit`` characters (an ellipsis the last)."""
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def tool_name(name: str) -> str:
     """A logged tool name as reports and counts keep it: whole up to ``MAX_TOOL_NAME``."""
     return _cut(name, MAX_TOOL_NAME)

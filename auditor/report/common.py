@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
 from auditor.aggregate.gate import below_threshold, below_threshold_groups, failing_groups
+from auditor.aggregate.redact import compact_json
 from auditor.models import (
     JSON,
     CallResult,
@@ -217,8 +217,7 @@ def plural(count: int, word: str) -> str:
 
 def compact(value: JSON, limit: int = MAX_ARGUMENTS) -> str:
     """One-line JSON, cut at ``limit`` characters."""
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return compact_json(value, limit)
 
 
 def groups_of(report: Report, outcome: Outcome) -> list[Group]:
