@@ -182,7 +182,10 @@ def columnar_plan(folder: Path, scratch: bool = False, workers: int = 8) -> Audi
         tools = [tool for tool, _ in rows]
         arguments = [value for _, value in rows]
         return pa.table(
-            {"tool_name": pa.array(tools, pa.string()), "arguments": pa.array(arguments, pa.string())}
+            {
+                "tool_name": pa.array(tools, pa.string()),
+                "arguments": pa.array(arguments, pa.string()),
+            }
         )
 
     paths = [folder / name for name in ("text.parquet", "spans.parquet", "calls.arrow")]

@@ -252,7 +252,7 @@ def audit_batch(plan: AuditPlan, key: BatchKey, batch: Any) -> Partial:
             f"rows {key.first_row}-{key.first_row + batch.num_rows - 1} are not all in "
             f"part {key.part} of the logs (rows {item.first_row}-{item.first_row + item.rows - 1})"
         )
-    columns = (batch.column(item.tool), batch.column(item.arguments))
+    columns = batch.select([item.tool, item.arguments])
     tally, stats = _count_rows(
         replays_for(plan), plan.settings, item, [columns], key.first_row, plan.max_record_bytes
     )
