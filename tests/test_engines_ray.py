@@ -6,14 +6,17 @@ of their own, after the main suite)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.engine_cases import (
+    COLUMNAR_TOTALS,
     SCENARIOS,
     cli_on_and_off,
+    columnar_plan,
     generated_plan,
     history_plan,
     json_of,
@@ -67,3 +70,11 @@ def test_the_command_line_engine_prints_the_local_report(
     assert (
         on_ray == local and isinstance(local, tuple) and local[0] == 1
     )  # the sample has newly rejected calls
+
+
+def test_parquet_and_arrow_logs_give_the_one_pass_report(tmp_path: Path) -> None:
+    pytest.importorskip("pyarrow", reason="pyarrow (the parquet extra) is not installed")
+    plan = columnar_plan(tmp_path, scratch=True)
+    report = json_of(audit_on_ray(plan, cpus_per_part=0.5))
+    assert json.loads(report)["totals"] == COLUMNAR_TOTALS
+    assert report == one_pass(plan)

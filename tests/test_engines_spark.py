@@ -5,15 +5,20 @@ in a venv of their own, after the main suite)."""
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.engine_cases import (
+    COLUMNAR_TOTALS,
     SCENARIOS,
     cli_on_and_off,
+    columnar_plan,
     generated_plan,
     history_plan,
     json_of,
@@ -28,12 +33,15 @@ if shutil.which("java") is None:
 
 from pyspark.sql import SparkSession
 
+from auditor.engines import on_spark
 from auditor.engines.on_spark import audit_on_spark
 
 
 @pytest.fixture(scope="module")
 def spark() -> Iterator[SparkSession]:
-    """One local session of two cores for the module: starting one takes seconds."""
+    """One local session of two cores for the module: starting one takes seconds. Its
+    workers run this Python, which has pyarrow too (pyspark reads PYSPARK_PYTHON here)."""
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     session = (
         SparkSession.builder.master("local[2]")
         .appName("auditor-tests")
@@ -83,3 +91,29 @@ def test_the_command_line_engine_prints_the_local_report(
     assert (
         on_spark == local and isinstance(local, tuple) and local[0] == 1
     )  # the sample has newly rejected calls
+
+
+@pytest.mark.parametrize("arrow", [True, False], ids=["mapInArrow", "row-group-parts"])
+def test_parquet_and_arrow_logs_give_the_one_pass_report(
+    spark: SparkSession, tmp_path: Path, arrow: bool
+) -> None:
+    pytest.importorskip("pyarrow", reason="pyarrow (the parquet extra) is not installed")
+    if arrow:  # pyspark's mapInArrow refuses to run without pandas
+        pytest.importorskip("pandas", reason="pyspark's mapInArrow needs pandas")
+    plan = columnar_plan(tmp_path, scratch=True)
+    # The two Parquet logs with rows differ in columns: two scans (the empty one and the
+    # Arrow file are parts that the executors read with pyarrow).
+    assert [sorted(Path(f).name for f in scan.files) for scan in on_spark._scans(plan)] == [
+        ["text.parquet"],
+        ["spans.parquet"],
+    ]
+    # Small scans and batches: a file read by several tasks, batches cut across parts.
+    spark.conf.set("spark.sql.files.maxPartitionBytes", "1024")
+    spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "7")
+    try:
+        report = json_of(audit_on_spark(plan, spark, arrow=arrow))
+    finally:
+        spark.conf.unset("spark.sql.files.maxPartitionBytes")
+        spark.conf.unset("spark.sql.execution.arrow.maxRecordsPerBatch")
+    assert json.loads(report)["totals"] == COLUMNAR_TOTALS
+    assert report == one_pass(plan)

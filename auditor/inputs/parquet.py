@@ -264,6 +264,9 @@ class Layout:
     tool: str
     arguments: str
     groups: tuple[tuple[int, int], ...]
+    types: str = ""
+    """The Arrow types of the tool and arguments columns, in words: files alike in columns
+    and types can be read by one scan (``auditor.engines.on_spark``)."""
 
 
 def layout(file: str, kind: Columnar, columns: Columns) -> Layout:
@@ -281,7 +284,8 @@ def layout(file: str, kind: Columnar, columns: Columns) -> Layout:
         else:
             batches = [reader.get_batch(i) for i in range(reader.num_record_batches)]
             sizes = tuple((batch.num_rows, batch.nbytes) for batch in batches)
-    return Layout(kind, tool, arguments, sizes)
+    types = f"{schema.field(tool).type} {schema.field(arguments).type}"
+    return Layout(kind, tool, arguments, sizes, types)
 
 
 def group_batches(

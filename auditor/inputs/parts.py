@@ -93,6 +93,8 @@ class ColumnarPart:
     tool: str
     arguments: str
     """The columns its calls are read from, found (or given) once for the file."""
+    types: str = ""
+    """Their Arrow types, in words (``auditor.inputs.parquet.Layout``)."""
 
 
 WorkItem: TypeAlias = LogPart | WholeFiles | ColumnarPart
@@ -199,7 +201,15 @@ def _columnar_part(
     file: str, found: Layout, groups: Sequence[int], first_row: int, rows: int, size: int
 ) -> ColumnarPart:
     return ColumnarPart(
-        file, found.kind, tuple(groups), first_row, rows, size, found.tool, found.arguments
+        file,
+        found.kind,
+        tuple(groups),
+        first_row,
+        rows,
+        size,
+        found.tool,
+        found.arguments,
+        found.types,
     )
 
 
