@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import shutil
 import sys
 from collections.abc import Iterator
@@ -117,3 +118,62 @@ def test_parquet_and_arrow_logs_give_the_one_pass_report(
         spark.conf.unset("spark.sql.execution.arrow.maxRecordsPerBatch")
     assert json.loads(report)["totals"] == COLUMNAR_TOTALS
     assert report == one_pass(plan)
+
+
+def test_a_task_cuts_its_batches_where_they_cross_a_file_a_part_or_a_gap(
+    tmp_path: Path,
+) -> None:
+    """What an executor runs (``mapInArrow``'s function) is not measured there: here it is,
+    on batches as Spark hands them (tool, arguments, file URI, 0-based row index)."""
+    pa = pytest.importorskip("pyarrow", reason="pyarrow (the parquet extra) is not installed")
+    plan = columnar_plan(tmp_path)
+    [text, spans] = on_spark._scans(plan)
+    [(path, parts)] = text.files.items()
+    firsts = [getattr(plan.parts[part], "first_row", 0) for part in parts]
+    uri = "file:" + path.replace(" ", "%20")
+    other = "file:" + next(iter(spans.files))
+    # Rows 1-3 of text.parquet, then row 5 (a gap), then the last row of its first part and
+    # the first of its second, then a row of the other file.
+    indices = [0, 1, 2, 4, firsts[1] - 2, firsts[1] - 1, 0]
+    batch = pa.record_batch(
+        [
+            pa.array(["search"] * 7),
+            pa.array(["{}"] * 7),
+            pa.array([uri] * 6 + [other]),
+            pa.array(indices, pa.int64()),
+        ],
+        names=["tool", "arguments", "file", "row"],
+    )
+    files = {**text.files, **spans.files}
+    starts = {
+        file: [getattr(plan.parts[part], "first_row", 0) for part in numbers]
+        for file, numbers in files.items()
+    }
+    runs = [
+        (part, first, rows.num_rows) for part, first, rows in on_spark._runs(files, starts, batch)
+    ]
+    spans_first = next(iter(spans.files.values()))[0]
+    assert runs == [
+        (parts[0], 1, 3),
+        (parts[0], 5, 1),
+        (parts[0], firsts[1] - 1, 1),
+        (parts[1], firsts[1], 1),
+        (spans_first, 1, 1),
+    ]
+    with pytest.raises(Exception, match="Spark read rows of a file not asked for"):
+        list(on_spark._runs({}, {}, batch))
+
+    class Shared:  # a broadcast's interface: its value
+        value = plan
+
+    [out] = on_spark._tally_batches(Shared(), files, [batch])
+    partial = pickle.loads(out.column(0)[0].as_py())
+    # The last row of part 0 and the first of part 1 meet: one run across the two parts.
+    assert [(run.first, run.start, run.last, run.stop) for run in partial.runs] == [
+        (parts[0], 0, parts[0], 3),
+        (parts[0], 4, parts[0], 5),
+        (parts[0], firsts[1] - 2, parts[1], 1),
+        (spans_first, 0, spans_first, 1),
+    ]
+    assert on_spark._arrow_wanted(False) is False
+    assert on_spark._local("file:/tmp/a%20b.parquet") == "/tmp/a b.parquet"
