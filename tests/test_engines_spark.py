@@ -177,3 +177,16 @@ def test_a_task_cuts_its_batches_where_they_cross_a_file_a_part_or_a_gap(
     ]
     assert on_spark._arrow_wanted(False) is False
     assert on_spark._local("file:/tmp/a%20b.parquet") == "/tmp/a b.parquet"
+
+
+def test_files_spark_would_read_otherwise_are_left_to_the_row_group_parts(
+    tmp_path: Path,
+) -> None:
+    """Hadoop reads ``[1]`` in a path as a glob, and skips ``_``-prefixed names."""
+    pytest.importorskip("pyarrow", reason="pyarrow (the parquet extra) is not installed")
+    plan = columnar_plan(tmp_path)
+    scanned = {Path(file).name for scan in on_spark._scans(plan) for file in scan.files}
+    assert scanned == {"text.parquet", "spans.parquet"}
+    assert on_spark._scannable("/logs/calls-1.parquet")
+    for name in ("/logs/calls[1].parquet", "/logs/{a,b}.parquet", "/logs/_calls.parquet"):
+        assert not on_spark._scannable(name)

@@ -29,7 +29,7 @@ import sys
 import urllib.parse
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from auditor.engines.core import (
     BatchKey,
@@ -47,6 +47,9 @@ from auditor.engines.plan import AuditPlan
 from auditor.inputs.parquet import Columnar
 from auditor.inputs.parts import ColumnarPart
 from auditor.models import Report
+
+GLOB_CHARACTERS: Final = "*?[]{}\\,"
+"""Characters Hadoop reads as a glob (or a list of paths) in a path given to a scan."""
 
 if TYPE_CHECKING:
     from pyspark import RDD, Broadcast, SparkContext
@@ -110,12 +113,21 @@ def _scans(plan: AuditPlan) -> list[_Scan]:
         named_once = sum(1 for item in items if getattr(item, "first_row", 0) == 1) == 1
         if not named_once or sum(getattr(item, "rows", 0) for item in items) == 0:
             continue
+        if not _scannable(file):
+            continue
         first = items[0]
         assert isinstance(first, ColumnarPart)
         alike = (first.tool, first.arguments, first.types)
         scan = scans.setdefault(alike, _Scan(first.tool, first.arguments, {}))
         scan.files[os.path.abspath(file)] = parts
     return list(scans.values())
+
+
+def _scannable(file: str) -> bool:
+    """Whether Spark reads ``file`` as named: Hadoop expands glob characters in a path, and
+    skips files whose name starts with ``_`` or ``.`` (its own metadata)."""
+    name = os.path.basename(file)
+    return not (set(file) & set(GLOB_CHARACTERS) or name.startswith(("_", ".")))
 
 
 def _scanned(spark: SparkSession, shared: Broadcast[AuditPlan], scan: _Scan) -> RDD[Partial]:
