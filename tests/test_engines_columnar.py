@@ -25,6 +25,7 @@ from auditor.engines.core import (
 )
 from auditor.engines.kept import side_file
 from auditor.engines.plan import AuditPlan, make_plan
+from auditor.inputs.catalogs import load_catalogs
 from auditor.inputs.columns import Columns
 from auditor.inputs.parts import ColumnarPart
 from auditor.report import Format, render
@@ -228,3 +229,29 @@ def test_the_report_of_row_group_parts_renders_as_the_one_pass_one(
     report = merge(fresh, partials)
     markdown = render(report, Format.MARKDOWN)
     assert f"{plan.files[0]}#1" in markdown  # the first newly rejected call, by its row
+
+
+def test_an_arrow_file_that_breaks_mid_way_is_read_in_one_pass(tmp_path: Path) -> None:
+    """Its footer reads, its second record batch does not: one pass says where it breaks."""
+    schema = pa.schema([("tool", pa.string()), ("arguments", pa.string())])
+    whole = tmp_path / "whole.arrow"
+    with pa.ipc.new_file(whole, schema) as writer:
+        writer.write_batch(pa.record_batch([["search"] * 2, ['{"q": "x"}', "{}"]], schema=schema))
+        writer.write_batch(pa.record_batch([["search"] * 2, ["{}", "{}"]], schema=schema))
+    data = bytearray(whole.read_bytes())
+    # Each message starts with 0xFFFFFFFF: the schema's, then the two batches'.
+    second = [i for i in range(len(data) - 4) if data[i : i + 4] == b"\xff" * 4][2]
+    data[second + 8 : second + 40] = bytes(32)  # the second batch's metadata
+    broken = tmp_path / "broken.arrow"
+    broken.write_bytes(bytes(data))
+    catalog = tmp_path / "tools.json"
+    catalog.write_text(json.dumps(SEARCH))
+    tools = load_catalogs([str(catalog)]).tools
+    plan = make_plan(tools, [str(broken)], ["tools.json"], min_part_bytes=1)
+    assert [type(part).__name__ for part in plan.parts] == ["WholeFiles"]
+    report = json_of(merge(plan, [audit_part(plan, 0)]))
+    assert report == one_pass(plan)
+    # The first batch's two rows ({"q": "x"} newly rejected, {} accepted), then the break.
+    assert _stats(report) == [("arrow", 3, 0, 3, 0, 3)]
+    totals = json.loads(report)["totals"]
+    assert (totals["newly_rejected"], totals["accepted"], totals["unparseable"]) == (1, 1, 1)

@@ -269,9 +269,11 @@ class Layout:
     and types can be read by one scan (``auditor.engines.on_spark``)."""
 
 
-def layout(file: str, kind: Columnar, columns: Columns) -> Layout:
+def layout(file: str, kind: Columnar, columns: Columns) -> Layout | None:
     """The layout of the Parquet or Arrow IPC file ``file``, from its footer (no data is
-    read: an Arrow file is memory-mapped); ``LogFormatError`` as reading it would raise."""
+    read: an Arrow file is memory-mapped); ``LogFormatError`` as reading it would raise.
+    None when a record batch of an Arrow file cannot be read: the file breaks mid-way, which
+    the one-pass read reports where it breaks."""
     name = display_name(file)
     pa = _pyarrow(name, kind)
     with pa.memory_map(file) as stream:
@@ -282,7 +284,10 @@ def layout(file: str, kind: Columnar, columns: Columns) -> Layout:
             groups = [meta.row_group(i) for i in range(meta.num_row_groups)]
             sizes = tuple((group.num_rows, group.total_byte_size) for group in groups)
         else:
-            batches = [reader.get_batch(i) for i in range(reader.num_record_batches)]
+            try:
+                batches = [reader.get_batch(i) for i in range(reader.num_record_batches)]
+            except (pa.ArrowException, OSError, ValueError):
+                return None
             sizes = tuple((batch.num_rows, batch.nbytes) for batch in batches)
     types = f"{schema.field(tool).type} {schema.field(arguments).type}"
     return Layout(kind, tool, arguments, sizes, types)

@@ -174,7 +174,8 @@ def columnar_parts(
     """A Parquet or Arrow IPC file (told by its magic bytes, its format not forced) as runs
     of consecutive row groups of about ``target`` bytes each (a row group is never cut),
     its calls read from ``columns``; None for any other file (an Arrow stream, a gzip or a
-    text log, standard input). ``LogFormatError`` when its columns are not there."""
+    text log, standard input) and for an Arrow file that breaks mid-way. ``LogFormatError``
+    when its columns are not there."""
     if fmt is not None or file == STDIN or not os.path.isfile(file):
         return None
     with open(file, "rb") as stream:
@@ -182,6 +183,8 @@ def columnar_parts(
     if kind not in (Columnar.PARQUET, Columnar.ARROW):
         return None
     found = layout(file, kind, columns)
+    if found is None:  # it breaks mid-way: read in one pass, which says where
+        return None
     parts: list[ColumnarPart] = []
     run: list[int] = []
     first = row = 1
