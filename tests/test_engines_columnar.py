@@ -102,9 +102,17 @@ def test_row_group_parts_merge_into_the_one_pass_report(workload: tuple[AuditPla
     assert _stats(report) == COLUMNAR_STATS
 
 
+# Reads, merges and renders: slow on a busy machine; a choice per part of 23 and a tree of
+# combines are many draws even for the smallest example.
 @settings(
-    max_examples=20, deadline=None, suppress_health_check=list(HealthCheck)
-)  # reads, merges and renders: slow on a busy machine
+    max_examples=20,
+    deadline=None,
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.large_base_example,
+        HealthCheck.data_too_large,
+    ],
+)
 @given(data=st.data())
 def test_batches_and_parts_merge_in_any_order_and_grouping_into_the_one_pass_report(
     workload: tuple[AuditPlan, str], data: st.DataObject
