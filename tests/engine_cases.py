@@ -218,3 +218,22 @@ def columnar_plan(folder: Path, scratch: bool = False, workers: int = 8) -> Audi
         min_part_bytes=1,
         scratch=str(aside) if scratch else None,
     )
+
+
+def named_columns_on_and_off(
+    engine: str, folder: Path, capsys: pytest.CaptureFixture[str]
+) -> tuple[Run, Run]:
+    """A Parquet log whose columns only ``--tool-column fn --arguments-column payload`` name
+    (one newly rejected call, one accepted), audited from the command line on ``engine``,
+    then with ``--jobs 1``."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    log = folder / "custom.parquet"
+    table = pa.table({"fn": ["search", "search"], "payload": ['{"q": "x"}', '{"q": "xyz"}']})
+    pq.write_table(table, log, row_group_size=1)
+    catalog = folder / "tools.json"
+    catalog.write_text(json.dumps(SEARCH))
+    args = ["audit", "--schemas", str(catalog), "--logs", str(log), "--no-report-files", "-q"]
+    args += ["--format", "json", "--tool-column", "fn", "--arguments-column", "payload"]
+    return run_cli([*args, "--engine", engine], capsys), run_cli([*args, "--jobs", "1"], capsys)

@@ -20,6 +20,7 @@ from tests.engine_cases import (
     generated_plan,
     history_plan,
     json_of,
+    named_columns_on_and_off,
     one_pass,
     repeats_plan,
     sample_plan,
@@ -78,3 +79,13 @@ def test_parquet_and_arrow_logs_give_the_one_pass_report(tmp_path: Path) -> None
     report = json_of(audit_on_ray(plan, cpus_per_part=0.5))
     assert json.loads(report)["totals"] == COLUMNAR_TOTALS
     assert report == one_pass(plan)
+
+
+def test_named_columns_of_a_parquet_log_are_read_on_the_engine(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("pyarrow", reason="pyarrow (the parquet extra) is not installed")
+    on_ray, local = named_columns_on_and_off("ray", tmp_path, capsys)
+    assert on_ray == local
+    code, out, _ = on_ray
+    assert code == 1 and json.loads(out)["totals"]["newly_rejected"] == 1

@@ -23,6 +23,7 @@ from tests.engine_cases import (
     generated_plan,
     history_plan,
     json_of,
+    named_columns_on_and_off,
     one_pass,
     repeats_plan,
     sample_plan,
@@ -190,3 +191,13 @@ def test_files_spark_would_read_otherwise_are_left_to_the_row_group_parts(
     assert on_spark._scannable("/logs/calls-1.parquet")
     for name in ("/logs/calls[1].parquet", "/logs/{a,b}.parquet", "/logs/_calls.parquet"):
         assert not on_spark._scannable(name)
+
+
+def test_named_columns_of_a_parquet_log_are_read_on_the_engine(
+    spark: SparkSession, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("pyarrow", reason="pyarrow (the parquet extra) is not installed")
+    on_spark_run, local = named_columns_on_and_off("spark", tmp_path, capsys)
+    assert on_spark_run == local
+    code, out, _ = on_spark_run
+    assert code == 1 and json.loads(out)["totals"]["newly_rejected"] == 1
