@@ -451,12 +451,18 @@ class Tally:
 
 
 def count_calls(
-    replays: Mapping[str, ToolReplay], calls: Iterable[Call], settings: ReportSettings
+    replays: Mapping[str, ToolReplay],
+    calls: Iterable[Call],
+    settings: ReportSettings,
+    repeats: AcceptedRepeats | None = None,
 ) -> Tally:
     """Replay a stream of calls into a fresh tally, distinct first: a call repeating a payload
-    already replayed as accepted is only counted (``auditor.aggregate.repeats``)."""
+    already replayed as accepted is only counted (``auditor.aggregate.repeats``).
+
+    ``repeats``: the accepted payloads, when the reader of ``calls`` counts their repeats
+    itself (``LogReader(known=repeats.repeat)``), before they become ``Call`` records."""
     tally = Tally(replays, settings)
-    repeats = AcceptedRepeats()
+    repeats = AcceptedRepeats() if repeats is None else repeats
     for call in calls:
         payload = repeats.payload(call)
         if payload is not None and repeats.repeat(payload):
