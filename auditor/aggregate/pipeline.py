@@ -6,8 +6,10 @@ give the same Report.
 
 from __future__ import annotations
 
+import gc
 from collections import Counter
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Final, Protocol
 
@@ -463,16 +465,37 @@ def count_calls(
     itself (``LogReader(known=repeats.repeat)``), before they become ``Call`` records."""
     tally = Tally(replays, settings)
     repeats = AcceptedRepeats() if repeats is None else repeats
-    for call in calls:
-        payload = repeats.payload(call)
-        if payload is not None and repeats.repeat(payload):
-            continue
-        result, reached = evaluate_call(replays, call)
-        tally.add(result, reached)
-        if payload is not None and repeats.remember(payload, result, reached):
-            _settle(tally, repeats)
-    _settle(tally, repeats)
+    with _fewer_collections():
+        for call in calls:
+            payload = repeats.payload(call)
+            if payload is not None and repeats.repeat(payload):
+                continue
+            result, reached = evaluate_call(replays, call)
+            tally.add(result, reached)
+            if payload is not None and repeats.remember(payload, result, reached):
+                _settle(tally, repeats)
+        _settle(tally, repeats)
     return tally
+
+
+COUNTING_GC: Final = (50_000, 20, 100)
+"""The garbage collector's thresholds while calls are counted (Python's: 700, 10, 10).
+
+Counting makes a few container objects per call that die young and hold no cycle, while the
+memo and the per-tool caches grow old: with the default thresholds the collector ran every
+700 allocations and took 10% of an audit of distinct calls (11.0 -> 9.9 s CPU at 300,000
+calls; ``gc.freeze()`` after compiling saved nothing). Cycles (an exception's traceback,
+python-jsonschema's error contexts) are still collected, in larger batches."""
+
+
+@contextmanager
+def _fewer_collections() -> Iterator[None]:
+    before = gc.get_threshold()
+    gc.set_threshold(*COUNTING_GC)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
 
 
 def _settle(tally: Tally, repeats: AcceptedRepeats) -> None:
