@@ -304,34 +304,40 @@ class Tally:
         """Count one call, or ``weight`` calls of one accepted payload: an accepted call is
         only counted (its sample is kept once), so that its repeats can be counted together
         (``auditor.aggregate.repeats``); any other call is listed and grouped on its own."""
-        if weight != 1 and result.outcome is not Outcome.ACCEPTED:
-            raise ValueError(f"a {result.outcome.value} call is counted one at a time")
+        outcome = result.outcome
+        if weight != 1 and outcome is not Outcome.ACCEPTED:
+            raise ValueError(f"a {outcome.value} call is counted one at a time")
         call = result.call
-        self.totals[result.outcome] += weight
-        self.over_budget += result.over_budget * weight
-        if result.outcome is Outcome.UNKNOWN_TOOL and call.tool is not None:
-            self._count_unknown(tool_name(call.tool), 1)
-        elif call.tool is not None:  # a known tool: unknown ones are counted above
-            counts = self.counts.get(call.tool)
+        tool = call.tool
+        # Once per call: what is zero for most calls is only added when it is not.
+        self.totals[outcome] += weight
+        if result.over_budget:
+            self.over_budget += weight
+        if outcome is Outcome.UNKNOWN_TOOL and tool is not None:
+            self._count_unknown(tool_name(tool), 1)
+        elif tool is not None:  # a known tool: unknown ones are counted above
+            counts = self.counts.get(tool)
             if counts is None:
-                counts = self.counts[call.tool] = dict.fromkeys(Outcome, 0)
-                self.proven[call.tool] = self.contradictions[call.tool] = 0
-            counts[result.outcome] += weight
-            self.proven[call.tool] += result.proven * weight
-            self.contradictions[call.tool] += result.contradicts * weight
+                counts = self.counts[tool] = dict.fromkeys(Outcome, 0)
+                self.proven[tool] = self.contradictions[tool] = 0
+            counts[outcome] += weight
+            if result.proven:
+                self.proven[tool] += weight
+            if result.contradicts:
+                self.contradictions[tool] += weight
             if reached:
-                tool_reached = self.reached.get(call.tool)
+                tool_reached = self.reached.get(tool)
                 if tool_reached is None:
-                    tool_reached = self.reached[call.tool] = Counter()
+                    tool_reached = self.reached[tool] = Counter()
                 if weight == 1 and isinstance(tool_reached, Counter):
                     tool_reached.update(reached)  # one per index, at C speed
                 else:  # a tool first counted by a merge holds a plain dict
                     for index in reached:
                         tool_reached[index] = tool_reached.get(index, 0) + weight
-            self._note_use(call.tool, result)
+            self._note_use(tool, result)
         else:
             self.nameless += 1
-        if result.outcome is Outcome.ACCEPTED:
+        if outcome is Outcome.ACCEPTED:
             return
         shown = self._sanitizer.result(result)
         schema = None
