@@ -327,3 +327,30 @@ def test_values_walked_further_than_one_list_are_not_remembered_by_kind() -> Non
         assert _reached_pointers(replay, {"pair": ["x"]}) == {"/type", pair, first}
         assert _reached_pointers(replay, {"pair": []}) == {"/type", pair}
     assert replay._coverage is not None and not replay._coverage._by_shape
+
+
+def test_a_value_below_an_applicator_the_walk_stops_at_is_never_remembered_by_kind() -> None:
+    # "a" is below anyOf: the walk stops there and evaluation answers, every time, whatever
+    # the kind of "b" (the walk never reaches a point where its answer could be kept).
+    schema: JSON = {
+        "type": "object",
+        "properties": {
+            "b": {"type": "array", "items": {"maxLength": 2}},
+            "a": {"anyOf": [{"maxLength": 1}, {"type": "integer"}]},
+        },
+    }
+    replay = prepare([ToolSchema("t", schema, Location("x"), "", "mapping")], DEFAULT_RULES)["t"]
+    b, item = "/properties/b/type", "/properties/b/items/maxLength"
+    any_of, first = "/properties/a/anyOf", "/properties/a/anyOf/0/maxLength"
+    for _ in range(2):
+        # anyOf stops at its first valid branch: maxLength 1 holds for "y" and ignores 7.
+        assert _reached_pointers(replay, {"b": ["x"], "a": "y"}) == {
+            "/type",
+            b,
+            item,
+            any_of,
+            first,
+        }
+        assert _reached_pointers(replay, {"b": [], "a": 7}) == {"/type", b, any_of, first}
+    assert replay._coverage is not None
+    assert not replay._coverage._by_shape and not replay._coverage._by_keys

@@ -292,9 +292,9 @@ class _Paths:
         that is one too (or none); None otherwise."""
         if id(node) in self._simple_of:
             return self._simple_of[id(node)]
-        plan = self._plans.get(id(node)) if isinstance(node, dict) else None
-        if plan is None:
-            return None  # not walked yet (or not an object): ask again once it is
+        if not isinstance(node, dict):
+            return None
+        plan = self._plans.get(id(node)) or self._plan_of(node)
         simple = (
             not plan.stops
             and not plan.properties
