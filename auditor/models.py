@@ -64,6 +64,11 @@ class Evidence(str, Enum):
         return self is not Evidence.ANSWERED
 
 
+Payload: TypeAlias = "tuple[str, str, Evidence | None]"
+"""A call's tool, arguments text and logged evidence: all its verdicts and outcome depend on
+(``auditor.aggregate.repeats`` counts the repeats of an accepted one without replaying them)."""
+
+
 class Rule(str, Enum):
     """The families of rewrites the normalizer can make; the first two are on by default.
 

@@ -269,3 +269,88 @@ def test_past_the_allowance_nothing_more_is_remembered(monkeypatch: pytest.Monke
     # The one key set allowed went to the first object's step; none to the tracker's answers.
     assert coverage.KEY_SETS.left == 0
     assert not replay._coverage._by_keys
+
+
+def test_the_walk_remembers_keys_with_the_kinds_of_the_values_it_walks() -> None:
+    # Where only whether a list has items past its positions matters below an object's keys,
+    # calls with the same keys share one answer per kind of value: a list with items past
+    # ``prefixItems``, a shorter one, an object, anything else. Each kind must answer apart.
+    schema: JSON = {
+        "type": "object",
+        "properties": {
+            "tags": {"type": "array", "prefixItems": [{}], "items": {"$ref": "#/$defs/t"}},
+            "n": {"type": "integer"},
+        },
+        "$defs": {"t": {"maxLength": 3}},
+    }
+    replay = prepare([ToolSchema("t", schema, Location("x"), "", "mapping")], DEFAULT_RULES)["t"]
+    top, tags, t, n = "/type", "/properties/tags/type", "/$defs/t/maxLength", "/properties/n/type"
+    cases: list[tuple[JSON, set[str]]] = [
+        ({"tags": ["a", "b"], "n": 1}, {top, tags, t, n}),
+        ({"tags": ["a"], "n": 1}, {top, tags, n}),  # the items start after the one position
+        ({"tags": [], "n": 1}, {top, tags, n}),
+        ({"tags": {"a": 1}, "n": 1}, {top, tags, n}),
+        ({"tags": "a", "n": 1}, {top, tags, n}),
+        ({"tags": ["x", "y", "z"], "n": 1}, {top, tags, t, n}),
+        ({"n": 1, "tags": ["a", "b"]}, {top, tags, t, n}),  # other keys (in order)
+    ]
+    for _ in range(3):  # later rounds answer from what the first ones remembered
+        for instance, expected in cases:
+            assert _reached_pointers(replay, instance) == expected, instance
+    assert replay._coverage is not None
+    shapes = replay._coverage._by_shape
+    assert set(shapes) == {
+        (("tags", "n"), (3,)),
+        (("tags", "n"), (2,)),
+        (("tags", "n"), (1,)),
+        (("tags", "n"), (0,)),
+        (("n", "tags"), (3,)),
+    }
+    assert not replay._coverage._by_keys  # the keys alone never decide here
+
+
+def test_values_walked_further_than_one_list_are_not_remembered_by_kind() -> None:
+    schema: JSON = {
+        "type": "object",
+        "properties": {
+            "rows": {"type": "array", "items": {"$ref": "#/$defs/row"}},
+            "pair": {"type": "array", "prefixItems": [{"maxLength": 1}]},
+        },
+        "$defs": {"row": {"type": "object", "properties": {"a": {"maxLength": 2}}}},
+    }
+    replay = prepare([ToolSchema("t", schema, Location("x"), "", "mapping")], DEFAULT_RULES)["t"]
+    rows, row, a = "/properties/rows/type", "/$defs/row/type", "/$defs/row/properties/a/maxLength"
+    pair, first = "/properties/pair/type", "/properties/pair/prefixItems/0/maxLength"
+    for _ in range(2):
+        assert _reached_pointers(replay, {"rows": [{"a": "x"}]}) == {"/type", rows, row, a}
+        assert _reached_pointers(replay, {"rows": [{"b": "x"}]}) == {"/type", rows, row}
+        assert _reached_pointers(replay, {"pair": ["x"]}) == {"/type", pair, first}
+        assert _reached_pointers(replay, {"pair": []}) == {"/type", pair}
+    assert replay._coverage is not None and not replay._coverage._by_shape
+
+
+def test_a_value_below_an_applicator_the_walk_stops_at_is_never_remembered_by_kind() -> None:
+    # "a" is below anyOf: the walk stops there and evaluation answers, every time, whatever
+    # the kind of "b" (the walk never reaches a point where its answer could be kept).
+    schema: JSON = {
+        "type": "object",
+        "properties": {
+            "b": {"type": "array", "items": {"maxLength": 2}},
+            "a": {"anyOf": [{"maxLength": 1}, {"type": "integer"}]},
+        },
+    }
+    replay = prepare([ToolSchema("t", schema, Location("x"), "", "mapping")], DEFAULT_RULES)["t"]
+    b, item = "/properties/b/type", "/properties/b/items/maxLength"
+    any_of, first = "/properties/a/anyOf", "/properties/a/anyOf/0/maxLength"
+    for _ in range(2):
+        # anyOf stops at its first valid branch: maxLength 1 holds for "y" and ignores 7.
+        assert _reached_pointers(replay, {"b": ["x"], "a": "y"}) == {
+            "/type",
+            b,
+            item,
+            any_of,
+            first,
+        }
+        assert _reached_pointers(replay, {"b": [], "a": 7}) == {"/type", b, any_of, first}
+    assert replay._coverage is not None
+    assert not replay._coverage._by_shape and not replay._coverage._by_keys

@@ -185,6 +185,15 @@ def test_the_verdict_memo_still_remembers_ordinary_arguments() -> None:
     assert memo.get(("search", '{"q": "7"}')) == REMEMBERED
 
 
+def test_the_verdict_memo_lets_the_oldest_go_first_at_its_entry_bound() -> None:
+    memo = Memo(3)
+    for i in range(7):
+        memo.put(("search", str(i)), REMEMBERED)
+        memo.put(("search", str(i)), REMEMBERED)  # a key already kept is not added twice
+    assert len(memo) == 3
+    assert [memo.get(("search", str(i))) is not None for i in range(7)] == [False] * 4 + [True] * 3
+
+
 def _big_log(folder: Path) -> Path:
     text = (ROOT / "sample_logs" / "mcp_files" / "calls.jsonl").read_text(encoding="utf-8")
     log = folder / "calls.jsonl"

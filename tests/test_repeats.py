@@ -3,18 +3,29 @@ the tally is the one a call-by-call pass gives."""
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+from pathlib import Path
+
+import orjson
 import pytest
 
 from auditor.aggregate import pipeline
 from auditor.aggregate.pipeline import ReportSettings, Tally, build_report, count_calls, prepare
 from auditor.aggregate.repeats import ONCE_PER_PAYLOAD, AcceptedRepeats
+from auditor.inputs import reader as reader_module
+from auditor.inputs.log_format_names import LogFormat
+from auditor.inputs.log_formats import extract, jsonl_call
+from auditor.inputs.reader import LogReader
 from auditor.models import (
     JSON,
     Call,
     CallResult,
     Evidence,
+    GroupBy,
     Location,
     Outcome,
+    Payload,
     ToolSchema,
     Unparsed,
 )
@@ -99,7 +110,7 @@ def test_repeats_are_counted_not_replayed_and_the_report_is_unchanged(
 
 
 def _line(source: str) -> int:
-    return int(source.split(":")[1])
+    return int(source.rsplit(":", 1)[1])
 
 
 def test_a_bound_settles_the_weights_and_counts_stay_exact(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -180,3 +191,158 @@ def test_hashes_of_payloads_seen_once_are_bounded() -> None:
     assert not repeats.repeat(first)
     assert repeats.remember(first, accepted, frozenset())  # remembered: the bound of 1
     assert repeats.repeat(first)
+
+
+# --- the reader's short way: a known accepted payload never becomes a Call ------------------
+
+_LOG_LINES = [
+    '{"id": "c1", "tool": "count", "arguments": "{\\"n\\": 1}", "caller": "ann"}',
+    '{"id": "c2", "tool": "count", "arguments": "{\\"n\\": \\"x\\"}"}',  # newly rejected
+    '{"id": "c3", "tool": "count", "arguments": "{\\"n\\": 1}", "caller": "bob"}',
+    "",
+    '{"id": "c4", "tool": "count", "arguments": "{\\"n\\": 1}"}',
+    '{"id": "c5", "tool": "count", "arguments": {"n": 1}}',  # an object: the long way
+    '{"id": "c6", "tool": "count", "arguments": "{\\"n\\": 1}"}',
+    '{"id": "c7", "tool": "", "name": "count", "arguments": "{\\"n\\": 1}"}',  # names no tool
+    '{"id": "c8", "tool": "count", "arguments": "{\\"n\\": \\"x\\"}", "caller": "bob"}',
+    '{"id": "c9", "tool": "count", "arguments": "{bad"}',  # not JSON: unparseable
+    "[1, 2",  # a broken line
+    '{"id": "c10", "name": "count", "args": "{\\"n\\": 1}"}',  # another field, the same payload
+    '{"id": "c11", "tool": "count"}',  # no arguments
+]
+
+
+def _log(tmp_path: Path) -> str:
+    path = tmp_path / "calls.jsonl"
+    path.write_text("\n".join(_LOG_LINES) + "\n")
+    return str(path)
+
+
+def test_the_reader_counts_known_payloads_and_reads_the_rest_the_long_way(
+    tmp_path: Path,
+) -> None:
+    log = _log(tmp_path)
+    asked: list[Payload] = []
+
+    def known(payload: Payload) -> bool:
+        asked.append(payload)
+        return payload == ("count", '{"n": 1}', None)
+
+    short = LogReader([log], known=known)
+    calls = list(short)
+    long = LogReader([log])
+    every = list(long)
+    # Asked for each call with a tool and arguments text; the others (an object, an empty
+    # tool name, no arguments, a broken line) go the long way without asking.
+    assert asked == [
+        ("count", '{"n": 1}', None),
+        ("count", '{"n": "x"}', None),
+        ("count", '{"n": 1}', None),
+        ("count", '{"n": 1}', None),
+        ("count", '{"n": 1}', None),
+        ("count", '{"n": "x"}', None),
+        ("count", "{bad", None),
+        ("count", '{"n": 1}', None),
+    ]
+    known_lines = {1, 3, 5, 7, 12}
+    assert [_line(c.source) for c in every] == [1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13]
+    assert calls == [c for c in every if _line(c.source) not in known_lines]
+    # The same accounting either way: a counted call is a call read.
+    assert short.stats() == long.stats()
+    assert short.stats()[0].calls == 12 and short.stats()[0].blank == 1
+
+
+def test_a_call_read_the_short_way_is_the_call_the_long_way_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # jsonl_call finds what the format's extraction finds, caller and unparsed text included.
+    log = _log(tmp_path)
+    by_short = list(LogReader([log], known=lambda payload: False))
+    monkeypatch.setattr(reader_module, "jsonl_call", lambda record: None)
+    by_long = list(LogReader([log]))
+    assert by_short == by_long
+    assert [c.caller for c in by_short[:3]] == ["ann", None, "bob"]
+    assert by_short[8].unparsed is not None  # "{bad"
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        {"tool": "t", "arguments": "{}"},
+        {"name": "t", "input": "[1]"},
+        {"tool": 3, "name": "t", "args": "x"},  # the first string names the tool
+        {"tool": "t", "arguments": None, "args": "{}"},  # the first field present decides
+        {"tool": "t", "arguments": {"a": 1}},
+        {"tool": "", "arguments": "{}"},
+        {"tool": "t"},
+        ["tool", "t"],
+        {"arguments": "{}"},
+    ],
+)
+def test_jsonl_call_agrees_with_the_format_s_extraction(record: JSON) -> None:
+    found = extract(LogFormat.JSONL, record)
+    assert len(found) == 1
+    one = found[0]
+    expected = (
+        (one.tool, one.arguments)
+        if one.problem is None and one.tool is not None and isinstance(one.arguments, str)
+        else None
+    )
+    assert jsonl_call(record) == expected
+
+
+def test_a_log_counted_by_its_reader_gives_the_report_of_one_call_at_a_time(
+    tmp_path: Path,
+) -> None:
+    # Many repeats, some with callers, grouped by caller: the short way changes no report.
+    path = tmp_path / "many.jsonl"
+    rows = []
+    for i in range(200):
+        text = ['{"n": 1}', '{"n": "x"}', '{"n": 2}', '{"n":1}'][i % 4 if i % 9 else 1]
+        caller = ["ann", "bob", None][i % 3]
+        row: dict[str, JSON] = {"id": f"c{i}", "tool": "count", "arguments": text}
+        if caller:
+            row["caller"] = caller
+        rows.append(orjson.dumps(row).decode())
+    path.write_text("\n".join(rows) + "\n\n")
+    settings = ReportSettings(group_by=GroupBy.CALLER, examples=3)
+
+    expected_reader = LogReader([str(path)])
+    expected_tally, expected_replays = _one_by_one(list(expected_reader), settings)
+    expected = build_report(
+        expected_replays, expected_tally, expected_reader.stats(), [], [], settings
+    )
+
+    replays = prepare([_TOOL], DEFAULT_RULES)
+    repeats = AcceptedRepeats()
+    reader = LogReader([str(path)], known=repeats.repeat)
+    yielded = []
+
+    def calls() -> Iterator[Call]:
+        for call in reader:
+            yielded.append(call)
+            yield call
+
+    tally = count_calls(replays, calls(), settings, repeats)
+    report = build_report(replays, tally, reader.stats(), [], [], settings)
+    for fmt in (Format.JSON, Format.MARKDOWN):
+        assert render(report, fmt) == render(expected, fmt)
+    assert tally.totals[Outcome.ACCEPTED] == 200 - tally.totals[Outcome.NEWLY_REJECTED]
+    # Each accepted text is read as a Call twice (a hash, then remembered); the newly rejected
+    # every time; every other accepted call was only counted by the reader.
+    rejected = tally.totals[Outcome.NEWLY_REJECTED]
+    assert len(yielded) == rejected + 3 * 2
+
+
+def test_counting_collects_garbage_less_often_and_puts_the_thresholds_back() -> None:
+    before = gc.get_threshold()
+    during: list[tuple[int, int, int]] = []
+
+    def calls() -> Iterator[Call]:
+        for call in _stream():
+            during.append(gc.get_threshold())
+            yield call
+
+    count_calls(prepare([_TOOL], DEFAULT_RULES), calls(), ReportSettings())
+    assert set(during) == {pipeline.COUNTING_GC}
+    assert gc.get_threshold() == before != pipeline.COUNTING_GC

@@ -42,6 +42,7 @@ from auditor.aggregate.pipeline import (
     prepare,
 )
 from auditor.aggregate.progress import Progress
+from auditor.aggregate.repeats import AcceptedRepeats
 from auditor.engines.choice import Engine, run_plan
 from auditor.engines.core import count_item, file_stats
 from auditor.engines.kept import PREFIX, put_aside, take_back
@@ -176,8 +177,10 @@ def audit_logs(
             else None
         )
     if counted is None:
-        reader = LogReader(files, fmt, max_record_bytes, columns, calls_from)
-        tally = count_calls(replays, progress.wrap(reader, lambda: reader.bytes_read), settings)
+        repeats = AcceptedRepeats()  # the reader counts accepted repeats itself
+        reader = LogReader(files, fmt, max_record_bytes, columns, calls_from, known=repeats.repeat)
+        calls = progress.wrap(reader, lambda: reader.bytes_read)
+        tally = count_calls(replays, calls, settings, repeats)
         counted = tally, reader.stats()
     tally, stats = counted
     return build_report(replays, tally, stats, schema_inputs, overrides, settings)

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
-from auditor.models import Call, CallResult, Evidence, Outcome
+from auditor.models import Call, CallResult, Outcome, Payload
 from auditor.replay.tool import MEMO_MAX_ARGUMENT, text_of
 
 MAX_PAYLOADS: Final = 50_000
@@ -29,9 +29,6 @@ MAX_PAYLOAD_CHARS: Final = 32 << 20
 """Characters of arguments text the remembered payloads may hold together."""
 ONCE_PER_PAYLOAD: Final = 4
 """Hashes of payloads seen once kept per remembered payload (about 50 bytes each)."""
-
-Payload = tuple[str, str, Evidence | None]
-"""A call's tool, arguments text and logged evidence: all its verdicts and outcome depend on."""
 
 
 @dataclass(slots=True)

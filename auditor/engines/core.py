@@ -43,6 +43,7 @@ from auditor.aggregate.pipeline import (
     count_calls,
     prepare,
 )
+from auditor.aggregate.repeats import AcceptedRepeats
 from auditor.engines.kept import put_aside, take_back
 from auditor.engines.plan import AuditPlan
 from auditor.errors import EXIT_INTERNAL, AuditorError
@@ -151,17 +152,29 @@ def count_item(
 ) -> tuple[Tally, list[tuple[str, LogStats]]]:
     """The tally of one work item and how each of its files accounted for its lines;
     ``seen``: the call ids earlier files hold (``seen_before``)."""
+    repeats = AcceptedRepeats()  # the reader counts accepted repeats itself
     if isinstance(item, LogPart):
-        reader = LogReader([item.file], item.fmt, max_record_bytes, calls_from=item.calls_from)
-        tally = count_calls(replays, reader.read_part(item), settings)
+        reader = LogReader(
+            [item.file],
+            item.fmt,
+            max_record_bytes,
+            calls_from=item.calls_from,
+            known=repeats.repeat,
+        )
+        tally = count_calls(replays, reader.read_part(item), settings, repeats)
         return tally, [(item.file, reader.stats()[0])]
     if isinstance(item, ColumnarPart):
         batches = group_batches(item.file, item.kind, item.groups, (item.tool, item.arguments))
         return _count_rows(replays, settings, item, batches, item.first_row, max_record_bytes)
     reader = LogReader(
-        item.files, item.fmt, max_record_bytes, calls_from=item.calls_from, seen=seen
+        item.files,
+        item.fmt,
+        max_record_bytes,
+        calls_from=item.calls_from,
+        seen=seen,
+        known=repeats.repeat,
     )
-    tally = count_calls(replays, reader, settings)
+    tally = count_calls(replays, reader, settings, repeats)
     # The reader counts a file named twice under one entry, as a one-pass read does.
     return tally, list(zip(dict.fromkeys(item.files), reader.stats(), strict=True))
 

@@ -242,6 +242,23 @@ def _extract_jsonl(record: JSON) -> list[Found]:
     return [_found((), tool, record, ARGUMENT_KEYS)]
 
 
+def jsonl_call(record: JSON) -> tuple[str, str] | None:
+    """The tool and arguments text of a generic JSON Lines record whose arguments are JSON
+    text: what ``_extract_jsonl`` finds there, without making a ``Found`` (the reader's
+    short way for the most common record). None for any other record (arguments logged as
+    an object, a record naming no tool or holding no arguments), which goes the long way."""
+    if not isinstance(record, dict):
+        return None
+    tool = _jsonl_tool(record)
+    if not isinstance(tool, str) or not tool:  # an empty name is a problem ``_found`` names
+        return None
+    for key in ARGUMENT_KEYS:
+        if key in record:
+            arguments = record[key]
+            return (tool, arguments) if isinstance(arguments, str) else None
+    return None
+
+
 # --- OpenAI Chat Completions ----------------------------------------------------------------
 
 

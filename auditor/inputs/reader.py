@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import zlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain
 from typing import IO
 
@@ -36,6 +36,7 @@ from auditor.inputs.log_formats import (
     extract,
     has_histories,
     item_at,
+    jsonl_call,
     opens_sessions,
     session_caller,
 )
@@ -44,7 +45,7 @@ from auditor.inputs.parquet import MAGIC_BYTES, Columnar, ColumnarLog, columnar
 from auditor.inputs.parts import LogPart, open_part
 from auditor.inputs.positions import key_positions
 from auditor.inputs.records import MAX_RAW, Framed, Record, detect_format, loads, records
-from auditor.models import JSON, Call, Evidence, LogStats, Unparsed
+from auditor.models import JSON, Call, Evidence, LogStats, Payload, Unparsed
 from auditor.schema import pointers
 
 
@@ -57,6 +58,11 @@ class LogReader:
     With ``calls_from`` responses, the calls of request histories are not read at all
     (nor any digest kept), and replies are not paired with calls: what a record yields
     then depends on that record alone, so parts of a log can be read apart.
+
+    ``known`` (``AcceptedRepeats.repeat``) counts a call whose payload is known to be
+    accepted, and says so: such a call of a generic JSON Lines record is only counted here,
+    straight from the record's fields, without a ``Call``, its decoded arguments or its
+    ``path:line`` (nothing of an accepted repeat is shown; see ``auditor.aggregate.repeats``).
     """
 
     def __init__(
@@ -67,6 +73,7 @@ class LogReader:
         columns: Columns | None = None,
         calls_from: CallsFrom = CallsFrom.ALL,
         seen: Iterable[int] = (),
+        known: Callable[[Payload], bool] | None = None,
     ) -> None:
         """``seen``: the call ids (``call_ids``) of earlier logs read apart from these,
         whose repeats here are counted as such, as one pass over all of them counts them."""
@@ -78,6 +85,7 @@ class LogReader:
         self._stats = {file: LogStats(display_name(file)) for file in self._files}
         self._bytes = 0
         self._seen: set[int] = set(seen)
+        self._known = known
 
     def __iter__(self) -> Iterator[Call]:
         for file in self._files:
@@ -144,6 +152,8 @@ class LogReader:
         pairing = Pairing() if answered(fmt) and not responses_only else None
         session: str | None = None  # the caller an MCP initialize named, for what follows
         sessions = opens_sessions(fmt)
+        known = self._known
+        jsonl = fmt is LogFormat.JSONL  # no sessions, answers, call ids nor histories
         try:
             for item in framed:
                 self._bytes += item.size
@@ -155,6 +165,16 @@ class LogReader:
                 blank += item.blank
                 number = records_read
                 records_read += 1
+                if jsonl and item.problem is None and not item.document:
+                    # The short way: one call, named by its line (what ``_calls`` gives it).
+                    short = jsonl_call(item.value)
+                    if short is not None:
+                        calls += 1
+                        tool, text = short
+                        if known is None or not known((tool, text, None)):
+                            who = caller_of(fmt, item.value)
+                            yield call_from(f"{name}:{item.line}", tool, text, None, who)
+                        continue
                 if sessions and item.problem is None:
                     session = session_caller(fmt, item.value) or session
                 found = self._calls(item, fmt, name, session, responses_only)

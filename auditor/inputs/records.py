@@ -61,6 +61,10 @@ class Record(NamedTuple):
 Framed = Record | Blank
 """What framing yields: a record, or a run of blank lines between records."""
 
+_new_record = tuple.__new__
+"""Makes a ``Record`` from all its fields in order: 80 ns, where ``Record(...)`` takes 250."""
+_orjson_loads = orjson.loads
+
 
 def records(lines: Iterator[Line], limit: int, first_line: int = 1) -> Iterator[Framed]:
     """The non-blank lines of a stream as records, or the whole stream as one document
@@ -89,7 +93,16 @@ def records(lines: Iterator[Line], limit: int, first_line: int = 1) -> Iterator[
             yield _document(number, line, len(raw), lines, limit)
             return
         expect_document = False
-        yield _record(number, line.rstrip(b"\r\n"), len(raw))
+        line = line.rstrip(b"\r\n")
+        # Inline, the way most lines go (valid UTF-8, JSON orjson reads): what ``_record``
+        # gives them, at a third of the cost; any other line takes ``_record``'s way.
+        try:
+            text = line.decode()
+            value = _orjson_loads(text)
+        except (UnicodeDecodeError, orjson.JSONDecodeError):
+            yield _record(number, line, len(raw))
+        else:
+            yield _new_record(Record, (number, text, value, None, False, 1, 0, len(raw)))
 
 
 def _unusable(number: int, line: Overlong | Unreadable) -> Record:

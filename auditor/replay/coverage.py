@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from jsonschema import validators
 from referencing import Registry
@@ -89,6 +89,9 @@ class CoverageTracker:
         self._by_node: dict[int, tuple[int, ...]] = {}
         self._by_keys: dict[tuple[str, ...], frozenset[int]] = {}
         """The answer for objects whose keys alone decide it (``_Paths.keys_decide``)."""
+        self._by_shape: dict[tuple[tuple[str, ...], tuple[int, ...]], frozenset[int]] = {}
+        """The answer for objects whose keys and the kinds of a few of their values decide it
+        (``_Paths.kinds``): a list of tags, say, where only whether it has items counts."""
 
     def reached(self, instance: JSON, by_shape: bool = True) -> frozenset[int]:
         """Indices of the rewrites whose keyword evaluating ``instance`` ran.
@@ -99,10 +102,17 @@ class CoverageTracker:
             return frozenset()
         if self._paths is not None and by_shape:
             keys = tuple(instance) if isinstance(instance, dict) else None
+            shape = None
             if keys is not None:
                 known = self._by_keys.get(keys)
                 if known is not None:
                     return known
+                kinds = self._paths.kinds(cast(dict[str, JSON], instance), keys)
+                if kinds is not None:
+                    shape = (keys, kinds)
+                    known = self._by_shape.get(shape)
+                    if known is not None:
+                        return known
             plans = self._paths.plans(instance)
             if plans is not None:
                 found: set[int] = set()
@@ -118,6 +128,10 @@ class CoverageTracker:
                     and KEY_SETS.take()
                 ):
                     self._by_keys[keys] = result
+                elif (
+                    shape is not None and len(self._by_shape) < _STEPS_PER_PLAN and KEY_SETS.take()
+                ):
+                    self._by_shape[shape] = result
                 return result
         self._visited = set()
         try:
@@ -193,6 +207,7 @@ class _Paths:
         self._targets: dict[str, JSON] = {}
         self._plans: dict[int, _Plan] = {}
         self._fixed_of: dict[int, _Fixed | None] = {}
+        self._simple_of: dict[int, int | None] = {}
         self._leads = leads
         """Schema objects from which a rewritten keyword (or a blocked one) can be reached:
         the walk need not enter any other."""
@@ -244,6 +259,53 @@ class _Paths:
             return False
         step = plan.by_keys.get(keys)
         return step is not None and not step[2]
+
+    def kinds(self, instance: dict[str, JSON], keys: tuple[str, ...]) -> tuple[int, ...] | None:
+        """What, beside its keys, decides the walk of the object ``instance`` (whose keys are
+        ``keys``), when little does: the kind of each value the root object's step walks
+        further (0 not a container, 1 an object, 2 a list of at most the positions before
+        ``items``, 3 a longer list). That is so when each of those values' subschemas walks
+        nothing below but an ``items`` subschema evaluated whatever the value
+        (``_simple``). None otherwise (the walk answers), and before the step is known."""
+        plan = self._plans.get(id(self._root))
+        if plan is None or plan.whole:
+            return None
+        step = plan.by_keys.get(keys)
+        if step is None:
+            return None
+        found = []
+        for name, child in step[2]:
+            start = self._simple(child)
+            if start is None:
+                return None
+            value = instance[name]
+            if isinstance(value, list):
+                found.append(3 if len(value) > start else 2)
+            else:
+                found.append(1 if isinstance(value, dict) else 0)
+        return tuple(found)
+
+    def _simple(self, node: JSON) -> int | None:
+        """Where the items after the positions start, when evaluating ``node`` meets the same
+        schema objects for any value of the same kind (``kinds``): nothing below it but
+        ``allOf``/``$ref`` objects evaluated whatever the value, and an ``items`` subschema
+        that is one too (or none); None otherwise."""
+        if id(node) in self._simple_of:
+            return self._simple_of[id(node)]
+        if not isinstance(node, dict):
+            return None
+        plan = self._plans.get(id(node)) or self._plan_of(node)
+        simple = (
+            not plan.stops
+            and not plan.properties
+            and plan.extra is None
+            and not plan.positions
+            and all(self._fixed(child) is not None for child in plan.whole)
+            and (plan.rest is None or self._fixed(plan.rest) is not None)
+        )
+        start = plan.start if simple else None
+        self._simple_of[id(node)] = start
+        return start
 
     def plans(self, instance: JSON) -> list[_Plan] | None:
         """``walk``'s schema objects as their plans, each once."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import json
 import sys
+from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
@@ -426,6 +427,11 @@ class Memo:
         self._max_bytes = max_bytes
         self._max_argument = max_argument
         self._entries: dict[tuple[str, str], tuple[Remembered, int]] = {}
+        self._order: deque[tuple[str, str]] = deque()
+        """The keys, oldest first. ``next(iter(entries))`` would find the oldest too, but a
+        dict's iteration skips every slot freed at its front since it was last resized: 4 µs
+        an eviction at 200,000 entries (0.1 µs here), quadratic in the evictions between
+        resizes."""
         self.bytes = 0
         """What the entries kept now weigh, by the measure above."""
 
@@ -443,9 +449,9 @@ class Memo:
         while self._entries and (
             len(self._entries) >= self._capacity or self.bytes + weight > self._max_bytes
         ):
-            oldest = next(iter(self._entries))
-            self.bytes -= self._entries.pop(oldest)[1]
+            self.bytes -= self._entries.pop(self._order.popleft())[1]
         self._entries[key] = (value, weight)
+        self._order.append(key)
         self.bytes += weight
 
     def __len__(self) -> int:
