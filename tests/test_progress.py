@@ -32,3 +32,15 @@ def test_quiet_and_pipes_show_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     assert Progress.for_terminal(10, quiet=False)._stream is not None
     monkeypatch.setattr(progress.sys.stderr, "isatty", lambda: False)
     assert Progress.for_terminal(10, quiet=False)._stream is None
+
+
+def test_the_line_counts_the_calls_the_reader_counted_aside(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Repeats of accepted payloads never leave the reader; the line still counts them."""
+    monkeypatch.setattr(progress.time, "monotonic", lambda: 100.0)  # always time to redraw
+    stream = io.StringIO()
+    shown = Progress(0, stream)
+    passed = list(shown.wrap(iter(range(progress._CHECK)), lambda: 0, lambda: 20_480))
+    assert passed == list(range(progress._CHECK))
+    assert f"\r{progress._CHECK + 20_480:,} calls read" in stream.getvalue()

@@ -179,7 +179,7 @@ def audit_logs(
     if counted is None:
         repeats = AcceptedRepeats()  # the reader counts accepted repeats itself
         reader = LogReader(files, fmt, max_record_bytes, columns, calls_from, known=repeats.repeat)
-        calls = progress.wrap(reader, lambda: reader.bytes_read)
+        calls = progress.wrap(reader, lambda: reader.bytes_read, lambda: repeats.hits)
         tally = count_calls(replays, calls, settings, repeats)
         counted = tally, reader.stats()
     tally, stats = counted

@@ -32,14 +32,20 @@ class Progress:
         shown = not quiet and sys.stderr.isatty()
         return cls(total_bytes, sys.stderr if shown else None)
 
-    def wrap(self, items: Iterable[T], bytes_read: Callable[[], int]) -> Iterator[T]:
-        """Pass ``items`` through, redrawing now and then."""
+    def wrap(
+        self,
+        items: Iterable[T],
+        bytes_read: Callable[[], int],
+        counted_aside: Callable[[], int] = lambda: 0,
+    ) -> Iterator[T]:
+        """Pass ``items`` through, redrawing now and then; ``counted_aside``: the calls read
+        but not passed on (repeats the reader counted itself)."""
         if self._stream is None:
             yield from items
             return
         for count, item in enumerate(items, start=1):
             if count % _CHECK == 0:
-                self.update(count, bytes_read())
+                self.update(count + counted_aside(), bytes_read())
             yield item
         self.done()
 

@@ -51,6 +51,9 @@ class AcceptedRepeats:
         self._seen: dict[Payload, _Seen] = {}
         self._once: set[int] = set()
         """Hashes of the payloads replayed as accepted once."""
+        self.hits = 0
+        """Calls counted as repeats so far, which the reader does not pass on (for the
+        progress line)."""
 
     @staticmethod
     def payload(call: Call) -> Payload | None:
@@ -69,6 +72,7 @@ class AcceptedRepeats:
         if known is None:
             return False
         known.repeats += 1
+        self.hits += 1
         return True
 
     def remember(self, payload: Payload, result: CallResult, reached: frozenset[int]) -> bool:
