@@ -24,7 +24,7 @@ calls at all: it writes them to a side file, and ``merge`` reads the first back
 from __future__ import annotations
 
 import functools
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from auditor.aggregate.pipeline import (
@@ -35,6 +35,7 @@ from auditor.aggregate.pipeline import (
     count_calls,
     prepare,
 )
+from auditor.aggregate.repeats import Known, Payload
 from auditor.engines.kept import put_aside, take_back
 from auditor.engines.plan import AuditPlan
 from auditor.errors import EXIT_INTERNAL, AuditorError
@@ -107,17 +108,19 @@ def count_item(
     item: WorkItem,
     max_record_bytes: int,
     seen: Collection[int] = (),
+    preload: Mapping[Payload, Known] | None = None,
 ) -> tuple[Tally, list[tuple[str, LogStats]]]:
     """The tally of one work item and how each of its files accounted for its lines;
-    ``seen``: the call ids earlier files hold (``seen_before``)."""
+    ``seen``: the call ids earlier files hold (``seen_before``); ``preload``: payloads known
+    accepted (``auditor.engines.distinct``)."""
     if isinstance(item, LogPart):
         reader = LogReader([item.file], item.fmt, max_record_bytes, calls_from=item.calls_from)
-        tally = count_calls(replays, reader.read_part(item), settings)
+        tally = count_calls(replays, reader.read_part(item), settings, preload)
         return tally, [(item.file, reader.stats()[0])]
     reader = LogReader(
         item.files, item.fmt, max_record_bytes, calls_from=item.calls_from, seen=seen
     )
-    tally = count_calls(replays, reader, settings)
+    tally = count_calls(replays, reader, settings, preload)
     # The reader counts a file named twice under one entry, as a one-pass read does.
     return tally, list(zip(dict.fromkeys(item.files), reader.stats(), strict=True))
 
@@ -162,12 +165,18 @@ def seen_before(held: Iterable[tuple[int, Iterable[int]]]) -> dict[int, list[int
     return earlier
 
 
-def audit_part(plan: AuditPlan, part: int, seen: Collection[int] = ()) -> Partial:
+def audit_part(
+    plan: AuditPlan,
+    part: int,
+    seen: Collection[int] = (),
+    preload: Mapping[Payload, Known] | None = None,
+) -> Partial:
     """The partial of part number ``part`` of ``plan``: pure but for reading that part.
     ``seen``: for a part with repeats (``repeat_parts``), the call ids it holds that earlier
-    parts hold (``seen_before``)."""
+    parts hold (``seen_before``); ``preload``: payloads of the whole log known accepted, not
+    replayed (``auditor.engines.distinct``): the partial is the same with or without."""
     tally, stats = count_item(
-        replays_for(plan), plan.settings, plan.parts[part], plan.max_record_bytes, seen
+        replays_for(plan), plan.settings, plan.parts[part], plan.max_record_bytes, seen, preload
     )
     if plan.scratch is None:
         return Partial([Run(part, part, tally, stats)])

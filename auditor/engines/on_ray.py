@@ -4,6 +4,11 @@ whose calls repeat earlier files' first get the ids earlier parts hold, by a two
 map/reduce on the call-id digests (``call_ids`` in buckets, ``seen_before`` per bucket),
 passed between tasks as object references: the ids never reach the driver.
 
+With ``AuditPlan.distinct_first``, Ray Data first counts the (tool, arguments text) pairs of
+the JSON Lines logs (``read_text``, a decoding ``map_batches``, ``groupby``); tasks replay the
+most frequent once, and the accepted ones, put in the object store, are preloaded in every
+part (``auditor.engines.distinct``).
+
 ``audit_on_ray`` is for users connected to a Ray cluster (``ray.init(address=...)``, with a
 ``runtime_env`` that installs ``auditor``); ``run`` is ``--engine ray``. ray is the
 ``tool-schema-auditor[ray]`` extra, imported only here and only when used.
@@ -15,6 +20,10 @@ import os
 from collections.abc import Sequence
 from typing import Any, Final
 
+import orjson
+
+from auditor.aggregate.repeats import Known, Payload
+from auditor.engines import distinct
 from auditor.engines.core import (
     EngineUnusable,
     Partial,
@@ -27,6 +36,7 @@ from auditor.engines.core import (
 )
 from auditor.engines.plan import AuditPlan
 from auditor.models import Report
+from auditor.replay.tool import text_of
 
 MAX_BUCKETS: Final = 16
 """Reduce tasks of the shuffle of call ids, at most: each returns a list per part."""
@@ -42,8 +52,11 @@ def audit_on_ray(plan: AuditPlan, cpus_per_part: float = 1.0) -> Report:
         return merge(plan, [])
     shared = ray.put(plan)  # stored once, read by every task
     seen = _seen_before(shared, repeat_parts(plan), cpus_per_part)
+    preload = _preload(plan, shared, cpus_per_part) if plan.distinct_first else None
     task = ray.remote(num_cpus=cpus_per_part)(_audit)
-    pending = [task.remote(shared, part, *seen.get(part, ())) for part in range(len(plan.parts))]
+    pending = [
+        task.remote(shared, part, preload, *seen.get(part, ())) for part in range(len(plan.parts))
+    ]
     total = Partial()
     while pending:
         done, pending = ray.wait(pending, num_returns=1)
@@ -75,8 +88,78 @@ def _bucket_seen_before(parts: Sequence[int], *held: list[int]) -> list[list[int
     return [earlier.get(part, []) for part in parts]
 
 
-def _audit(plan: AuditPlan, part: int, *seen: list[int]) -> Partial:
-    return audit_part(plan, part, frozenset(digest for ids in seen for digest in ids))
+def _audit(
+    plan: AuditPlan, part: int, preload: dict[Payload, Known] | None, *seen: list[int]
+) -> Partial:
+    return audit_part(plan, part, frozenset(digest for ids in seen for digest in ids), preload)
+
+
+REPLAYS_PER_TASK: Final = 5_000
+"""Candidates one task replays: the tools are compiled once per worker process anyway."""
+
+
+def _preload(plan: AuditPlan, shared: Any, cpus: float) -> Any:
+    """A reference to the payloads the logs repeat most, replayed once by tasks: the accepted
+    ones; None when no log can be counted so (or none repeats)."""
+    import ray
+
+    candidates = _candidates(distinct.eligible_files(plan))
+    if not candidates:
+        return None
+    replay = ray.remote(num_cpus=cpus)(distinct.replay_candidates)
+    slices = range(0, len(candidates), REPLAYS_PER_TASK)
+    pending = [replay.remote(shared, candidates[at : at + REPLAYS_PER_TASK]) for at in slices]
+    known: dict[Payload, Known] = {}
+    for some in ray.get(pending):
+        known.update(some)
+    return ray.put(known)
+
+
+def _candidates(files: list[str]) -> list[tuple[str, str]]:
+    """The (tool, arguments text) pairs called at least twice in ``files``, most frequent
+    first, within ``distinct``'s bounds: counted by Ray Data (each block's pairs counted where
+    it is read, then grouped)."""
+    if not files:
+        return []
+    import ray.data
+
+    counted = (
+        ray.data.read_text(files)
+        .map_batches(_pairs, batch_format="pyarrow")
+        .groupby(["tool", "text"])
+        .sum("calls")
+        .filter(expr=f"`sum(calls)` >= {distinct.MIN_CALLS}")
+        .sort(["sum(calls)", "tool", "text"], descending=[True, False, False])
+        .limit(distinct.MAX_CANDIDATES)
+    )
+    return distinct.take((row["tool"], row["text"]) for row in counted.take_all())
+
+
+def _pairs(batch: Any) -> Any:
+    """A block of lines -> its (tool, arguments text) pairs with their calls, counted."""
+    import pyarrow
+
+    calls: dict[tuple[str, str], int] = {}
+    for line in batch.column("text").to_pylist():
+        try:
+            record = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        if not isinstance(record, dict):
+            continue
+        tool = record.get(distinct.TOOL_FIELD)
+        text = record.get(distinct.ARGUMENTS_FIELD)
+        if not isinstance(text, str):  # an object's text, as auditor's reader keys it
+            text = None if text is None else text_of(text)
+        if isinstance(tool, str) and text is not None and len(text) <= distinct.MAX_CANDIDATE_TEXT:
+            calls[tool, text] = calls.get((tool, text), 0) + 1
+    return pyarrow.table(
+        {
+            "tool": [tool for tool, _ in calls],
+            "text": [text for _, text in calls],
+            "calls": list(calls.values()),
+        }
+    )
 
 
 def run(plan: AuditPlan, workers: int) -> Report:

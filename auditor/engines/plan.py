@@ -52,6 +52,9 @@ class AuditPlan:
     scratch: str | None = None
     """A folder of this run's own where each part writes its kept calls, shipping counts
     only (``auditor.engines.kept``); None: the kept calls travel in the partials."""
+    distinct_first: bool = False
+    """Replay the payloads the whole log repeats most once, before the parts, which then only
+    count their calls (``auditor.engines.distinct``); the report is the same either way."""
 
 
 def make_plan(
@@ -71,12 +74,14 @@ def make_plan(
     calls_from: CallsFrom = CallsFrom.ALL,
     scratch: str | None = None,
     repeats_apart: bool = False,
+    distinct_first: bool = False,
 ) -> AuditPlan:
     """The plan of an audit whose logs are cut for about ``workers`` workers; ``scratch``:
     a folder of this run's own, readable here and writable by every worker, that keeps the
     listed calls off the driver. ``repeats_apart``: a log whose calls repeat those of other
     files is a part of its own, for an engine that finds the repeats by a shuffle
-    (``auditor.engines.core.seen_before``); otherwise such logs are all one part."""
+    (``auditor.engines.core.seen_before``); otherwise such logs are all one part.
+    ``distinct_first``: see ``AuditPlan.distinct_first``."""
     settings = settings or ReportSettings()
     parts = work_items(
         files,
@@ -110,4 +115,5 @@ def make_plan(
         max_record_bytes=max_record_bytes,
         catalog_key=key,
         scratch=scratch,
+        distinct_first=distinct_first,
     )

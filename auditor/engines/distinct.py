@@ -1,0 +1,99 @@
+"""Distinct-first across the whole log, for the cluster engines: the payloads repeated most
+are replayed once, before the parts are audited, and no part replays them again.
+
+Per part, distinct-first (``auditor.aggregate.repeats``) replays each payload once or twice
+in every part that holds it: the smaller the parts, the more of a log's repeats it replays.
+So an engine first counts the (tool, arguments text) pairs of the whole input with its own
+reader and group-by (``on_spark``, ``on_ray``), on the logs it can read that way
+(``eligible_files``: generic JSON Lines, one call per line under ``tool``/``arguments``), and
+keeps the most frequent that occur at least twice (``take``, bounded). The workers replay each
+of those once (``replay_candidates``), keep the accepted ones (``Known``), and every part is
+audited with them preloaded (``audit_part(preload=...)``): their calls are only counted.
+
+Exact by construction: a preloaded verdict is what replaying that very (tool, text) with no
+logged evidence gives, and a call is counted with it only when auditor's own reading of the
+call gives that payload. Where the engine reads a text otherwise than auditor (an object's
+spacing or number form, a duplicate key), the call misses and is replayed, as without the
+preload; the report is the same either way, byte for byte.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Final
+
+from auditor.aggregate.pipeline import evaluate_call
+from auditor.aggregate.repeats import AcceptedRepeats, Known, Payload
+from auditor.engines.core import replays_for
+from auditor.engines.plan import AuditPlan
+from auditor.inputs.log_format_names import LogFormat
+from auditor.inputs.parts import LogPart
+from auditor.inputs.reader import call_from
+from auditor.models import Outcome
+
+MAX_CANDIDATES: Final = 20_000
+"""Payloads preloaded at most: the most frequent. Below ``MAX_PAYLOADS``, so that a part still
+has room to remember its own repeats."""
+MAX_CANDIDATE_TEXT: Final = 1024
+"""Longer arguments texts are not candidates: what the driver collects and every worker
+receives stays within ``MAX_CANDIDATES`` times this."""
+MAX_CANDIDATE_CHARS: Final = 8 << 20
+"""Characters of arguments text the candidates hold together."""
+MIN_CALLS: Final = 2
+"""A payload called once gains nothing from being replayed apart."""
+TOOL_FIELD: Final = "tool"
+ARGUMENTS_FIELD: Final = "arguments"
+"""The fields an engine reads from each JSON Lines record: the first of the tool and argument
+keys a generic JSON Lines record may use (``auditor.inputs.log_formats``). A record that
+names its tool or arguments otherwise is only not a candidate."""
+
+
+def eligible_files(plan: AuditPlan) -> list[str]:
+    """The logs, in plan order, that an engine's own reader counts payloads in: those cut in
+    parts as generic JSON Lines. Other logs (other formats, small files read whole, whose
+    format is detected by the worker) are only audited: their calls are replayed per part."""
+    return list(
+        dict.fromkeys(
+            item.file
+            for item in plan.parts
+            if isinstance(item, LogPart) and item.fmt is LogFormat.JSONL and item.data is None
+        )
+    )
+
+
+def take(
+    counted: Iterable[tuple[str, str]],
+    most: int = MAX_CANDIDATES,
+    chars: int = MAX_CANDIDATE_CHARS,
+) -> list[tuple[str, str]]:
+    """The first (tool, arguments text) pairs of ``counted`` (the most frequent first) within
+    ``most`` pairs and ``chars`` characters of text."""
+    taken: list[tuple[str, str]] = []
+    held = 0
+    for tool, text in counted:
+        if len(taken) >= most or held + len(text) > chars:
+            break
+        taken.append((tool, text))
+        held += len(text)
+    return taken
+
+
+def replay_candidates(
+    plan: AuditPlan, candidates: Iterable[tuple[str, str]]
+) -> dict[Payload, Known]:
+    """Each candidate replayed once, as a call with no logged evidence: the accepted ones, by
+    payload. Run on the workers (each compiles the plan's tools once, ``replays_for``)."""
+    replays = replays_for(plan)
+    known: dict[Payload, Known] = {}
+    for tool, text in candidates:
+        if tool not in replays:
+            continue  # an unknown tool's calls are never accepted
+        call = call_from("", tool, text)  # decoded and bounded as auditor's reader does
+        payload = AcceptedRepeats.payload(call)
+        if payload is None:
+            continue
+        result, reached = evaluate_call(replays, call)
+        # Over budget: what the evaluation could not finish depends on the machine's speed.
+        if result.outcome is Outcome.ACCEPTED and not result.over_budget:
+            known[payload] = (result.contradicts, reached)
+    return known
