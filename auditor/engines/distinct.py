@@ -40,7 +40,14 @@ receives stays within ``MAX_CANDIDATES`` times this."""
 MAX_CANDIDATE_CHARS: Final = 8 << 20
 """Characters of arguments text the candidates hold together."""
 MIN_CALLS: Final = 2
-"""A payload called once gains nothing from being replayed apart."""
+"""A payload called once gains nothing from being replayed apart (in the sample)."""
+SAMPLE_FRACTION: Final = 0.1
+"""The share of the lines the engine reads the payloads of: decoding every line costs as much
+as auditor's own reading (7 µs a line in Spark), while the payloads repeated enough to be worth
+preloading are the frequent ones, which a sample finds. Which lines are sampled changes only
+which payloads are preloaded, never a report."""
+SAMPLE_SEED: Final = 7
+"""The same sample, and so the same candidates, every run."""
 TOOL_FIELD: Final = "tool"
 ARGUMENTS_FIELD: Final = "arguments"
 """The fields an engine reads from each JSON Lines record: the first of the tool and argument

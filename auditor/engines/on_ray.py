@@ -116,16 +116,18 @@ def _preload(plan: AuditPlan, shared: Any, cpus: float) -> Any:
 
 
 def _candidates(files: list[str]) -> list[tuple[str, str]]:
-    """The (tool, arguments text) pairs called at least twice in ``files``, most frequent
-    first, within ``distinct``'s bounds: counted by Ray Data (each block's pairs counted where
-    it is read, then grouped)."""
+    """The (tool, arguments text) pairs called at least twice in a sample of the lines of
+    ``files``, most frequent first, within ``distinct``'s bounds: counted by Ray Data (each
+    block's pairs counted where it is read, then grouped)."""
     if not files:
         return []
     import ray.data
 
+    lines = ray.data.read_text(files)
+    if distinct.SAMPLE_FRACTION < 1:
+        lines = lines.random_sample(distinct.SAMPLE_FRACTION, seed=distinct.SAMPLE_SEED)
     counted = (
-        ray.data.read_text(files)
-        .map_batches(_pairs, batch_format="pyarrow")
+        lines.map_batches(_pairs, batch_format="pyarrow")
         .groupby(["tool", "text"])
         .sum("calls")
         .filter(expr=f"`sum(calls)` >= {distinct.MIN_CALLS}")

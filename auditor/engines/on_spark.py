@@ -115,8 +115,9 @@ def _preload(
 
 
 def _candidates(spark: SparkSession, files: list[str]) -> list[tuple[str, str]]:
-    """The (tool, arguments text) pairs called at least twice in ``files``, most frequent
-    first, within ``distinct``'s bounds: counted by Spark (the JVM), not by Python."""
+    """The (tool, arguments text) pairs called at least twice in a sample of the lines of
+    ``files``, most frequent first, within ``distinct``'s bounds: counted by Spark (the JVM),
+    not by Python."""
     if not files:
         return []
     from pyspark.sql import functions as F
@@ -124,7 +125,10 @@ def _candidates(spark: SparkSession, files: list[str]) -> list[tuple[str, str]]:
     record = F.from_json(
         "value", f"{distinct.TOOL_FIELD} STRING, {distinct.ARGUMENTS_FIELD} STRING"
     )
-    pairs = spark.read.text(files).select(
+    lines = spark.read.text(files)
+    if distinct.SAMPLE_FRACTION < 1:
+        lines = lines.sample(fraction=distinct.SAMPLE_FRACTION, seed=distinct.SAMPLE_SEED)
+    pairs = lines.select(
         record[distinct.TOOL_FIELD].alias("tool"), record[distinct.ARGUMENTS_FIELD].alias("text")
     )
     counted = (
