@@ -220,3 +220,73 @@ def test_take_keeps_the_first_pairs_within_both_bounds() -> None:
     assert distinct.take(pairs, most=2) == pairs[:2]
     assert distinct.take(pairs, chars=8) == pairs[:2]  # the third would hold 12 characters
     assert distinct.take(pairs, chars=3) == []
+
+
+COUNTED = {
+    # {"n": 1} on the lines none of 3, 5, 7, 11, 13 divides; FIRST on line 1 and every third;
+    # {"n": "x"} every seventh, not third; the object {"n": 2} (keyed compact) every
+    # eleventh, not third nor seventh; the unknown tool every thirteenth, not 3rd, 7th, 11th.
+    ("count", '{"n": 1}'): 230,
+    ("label", FIRST): 201,
+    ("count", '{"n": "x"}'): 57,
+    ("count", '{"n":2}'): 31,
+    ("nobody", "{}"): 24,
+}
+
+
+def test_the_pairs_counted_in_buckets_are_the_log_s_most_called_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(distinct, "SAMPLE_FRACTION", 1.0)  # every line: exact counts
+    plan = distinct_workload(tmp_path)
+    parts = distinct.countable_parts(plan)
+    assert len(parts) >= 8 and all(isinstance(plan.parts[p], LogPart) for p in parts)
+    counted = [distinct.count_pairs(plan, part, 3) for part in parts]
+    # A pair falls in the same bucket whatever part counts it: a shuffle's partition.
+    for bucket in range(3):
+        others = {pair for each in counted for b in (0, 1, 2) if b != bucket for pair in each[b]}
+        assert not others & {pair for each in counted for pair in each[bucket]}
+    tops = [distinct.most_called(*[each[bucket] for each in counted]) for bucket in range(3)]
+    merged = distinct.most_called(*tops)
+    assert merged == COUNTED and list(merged) == list(COUNTED)  # the distinct labels: once
+    assert distinct.take(merged) == list(COUNTED)
+
+
+def test_a_sample_counts_every_tenth_line_of_each_part(tmp_path: Path) -> None:
+    plan = distinct_workload(tmp_path)
+    parts = distinct.countable_parts(plan)
+    sampled = [sum(distinct.count_pairs(plan, part, 1)[0].values()) for part in parts]
+    lines = [plan.parts[part] for part in parts]
+    assert 0 < sum(sampled) <= 600 // 10
+    for part, calls in zip(lines, sampled, strict=True):
+        assert isinstance(part, LogPart)
+        with open(part.file, "rb") as log:
+            log.seek(part.start)
+            held = log.read(part.end - part.start).count(b"\n")
+        assert calls <= held // 10
+
+
+def test_most_called_keeps_pairs_called_twice_and_at_most_the_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    once, twice, thrice = ("a", "1"), ("b", "2"), ("c", "3")
+    assert distinct.most_called({once: 1, twice: 1}, {twice: 1, thrice: 3}) == {thrice: 3, twice: 2}
+    monkeypatch.setattr(distinct, "MAX_CANDIDATES", 1)
+    assert distinct.most_called({twice: 2, thrice: 3}) == {thrice: 3}
+
+
+@pytest.mark.parametrize(
+    ("line", "pair"),
+    [
+        (b'{"tool": "t", "arguments": "{\\"a\\": 1}"}', ("t", '{"a": 1}')),
+        (b'{"tool": "t", "arguments": {"a": 1}}', ("t", '{"a":1}')),  # compact, as auditor keys it
+        (b'{"tool": "t", "arguments": "' + b"x" * 1025 + b'"}', None),  # too long to preload
+        (b'{"tool": 5, "arguments": "{}"}', None),  # no tool name
+        (b'{"tool": "t"}', None),  # no arguments
+        (b'{"tool": "t", "arguments": null}', None),  # no arguments either
+        (b"[1]", None),
+        (b"{", None),
+    ],
+)
+def test_a_pair_is_read_as_auditor_keys_a_call(line: bytes, pair: tuple[str, str] | None) -> None:
+    assert distinct.pair_of(line) == pair

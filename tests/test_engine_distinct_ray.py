@@ -17,7 +17,7 @@ from tests.test_engine_distinct import FIRST, distinct_workload
 
 ray = pytest.importorskip("ray", reason="the ray extra is not installed: pip install '.[ray]'")
 
-from auditor.engines import on_ray  # noqa: E402
+from auditor.engines import distinct, on_ray  # noqa: E402
 from auditor.engines.on_ray import audit_on_ray  # noqa: E402
 
 
@@ -29,11 +29,14 @@ def local_ray() -> Iterator[None]:
     ray.shutdown()
 
 
-def test_ray_data_counts_the_pairs_called_twice_most_frequent_first(tmp_path: Path) -> None:
+def test_ray_data_counts_the_pairs_called_twice_most_frequent_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(distinct, "SAMPLE_FRACTION", 1.0)  # every line: exact counts
     plan = distinct_workload(tmp_path)
     # As on Spark (tests/test_engine_distinct_spark.py): 230, 201, 57, 31 and 24 calls; the
     # object {"n": 2} keyed as auditor's reader keys it, compact.
-    assert on_ray._candidates([plan.files[0]]) == [
+    assert on_ray._candidates(plan, ray.put(plan), 0.5) == [
         ("count", '{"n": 1}'),
         ("label", FIRST),
         ("count", '{"n": "x"}'),
@@ -42,7 +45,10 @@ def test_ray_data_counts_the_pairs_called_twice_most_frequent_first(tmp_path: Pa
     ]
 
 
-def test_only_accepted_candidates_are_preloaded(tmp_path: Path) -> None:
+def test_only_accepted_candidates_are_preloaded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(distinct, "SAMPLE_FRACTION", 1.0)
     plan = distinct_workload(tmp_path)
     preload = on_ray._preload(plan, ray.put(plan), 0.5)
     assert set(ray.get(preload)) == {
@@ -52,7 +58,11 @@ def test_only_accepted_candidates_are_preloaded(tmp_path: Path) -> None:
     }
 
 
-def test_with_repeats_across_many_parts_the_report_is_the_one_pass_report(tmp_path: Path) -> None:
+@pytest.mark.parametrize("fraction", [1.0, distinct.SAMPLE_FRACTION])
+def test_with_repeats_across_many_parts_the_report_is_the_one_pass_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fraction: float
+) -> None:
+    monkeypatch.setattr(distinct, "SAMPLE_FRACTION", fraction)  # every line, then a sample
     plan = distinct_workload(tmp_path)
     assert plan.distinct_first and len(plan.parts) >= 8
     assert json_of(audit_on_ray(plan, cpus_per_part=0.5)) == one_pass(plan)

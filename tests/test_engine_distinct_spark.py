@@ -22,7 +22,7 @@ if shutil.which("java") is None:
 
 from pyspark.sql import SparkSession
 
-from auditor.engines import on_spark
+from auditor.engines import distinct, on_spark
 from auditor.engines.on_spark import audit_on_spark
 
 
@@ -41,8 +41,9 @@ def spark() -> Iterator[SparkSession]:
 
 
 def test_spark_counts_the_pairs_called_twice_most_frequent_first(
-    spark: SparkSession, tmp_path: Path
+    spark: SparkSession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(distinct, "SAMPLE_FRACTION", 1.0)  # every line: exact counts
     plan = distinct_workload(tmp_path)
     candidates = on_spark._candidates(spark, [plan.files[0]])
     # Most frequent first: {"n": 1} on the lines none of 3, 5, 7, 11, 13 divides (230);
@@ -59,7 +60,10 @@ def test_spark_counts_the_pairs_called_twice_most_frequent_first(
     ]
 
 
-def test_only_accepted_candidates_are_broadcast(spark: SparkSession, tmp_path: Path) -> None:
+def test_only_accepted_candidates_are_broadcast(
+    spark: SparkSession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(distinct, "SAMPLE_FRACTION", 1.0)
     plan = distinct_workload(tmp_path)
     shared = spark.sparkContext.broadcast(plan)
     preload = on_spark._preload(spark, shared)
@@ -71,9 +75,11 @@ def test_only_accepted_candidates_are_broadcast(spark: SparkSession, tmp_path: P
     }
 
 
+@pytest.mark.parametrize("fraction", [1.0, distinct.SAMPLE_FRACTION])
 def test_with_repeats_across_many_parts_the_report_is_the_one_pass_report(
-    spark: SparkSession, tmp_path: Path
+    spark: SparkSession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fraction: float
 ) -> None:
+    monkeypatch.setattr(distinct, "SAMPLE_FRACTION", fraction)  # every line, then a sample
     plan = distinct_workload(tmp_path)
     assert plan.distinct_first and len(plan.parts) >= 8
     assert json_of(audit_on_spark(plan, spark)) == one_pass(plan)

@@ -19,8 +19,11 @@ preload; the report is the same either way, byte for byte.
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Iterable
 from typing import Final
+
+import orjson
 
 from auditor.aggregate.pipeline import evaluate_call
 from auditor.aggregate.repeats import AcceptedRepeats, Known, Payload
@@ -30,6 +33,7 @@ from auditor.inputs.log_format_names import LogFormat
 from auditor.inputs.parts import LogPart
 from auditor.inputs.reader import call_from
 from auditor.models import Outcome
+from auditor.replay.tool import text_of
 
 MAX_CANDIDATES: Final = 20_000
 """Payloads preloaded at most: the most frequent. Below ``MAX_PAYLOADS``, so that a part still
@@ -54,18 +58,85 @@ ARGUMENTS_FIELD: Final = "arguments"
 keys a generic JSON Lines record may use (``auditor.inputs.log_formats``). A record that
 names its tool or arguments otherwise is only not a candidate."""
 
+Counted = dict[tuple[str, str], int]
+"""Calls by (tool, arguments text)."""
+
+
+def countable_parts(plan: AuditPlan) -> list[int]:
+    """The parts an engine counts payloads in (``count_pairs``): byte ranges of logs read as
+    generic JSON Lines. Other logs (other formats; gzip and small files, read whole, whose
+    format the worker detects) are only audited: their calls are replayed per part."""
+    return [
+        number
+        for number, item in enumerate(plan.parts)
+        if isinstance(item, LogPart) and item.fmt is LogFormat.JSONL and item.data is None
+    ]
+
 
 def eligible_files(plan: AuditPlan) -> list[str]:
-    """The logs, in plan order, that an engine's own reader counts payloads in: those cut in
-    parts as generic JSON Lines. Other logs (other formats, small files read whole, whose
-    format is detected by the worker) are only audited: their calls are replayed per part."""
-    return list(
-        dict.fromkeys(
-            item.file
-            for item in plan.parts
-            if isinstance(item, LogPart) and item.fmt is LogFormat.JSONL and item.data is None
-        )
-    )
+    """The logs of ``countable_parts``, in plan order, for an engine that reads files whole."""
+    return list(dict.fromkeys(_part(plan, number).file for number in countable_parts(plan)))
+
+
+def _part(plan: AuditPlan, number: int) -> LogPart:
+    item = plan.parts[number]
+    assert isinstance(item, LogPart)  # countable_parts are
+    return item
+
+
+def pair_of(line: bytes) -> tuple[str, str] | None:
+    """The (tool, arguments text) of a JSON Lines record, as an engine reads it: the text of
+    arguments logged as a string, the compact JSON of others; None for a line that is not one."""
+    try:
+        record = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(record, dict):
+        return None
+    tool = record.get(TOOL_FIELD)
+    text = record.get(ARGUMENTS_FIELD)
+    if not isinstance(text, str):
+        text = None if text is None else text_of(text)
+    if not isinstance(tool, str) or text is None or len(text) > MAX_CANDIDATE_TEXT:
+        return None
+    return tool, text
+
+
+def count_pairs(plan: AuditPlan, part: int, buckets: int) -> list[Counted]:
+    """The pairs (``pair_of``) of every ``1 / SAMPLE_FRACTION``-th line of a countable part,
+    with their calls, in ``buckets`` dicts by a digest of the pair (the same in every process:
+    a shuffle's partitions)."""
+    item = _part(plan, part)
+    every = max(1, round(1 / SAMPLE_FRACTION))
+    counted: list[Counted] = [{} for _ in range(buckets)]
+    with open(item.file, "rb") as lines:
+        lines.seek(item.start)
+        at, number = item.start, 0
+        while at < item.end:
+            line = lines.readline()
+            if not line:
+                break
+            at += len(line)
+            number += 1
+            if number % every:
+                continue
+            pair = pair_of(line)
+            if pair is not None:
+                into = counted[zlib.crc32(f"{pair[0]}\0{pair[1]}".encode()) % buckets]
+                into[pair] = into.get(pair, 0) + 1
+    return counted
+
+
+def most_called(*counted: Counted) -> Counted:
+    """The calls of ``counted`` summed, of the pairs called ``MIN_CALLS`` times or more: the
+    ``MAX_CANDIDATES`` most called, most called first (ties in the pairs' order)."""
+    total: Counted = {}
+    for some in counted:
+        for pair, calls in some.items():
+            total[pair] = total.get(pair, 0) + calls
+    kept = [item for item in total.items() if item[1] >= MIN_CALLS]
+    kept.sort(key=lambda item: (-item[1], item[0]))
+    return dict(kept[:MAX_CANDIDATES])
 
 
 def take(

@@ -4,10 +4,11 @@ whose calls repeat earlier files' first get the ids earlier parts hold, by a two
 map/reduce on the call-id digests (``call_ids`` in buckets, ``seen_before`` per bucket),
 passed between tasks as object references: the ids never reach the driver.
 
-With ``AuditPlan.distinct_first``, Ray Data first counts the (tool, arguments text) pairs of
-the JSON Lines logs (``read_text``, a decoding ``map_batches``, ``groupby``); tasks replay the
+With ``AuditPlan.distinct_first``, tasks first count the (tool, arguments text) pairs of a
+sample of the JSON Lines logs' lines, by a map/reduce on the pairs' digests; tasks replay the
 most frequent once, and the accepted ones, put in the object store, are preloaded in every
-part (``auditor.engines.distinct``).
+part (``auditor.engines.distinct``). (Ray Data would need pandas, which the ``ray`` extra
+does not install.)
 
 ``audit_on_ray`` is for users connected to a Ray cluster (``ray.init(address=...)``, with a
 ``runtime_env`` that installs ``auditor``); ``run`` is ``--engine ray``. ray is the
@@ -19,8 +20,6 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from typing import Any, Final
-
-import orjson
 
 from auditor.aggregate.repeats import Known, Payload
 from auditor.engines import distinct
@@ -36,7 +35,6 @@ from auditor.engines.core import (
 )
 from auditor.engines.plan import AuditPlan
 from auditor.models import Report
-from auditor.replay.tool import text_of
 
 MAX_BUCKETS: Final = 16
 """Reduce tasks of the shuffle of call ids, at most: each returns a list per part."""
@@ -103,7 +101,7 @@ def _preload(plan: AuditPlan, shared: Any, cpus: float) -> Any:
     ones; None when no log can be counted so (or none repeats)."""
     import ray
 
-    candidates = _candidates(distinct.eligible_files(plan))
+    candidates = _candidates(plan, shared, cpus)
     if not candidates:
         return None
     replay = ray.remote(num_cpus=cpus)(distinct.replay_candidates)
@@ -115,53 +113,22 @@ def _preload(plan: AuditPlan, shared: Any, cpus: float) -> Any:
     return ray.put(known)
 
 
-def _candidates(files: list[str]) -> list[tuple[str, str]]:
-    """The (tool, arguments text) pairs called at least twice in a sample of the lines of
-    ``files``, most frequent first, within ``distinct``'s bounds: counted by Ray Data (each
-    block's pairs counted where it is read, then grouped)."""
-    if not files:
+def _candidates(plan: AuditPlan, shared: Any, cpus: float) -> list[tuple[str, str]]:
+    """The (tool, arguments text) pairs called at least twice in a sample of the lines of the
+    parts ``distinct`` can count, most frequent first, within its bounds: map tasks count each
+    part's pairs in buckets by digest, one reduce task per bucket keeps its most frequent, so
+    the driver receives at most ``MAX_CANDIDATES`` pairs a bucket."""
+    import ray
+
+    parts = distinct.countable_parts(plan)
+    if not parts:
         return []
-    import ray.data
-
-    lines = ray.data.read_text(files)
-    if distinct.SAMPLE_FRACTION < 1:
-        lines = lines.random_sample(distinct.SAMPLE_FRACTION, seed=distinct.SAMPLE_SEED)
-    counted = (
-        lines.map_batches(_pairs, batch_format="pyarrow")
-        .groupby(["tool", "text"])
-        .sum("calls")
-        .filter(expr=f"`sum(calls)` >= {distinct.MIN_CALLS}")
-        .sort(["sum(calls)", "tool", "text"], descending=[True, False, False])
-        .limit(distinct.MAX_CANDIDATES)
-    )
-    return distinct.take((row["tool"], row["text"]) for row in counted.take_all())
-
-
-def _pairs(batch: Any) -> Any:
-    """A block of lines -> its (tool, arguments text) pairs with their calls, counted."""
-    import pyarrow
-
-    calls: dict[tuple[str, str], int] = {}
-    for line in batch.column("text").to_pylist():
-        try:
-            record = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            continue
-        if not isinstance(record, dict):
-            continue
-        tool = record.get(distinct.TOOL_FIELD)
-        text = record.get(distinct.ARGUMENTS_FIELD)
-        if not isinstance(text, str):  # an object's text, as auditor's reader keys it
-            text = None if text is None else text_of(text)
-        if isinstance(tool, str) and text is not None and len(text) <= distinct.MAX_CANDIDATE_TEXT:
-            calls[tool, text] = calls.get((tool, text), 0) + 1
-    return pyarrow.table(
-        {
-            "tool": [tool for tool, _ in calls],
-            "text": [text for _, text in calls],
-            "calls": list(calls.values()),
-        }
-    )
+    buckets = min(max(len(parts), 2), MAX_BUCKETS)  # two at least: Ray then returns a list
+    mapper = ray.remote(num_cpus=cpus, num_returns=buckets)(distinct.count_pairs)
+    reducer = ray.remote(num_cpus=cpus)(distinct.most_called)
+    counted = [mapper.remote(shared, part, buckets) for part in parts]
+    tops = ray.get([reducer.remote(*[each[b] for each in counted]) for b in range(buckets)])
+    return distinct.take(distinct.most_called(*tops))
 
 
 def run(plan: AuditPlan, workers: int) -> Report:
