@@ -3,12 +3,14 @@ are replayed once, before the parts are audited, and no part replays them again.
 
 Per part, distinct-first (``auditor.aggregate.repeats``) replays each payload once or twice
 in every part that holds it: the smaller the parts, the more of a log's repeats it replays.
-So an engine first counts the (tool, arguments text) pairs of the whole input with its own
-reader and group-by (``on_spark``, ``on_ray``), on the logs it can read that way
-(``eligible_files``: generic JSON Lines, one call per line under ``tool``/``arguments``), and
-keeps the most frequent that occur at least twice (``take``, bounded). The workers replay each
-of those once (``replay_candidates``), keep the accepted ones (``Known``), and every part is
-audited with them preloaded (``audit_part(preload=...)``): their calls are only counted.
+So an engine first counts the (tool, arguments text) pairs of a sample of the input's lines
+(``SAMPLE_FRACTION``), on the logs it can read that way (``countable_parts``: byte ranges of
+generic JSON Lines, one call per line under ``tool``/``arguments``): Spark with its own reader
+and group-by (``on_spark``), Ray by a map/reduce of tasks on the pairs' digests
+(``count_pairs``, ``most_called``). The most frequent pairs called at least twice are the
+candidates (``take``, bounded). The workers replay each once (``replay_candidates``) and keep
+the accepted ones (``Known``); every part is audited with them preloaded
+(``audit_part(preload=...)``): their calls are only counted.
 
 Exact by construction: a preloaded verdict is what replaying that very (tool, text) with no
 logged evidence gives, and a call is counted with it only when auditor's own reading of the
