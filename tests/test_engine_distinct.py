@@ -234,14 +234,11 @@ COUNTED = {
 }
 
 
-def test_the_pairs_counted_in_buckets_are_the_log_s_most_called_first(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(distinct, "SAMPLE_FRACTION", 1.0)  # every line: exact counts
+def test_the_pairs_counted_in_buckets_are_the_log_s_most_called_first(tmp_path: Path) -> None:
     plan = distinct_workload(tmp_path)
     parts = distinct.countable_parts(plan)
     assert len(parts) >= 8 and all(isinstance(plan.parts[p], LogPart) for p in parts)
-    counted = [distinct.count_pairs(plan, part, 3) for part in parts]
+    counted = [distinct.count_pairs(plan, part, 3, 1.0) for part in parts]  # every line
     # A pair falls in the same bucket whatever part counts it: a shuffle's partition.
     for bucket in range(3):
         others = {pair for each in counted for b in (0, 1, 2) if b != bucket for pair in each[b]}
@@ -255,7 +252,8 @@ def test_the_pairs_counted_in_buckets_are_the_log_s_most_called_first(
 def test_a_sample_counts_every_tenth_line_of_each_part(tmp_path: Path) -> None:
     plan = distinct_workload(tmp_path)
     parts = distinct.countable_parts(plan)
-    sampled = [sum(distinct.count_pairs(plan, part, 1)[0].values()) for part in parts]
+    fraction = distinct.SAMPLE_FRACTION
+    sampled = [sum(distinct.count_pairs(plan, part, 1, fraction)[0].values()) for part in parts]
     lines = [plan.parts[part] for part in parts]
     assert 0 < sum(sampled) <= 600 // 10
     for part, calls in zip(lines, sampled, strict=True):

@@ -104,12 +104,12 @@ def pair_of(line: bytes) -> tuple[str, str] | None:
     return tool, text
 
 
-def count_pairs(plan: AuditPlan, part: int, buckets: int) -> list[Counted]:
-    """The pairs (``pair_of``) of every ``1 / SAMPLE_FRACTION``-th line of a countable part,
-    with their calls, in ``buckets`` dicts by a digest of the pair (the same in every process:
-    a shuffle's partitions)."""
+def count_pairs(plan: AuditPlan, part: int, buckets: int, fraction: float) -> list[Counted]:
+    """The pairs (``pair_of``) of every ``1 / fraction``-th line of a countable part, with
+    their calls, in ``buckets`` dicts by a digest of the pair (the same in every process: a
+    shuffle's partitions)."""
     item = _part(plan, part)
-    every = max(1, round(1 / SAMPLE_FRACTION))
+    every = max(1, round(1 / fraction))
     counted: list[Counted] = [{} for _ in range(buckets)]
     with open(item.file, "rb") as lines:
         lines.seek(item.start)

@@ -126,7 +126,8 @@ def _candidates(plan: AuditPlan, shared: Any, cpus: float) -> list[tuple[str, st
     buckets = min(max(len(parts), 2), MAX_BUCKETS)  # two at least: Ray then returns a list
     mapper = ray.remote(num_cpus=cpus, num_returns=buckets)(distinct.count_pairs)
     reducer = ray.remote(num_cpus=cpus)(distinct.most_called)
-    counted = [mapper.remote(shared, part, buckets) for part in parts]
+    fraction = distinct.SAMPLE_FRACTION  # read here: the driver decides
+    counted = [mapper.remote(shared, part, buckets, fraction) for part in parts]
     tops = ray.get([reducer.remote(*[each[b] for each in counted]) for b in range(buckets)])
     return distinct.take(distinct.most_called(*tops))
 
