@@ -5,9 +5,9 @@ the ids that earlier parts hold (``auditor.engines.core.seen_before``), joined t
 executors: the ids never reach the driver.
 
 With ``AuditPlan.distinct_first``, Spark's own reader and group-by first count the (tool,
-arguments text) pairs of the JSON Lines logs (``spark.read.text``, ``from_json``, ``groupBy``);
-the executors replay the most frequent once, and the accepted ones, broadcast, are preloaded
-in every part (``auditor.engines.distinct``).
+arguments text) pairs of a sample of the JSON Lines logs' lines (``spark.read.text``,
+``sample``, ``from_json``, ``groupBy``); the executors replay the most frequent once, and the
+accepted ones, broadcast, are preloaded in every part (``auditor.engines.distinct``).
 
 ``audit_on_spark`` is for users who hold a ``SparkSession`` (on a cluster, the executors
 need ``auditor`` installed and the log paths readable); ``run`` is ``--engine spark``.
@@ -47,8 +47,10 @@ def audit_on_spark(plan: AuditPlan, spark: SparkSession) -> Report:
         return merge(plan, [])
     context = spark.sparkContext
     shared = context.broadcast(plan)  # shipped once per executor, not once per part
-    preload = _preload(spark, shared) if plan.distinct_first else None
+    preload = None
     try:
+        if plan.distinct_first:
+            preload = _preload(spark, shared)
         count = len(plan.parts)
         keyed = context.parallelize([(part, ()) for part in range(count)], count)
         seen = _seen_before(context, shared, repeat_parts(plan))
