@@ -4,12 +4,18 @@ whether the reports are the same.
     python3 benchmarks/engines.py                          # 200,000 calls, local/spark/ray
     python3 benchmarks/engines.py --calls 1000000 --workers 2 --engine spark
 
+    python3 benchmarks/engines.py --calls 1000000 --engine spark --engine ray --parts 64 \
+        --distinct-first off --distinct-first on --rounds 3    # issue 16, part 9
+
 Each engine runs in a fresh process (the driver), which audits through the Python API
-(``auditor.aggregate.parallel.audit_logs`` with ``engine=``) and reports its own wall time
-and peak RSS. For Spark the driver is the Python process: the JVM it starts and the Python
-workers are not counted, nor Ray's raylet and workers; the driver's memory is what must not
-grow with the log (it receives tallies, never calls). Start-up is included: a local Spark
-or Ray takes seconds to start. The extras must be installed: ``pip install '.[spark,ray]'``.
+(``audit_logs`` locally; for Spark and Ray a plan of about ``--parts`` parts, or the one
+``--engine`` makes, on a local session of ``--workers`` cores) and reports its wall time, the
+CPU seconds of every process of the run (the driver, Spark's JVM and Python workers, Ray's
+raylet and workers: the machine is shared, so CPU is what compares) and the driver's peak
+RSS (the driver's memory is what must not grow with the log: it receives tallies, never
+calls). Start-up is included: a local Spark or Ray takes seconds to start.
+``--distinct-first`` on/off: ``AuditPlan.distinct_first``, with the CPU and wall of its
+stage 1. The extras must be installed: ``pip install '.[spark,ray]'``.
 """
 
 from __future__ import annotations
