@@ -65,7 +65,7 @@ def drive(
         "cpu": cpu,
         "stage1_cpu": stage["cpu"],
         "stage1_wall": stage["wall"],
-        "parts": parts,
+        "parts": 0 if engine == "local" else parts,  # --jobs cuts its own
         "driver_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "calls": report.call_count,
         "report": hashlib.sha256(text.encode()).hexdigest()[:16],
