@@ -16,6 +16,12 @@ RSS (the driver's memory is what must not grow with the log: it receives tallies
 calls). Start-up is included: a local Spark or Ray takes seconds to start.
 ``--distinct-first`` on/off: ``AuditPlan.distinct_first``, with the CPU and wall of its
 stage 1. The extras must be installed: ``pip install '.[spark,ray]'``.
+
+``--parquet`` audits the same calls as a Parquet log (``calls.parquet``: a tool-name column
+and the arguments' JSON text, in row groups of ``--row-group`` rows, written once from the
+generated log with pyarrow): the engines cut it in runs of row groups, Spark reads it
+itself where pandas is installed (``mapInArrow``); ``--jobs`` reads it in one pass. It
+needs ``pip install '.[spark,ray,parquet]'`` (and pandas for Spark's own scans).
 """
 
 from __future__ import annotations
@@ -35,6 +41,28 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generate import WORKLOADS, generate
 
 ENGINES = ("local", "spark", "ray")
+
+
+def to_parquet(log: Path, parquet: Path, row_group: int) -> None:
+    """The calls of ``log`` as a Parquet log of one call per row (tool, arguments text)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from auditor.inputs.reader import LogReader
+
+    schema = pa.schema([("tool_name", pa.string()), ("arguments", pa.string())])
+    tools: list[str | None] = []
+    arguments: list[str] = []
+    with pq.ParquetWriter(parquet, schema) as writer:
+        for call in LogReader([str(log)]):
+            tools.append(call.tool)
+            raw = call.unparsed.raw if call.unparsed is not None else None
+            arguments.append(raw or call.text or json.dumps(call.arguments))
+            if len(tools) == row_group:
+                writer.write_table(pa.table([tools, arguments], schema=schema), row_group)
+                tools, arguments = [], []
+        if tools:
+            writer.write_table(pa.table([tools, arguments], schema=schema), row_group)
 
 
 def drive(
@@ -69,7 +97,19 @@ def drive(
         "driver_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "calls": report.call_count,
         "report": hashlib.sha256(text.encode()).hexdigest()[:16],
+        "counts": _counts_digest(text),
     }
+
+
+def _counts_digest(text: str) -> str:
+    """A digest of the report without its groups' offending values: which values a group
+    lists depends on where the log was cut when a part sees more distinct ones than a group
+    keeps (``auditor.aggregate.groups``), the totals, groups and coverage do not."""
+    report = json.loads(text)
+    for group in report["groups"]:
+        group.pop("offending_values", None)
+    report.pop("generated_at", None)
+    return hashlib.sha256(json.dumps(report, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def on_engine(
@@ -175,24 +215,36 @@ def main() -> None:
         "give both to compare",
     )
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--parquet", action="store_true", help="audit the calls as Parquet")
+    parser.add_argument("--row-group", type=int, default=65_536, help="rows per row group")
     parser.add_argument("--drive", choices=ENGINES, help=argparse.SUPPRESS)
     options = parser.parse_args()
     out = options.dir / f"{options.workload}-{options.calls}"
     catalog = out / "tools.json"
+    parquet = out / f"parquet-{options.row_group}" / "calls.parquet"
     if options.drive:
-        log = next(p for p in out.iterdir() if p.name.startswith(("calls", "logs")))
+        log = (
+            parquet
+            if options.parquet
+            else next(p for p in out.iterdir() if p.name.startswith(("calls", "logs")))
+        )
         on = options.distinct_first == ["on"]
         print(json.dumps(drive(options.drive, catalog, log, options.workers, options.parts, on)))
         return
     if not catalog.exists():
         out.mkdir(parents=True, exist_ok=True)
         generate(options.calls, options.seed, out, WORKLOADS[options.workload])
-    print(f"{options.workload}, {options.calls:,} calls, {options.workers} workers each")
+    if options.parquet and not parquet.exists():
+        parquet.parent.mkdir(exist_ok=True)
+        log = next(p for p in out.iterdir() if p.name.startswith(("calls", "logs")))
+        to_parquet(log, parquet, options.row_group)
+    shape = f", as Parquet (row groups of {options.row_group:,} rows)" if options.parquet else ""
+    print(f"{options.workload}, {options.calls:,} calls{shape}, {options.workers} workers each")
     print(
         "| engine | parts | distinct-first | CPU (all processes) | stage 1 CPU / wall | wall "
-        "| driver peak RSS | calls | report (sha256) | load |"
+        "| driver peak RSS | calls | report (sha256) | without offending values | load |"
     )
-    print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: |")
+    print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: |")
     for _ in range(options.rounds):  # rounds alternate the variants: the same load for each
         for engine in options.engine or ENGINES:
             for first in options.distinct_first or ["off"]:
@@ -201,14 +253,16 @@ def main() -> None:
                 command = [sys.executable, __file__, "--drive", engine, "--dir", str(options.dir)]
                 command += ["--calls", str(options.calls), "--workload", options.workload]
                 command += ["--workers", str(options.workers), "--parts", str(options.parts)]
-                command += ["--distinct-first", first]
+                command += ["--distinct-first", first, "--row-group", str(options.row_group)]
+                command += ["--parquet"] if options.parquet else []
                 done = subprocess.run(command, check=True, capture_output=True, text=True)
                 row = json.loads(done.stdout.strip().splitlines()[-1])
                 print(
                     f"| {engine} | {row['parts'] or 'default'} | {first} | {row['cpu']:.1f} s "
                     f"| {row['stage1_cpu']:.1f} s / {row['stage1_wall']:.1f} s "
                     f"| {row['wall']:.1f} s | {row['driver_rss_mib']:.0f} MiB "
-                    f"| {row['calls']:,} | `{row['report']}` | {os.getloadavg()[0]:.1f} |",
+                    f"| {row['calls']:,} | `{row['report']}` | `{row['counts']}` "
+                    f"| {os.getloadavg()[0]:.1f} |",
                     flush=True,
                 )
 

@@ -4,6 +4,7 @@ many parts, with the report one pass over the same logs gives (``--jobs 1``)."""
 from __future__ import annotations
 
 import gzip
+import json
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from auditor.aggregate.pipeline import ReportSettings
 from auditor.engines.plan import AuditPlan, make_plan
 from auditor.inputs.calls_from import CallsFrom
 from auditor.inputs.catalogs import load_catalogs
+from auditor.inputs.parts import ColumnarPart
 from auditor.models import Report
 from auditor.report import Format, render
 from tests.conftest import ROOT, run_cli
@@ -74,7 +76,10 @@ def history_plan(folder: Path) -> AuditPlan:
 
 def one_pass(plan: AuditPlan) -> str:
     """The JSON report of ``--jobs 1`` on the plan's inputs (read as its parts are)."""
-    calls_from = plan.parts[0].calls_from if plan.parts else CallsFrom.ALL
+    calls_from = next(
+        (part.calls_from for part in plan.parts if not isinstance(part, ColumnarPart)),
+        CallsFrom.ALL,
+    )
     return json_of(
         parallel.audit_logs(
             plan.tools,
@@ -121,3 +126,114 @@ def repeats_plan(folder: Path) -> AuditPlan:
     catalogs = [str(sample / "tools.json"), str(SAMPLES / "mcp_files" / "tools.json")]
     tools = load_catalogs(catalogs).tools
     return make_plan(tools, [str(f) for f in logs], catalogs, settings=LISTED, repeats_apart=True)
+
+
+SEARCH = {"search": {"type": "object", "properties": {"q": {"type": "string", "min_length": 2}}}}
+"""Normalized, ``min_length`` becomes ``minLength``: {"q": "x"} is newly rejected, {"q": "xyz"}
+passes, {"q": 5} is rejected before and after; any other tool is unknown."""
+TEXT_ROWS = [
+    ("search", '{"q": "x"}'),  # newly rejected
+    (None, None),  # no call
+    ("search", '{"q": "xyz"}'),  # accepted
+    ("search", '{"q": 1'),  # unparseable: not JSON
+    ("search", None),  # unparseable: no arguments
+    ("", "{}"),  # no call: an empty tool
+    ("fetch", "{}"),  # unknown tool
+    ("search", '{"q": 5}'),  # still rejected
+]
+STRUCT_ROWS: list[tuple[str | None, dict[str, str] | None]] = [
+    ("search", {"q": "x"}),  # newly rejected
+    (None, {"q": "x"}),  # no call
+    ("search", None),  # unparseable: no arguments
+    ("search", {"q": "abc"}),  # accepted
+]
+COLUMNAR_STATS = [
+    ("parquet", 400, 0, 400, 100, 300),  # TEXT_ROWS 50 times
+    ("parquet", 100, 0, 100, 25, 75),  # STRUCT_ROWS 25 times
+    ("arrow", 48, 0, 48, 12, 36),  # TEXT_ROWS 6 times
+    ("parquet", 0, 0, 0, 0, 0),
+]
+"""(format, lines, blank, records, records without calls, calls) of each columnar log."""
+COLUMNAR_TOTALS = {
+    "calls": 411,
+    "unknown_tool": 56,
+    "unparseable": 137,
+    "schema_error_after": 0,
+    "schema_error_before": 0,
+    "accepted": 81,
+    "newly_rejected": 81,
+    "still_rejected": 56,
+    "newly_accepted": 0,
+}
+"""Of the columnar logs: per TEXT_ROWS, one newly rejected, one accepted, two unparseable,
+one unknown and one still rejected (56 times); per STRUCT_ROWS, one newly rejected, one
+accepted, one unparseable (25 times)."""
+
+
+def columnar_plan(folder: Path, scratch: bool = False, workers: int = 8) -> AuditPlan:
+    """Parquet logs of JSON text (row groups of 30 rows) and of struct arguments under the
+    OTel column names (row groups of 10), an Arrow IPC file of three record batches and an
+    empty Parquet log, cut in runs of row groups; ``scratch``: the listed calls put aside."""
+    import pyarrow as pa
+    import pyarrow.ipc as ipc
+    import pyarrow.parquet as pq
+
+    def text(rows: list[tuple[str | None, str | None]]) -> pa.Table:
+        tools = [tool for tool, _ in rows]
+        arguments = [value for _, value in rows]
+        return pa.table(
+            {
+                "tool_name": pa.array(tools, pa.string()),
+                "arguments": pa.array(arguments, pa.string()),
+            }
+        )
+
+    paths = [folder / name for name in ("text.parquet", "spans.parquet", "calls.arrow")]
+    pq.write_table(text(TEXT_ROWS * 50), paths[0], row_group_size=30)
+    struct = pa.struct([("q", pa.string())])
+    tools, arguments = zip(*(STRUCT_ROWS * 25), strict=True)
+    spans = pa.table(
+        {
+            "gen_ai.tool.name": list(tools),
+            "gen_ai.tool.call.arguments": pa.array(list(arguments), type=struct),
+        }
+    )
+    pq.write_table(spans, paths[1], row_group_size=10)
+    table = text(TEXT_ROWS * 6)
+    with ipc.new_file(paths[2], table.schema) as writer:
+        for batch in table.to_batches(max_chunksize=16):
+            writer.write_batch(batch)
+    empty = folder / "empty.parquet"
+    pq.write_table(text([]), empty)
+    catalog = folder / "tools.json"
+    catalog.write_text(json.dumps(SEARCH))
+    aside = folder / "scratch"
+    aside.mkdir(exist_ok=True)
+    return make_plan(
+        load_catalogs([str(catalog)]).tools,
+        [str(path) for path in [*paths, empty]],
+        ["tools.json"],
+        settings=LISTED,
+        workers=workers,
+        min_part_bytes=1,
+        scratch=str(aside) if scratch else None,
+    )
+
+
+def named_columns_on_and_off(
+    engine: str, folder: Path, capsys: pytest.CaptureFixture[str]
+) -> tuple[Run, Run]:
+    """A Parquet log whose columns only ``--tool-column fn --arguments-column payload`` name
+    (one newly rejected call, one accepted), audited from the command line on ``engine``,
+    then with ``--jobs 1``."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    log = folder / "custom.parquet"
+    table = pa.table({"fn": ["search", "search"], "payload": ['{"q": "x"}', '{"q": "xyz"}']})
+    pq.write_table(table, log, row_group_size=1)
+    catalog = folder / "tools.json"
+    catalog.write_text(json.dumps(SEARCH))
+    args = ["audit", "--schemas", str(catalog), "--logs", str(log), "--no-report-files", "-q"]
+    args += ["--format", "json", "--tool-column", "fn", "--arguments-column", "payload"]
+    return run_cli([*args, "--engine", engine], capsys), run_cli([*args, "--jobs", "1"], capsys)

@@ -227,16 +227,3 @@ def test_an_engine_cannot_read_standard_input(
         2,
         "auditor: error: --engine ray cannot read standard input: name the log files\n",
     )
-
-
-def test_an_engine_refuses_named_columns_before_starting(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    # The cluster engines find a columnar log's columns by name; named ones would be ignored.
-    args = ["audit", "--schemas", str(MCP_FILES / "tools.json")]
-    args += ["--logs", str(MCP_FILES / "calls.jsonl"), "--no-report-files", "-q"]
-    code, out, err = run_cli([*args, "--engine", "spark", "--tool-column", "fn"], capsys)
-    assert (code, out) == (2, "")
-    assert err.startswith("auditor: error: --engine spark finds the columns of Parquet")
-    # Named columns with the local engine are fine (a JSON Lines log has no columns to find).
-    assert run_cli([*args, "--engine", "local", "--tool-column", "fn"], capsys)[0] == 1

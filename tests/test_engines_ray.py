@@ -6,17 +6,21 @@ of their own, after the main suite)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.engine_cases import (
+    COLUMNAR_TOTALS,
     SCENARIOS,
     cli_on_and_off,
+    columnar_plan,
     generated_plan,
     history_plan,
     json_of,
+    named_columns_on_and_off,
     one_pass,
     repeats_plan,
     sample_plan,
@@ -67,3 +71,21 @@ def test_the_command_line_engine_prints_the_local_report(
     assert (
         on_ray == local and isinstance(local, tuple) and local[0] == 1
     )  # the sample has newly rejected calls
+
+
+def test_parquet_and_arrow_logs_give_the_one_pass_report(tmp_path: Path) -> None:
+    pytest.importorskip("pyarrow", reason="pyarrow (the parquet extra) is not installed")
+    plan = columnar_plan(tmp_path, scratch=True)
+    report = json_of(audit_on_ray(plan, cpus_per_part=0.5))
+    assert json.loads(report)["totals"] == COLUMNAR_TOTALS
+    assert report == one_pass(plan)
+
+
+def test_named_columns_of_a_parquet_log_are_read_on_the_engine(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("pyarrow", reason="pyarrow (the parquet extra) is not installed")
+    on_ray, local = named_columns_on_and_off("ray", tmp_path, capsys)
+    assert on_ray == local
+    code, out, _ = on_ray
+    assert code == 1 and json.loads(out)["totals"]["newly_rejected"] == 1

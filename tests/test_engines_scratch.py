@@ -65,7 +65,7 @@ def test_partials_carry_no_kept_calls_and_merge_into_the_one_pass_report(
     partials = [audit_part(plan, part) for part in reversed(range(len(plan.parts)))]
     assert all(run.tally.kept == [] for partial in partials for run in partial.runs)
     # Each part put aside its own first calls: together, every listed call of the log.
-    aside = sum(count for partial in partials for run in partial.runs for _, count in run.aside)
+    aside = sum(count for partial in partials for run in partial.runs for _, _, count in run.aside)
     per_part = max_calls or COPIES * NOT_ACCEPTED
     assert COPIES * NOT_ACCEPTED >= aside >= min(per_part, COPIES * NOT_ACCEPTED)
     report = merge(plan, partials)
@@ -109,7 +109,7 @@ def test_a_worker_puts_its_kept_calls_aside_and_ships_their_number(
     assert (aside.kept, count, aside.omitted) == ([], 5, shipped.omitted)
     assert len(shipped.kept) == 5
     back = Tally(replays, settings)
-    take_back(str(tmp_path), [(1, 5)], back, 5)
+    take_back(str(tmp_path), [(1, 0, 5)], back, 5)
     assert back.kept == shipped.kept
 
 
@@ -120,11 +120,11 @@ def test_the_driver_stops_reading_once_the_list_is_full(tmp_path: Path) -> None:
     tools = load_catalogs([str(SCENARIO / "tools.json")]).tools
     plan = make_plan(tools, [str(log)], ["tools.json"], settings=settings, scratch=str(tmp_path))
     [run] = audit_part(plan, 0).runs
-    assert run.aside == [(0, 7)] and os.path.exists(side_file(str(tmp_path), 0))
+    assert run.aside == [(0, 0, 7)] and os.path.exists(side_file(str(tmp_path), 0))
     # Parts 1 and 2 put aside 7 and 3 calls more; the first part fills the list, so their
     # files are never opened (there are none here) and their calls count as omitted.
     back = Tally(prepare(tools, DEFAULT_RULES), settings)
-    take_back(str(tmp_path), [(2, 3), (0, 7), (1, 7)], back, 7)
+    take_back(str(tmp_path), [(2, 0, 3), (0, 0, 7), (1, 0, 7)], back, 7)
     assert (len(back.kept), back.omitted) == (7, 10)
     one_pass = parallel.audit_logs(tools, [str(log)], ["tools.json"], settings=settings)
     assert [r.call.source for r in back.kept] == [r.call.source for r in one_pass.calls]
@@ -146,7 +146,7 @@ def test_combined_partials_keep_every_part_put_aside(big_log: Path, tmp_path: Pa
     for partial in partials[1:]:
         total = combine(partial, total)
     [run] = total.runs
-    assert [part for part, _ in run.aside] == list(range(len(plan.parts)))
+    assert [part for part, _, _ in run.aside] == list(range(len(plan.parts)))
 
 
 def test_a_scratch_that_is_no_folder_is_refused_in_one_line(

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Final
 
+from auditor.aggregate.bounded import KeptByDigest, added
 from auditor.aggregate.hints import hint, observation_key, removed_tool_hint
 from auditor.aggregate.loosen import Witness
 from auditor.defaults import DEFAULT_EXAMPLES
@@ -114,10 +115,12 @@ class _Pending:
     proven: int = 0
     last: str = ""
     examples: list[Example] = field(default_factory=list)
-    observed: Counter[str] = field(default_factory=Counter)
-    callers: Counter[str] = field(default_factory=Counter)
+    observed: KeptByDigest[int] = field(
+        default_factory=lambda: KeptByDigest(MAX_DISTINCT_OBSERVATIONS)
+    )
+    callers: KeptByDigest[int] = field(default_factory=lambda: KeptByDigest(MAX_DISTINCT_CALLERS))
     caller: str | None = None
-    offending: dict[str, Offending] = field(default_factory=dict)
+    offending: KeptByDigest[Offending] = field(default_factory=lambda: KeptByDigest(MAX_OFFENDING))
     """Values sent at the failing place, as the report shows them, by their JSON text."""
     witness: Witness = field(default_factory=Witness)
 
@@ -176,7 +179,7 @@ class GroupCollector:
     def observed(self, key: str) -> Counter[str]:
         """The observations counted for the group of fingerprint ``key``."""
         pending = self._pending.get(key)
-        return Counter() if pending is None else pending.observed
+        return Counter() if pending is None else Counter(pending.observed.entries)
 
     def witness(self, key: str) -> Witness | None:
         """What every call of the group of fingerprint ``key`` sent at its keyword."""
@@ -210,10 +213,8 @@ class GroupCollector:
             )
         pending.count += 1
         caller = result.call.caller
-        if caller is not None and (
-            caller in pending.callers or len(pending.callers) < MAX_DISTINCT_CALLERS
-        ):
-            pending.callers[caller] += 1
+        if caller is not None:
+            pending.callers.add(caller, 1, added)
         pending.proven += result.proven
         pending.last = source
         if len(pending.examples) < self._examples:
@@ -223,7 +224,7 @@ class GroupCollector:
         self._observe(pending, observed)
         found, value = pointers.resolve(result.call.arguments, instance_pointer)
         if found and keyword:
-            _offend(pending.offending, {_key(value): Offending(value, 1, source, source)})
+            pending.offending.add(_key(value), Offending(value, 1, source, source), _later)
 
     def merge(self, later: GroupCollector) -> None:
         """Add the groups of calls that come after these in the log, as if added one by one."""
@@ -237,19 +238,14 @@ class GroupCollector:
             mine.last = theirs.last
             mine.examples.extend(theirs.examples[: self._examples - len(mine.examples)])
             mine.witness.merge(theirs.witness)
-            for observed, count in theirs.observed.items():
-                if observed in mine.observed or len(mine.observed) < MAX_DISTINCT_OBSERVATIONS:
-                    mine.observed[observed] += count
-            _offend(mine.offending, theirs.offending)
-            for caller, count in theirs.callers.items():
-                if caller in mine.callers or len(mine.callers) < MAX_DISTINCT_CALLERS:
-                    mine.callers[caller] += count
+            mine.observed.merge(theirs.observed, added)
+            mine.offending.merge(theirs.offending, _later)
+            mine.callers.merge(theirs.callers, added)
 
     @staticmethod
     def _observe(pending: _Pending, observed: list[str]) -> None:
         for key in dict.fromkeys(observed):
-            if key in pending.observed or len(pending.observed) < MAX_DISTINCT_OBSERVATIONS:
-                pending.observed[key] += 1
+            pending.observed.add(key, 1, added)
 
     def groups(self, tool_calls: Mapping[str, int], baseline: frozenset[str]) -> tuple[Group, ...]:
         """The groups, schema errors after first, then within each outcome the groups with
@@ -278,7 +274,7 @@ class GroupCollector:
                     p.schema_pointer,
                     p.count,
                     tool_calls.get(p.tool, p.count),
-                    p.observed,
+                    Counter(p.observed.entries),
                     p.problem,
                 ),
                 baselined=key in baseline,
@@ -313,7 +309,7 @@ class GroupCollector:
         )
 
 
-def _most(callers: Counter[str]) -> tuple[tuple[str, int], ...]:
+def _most(callers: KeptByDigest[int]) -> tuple[tuple[str, int], ...]:
     """Callers by calls, most first, then by name: the same order whatever the log order."""
     return tuple(sorted(callers.items(), key=lambda item: (-item[1], item[0])))
 
@@ -322,18 +318,14 @@ def _key(value: JSON) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
-def _offend(mine: dict[str, Offending], later: Mapping[str, Offending]) -> None:
-    """Count ``later``'s values (from calls after ``mine``'s) into ``mine``."""
-    for key, theirs in later.items():
-        known = mine.get(key)
-        if known is not None:
-            known.calls += theirs.calls
-            known.last = theirs.last
-        elif len(mine) < MAX_OFFENDING:
-            mine[key] = Offending(theirs.value, theirs.calls, theirs.first, theirs.last)
+def _later(known: Offending, later: Offending) -> Offending:
+    """``combine`` for a value sent again, by calls after ``known``'s."""
+    known.calls += later.calls
+    known.last = later.last
+    return known
 
 
-def _offending_values(pending: dict[str, Offending]) -> tuple[OffendingValue, ...]:
+def _offending_values(pending: KeptByDigest[Offending]) -> tuple[OffendingValue, ...]:
     """The values most sent first, then by their text: the same order whatever the split."""
     ordered = sorted(pending.items(), key=lambda item: (-item[1].calls, item[0]))
     return tuple(

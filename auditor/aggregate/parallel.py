@@ -43,7 +43,7 @@ from auditor.aggregate.pipeline import (
 )
 from auditor.aggregate.progress import Progress
 from auditor.engines.choice import Engine, run_plan
-from auditor.engines.core import EngineUnusable, count_item, file_stats
+from auditor.engines.core import count_item, file_stats
 from auditor.engines.kept import PREFIX, put_aside, take_back
 from auditor.engines.plan import MIN_PART_BYTES, PARTS_PER_JOB, make_plan
 from auditor.errors import EXIT_INTERNAL, AuditorError
@@ -124,18 +124,14 @@ def audit_logs(
 
     The report is the same whatever ``jobs`` and ``engine`` are: parts are merged in log
     order. The new side is ``new_catalogs`` when given, else ``tools`` normalized by
-    ``rules``. ``columns`` names the columns of Parquet and Arrow logs (which are read in one
-    pass). ``calls_from`` says which calls of request/response history logs count.
+    ``rules``. ``columns`` names the columns of Parquet and Arrow logs (read in one pass
+    here; on an engine, in runs of row groups). ``calls_from`` says which calls of
+    request/response history logs count.
     ``scratch``: a folder in which a run with several parts makes one of its own for the
     parts' kept calls, so that they do not travel back (one pass keeps them anyway).
     """
     settings = settings or ReportSettings()
     if engine is not Engine.LOCAL:
-        if columns is not None and columns != Columns():
-            raise EngineUnusable(
-                f"--engine {engine.value} finds the columns of Parquet and Arrow logs by name: "
-                "drop --tool-column and --arguments-column, or audit with --engine local"
-            )
         with _aside_folder(scratch) as aside_to:
             plan = make_plan(
                 tools,
@@ -152,6 +148,7 @@ def audit_logs(
                 calls_from=calls_from,
                 scratch=aside_to,
                 repeats_apart=True,  # both engines find repeats across files by a shuffle
+                columns=columns,
             )
             return run_plan(engine, plan, jobs)
     replays = prepare(
@@ -217,7 +214,7 @@ def tally_in_parallel(
     _prepared[:] = [_Shared(replays, settings, max_record_bytes, full_from, aside_to)]
     tally = Tally(replays, settings)
     counted: list[tuple[str, LogStats]] = []
-    aside: list[tuple[int, int]] = []
+    aside: list[tuple[int, int, int]] = []
     calls = done = 0
     # fork: the workers share the loaded catalog and whatever the parent compiled already.
     pool = ProcessPoolExecutor(
@@ -230,7 +227,7 @@ def tally_in_parallel(
         place, part, future = pending.popleft()
         part_tally, part_stats, put = _result(future, pool)
         if put is not None:
-            aside.append((place, put))
+            aside.append((place, 0, put))
         if isinstance(part, LogPart) and part.data is not None:
             os.unlink(part.data)  # read: the spilled text is not needed any more
         tally.merge(part_tally)

@@ -19,6 +19,13 @@ calls within a file in one pass too, so nothing else crosses files.
 With a scratch folder (``AuditPlan.scratch``) a part ships no kept
 calls at all: it writes them to a side file, and ``merge`` reads the first back
 (``auditor.engines.kept``).
+
+A Parquet or Arrow IPC file is cut in runs of row groups (``ColumnarPart``), which a worker
+reads itself (``audit_part``) or an engine reads in record batches of its own making
+(``audit_batch``): a batch is some consecutive rows of one part, keyed by the part and the
+file's number of its first row (``BatchKey``). Its run then starts and stops inside the part
+(``Run.start``, ``Run.stop``), and runs meet where one stops and the next starts: batches of
+a part combine with each other and with whole parts in any order, as parts do.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from auditor.aggregate.pipeline import (
     Replays,
@@ -39,7 +47,9 @@ from auditor.aggregate.repeats import Known, Payload
 from auditor.engines.kept import put_aside, take_back
 from auditor.engines.plan import AuditPlan
 from auditor.errors import EXIT_INTERNAL, AuditorError
-from auditor.inputs.parts import LogPart, WholeFiles, WorkItem
+from auditor.inputs.log_files import display_name
+from auditor.inputs.parquet import RowCount, batches_calls, group_batches
+from auditor.inputs.parts import ColumnarPart, LogPart, WholeFiles, WorkItem
 from auditor.inputs.reader import LogReader
 from auditor.models import LogStats, Report
 
@@ -58,15 +68,46 @@ class EngineUnusable(AuditorError):
 
 @dataclass
 class Run:
-    """The tally of the consecutive parts ``first`` to ``last`` of a plan."""
+    """The tally of the consecutive parts ``first`` to ``last`` of a plan (from row
+    ``start`` of the first, up to row ``stop`` of the last, for batches of columnar parts)."""
 
     first: int
     last: int
     tally: Tally
     stats: list[tuple[str, LogStats]]
     """How each file (a file cut in parts repeats) accounted for its lines, in order."""
-    aside: list[tuple[int, int]] = field(default_factory=list)
-    """(part, calls) written to side files instead of ``tally.kept``, with a scratch folder."""
+    aside: list[tuple[int, int, int]] = field(default_factory=list)
+    """(part, row, calls) written to side files instead of ``tally.kept``, with a scratch
+    folder (``row``: where in the part the batch that wrote them starts)."""
+    start: int = 0
+    """Rows of part ``first`` before this run's (a batch's place in its part): 0 for parts."""
+    stop: int | None = None
+    """Rows of part ``last`` up to this run's end; None: the part's end."""
+
+    @property
+    def begin(self) -> tuple[int, int]:
+        """Where the run starts, as (part, rows of it before)."""
+        return self.first, self.start
+
+    @property
+    def end(self) -> tuple[int, int]:
+        """Where the next run starts, as (part, rows of it before)."""
+        return (self.last + 1, 0) if self.stop is None else (self.last, self.stop)
+
+    def span(self) -> str:
+        """The parts it covers, in words (with the rows, for batches)."""
+        first = f"{self.first}" + (f" from row {self.start + 1}" if self.start else "")
+        last = f"{self.last}" + (f" to row {self.stop}" if self.stop is not None else "")
+        return f"{first}-{last}"
+
+
+@dataclass(frozen=True)
+class BatchKey:
+    """Where a record batch of a columnar log lies: in part ``part`` of the plan (a
+    ``ColumnarPart``), its first row being the file's row ``first_row`` (1: the first)."""
+
+    part: int
+    first_row: int
 
 
 @dataclass
@@ -117,12 +158,33 @@ def count_item(
         reader = LogReader([item.file], item.fmt, max_record_bytes, calls_from=item.calls_from)
         tally = count_calls(replays, reader.read_part(item), settings, preload)
         return tally, [(item.file, reader.stats()[0])]
+    if isinstance(item, ColumnarPart):
+        batches = group_batches(item.file, item.kind, item.groups, (item.tool, item.arguments))
+        return _count_rows(replays, settings, item, batches, item.first_row, max_record_bytes)
     reader = LogReader(
         item.files, item.fmt, max_record_bytes, calls_from=item.calls_from, seen=seen
     )
     tally = count_calls(replays, reader, settings, preload)
     # The reader counts a file named twice under one entry, as a one-pass read does.
     return tally, list(zip(dict.fromkeys(item.files), reader.stats(), strict=True))
+
+
+def _count_rows(
+    replays: Replays,
+    settings: ReportSettings,
+    part: ColumnarPart,
+    batches: Iterable[Any],
+    first_row: int,
+    max_record_bytes: int,
+) -> tuple[Tally, list[tuple[str, LogStats]]]:
+    """The tally of consecutive rows of a columnar part, from the file's row ``first_row``,
+    in record batches of its tool and arguments columns (in that order), and their
+    accounting: as the one-pass read (``ColumnarLog``) counts them."""
+    name = display_name(part.file)
+    counted = RowCount(first_row)
+    calls = batches_calls(name, part.kind, batches, part.arguments, max_record_bytes, counted)
+    tally = count_calls(replays, calls, settings)
+    return tally, [(part.file, counted.stats(name, part.kind))]
 
 
 def repeat_parts(plan: AuditPlan) -> list[int]:
@@ -180,26 +242,52 @@ def audit_part(
     )
     if plan.scratch is None:
         return Partial([Run(part, part, tally, stats)])
-    aside = [(part, put_aside(plan.scratch, part, tally))]
+    aside = [(part, 0, put_aside(plan.scratch, part, tally))]
     return Partial([Run(part, part, tally, stats, aside)])
+
+
+def audit_batch(plan: AuditPlan, key: BatchKey, batch: Any) -> Partial:
+    """The partial of an Arrow record batch of consecutive rows of one columnar part of
+    ``plan`` (``key`` says which, and where in it the batch starts), read by the engine: its
+    rows accounted for and turned into calls as the one-pass read does. The batch holds the
+    part's tool and arguments columns by name (other columns are not read)."""
+    item = plan.parts[key.part]
+    if not isinstance(item, ColumnarPart):
+        raise PartsMissing(f"part {key.part} of the logs is not a columnar log's")
+    start = key.first_row - item.first_row
+    stop = start + batch.num_rows
+    if start < 0 or stop > item.rows:
+        raise PartsMissing(
+            f"rows {key.first_row}-{key.first_row + batch.num_rows - 1} are not all in "
+            f"part {key.part} of the logs (rows {item.first_row}-{item.first_row + item.rows - 1})"
+        )
+    columns = batch.select([item.tool, item.arguments])
+    tally, stats = _count_rows(
+        replays_for(plan), plan.settings, item, [columns], key.first_row, plan.max_record_bytes
+    )
+    end = None if stop == item.rows else stop
+    run = Run(key.part, key.part, tally, stats, start=start, stop=end)
+    if plan.scratch is not None:
+        run.aside = [(key.part, start, put_aside(plan.scratch, key.part, tally, start))]
+    return Partial([run])
 
 
 def combine(one: Partial, other: Partial) -> Partial:
     """The partial of the parts of both (which it reuses: do not use them after)."""
-    runs = sorted([*one.runs, *other.runs], key=lambda run: run.first)
+    runs = sorted([*one.runs, *other.runs], key=lambda run: (run.begin, run.end))
     folded: list[Run] = []
     for run in runs:
-        if folded and run.first <= folded[-1].last:
+        if folded and run.begin < folded[-1].end:
             raise PartsMissing(f"part {run.first} of the logs was counted twice")
-        if folded and run.first == folded[-1].last + 1:
+        if folded and run.begin == folded[-1].end:
             before = folded[-1]
             before.tally.merge(run.tally)
             before.stats.extend(run.stats)
             before.aside.extend(run.aside)
-            before.last = run.last
+            before.last, before.stop = run.last, run.stop
         else:
             folded.append(run)
-    if folded and folded[0].first == 0 and folded[0].tally.full:
+    if folded and folded[0].begin == (0, 0) and folded[0].tally.full:
         for run in folded[1:]:
             run.tally.drop_kept()
     return Partial(folded)
@@ -213,8 +301,9 @@ def merge(plan: AuditPlan, partials: Iterable[Partial]) -> Report:
     if not plan.parts:
         tally, counted = Tally(replays, plan.settings), []
     else:
-        if [(run.first, run.last) for run in total.runs] != [(0, len(plan.parts) - 1)]:
-            covered = ", ".join(f"{run.first}-{run.last}" for run in total.runs) or "none"
+        whole = [((0, 0), (len(plan.parts), 0))]
+        if [(run.begin, run.end) for run in total.runs] != whole:
+            covered = ", ".join(run.span() for run in total.runs) or "none"
             raise PartsMissing(
                 f"the partials cover parts {covered} of 0-{len(plan.parts) - 1}: "
                 "some of the logs were not counted"

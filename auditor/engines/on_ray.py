@@ -4,11 +4,15 @@ whose calls repeat earlier files' first get the ids earlier parts hold, by a two
 map/reduce on the call-id digests (``call_ids`` in buckets, ``seen_before`` per bucket),
 passed between tasks as object references: the ids never reach the driver.
 
+Parquet and Arrow IPC logs are parts of consecutive row groups (``ColumnarPart``), each a
+task that reads them with pyarrow. Not Ray Data's ``read_parquet`` + ``map_batches``: its
+batches carry no row number (only a path column and a row hash), so calls could not be
+named ``file#row`` nor the batches put in log order; and ``ray.data`` needs pandas.
+
 With ``AuditPlan.distinct_first``, tasks first count the (tool, arguments text) pairs of a
 sample of the JSON Lines logs' lines, by a map/reduce on the pairs' digests; tasks replay the
 most frequent once, and the accepted ones, put in the object store, are preloaded in every
-part (``auditor.engines.distinct``). (Ray Data would need pandas, which the ``ray`` extra
-does not install.)
+part (``auditor.engines.distinct``).
 
 ``audit_on_ray`` is for users connected to a Ray cluster (``ray.init(address=...)``, with a
 ``runtime_env`` that installs ``auditor``); ``run`` is ``--engine ray``. ray is the

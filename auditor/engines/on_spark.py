@@ -9,22 +9,40 @@ arguments text) pairs of a sample of the JSON Lines logs' lines (``spark.read.te
 ``sample``, ``from_json``, ``groupBy``); the executors replay the most frequent once, and the
 accepted ones, broadcast, are preloaded in every part (``auditor.engines.distinct``).
 
+Parquet logs are read by Spark itself, where pandas is installed (pyspark's ``mapInArrow``
+requires it): one scan per set of files alike in columns and types, their rows numbered by
+the ``_metadata.row_index`` column, ``mapInArrow`` tallying each task's record batches
+(``auditor.engines.core.audit_batch``, cut where a batch crosses a part of the plan), the
+partials combined with those of the other parts. Without pandas, and for Arrow IPC files
+(Spark reads none) and empty logs, the executors read the plan's row-group parts with
+pyarrow (``audit_part``): the report is the same.
+
 ``audit_on_spark`` is for users who hold a ``SparkSession`` (on a cluster, the executors
-need ``auditor`` installed and the log paths readable); ``run`` is ``--engine spark``.
-pyspark is the ``tool-schema-auditor[spark]`` extra, imported only here and only when used.
+need ``auditor`` (with pyarrow, the ``parquet`` extra, for columnar logs) installed and the
+log paths readable); ``run`` is ``--engine spark``. pyspark is the
+``tool-schema-auditor[spark]`` extra, imported only here and only when used.
 """
 
 from __future__ import annotations
 
+import bisect
 import functools
+import importlib.util
+import os
+import pickle
+import sys
+import urllib.parse
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from auditor.aggregate.repeats import Known, Payload
 from auditor.engines import distinct
 from auditor.engines.core import (
+    BatchKey,
     EngineUnusable,
     Partial,
+    audit_batch,
     audit_part,
     call_ids,
     combine,
@@ -33,16 +51,22 @@ from auditor.engines.core import (
     seen_before,
 )
 from auditor.engines.plan import AuditPlan
+from auditor.inputs.parquet import Columnar
+from auditor.inputs.parts import ColumnarPart
 from auditor.models import Report
+
+GLOB_CHARACTERS: Final = "*?[]{}\\,"
+"""Characters Hadoop reads as a glob (or a list of paths) in a path given to a scan."""
 
 if TYPE_CHECKING:
     from pyspark import RDD, Broadcast, SparkContext
     from pyspark.sql import SparkSession
 
 
-def audit_on_spark(plan: AuditPlan, spark: SparkSession) -> Report:
+def audit_on_spark(plan: AuditPlan, spark: SparkSession, arrow: bool | None = None) -> Report:
     """The report of ``plan``, its parts audited by ``spark``'s executors: the same report
-    as one pass over the logs on one machine."""
+    as one pass over the logs on one machine. ``arrow``: whether Spark reads Parquet logs
+    itself (``mapInArrow``, which needs pandas); None: where pandas is installed."""
     if not plan.parts:
         return merge(plan, [])
     context = spark.sparkContext
@@ -51,17 +75,144 @@ def audit_on_spark(plan: AuditPlan, spark: SparkSession) -> Report:
     try:
         if plan.distinct_first:
             preload = _preload(spark, shared)
-        count = len(plan.parts)
-        keyed = context.parallelize([(part, ()) for part in range(count)], count)
+        scans = _scans(plan) if _arrow_wanted(arrow) else []
+        scanned = {part for scan in scans for part in scan.parts}
+        rest = [part for part in range(len(plan.parts)) if part not in scanned]
+        keyed = context.parallelize([(part, ()) for part in rest], max(1, len(rest)))
         seen = _seen_before(context, shared, repeat_parts(plan))
         if seen is not None:  # each part with the ids earlier parts hold (none: no repeats)
-            keyed = keyed.cogroup(seen, count).mapValues(lambda both: list(both[1]))
-        total = keyed.map(functools.partial(_audit, shared, preload)).treeReduce(combine)
+            keyed = keyed.cogroup(seen, len(rest)).mapValues(lambda both: list(both[1]))
+        partials = keyed.map(functools.partial(_audit, shared, preload))
+        for scan in scans:
+            partials = partials.union(_scanned(spark, shared, scan))
+        total = partials.treeReduce(combine)
     finally:
         shared.unpersist()
         if preload is not None:
             preload.unpersist()
     return merge(plan, [total])
+
+
+def _arrow_wanted(arrow: bool | None) -> bool:
+    """Whether Spark reads Parquet logs itself: pyspark's ``mapInArrow`` needs pandas."""
+    return arrow if arrow is not None else importlib.util.find_spec("pandas") is not None
+
+
+@dataclass(frozen=True)
+class _Scan:
+    """Parquet logs alike in columns and types, read by one Spark scan."""
+
+    tool: str
+    arguments: str
+    files: dict[str, list[int]]
+    """Each file's absolute path, with the plan's parts of it (in order)."""
+
+    @property
+    def parts(self) -> list[int]:
+        return [part for parts in self.files.values() for part in parts]
+
+
+def _scans(plan: AuditPlan) -> list[_Scan]:
+    """The scans that read the plan's Parquet logs: each file named once, with rows (an
+    empty one holds no row that would stand for it), grouped by its columns and types."""
+    by_file: dict[str, list[int]] = {}
+    for number, item in enumerate(plan.parts):
+        if isinstance(item, ColumnarPart) and item.kind is Columnar.PARQUET:
+            by_file.setdefault(item.file, []).append(number)
+    scans: dict[tuple[str, str, str], _Scan] = {}
+    for file, parts in by_file.items():
+        items = [plan.parts[part] for part in parts]
+        named_once = sum(1 for item in items if getattr(item, "first_row", 0) == 1) == 1
+        if not named_once or sum(getattr(item, "rows", 0) for item in items) == 0:
+            continue
+        if not _scannable(file):
+            continue
+        first = items[0]
+        assert isinstance(first, ColumnarPart)
+        alike = (first.tool, first.arguments, first.types)
+        scan = scans.setdefault(alike, _Scan(first.tool, first.arguments, {}))
+        scan.files[os.path.abspath(file)] = parts
+    return list(scans.values())
+
+
+def _scannable(file: str) -> bool:
+    """Whether Spark reads ``file`` as named: Hadoop expands glob characters in a path, and
+    skips files whose name starts with ``_`` or ``.`` (its own metadata)."""
+    name = os.path.basename(file)
+    return not (set(file) & set(GLOB_CHARACTERS) or name.startswith(("_", ".")))
+
+
+def _scanned(spark: SparkSession, shared: Broadcast[AuditPlan], scan: _Scan) -> RDD[Partial]:
+    """The partials of a scan's files, read by Spark: one per task, of its record batches."""
+    from pyspark.sql import functions
+
+    rows = spark.read.parquet(*scan.files).select(
+        functions.col(_quoted(scan.tool)).alias("tool"),
+        functions.col(_quoted(scan.arguments)).alias("arguments"),
+        functions.col("_metadata.file_path").alias("file"),
+        functions.col("_metadata.row_index").alias("row"),
+    )
+    tally = functools.partial(_tally_batches, shared, scan.files)
+    return rows.mapInArrow(tally, "partial binary").rdd.map(lambda row: pickle.loads(row[0]))
+
+
+def _quoted(column: str) -> str:
+    """A column name as Spark reads it literally (a name with dots is no nested field)."""
+    return "`" + column.replace("`", "``") + "`"
+
+
+def _tally_batches(
+    shared: Broadcast[AuditPlan], files: dict[str, list[int]], batches: Iterable[Any]
+) -> Iterator[Any]:
+    """The partial of a task's record batches (tool, arguments, file URI, row index), each
+    cut in runs of consecutive rows of one part of the plan, as one Arrow batch."""
+    import pyarrow as pa
+
+    plan = shared.value
+    starts = {
+        file: [cast(ColumnarPart, plan.parts[part]).first_row for part in parts]
+        for file, parts in files.items()
+    }
+    total = Partial()
+    for batch in batches:
+        for part, first_row, rows in _runs(files, starts, batch):
+            item = cast(ColumnarPart, plan.parts[part])
+            columns = [rows.column(0), rows.column(1)]
+            named = pa.record_batch(columns, names=[item.tool, item.arguments])
+            total = combine(total, audit_batch(plan, BatchKey(part, first_row), named))
+    yield pa.record_batch([pa.array([pickle.dumps(total)], pa.binary())], names=["partial"])
+
+
+def _runs(
+    files: dict[str, list[int]], starts: dict[str, list[int]], batch: Any
+) -> Iterator[tuple[int, int, Any]]:
+    """(part, the file's row number of the first row, the rows) of each run of consecutive
+    rows of one part of the plan in ``batch`` (``starts``: each file's parts' first rows)."""
+    paths = batch.column(2).to_pylist()
+    indices = batch.column(3).to_pylist()  # _metadata.row_index: the first row is 0
+    begin = 0
+    while begin < len(paths):
+        file = _local(paths[begin])
+        if file not in files:
+            raise EngineUnusable(f"Spark read rows of a file not asked for: {paths[begin]}")
+        place = bisect.bisect_right(starts[file], indices[begin] + 1) - 1
+        following = starts[file][place + 1 : place + 2]
+        limit = following[0] - 1 if following else sys.maxsize
+        end = begin + 1
+        while (
+            end < len(paths)
+            and paths[end] == paths[begin]
+            and indices[end] == indices[end - 1] + 1
+            and indices[end] < limit
+        ):
+            end += 1
+        yield files[file][place], indices[begin] + 1, batch.slice(begin, end - begin)
+        begin = end
+
+
+def _local(uri: str) -> str:
+    """The local path of a file URI as Spark gives it (``file:/a%20b``)."""
+    return urllib.parse.unquote(urllib.parse.urlparse(uri).path)
 
 
 def _seen_before(
@@ -163,6 +314,9 @@ def run(plan: AuditPlan, workers: int) -> Report:
     started = not SparkConf().contains("spark.master")  # spark-submit names the master
     if started:
         builder = builder.master(f"local[{workers}]")
+        # Local workers run this Python, which has auditor and its extras (pyarrow), unless
+        # the user names another (pyspark reads it when the context starts).
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     try:
         spark = builder.getOrCreate()
     except Exception as error:  # pyspark's own errors: no JVM found, the gateway exited

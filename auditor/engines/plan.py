@@ -16,6 +16,7 @@ from typing import Final
 
 from auditor.aggregate.pipeline import ReportSettings
 from auditor.inputs.calls_from import CallsFrom
+from auditor.inputs.columns import Columns
 from auditor.inputs.limits import DEFAULT_MAX_RECORD_BYTES
 from auditor.inputs.log_format_names import LogFormat
 from auditor.inputs.parts import WorkItem, work_items
@@ -75,13 +76,16 @@ def make_plan(
     scratch: str | None = None,
     repeats_apart: bool = False,
     distinct_first: bool = False,
+    columns: Columns | None = None,
 ) -> AuditPlan:
     """The plan of an audit whose logs are cut for about ``workers`` workers; ``scratch``:
     a folder of this run's own, readable here and writable by every worker, that keeps the
     listed calls off the driver. ``repeats_apart``: a log whose calls repeat those of other
     files is a part of its own, for an engine that finds the repeats by a shuffle
     (``auditor.engines.core.seen_before``); otherwise such logs are all one part.
-    ``distinct_first``: see ``AuditPlan.distinct_first``."""
+    ``columns``: the columns of Parquet and Arrow logs (None: found by name), which are cut
+    in runs of row groups (``auditor.inputs.parts.ColumnarPart``). ``distinct_first``: see
+    ``AuditPlan.distinct_first``."""
     settings = settings or ReportSettings()
     parts = work_items(
         files,
@@ -92,6 +96,7 @@ def make_plan(
         max_record_bytes,
         calls_from,
         repeats_apart,
+        columns or Columns(),
     )
     compiled_from = (
         tuple(tools),

@@ -5,8 +5,9 @@ A plain file of independent records (``SPLITTABLE``) can be cut into runs of who
 together), decompressed where it is read. Standard input, a file that is one JSON document,
 and formats whose calls repeat or are answered across records (and across files) make the
 whole log one item, read in one pass (unless only the response side of a history format
-is read: ``--calls-from responses``). The accounting of the parts adds up to that of one
-pass (``LogStats.merge``): each part knows the number of its first line.
+is read: ``--calls-from responses``). For the engines, a Parquet or Arrow IPC file is cut in
+runs of row groups (``ColumnarPart``). The accounting of the parts adds up to that of one
+pass (``LogStats.merge``): each part knows the number of its first line (or row).
 """
 
 from __future__ import annotations
@@ -20,11 +21,13 @@ from dataclasses import dataclass
 from typing import IO, Final, TypeAlias, cast
 
 from auditor.inputs.calls_from import CallsFrom
+from auditor.inputs.columns import Columns
 from auditor.inputs.limits import DEFAULT_MAX_RECORD_BYTES
 from auditor.inputs.lines import bounded_lines
 from auditor.inputs.log_files import STDIN, LogFormatError, display_name, open_log
 from auditor.inputs.log_format_names import LogFormat
 from auditor.inputs.log_formats import has_histories
+from auditor.inputs.parquet import MAGIC_BYTES, Columnar, Layout, columnar, layout
 from auditor.inputs.records import Record, detect_format, records
 
 SPLITTABLE: Final = frozenset({LogFormat.JSONL})
@@ -73,7 +76,28 @@ class WholeFiles:
     engines find by a shuffle (``auditor.engines.core.call_ids``)."""
 
 
-WorkItem: TypeAlias = LogPart | WholeFiles
+@dataclass(frozen=True)
+class ColumnarPart:
+    """Consecutive row groups of a Parquet file (record batches of an Arrow IPC file), read
+    apart from the rest (by a worker, or by the engine itself in record batches)."""
+
+    file: str
+    kind: Columnar
+    groups: tuple[int, ...]
+    """The row groups (record batches), in order; none for a file without rows."""
+    first_row: int
+    """The file's number of its first row (1: the file's first row)."""
+    rows: int
+    size: int
+    """Bytes of its rows (uncompressed): what progress counts."""
+    tool: str
+    arguments: str
+    """The columns its calls are read from, found (or given) once for the file."""
+    types: str = ""
+    """Their Arrow types, in words (``auditor.inputs.parquet.Layout``)."""
+
+
+WorkItem: TypeAlias = LogPart | WholeFiles | ColumnarPart
 """What one worker reads apart from the rest; a log's items in order are the whole log."""
 
 
@@ -86,6 +110,7 @@ def work_items(
     limit: int = DEFAULT_MAX_RECORD_BYTES,
     calls_from: CallsFrom = CallsFrom.ALL,
     repeats_apart: bool = False,
+    columns: Columns | None = None,
 ) -> list[WorkItem]:
     """``files`` as independent work items in log order, about ``parts_per_job`` for each of
     ``jobs`` workers: large plain files cut in byte ranges, gzip and small files whole (small
@@ -93,24 +118,39 @@ def work_items(
     same pass as the others (standard input, one JSON document, a format with repeats, or
     a file whose format is not recognized: the one-pass read reports it). With
     ``repeats_apart``, a file with repeats (or a document) is an item of its own instead
-    (``WholeFiles.repeats``), for an engine that finds the repeats across files itself."""
+    (``WholeFiles.repeats``), for an engine that finds the repeats across files itself.
+    With ``columns``, Parquet and Arrow IPC files are cut in runs of row groups
+    (``ColumnarPart``), their calls read from those columns; without, they are read whole."""
     sizes = [os.path.getsize(file) if os.path.isfile(file) else 0 for file in files]
     whole = [WholeFiles(tuple(files), fmt, sum(sizes), calls_from)]
-    found = [_independent(file, fmt, limit, calls_from) for file in files]
-    readable = [one for one in found if one is not None]
-    alone = [one is None for one in found]
+    target = max(min_part_bytes, sum(sizes) // max(1, jobs * parts_per_job))
+    groups = [
+        columnar_parts(file, fmt, columns, target) if columns is not None else None
+        for file in files
+    ]
+    found = [
+        None if grouped is not None else _independent(file, fmt, limit, calls_from)
+        for file, grouped in zip(files, groups, strict=True)
+    ]
+    readable = [one for one, grouped in zip(found, groups, strict=True) if one or grouped]
+    alone = [one is None and grouped is None for one, grouped in zip(found, groups, strict=True)]
     if len(readable) < len(files) and not (
-        repeats_apart and all(_recognized(file, fmt, limit) for file in files)
+        repeats_apart
+        and all(
+            grouped is not None or _recognized(file, fmt, limit)
+            for file, grouped in zip(files, groups, strict=True)
+        )
     ):
         return list(whole)
-    target = max(min_part_bytes, sum(sizes) // max(1, jobs * parts_per_job))
     items: list[WorkItem] = []
     batch: list[str] = []
     batched = 0
-    for file, size, one, by_itself in zip(files, sizes, found, alone, strict=True):
+    for file, size, one, by_itself, grouped in zip(files, sizes, found, alone, groups, strict=True):
         plain = one is not None and one[1]
         count = min(jobs * parts_per_job, size // min_part_bytes)
-        cut = split(file, count, fmt, limit, calls_from) if plain and count >= 2 else None
+        cut: Sequence[WorkItem] | None = grouped
+        if cut is None and plain and count >= 2:
+            cut = split(file, count, fmt, limit, calls_from)
         if cut is not None or by_itself or (batch and batched + size > target):
             if batch:
                 items.append(WholeFiles(tuple(batch), fmt, batched, calls_from))
@@ -126,6 +166,54 @@ def work_items(
     if batch:
         items.append(WholeFiles(tuple(batch), fmt, batched, calls_from))
     return items
+
+
+def columnar_parts(
+    file: str, fmt: LogFormat | None, columns: Columns, target: int
+) -> list[ColumnarPart] | None:
+    """A Parquet or Arrow IPC file (told by its magic bytes, its format not forced) as runs
+    of consecutive row groups of about ``target`` bytes each (a row group is never cut),
+    its calls read from ``columns``; None for any other file (an Arrow stream, a gzip or a
+    text log, standard input) and for an Arrow file that breaks mid-way. ``LogFormatError``
+    when its columns are not there."""
+    if fmt is not None or file == STDIN or not os.path.isfile(file):
+        return None
+    with open(file, "rb") as stream:
+        kind = columnar(stream.read(MAGIC_BYTES))
+    if kind not in (Columnar.PARQUET, Columnar.ARROW):
+        return None
+    found = layout(file, kind, columns)
+    if found is None:  # it breaks mid-way: read in one pass, which says where
+        return None
+    parts: list[ColumnarPart] = []
+    run: list[int] = []
+    first = row = 1
+    size = 0
+    for group, (rows, group_bytes) in enumerate(found.groups):
+        if run and size + group_bytes > target:
+            parts.append(_columnar_part(file, found, run, first, row - first, size))
+            run, first, size = [], row, 0
+        run.append(group)
+        row += rows
+        size += group_bytes
+    parts.append(_columnar_part(file, found, run, first, row - first, size))
+    return parts
+
+
+def _columnar_part(
+    file: str, found: Layout, groups: Sequence[int], first_row: int, rows: int, size: int
+) -> ColumnarPart:
+    return ColumnarPart(
+        file,
+        found.kind,
+        tuple(groups),
+        first_row,
+        rows,
+        size,
+        found.tool,
+        found.arguments,
+        found.types,
+    )
 
 
 def _recognized(file: str, fmt: LogFormat | None, limit: int) -> bool:
