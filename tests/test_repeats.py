@@ -115,7 +115,9 @@ def _line(source: str) -> int:
 
 def test_a_bound_settles_the_weights_and_counts_stay_exact(monkeypatch: pytest.MonkeyPatch) -> None:
     # Two payloads at most: the third settles the first two, then they are replayed again.
-    monkeypatch.setattr(pipeline, "AcceptedRepeats", lambda: AcceptedRepeats(payloads=2))
+    monkeypatch.setattr(
+        pipeline, "AcceptedRepeats", lambda **given: AcceptedRepeats(payloads=2, **given)
+    )
     calls = [_call(i, f'{{"n": {i % 3}}}') for i in range(1, 31)]
     tally = count_calls(prepare([_TOOL], DEFAULT_RULES), CallList(calls), ReportSettings())
     assert tally.totals[Outcome.ACCEPTED] == 30

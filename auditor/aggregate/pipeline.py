@@ -19,7 +19,7 @@ from auditor.aggregate.evidence import evidence_line
 from auditor.aggregate.groups import DEFAULT_EXAMPLES, GroupCollector
 from auditor.aggregate.loosen import FileSide, eligible, suggest
 from auditor.aggregate.redact import DEFAULT_LIMIT, Sanitizer, tool_name
-from auditor.aggregate.repeats import AcceptedRepeats
+from auditor.aggregate.repeats import AcceptedRepeats, Known, Payload
 from auditor.defaults import DEFAULT_MAX_CALLS
 from auditor.models import (
     JSON,
@@ -352,11 +352,7 @@ class Tally:
     def _note_use(self, tool: str, result: CallResult) -> None:
         """Keep the call as a sample, or count the keywords and changes it failed."""
         if result.outcome is Outcome.ACCEPTED:
-            samples = self._samples_of(tool)
-            if samples is not None and len(samples) < MAX_SAMPLES:
-                text = result.call.text or text_of(result.call.arguments)
-                if text is not None and len(text) <= MAX_SAMPLE_BYTES and text not in samples:
-                    samples[text] = (result.call.source, result.call.arguments)
+            self.offer(tool, result.call)
             return
         if result.errors:
             failed = self.failed.setdefault(tool, {})
@@ -365,6 +361,15 @@ class Tally:
         if result.outcome is Outcome.NEWLY_REJECTED:
             causes = {cause for issue in result.errors for cause in issue.causes}
             self.failed_changes.setdefault(tool, set()).update(causes)
+
+    def offer(self, tool: str, call: Call) -> None:
+        """Keep an accepted call of ``tool`` as a sample if its text is among the first
+        ``MAX_SAMPLES`` distinct ones; counting it is ``add``'s business."""
+        samples = self._samples_of(tool)
+        if samples is not None and len(samples) < MAX_SAMPLES:
+            text = call.text or text_of(call.arguments)
+            if text is not None and len(text) <= MAX_SAMPLE_BYTES and text not in samples:
+                samples[text] = (call.source, call.arguments)
 
     def _samples_of(self, tool: str) -> dict[str, Sample] | None:
         """The tool's samples, when it is among the ``MAX_SAMPLED_TOOLS`` first names (sorted)
@@ -465,16 +470,21 @@ def count_calls(
     repeats: AcceptedRepeats | None = None,
 ) -> Tally:
     """Replay a stream of calls into a fresh tally, distinct first: a call repeating a payload
-    already replayed as accepted is only counted (``auditor.aggregate.repeats``).
+    already replayed as accepted is only counted (``auditor.aggregate.repeats``); one of a
+    payload ``repeats`` was preloaded with (known accepted) is not replayed at all.
 
     ``repeats``: the accepted payloads, when the reader of ``calls`` counts their repeats
     itself (``LogReader(known=repeats.repeat)``), before they become ``Call`` records."""
     tally = Tally(replays, settings)
     repeats = AcceptedRepeats() if repeats is None else repeats
+    preloaded = repeats.preloaded if repeats.preloading else None
     with _fewer_collections():
         for call in calls:
             payload = repeats.payload(call)
             if payload is not None and repeats.repeat(payload):
+                continue
+            if preloaded is not None and payload is not None and preloaded(payload):
+                tally.offer(payload[0], call)  # a sample where its replay would have been one
                 continue
             result, reached = evaluate_call(replays, call)
             tally.add(result, reached)

@@ -12,11 +12,17 @@ one's ``path:line`` and their examples are what the report shows.
 A payload is remembered after its second accepted replay (the first leaves a hash); memory is
 bounded by the number of payloads and the characters of their texts, and reaching a bound
 settles the weights so far.
+
+Payloads can also be known before the calls are read (``preload``: an engine replays the
+payloads the whole log repeats once, ``auditor.engines.distinct``): no call of one is
+replayed, all are counted as repeats (``preloaded``). The first call of each, which replaying
+would have offered as a sample, is offered as one (``Tally.offer``): samples are the first
+distinct texts in log order, so offering a text's first call is offering all of them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Final
 
@@ -30,6 +36,9 @@ MAX_PAYLOAD_CHARS: Final = 32 << 20
 ONCE_PER_PAYLOAD: Final = 4
 """Hashes of payloads seen once kept per remembered payload (about 50 bytes each)."""
 
+Known = tuple[bool, frozenset[int]]
+"""What counting a call of a payload known accepted needs: whether the log contradicts the
+old runtime for it, and the rewrites (and constraints) its evaluation reached."""
 
 @dataclass(slots=True)
 class _Seen:
@@ -44,7 +53,14 @@ class _Seen:
 class AcceptedRepeats:
     """Payloads replayed as accepted, each with the repeats counted since (its weight)."""
 
-    def __init__(self, payloads: int = MAX_PAYLOADS, chars: int = MAX_PAYLOAD_CHARS) -> None:
+    def __init__(
+        self,
+        payloads: int = MAX_PAYLOADS,
+        chars: int = MAX_PAYLOAD_CHARS,
+        preload: Mapping[Payload, Known] | None = None,
+    ) -> None:
+        """``preload``: payloads known accepted before any call is read, never replayed."""
+        self._preload: Mapping[Payload, Known] = preload or {}
         self._most = payloads
         self._chars_most = chars
         self._chars = 0
@@ -73,6 +89,22 @@ class AcceptedRepeats:
             return False
         known.repeats += 1
         self.hits += 1
+        return True
+
+    @property
+    def preloading(self) -> bool:
+        """Whether payloads were preloaded (else ``preloaded`` is always False)."""
+        return bool(self._preload)
+
+    def preloaded(self, payload: Payload) -> bool:
+        """Count one call of ``payload`` when it was preloaded, known accepted (then its later
+        calls are repeats); False otherwise. Called when ``repeat`` says False: the call is
+        the payload's first since the last ``settle``, which its caller offers as a sample."""
+        known = self._preload.get(payload)
+        if known is None:
+            return False
+        contradicts, reached = known
+        self._seen[payload] = _Seen(contradicts, reached, 1)
         return True
 
     def remember(self, payload: Payload, result: CallResult, reached: frozenset[int]) -> bool:

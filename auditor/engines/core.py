@@ -31,7 +31,7 @@ a part combine with each other and with whole parts in any order, as parts do.
 from __future__ import annotations
 
 import functools
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,7 +43,7 @@ from auditor.aggregate.pipeline import (
     count_calls,
     prepare,
 )
-from auditor.aggregate.repeats import AcceptedRepeats
+from auditor.aggregate.repeats import AcceptedRepeats, Known, Payload
 from auditor.engines.kept import put_aside, take_back
 from auditor.engines.plan import AuditPlan
 from auditor.errors import EXIT_INTERNAL, AuditorError
@@ -149,10 +149,12 @@ def count_item(
     item: WorkItem,
     max_record_bytes: int,
     seen: Collection[int] = (),
+    preload: Mapping[Payload, Known] | None = None,
 ) -> tuple[Tally, list[tuple[str, LogStats]]]:
     """The tally of one work item and how each of its files accounted for its lines;
-    ``seen``: the call ids earlier files hold (``seen_before``)."""
-    repeats = AcceptedRepeats()  # the reader counts accepted repeats itself
+    ``seen``: the call ids earlier files hold (``seen_before``); ``preload``: payloads known
+    accepted (``auditor.engines.distinct``)."""
+    repeats = AcceptedRepeats(preload=preload)  # the reader counts accepted repeats itself
     if isinstance(item, LogPart):
         reader = LogReader(
             [item.file],
@@ -237,12 +239,18 @@ def seen_before(held: Iterable[tuple[int, Iterable[int]]]) -> dict[int, list[int
     return earlier
 
 
-def audit_part(plan: AuditPlan, part: int, seen: Collection[int] = ()) -> Partial:
+def audit_part(
+    plan: AuditPlan,
+    part: int,
+    seen: Collection[int] = (),
+    preload: Mapping[Payload, Known] | None = None,
+) -> Partial:
     """The partial of part number ``part`` of ``plan``: pure but for reading that part.
     ``seen``: for a part with repeats (``repeat_parts``), the call ids it holds that earlier
-    parts hold (``seen_before``)."""
+    parts hold (``seen_before``); ``preload``: payloads of the whole log known accepted, not
+    replayed (``auditor.engines.distinct``): the partial is the same with or without."""
     tally, stats = count_item(
-        replays_for(plan), plan.settings, plan.parts[part], plan.max_record_bytes, seen
+        replays_for(plan), plan.settings, plan.parts[part], plan.max_record_bytes, seen, preload
     )
     if plan.scratch is None:
         return Partial([Run(part, part, tally, stats)])

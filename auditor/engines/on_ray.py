@@ -9,6 +9,11 @@ task that reads them with pyarrow. Not Ray Data's ``read_parquet`` + ``map_batch
 batches carry no row number (only a path column and a row hash), so calls could not be
 named ``file#row`` nor the batches put in log order; and ``ray.data`` needs pandas.
 
+With ``AuditPlan.distinct_first``, tasks first count the (tool, arguments text) pairs of a
+sample of the JSON Lines logs' lines, by a map/reduce on the pairs' digests; tasks replay the
+most frequent once, and the accepted ones, put in the object store, are preloaded in every
+part (``auditor.engines.distinct``).
+
 ``audit_on_ray`` is for users connected to a Ray cluster (``ray.init(address=...)``, with a
 ``runtime_env`` that installs ``auditor``); ``run`` is ``--engine ray``. ray is the
 ``tool-schema-auditor[ray]`` extra, imported only here and only when used.
@@ -20,6 +25,8 @@ import os
 from collections.abc import Sequence
 from typing import Any, Final
 
+from auditor.aggregate.repeats import Known, Payload
+from auditor.engines import distinct
 from auditor.engines.core import (
     EngineUnusable,
     Partial,
@@ -47,8 +54,11 @@ def audit_on_ray(plan: AuditPlan, cpus_per_part: float = 1.0) -> Report:
         return merge(plan, [])
     shared = ray.put(plan)  # stored once, read by every task
     seen = _seen_before(shared, repeat_parts(plan), cpus_per_part)
+    preload = _preload(plan, shared, cpus_per_part) if plan.distinct_first else None
     task = ray.remote(num_cpus=cpus_per_part)(_audit)
-    pending = [task.remote(shared, part, *seen.get(part, ())) for part in range(len(plan.parts))]
+    pending = [
+        task.remote(shared, part, preload, *seen.get(part, ())) for part in range(len(plan.parts))
+    ]
     total = Partial()
     while pending:
         done, pending = ray.wait(pending, num_returns=1)
@@ -80,8 +90,50 @@ def _bucket_seen_before(parts: Sequence[int], *held: list[int]) -> list[list[int
     return [earlier.get(part, []) for part in parts]
 
 
-def _audit(plan: AuditPlan, part: int, *seen: list[int]) -> Partial:
-    return audit_part(plan, part, frozenset(digest for ids in seen for digest in ids))
+def _audit(
+    plan: AuditPlan, part: int, preload: dict[Payload, Known] | None, *seen: list[int]
+) -> Partial:
+    return audit_part(plan, part, frozenset(digest for ids in seen for digest in ids), preload)
+
+
+REPLAYS_PER_TASK: Final = 5_000
+"""Candidates one task replays: the tools are compiled once per worker process anyway."""
+
+
+def _preload(plan: AuditPlan, shared: Any, cpus: float) -> Any:
+    """A reference to the payloads the logs repeat most, replayed once by tasks: the accepted
+    ones; None when no log can be counted so (or none repeats)."""
+    import ray
+
+    candidates = _candidates(plan, shared, cpus)
+    if not candidates:
+        return None
+    replay = ray.remote(num_cpus=cpus)(distinct.replay_candidates)
+    slices = range(0, len(candidates), REPLAYS_PER_TASK)
+    pending = [replay.remote(shared, candidates[at : at + REPLAYS_PER_TASK]) for at in slices]
+    known: dict[Payload, Known] = {}
+    for some in ray.get(pending):
+        known.update(some)
+    return ray.put(known)
+
+
+def _candidates(plan: AuditPlan, shared: Any, cpus: float) -> list[tuple[str, str]]:
+    """The (tool, arguments text) pairs called at least twice in a sample of the lines of the
+    parts ``distinct`` can count, most frequent first, within its bounds: map tasks count each
+    part's pairs in buckets by digest, one reduce task per bucket keeps its most frequent, so
+    the driver receives at most ``MAX_CANDIDATES`` pairs a bucket."""
+    import ray
+
+    parts = distinct.countable_parts(plan)
+    if not parts:
+        return []
+    buckets = min(max(len(parts), 2), MAX_BUCKETS)  # two at least: Ray then returns a list
+    mapper = ray.remote(num_cpus=cpus, num_returns=buckets)(distinct.count_pairs)
+    reducer = ray.remote(num_cpus=cpus)(distinct.most_called)
+    fraction = distinct.SAMPLE_FRACTION  # read here: the driver decides
+    counted = [mapper.remote(shared, part, buckets, fraction) for part in parts]
+    tops = ray.get([reducer.remote(*[each[b] for each in counted]) for b in range(buckets)])
+    return distinct.take(distinct.most_called(*tops))
 
 
 def run(plan: AuditPlan, workers: int) -> Report:

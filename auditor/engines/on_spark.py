@@ -4,6 +4,11 @@ calls repeat earlier files' first get, by a shuffle on the call-id digests (``gr
 the ids that earlier parts hold (``auditor.engines.core.seen_before``), joined to them on the
 executors: the ids never reach the driver.
 
+With ``AuditPlan.distinct_first``, Spark's own reader and group-by first count the (tool,
+arguments text) pairs of a sample of the JSON Lines logs' lines (``spark.read.text``,
+``sample``, ``from_json``, ``groupBy``); the executors replay the most frequent once, and the
+accepted ones, broadcast, are preloaded in every part (``auditor.engines.distinct``).
+
 Parquet logs are read by Spark itself, where pandas is installed (pyspark's ``mapInArrow``
 requires it): one scan per set of files alike in columns and types, their rows numbered by
 the ``_metadata.row_index`` column, ``mapInArrow`` tallying each task's record batches
@@ -31,6 +36,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, cast
 
+from auditor.aggregate.repeats import Known, Payload
+from auditor.engines import distinct
 from auditor.engines.core import (
     BatchKey,
     EngineUnusable,
@@ -64,7 +71,10 @@ def audit_on_spark(plan: AuditPlan, spark: SparkSession, arrow: bool | None = No
         return merge(plan, [])
     context = spark.sparkContext
     shared = context.broadcast(plan)  # shipped once per executor, not once per part
+    preload = None
     try:
+        if plan.distinct_first:
+            preload = _preload(spark, shared)
         scans = _scans(plan) if _arrow_wanted(arrow) else []
         scanned = {part for scan in scans for part in scan.parts}
         rest = [part for part in range(len(plan.parts)) if part not in scanned]
@@ -72,12 +82,14 @@ def audit_on_spark(plan: AuditPlan, spark: SparkSession, arrow: bool | None = No
         seen = _seen_before(context, shared, repeat_parts(plan))
         if seen is not None:  # each part with the ids earlier parts hold (none: no repeats)
             keyed = keyed.cogroup(seen, len(rest)).mapValues(lambda both: list(both[1]))
-        partials = keyed.map(functools.partial(_audit, shared))
+        partials = keyed.map(functools.partial(_audit, shared, preload))
         for scan in scans:
             partials = partials.union(_scanned(spark, shared, scan))
         total = partials.treeReduce(combine)
     finally:
         shared.unpersist()
+        if preload is not None:
+            preload.unpersist()
     return merge(plan, [total])
 
 
@@ -226,9 +238,68 @@ def _later_holders(digest_parts: tuple[int, Iterable[int]]) -> Iterator[tuple[in
             yield part, digest
 
 
-def _audit(shared: Broadcast[AuditPlan], keyed: tuple[int, Iterable[int]]) -> Partial:
+def _audit(
+    shared: Broadcast[AuditPlan],
+    preload: Broadcast[dict[Payload, Known]] | None,
+    keyed: tuple[int, Iterable[int]],
+) -> Partial:
     part, seen = keyed
-    return audit_part(shared.value, part, frozenset(seen))
+    known = None if preload is None else preload.value
+    return audit_part(shared.value, part, frozenset(seen), known)
+
+
+def _preload(
+    spark: SparkSession, shared: Broadcast[AuditPlan]
+) -> Broadcast[dict[Payload, Known]] | None:
+    """The payloads the logs repeat most, replayed once by the executors: the accepted ones,
+    broadcast; None when no log can be counted so (or none repeats)."""
+    candidates = _candidates(spark, distinct.eligible_files(shared.value))
+    if not candidates:
+        return None
+    context = spark.sparkContext
+    slices = min(context.defaultParallelism, len(candidates))
+    replayed = context.parallelize(candidates, slices).mapPartitions(
+        functools.partial(_replay, shared)
+    )
+    known: dict[Payload, Known] = {}
+    for some in replayed.collect():
+        known.update(some)
+    return context.broadcast(known)
+
+
+def _candidates(spark: SparkSession, files: list[str]) -> list[tuple[str, str]]:
+    """The (tool, arguments text) pairs called at least twice in a sample of the lines of
+    ``files``, most frequent first, within ``distinct``'s bounds: counted by Spark (the JVM),
+    not by Python."""
+    if not files:
+        return []
+    from pyspark.sql import functions as F
+
+    record = F.from_json(
+        "value", f"{distinct.TOOL_FIELD} STRING, {distinct.ARGUMENTS_FIELD} STRING"
+    )
+    lines = spark.read.text(files)
+    if distinct.SAMPLE_FRACTION < 1:
+        lines = lines.sample(fraction=distinct.SAMPLE_FRACTION, seed=distinct.SAMPLE_SEED)
+    pairs = lines.select(
+        record[distinct.TOOL_FIELD].alias("tool"), record[distinct.ARGUMENTS_FIELD].alias("text")
+    )
+    counted = (
+        pairs.where(F.length("text") <= distinct.MAX_CANDIDATE_TEXT)  # null: not a candidate
+        .where(F.col("tool").isNotNull())
+        .groupBy("tool", "text")
+        .count()
+        .where(F.col("count") >= distinct.MIN_CALLS)
+    )
+    # Ties in a fixed order: the same candidates every run.
+    top = counted.orderBy(F.desc("count"), "tool", "text").limit(distinct.MAX_CANDIDATES)
+    return distinct.take((row["tool"], row["text"]) for row in top.toLocalIterator())
+
+
+def _replay(
+    shared: Broadcast[AuditPlan], candidates: Iterable[tuple[str, str]]
+) -> Iterator[dict[Payload, Known]]:
+    yield distinct.replay_candidates(shared.value, candidates)
 
 
 def run(plan: AuditPlan, workers: int) -> Report:

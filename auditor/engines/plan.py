@@ -53,6 +53,9 @@ class AuditPlan:
     scratch: str | None = None
     """A folder of this run's own where each part writes its kept calls, shipping counts
     only (``auditor.engines.kept``); None: the kept calls travel in the partials."""
+    distinct_first: bool = False
+    """Replay the payloads the whole log repeats most once, before the parts, which then only
+    count their calls (``auditor.engines.distinct``); the report is the same either way."""
 
 
 def make_plan(
@@ -72,6 +75,7 @@ def make_plan(
     calls_from: CallsFrom = CallsFrom.ALL,
     scratch: str | None = None,
     repeats_apart: bool = False,
+    distinct_first: bool = False,
     columns: Columns | None = None,
 ) -> AuditPlan:
     """The plan of an audit whose logs are cut for about ``workers`` workers; ``scratch``:
@@ -80,7 +84,8 @@ def make_plan(
     files is a part of its own, for an engine that finds the repeats by a shuffle
     (``auditor.engines.core.seen_before``); otherwise such logs are all one part.
     ``columns``: the columns of Parquet and Arrow logs (None: found by name), which are cut
-    in runs of row groups (``auditor.inputs.parts.ColumnarPart``)."""
+    in runs of row groups (``auditor.inputs.parts.ColumnarPart``). ``distinct_first``: see
+    ``AuditPlan.distinct_first``."""
     settings = settings or ReportSettings()
     parts = work_items(
         files,
@@ -115,4 +120,5 @@ def make_plan(
         max_record_bytes=max_record_bytes,
         catalog_key=key,
         scratch=scratch,
+        distinct_first=distinct_first,
     )
