@@ -19,7 +19,7 @@ from auditor.aggregate.evidence import evidence_line
 from auditor.aggregate.groups import DEFAULT_EXAMPLES, GroupCollector
 from auditor.aggregate.loosen import FileSide, eligible, suggest
 from auditor.aggregate.redact import DEFAULT_LIMIT, Sanitizer, tool_name
-from auditor.aggregate.repeats import AcceptedRepeats, Known, Payload
+from auditor.aggregate.repeats import AcceptedRepeats
 from auditor.defaults import DEFAULT_MAX_CALLS
 from auditor.models import (
     JSON,

@@ -40,6 +40,7 @@ Known = tuple[bool, frozenset[int]]
 """What counting a call of a payload known accepted needs: whether the log contradicts the
 old runtime for it, and the rewrites (and constraints) its evaluation reached."""
 
+
 @dataclass(slots=True)
 class _Seen:
     """What counting a repeat of an accepted payload needs: never its arguments."""
