@@ -181,6 +181,23 @@ def test_only_accepted_payloads_are_remembered() -> None:
     assert not repeats.repeat(payload)  # forgotten once settled
 
 
+def test_an_accepted_payload_over_budget_is_never_counted_as_a_plain_repeat() -> None:
+    """Its repeats would be counted within the budget (``settle`` knows no budget): each
+    call goes through instead, and counts as over budget as a call-by-call pass counts it."""
+    repeats = AcceptedRepeats()
+    call = Call("a:1", "count", {"n": 1}, text='{"n": 1}')
+    payload = ("count", '{"n": 1}', None)
+    slow = CallResult(call, Outcome.ACCEPTED, over_budget=True)
+    for _ in range(3):
+        assert not repeats.remember(payload, slow, frozenset())
+        assert not repeats.repeat(payload)
+    # The same payload within the budget is remembered from its second replay, as any.
+    for _ in range(2):
+        assert not repeats.repeat(payload)
+        repeats.remember(payload, CallResult(call, Outcome.ACCEPTED), frozenset())
+    assert repeats.repeat(payload)
+
+
 def test_hashes_of_payloads_seen_once_are_bounded() -> None:
     repeats = AcceptedRepeats(payloads=1)  # room for ONCE_PER_PAYLOAD hashes
     call = Call("a:1", "count", {"n": 1}, text='{"n": 1}')

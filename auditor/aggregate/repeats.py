@@ -116,7 +116,9 @@ class AcceptedRepeats:
         (an int, which the garbage collector never visits), so that a log of distinct
         arguments pays one set lookup per call and keeps no object per payload (keeping
         them made such a log 14% slower). A hash that collides only remembers early."""
-        if result.outcome is not Outcome.ACCEPTED:
+        if result.outcome is not Outcome.ACCEPTED or result.over_budget:
+            # An accepted call whose evaluation ran out of budget counts as such, each time
+            # (its verdict is remembered by the memo): ``settle`` counts weights as within it.
             return False
         digest = hash(payload)
         if digest not in self._once:
