@@ -233,8 +233,9 @@ class _Sides:
         # nothing (but a timeout of the call budget, which no report depends on).
         self.new_raises_nothing = replay.new.validator is not None and trusted(new_schema)
         validator = replay.old.validator
-        distinct = replay.old is not replay.new and validator is not None
-        self._fast_old = FastCheck(validator.schema if distinct and validator else None)
+        # The old side's schema as the old runtime reads it (the lenient reading, say).
+        old_schema: Any = validator.schema if validator is not None else None
+        self._fast_old = FastCheck(old_schema if replay.old is not replay.new else None)
 
     def old_may_accept(self, arguments: JSON) -> bool:
         """False only when the old runtime surely rejects ``arguments`` (as
