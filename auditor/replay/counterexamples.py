@@ -28,9 +28,8 @@ from __future__ import annotations
 
 import copy
 import json
-import weakref
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 import orjson
@@ -44,6 +43,7 @@ from auditor.models import (
     OldRuntime,
     Rewrite,
     Rule,
+    Verdict,
 )
 from auditor.replay.causes import keyword_position
 from auditor.replay.constraints import ASSERTIONS
@@ -130,9 +130,17 @@ Patch = tuple[dict[str, JSON], ...]
 
 @dataclass
 class SearchBudget:
-    """Candidates the rest of an audit's searches may still replay."""
+    """Candidates the rest of an audit's searches may still replay, and the verdicts of the
+    tool searched last (its changes' searches edit the same samples alike)."""
 
     left: int = MAX_AUDIT_CANDIDATES
+    _last: _Sides | None = field(default=None, repr=False)
+
+    def sides(self, replay: ToolReplay) -> _Sides:
+        """The verdicts of ``replay``'s tool, remembered while its changes are searched."""
+        if self._last is None or self._last.replay is not replay:
+            self._last = _Sides(replay)
+        return self._last
 
 
 def counterexample(
@@ -168,7 +176,7 @@ def counterexample(
             break
         tried += 1
         budget.left -= 1
-        verdict = _check(replay, rewrite, arguments)
+        verdict = _check(budget.sides(replay), rewrite, arguments, key)
         unusable += verdict is None
         if verdict:
             return Counterexample(
@@ -197,22 +205,18 @@ def _not_found(tool: str, rewrite: Rewrite, reason: str, tried: int) -> Countere
 def bites(replay: ToolReplay, rewrite: Rewrite, arguments: JSON) -> bool:
     """Whether the old runtime accepts ``arguments`` and the new schema rejects them with an
     error the change causes: the check every counterexample passes before it is shown."""
-    return _check(replay, rewrite, arguments) is True
+    return _check(_Sides(replay), rewrite, arguments) is True
 
 
-def _check(replay: ToolReplay, rewrite: Rewrite, arguments: JSON) -> bool | None:
-    """``bites``, or None when the new schema could not be used for ``arguments``.
-
-    Most candidates fail on the old side too (a value of another type, a key removed), and
-    only a candidate the old runtime accepts can bite: that is asked first, as a yes or no,
-    before the reference lists the new errors and locates their causes (most of the search's
-    cost). Only where the new schema cannot raise (``_Sides.new_raises_nothing``): a
-    candidate it could not evaluate is counted as such, whatever the old side says."""
-    if replay.surely_accepted(arguments):
+def _check(
+    sides: _Sides, rewrite: Rewrite, arguments: JSON, key: bytes | None = None
+) -> bool | None:
+    """``bites``, or None when the new schema could not be used for ``arguments``; ``key``:
+    their JSON text, under which the verdicts are remembered."""
+    verdicts = sides.verdicts(arguments, key)
+    if verdicts is None:
         return False
-    if not _sides(replay).old_may_accept(arguments):
-        return False
-    old, new = replay.verdicts(arguments)
+    old, new = verdicts
     if old is None or not new.usable:
         return None
     if not old.accepts or new.accepts:
@@ -220,29 +224,51 @@ def _check(replay: ToolReplay, rewrite: Rewrite, arguments: JSON) -> bool | None
     return rewrite.removes_tool or any(rewrite in issue.causes for issue in new.errors)
 
 
+MAX_REMEMBERED: Final = 5_000
+"""Candidates' verdicts remembered per tool: its changes' searches try the same edits of the
+same samples (about 40% of the candidates on the benchmark's workloads)."""
+
+
 class _Sides:
-    """The yes-or-no verdicts of one tool's replay the search asks before the reference's
-    errors: the fast engine's where it is trusted, the reference's ``is_valid`` (which stops
-    at the first error) elsewhere."""
+    """One tool's verdicts as the search asks for them: first yes-or-no questions (the fast
+    engine's where it is trusted, else the reference's ``is_valid``, which stops at the first
+    error), the reference's errors and their causes only for a candidate that may bite."""
 
     def __init__(self, replay: ToolReplay) -> None:
-        self._replay = replay
-        new_schema = replay.normalized.schema
+        self.replay = replay
         # A schema the fast engine is trusted with has every reference local and resolvable,
         # every regex plain and compilable, no recursion: the reference evaluating it raises
         # nothing (but a timeout of the call budget, which no report depends on).
-        self.new_raises_nothing = replay.new.validator is not None and trusted(new_schema)
+        self._new_raises_nothing = replay.new.validator is not None and trusted(
+            replay.normalized.schema
+        )
         validator = replay.old.validator
         # The old side's schema as the old runtime reads it (the lenient reading, say).
         old_schema: Any = validator.schema if validator is not None else None
         self._fast_old = FastCheck(old_schema if replay.old is not replay.new else None)
+        self._known: dict[bytes, tuple[Verdict | None, Verdict] | None] = {}
 
-    def old_may_accept(self, arguments: JSON) -> bool:
+    def verdicts(self, arguments: JSON, key: bytes | None) -> tuple[Verdict | None, Verdict] | None:
+        """``ToolReplay.verdicts`` of ``arguments``, or None when they cannot bite: the new
+        schema surely accepts them, or the old runtime surely rejects them (and the new
+        schema cannot raise on them: a candidate it could not evaluate is counted as such,
+        whatever the old side says)."""
+        if key is not None and key in self._known:
+            return self._known[key]
+        replay = self.replay
+        found = None
+        if not replay.surely_accepted(arguments) and self._old_may_accept(arguments):
+            found = replay.verdicts(arguments)
+        if key is not None and len(self._known) < MAX_REMEMBERED:
+            self._known[key] = found
+        return found
+
+    def _old_may_accept(self, arguments: JSON) -> bool:
         """False only when the old runtime surely rejects ``arguments`` (as
         ``ToolReplay.verdicts`` would say) and the new schema cannot raise on them."""
-        replay = self._replay
+        replay = self.replay
         validator = replay.old.validator
-        if not self.new_raises_nothing or replay.old_runtime is OldRuntime.NONE:
+        if not self._new_raises_nothing or replay.old_runtime is OldRuntime.NONE:
             return True
         if replay.old is replay.new:
             return False  # one schema on both sides: what it rejects now it rejected before
@@ -254,17 +280,6 @@ class _Sides:
             return bool(validator.is_valid(arguments))
         except Exception:  # the old verdict is then a refusal too (ToolReplay._old_verdict)
             return False
-
-
-_SIDES: Final[weakref.WeakKeyDictionary[ToolReplay, _Sides]] = weakref.WeakKeyDictionary()
-
-
-def _sides(replay: ToolReplay) -> _Sides:
-    """The replay's ``_Sides``, built once per tool (the search edits many candidates)."""
-    found = _SIDES.get(replay)
-    if found is None:
-        found = _SIDES[replay] = _Sides(replay)
-    return found
 
 
 def harmless(replay: ToolReplay, rewrite: Rewrite) -> str | None:
