@@ -708,7 +708,25 @@ def _evaluated_alike(replay: ToolReplay, holder: str, seen: frozenset[str] = fro
 
 def _referrers(schema: JSON, holder: str) -> list[str]:
     """Pointers of the schema objects whose ``$ref`` leads to ``holder`` or above it."""
-    found: list[str] = []
+    return [
+        where
+        for where, target in _references(schema)
+        if not isinstance(target, str) or pointers.is_within(holder, target)
+    ]
+
+
+_last_references: list[tuple[JSON, list[tuple[str, str | None]]]] = []
+"""The references of the schema searched last: its changes' proofs ask for them again and
+again, and walking the whole schema each time was a tenth of the search. Held with the schema
+itself, so that it is recognized by identity (schemas are never edited in place)."""
+
+
+def _references(schema: JSON) -> list[tuple[str, str | None]]:
+    """(pointer of the object holding a ``$ref``, the local pointer it targets or None) for
+    every ``$ref`` string in ``schema``, wherever it stands."""
+    if _last_references and _last_references[0][0] is schema:
+        return _last_references[0][1]
+    found: list[tuple[str, str | None]] = []
     stack: list[tuple[JSON, str]] = [(schema, "")]
     while stack:
         node, where = stack.pop()
@@ -716,11 +734,11 @@ def _referrers(schema: JSON, holder: str) -> list[str]:
             ref = node.get("$ref")
             if isinstance(ref, str):
                 target = pointers.ref_target(ref)
-                if not isinstance(target, str) or pointers.is_within(holder, target):
-                    found.append(where)
+                found.append((where, target if isinstance(target, str) else None))
             stack.extend((v, pointers.join(where, k)) for k, v in node.items())
         elif isinstance(node, list):
             stack.extend((v, pointers.join(where, i)) for i, v in enumerate(node))
+    _last_references[:] = [(schema, found)]
     return found
 
 
