@@ -95,7 +95,7 @@ def test_a_tools_verdicts_are_remembered_across_its_changes(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     replay = _replay(SCHEMA)
-    samples = [("calls.jsonl:1", {"q": "ab", "tags": ["x"]})]
+    samples: list[tuple[str, JSON]] = [("calls.jsonl:1", {"q": "ab", "tags": ["x"]})]
     budget = SearchBudget()
     found = [counterexample(replay, i, samples, budget) for i in range(2)]
     assert [f.status for f in found] == [CounterexampleStatus.FOUND] * 2
