@@ -6,7 +6,6 @@ Fields are only ever added, never renamed or removed.
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict
 from typing import Any
 
@@ -26,12 +25,13 @@ from auditor.models import (
 )
 from auditor.report.common import runtime_note
 from auditor.report.escape import json_text
+from auditor.report.json_dump import dumps_indented
 
 
 def render(report: Report) -> str:
     """Strict JSON: a non-finite number is refused (the readers never let one in), and a
     surrogate of a non-UTF-8 file name is written as the escape text of its byte."""
-    text = json.dumps(as_dict(report), indent=2, ensure_ascii=False, allow_nan=False)
+    text = dumps_indented(as_dict(report))  # what json.dumps(indent=2) writes, faster
     return json_text(text) + "\n"
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from pathlib import PurePath
@@ -12,6 +11,7 @@ from urllib.parse import quote
 from auditor.models import Location
 from auditor.project import HOME
 from auditor.report.escape import json_text
+from auditor.report.json_dump import dumps_indented
 
 SCHEMA_URI: Final = "https://json.schemastore.org/sarif-2.1.0.json"
 
@@ -86,4 +86,4 @@ def render_log(
         **run_extra,
     }
     document = {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
-    return json_text(json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False)) + "\n"
+    return json_text(dumps_indented(document)) + "\n"

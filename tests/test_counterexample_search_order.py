@@ -1,0 +1,112 @@
+"""The counterexample search asks yes-or-no verdicts before the reference's errors, and
+remembers a tool's verdicts across its changes: the same answers, fewer full evaluations."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from auditor.models import JSON, CounterexampleStatus, Location, OldRuntime, ToolSchema
+from auditor.replay.counterexamples import SearchBudget, bites, counterexample
+from auditor.replay.tool import ToolReplay
+from auditor.schema.normalize import DEFAULT_RULES, normalize
+
+# `max_length` and `min_items` enforce nothing before the normalizer respells them; `type`
+# is a real constraint on both sides.
+SCHEMA: dict[str, JSON] = {
+    "type": "object",
+    "properties": {
+        "q": {"type": "string", "max_length": 3},
+        "tags": {"type": "array", "min_items": 1},
+    },
+}
+
+
+def _replay(schema: dict[str, JSON], old_runtime: OldRuntime = OldRuntime.LENIENT) -> ToolReplay:
+    tool = ToolSchema("t", schema, Location("tools.json"), "", "mapping")
+    return ToolReplay(tool, normalize(schema, DEFAULT_RULES), old_runtime=old_runtime)
+
+
+def _counting(replay: ToolReplay, monkeypatch: pytest.MonkeyPatch) -> list[JSON]:
+    """The arguments the reference is asked to list errors for."""
+    asked: list[JSON] = []
+    full = replay.verdicts
+
+    def verdicts(arguments: JSON) -> Any:
+        asked.append(arguments)
+        return full(arguments)
+
+    monkeypatch.setattr(replay, "verdicts", verdicts)
+    return asked
+
+
+def test_a_candidate_the_old_schema_rejects_never_reaches_the_reference_errors(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    replay = _replay(SCHEMA)
+    asked = _counting(replay, monkeypatch)
+    max_length = next(r for r in replay.normalized.rewrites if r.new == "maxLength")
+    # A number for q: the old schema's `type: string` refuses it already.
+    assert not bites(replay, max_length, {"q": 5})
+    assert asked == []
+    # Four characters: accepted before (max_length enforced nothing), refused after, by it.
+    assert bites(replay, max_length, {"q": "abcd"})
+    assert asked == [{"q": "abcd"}]
+    # Accepted on both sides: the fast engine says so, nothing else is asked.
+    assert not bites(replay, max_length, {"q": "abc"})
+    assert asked == [{"q": "abcd"}]
+
+
+def test_a_candidate_another_change_rejects_does_not_bite() -> None:
+    replay = _replay(SCHEMA)
+    max_length = next(r for r in replay.normalized.rewrites if r.new == "maxLength")
+    min_items = next(r for r in replay.normalized.rewrites if r.new == "minItems")
+    # Accepted before, rejected after, but by minItems: no counterexample to maxLength.
+    assert not bites(replay, max_length, {"tags": []})
+    assert bites(replay, min_items, {"tags": []})
+
+
+def test_with_no_old_runtime_everything_passed_before(monkeypatch: pytest.MonkeyPatch) -> None:
+    replay = _replay(SCHEMA, OldRuntime.NONE)
+    asked = _counting(replay, monkeypatch)
+    max_length = next(r for r in replay.normalized.rewrites if r.new == "maxLength")
+    assert not bites(replay, max_length, {"q": 5})  # rejected after by `type`, not the change
+    assert asked == [{"q": 5}]  # nothing refused it before: the reference had to say why
+
+
+def test_an_untrusted_new_schema_is_evaluated_whatever_the_old_side_says(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A reference to another document: the fast engine is not trusted with the new schema,
+    # which raises when a call reaches the reference: counted as a schema error, not skipped.
+    schema: dict[str, JSON] = {
+        "type": "object",
+        "properties": {"q": {"type": "string", "max_length": 3}, "r": {"$ref": "other.json"}},
+    }
+    replay = _replay(schema)
+    asked = _counting(replay, monkeypatch)
+    max_length = next(r for r in replay.normalized.rewrites if r.new == "maxLength")
+    assert not bites(replay, max_length, {"q": 5, "r": 1})
+    assert asked == [{"q": 5, "r": 1}]
+
+
+def test_a_tools_verdicts_are_remembered_across_its_changes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    replay = _replay(SCHEMA)
+    samples: list[tuple[str, JSON]] = [("calls.jsonl:1", {"q": "ab", "tags": ["x"]})]
+    budget = SearchBudget()
+    found = [counterexample(replay, i, samples, budget) for i in range(2)]
+    assert [f.status for f in found] == [CounterexampleStatus.FOUND] * 2
+    first_pass = budget.left
+    asked = _counting(replay, monkeypatch)
+    again = [counterexample(replay, i, samples, budget) for i in range(2)]
+    assert again == found  # the same counterexamples, the same candidate counts
+    assert asked == []  # every verdict was remembered
+    assert budget.left == first_pass - sum(f.candidates for f in found)  # still spent
+    # Another tool's replay starts afresh.
+    other = _replay(SCHEMA)
+    asked_other = _counting(other, monkeypatch)
+    assert counterexample(other, 0, samples, budget) == found[0]
+    assert asked_other != []
