@@ -104,6 +104,12 @@ def test_allow_override_keeps_the_later_one_and_says_so(tmp_path: Path) -> None:
         ("list.yaml", "- 1\n- 2\n", "list.yaml: not a catalog in a known format"),
         ("scalar.json", "42", "scalar.json: not a catalog in a known format"),
         ("noname.json", '[{"name": 3, "input_schema": {}}]', "a tool has no name"),
+        # JSON has no NaN or infinity; no report could write them: refused in both syntaxes.
+        ("nan.json", '{"a": {"maximum": NaN}}', "nan.json: invalid JSON: NaN is not JSON"),
+        ("huge.json", '{"a": {"maximum": 1e999}}', "huge.json: invalid JSON: number out of range"),
+        ("nan.yaml", "a:\n  type: .nan\n", "nan.yaml:2:9: invalid YAML: .nan is not a JSON number"),
+        ("inf.yaml", "a: {maximum: -.Inf}\n", "inf.yaml:1:14: invalid YAML: -.Inf is not a JSON"),
+        ("huge.yaml", "a: {maximum: 1.0e+999}\n", "huge.yaml:1:14: invalid YAML: 1.0e+999 is"),
     ],
 )
 def test_unusable_catalogs_are_named(tmp_path: Path, name: str, text: str, expected: str) -> None:
@@ -113,6 +119,21 @@ def test_unusable_catalogs_are_named(tmp_path: Path, name: str, text: str, expec
     assert len(catalogs.problems) == 1
     assert expected in str(catalogs.problems[0])
     assert "\n" not in str(catalogs.problems[0])
+
+
+def test_finite_floats_and_nan_texts_still_load(tmp_path: Path) -> None:
+    """The refusal is of non-finite numbers only: a quoted ".nan", a large finite float, a
+    sexagesimal YAML 1.1 float and a plain ``1e999`` (a string in YAML 1.1) all load."""
+    text = 'a:\n  maximum: 1.5e+300\n  const: ".nan"\n  minimum: 190:20:30.15\n  default: 1e999\n'
+    catalogs = load_catalogs([_write(tmp_path / "ok.yaml", text)])
+    assert catalogs.problems == ()
+    [tool] = catalogs.tools
+    assert tool.schema == {
+        "maximum": 1.5e300,
+        "const": ".nan",
+        "minimum": 685230.15,
+        "default": "1e999",
+    }
 
 
 def test_missing_catalog_is_a_problem(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ a list (an OpenAI, Anthropic or Gemini request body, an MCP result).
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import sys
@@ -35,6 +36,7 @@ from auditor.inputs.limits import (
 from auditor.inputs.lines import lone_surrogate
 from auditor.inputs.paths import STDIN, STDIN_NAME, InputProblem, files_in, shown
 from auditor.inputs.positions import key_positions
+from auditor.inputs.records import finite_float
 from auditor.inputs.sniff import LOG_AS_CATALOG, looks_like_log
 from auditor.inputs.uri import is_uri, read_uri
 from auditor.models import JSON, Location, Override, ToolSchema
@@ -296,7 +298,9 @@ def _first_lone_surrogate(text: str) -> tuple[int | None, int | None]:
 def _parse(path: str, text: str, as_json: bool) -> tuple[JSON, CatalogProblem | None]:
     if as_json:
         try:
-            return on_deep_stack(lambda: json.loads(text, parse_constant=_not_json)), None
+            return on_deep_stack(
+                lambda: json.loads(text, parse_constant=_not_json, parse_float=finite_float)
+            ), None
         except json.JSONDecodeError as error:
             return None, CatalogProblem(
                 Location(path, error.lineno, error.colno), f"invalid JSON: {error.msg}"
@@ -319,6 +323,14 @@ def _parse(path: str, text: str, as_json: bool) -> tuple[JSON, CatalogProblem | 
             if bomb is not None:
                 mark = node.start_mark
                 return None, CatalogProblem(Location(path, mark.line + 1, mark.column + 1), bomb)
+            odd = _non_finite(node)
+            if odd is not None:  # refused as JSON refuses NaN: no report could write it
+                mark = odd.start_mark
+                return None, CatalogProblem(
+                    Location(path, mark.line + 1, mark.column + 1),
+                    f"invalid YAML: {odd.value} is not a JSON number (JSON has no NaN or "
+                    "infinity, and a schema is JSON)",
+                )
             return loader.construct_document(node), None
         finally:
             loader.dispose()
@@ -369,6 +381,39 @@ def _alias_problem(root: yaml.Node) -> str | None:
         stack.append((node, True))
         stack.extend((child, False) for child in children if id(child) not in size)
     return None
+
+
+_FLOAT_TAG: Final = "tag:yaml.org,2002:float"
+_NON_FINITE: Final = re.compile(r"[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)")
+"""YAML 1.1's spellings of infinity and NaN (what PyYAML resolves them from)."""
+
+
+def _non_finite(root: yaml.Node) -> yaml.ScalarNode | None:
+    """The first ``.nan`` or ``.inf`` in a composed YAML document (after the alias check:
+    each node is visited once), None when there is none."""
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.ScalarNode):
+            if node.tag == _FLOAT_TAG and not _finite(node.value):
+                return node
+            continue
+        stack.extend(reversed(_children(node)))
+    return None
+
+
+def _finite(text: str) -> bool:
+    """Whether a YAML float's text is a finite number (``1e999`` overflows to infinity)."""
+    if _NON_FINITE.fullmatch(text):
+        return False
+    try:
+        return math.isfinite(float(text.replace("_", "")))
+    except ValueError:  # YAML 1.1's sexagesimal floats (190:20:30.15): finite
+        return True
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:

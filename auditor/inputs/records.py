@@ -218,7 +218,7 @@ def _reject_constant(name: str) -> JSON:
     raise ValueError(f"{name} is not JSON")
 
 
-def _finite_float(text: str) -> float:
+def finite_float(text: str) -> float:
     # A number past a float's range (1e400) would be read as infinity, which no strict JSON
     # report can hold: it is refused as NaN and Infinity are.
     value = float(text)
@@ -242,7 +242,7 @@ def loads(text: str) -> tuple[JSON, str | None]:
     except orjson.JSONDecodeError:
         pass
     try:
-        value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+        value = json.loads(text, parse_constant=_reject_constant, parse_float=finite_float)
         if lone_surrogate(text, value):
             return None, "holds a \\u escape of half a surrogate pair, which is not Unicode text"
         return value, None
