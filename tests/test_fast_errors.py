@@ -31,6 +31,8 @@ from auditor.schema.normalize import DEFAULT_RULES
 from tests.conftest import run_cli
 from tests.test_engine import INSTANCES, NAMES, NUMBERS, PLAIN_PATTERNS, PLAIN_SCHEMAS, _leaf
 
+DRAFT4 = "http://json-schema.org/draft-04/schema#"
+
 
 def _keyable_compound(children: st.SearchStrategy[Any]) -> st.SearchStrategy[dict[str, Any]]:
     return st.fixed_dictionaries(
@@ -68,7 +70,7 @@ def _keyable_schemas() -> st.SearchStrategy[Any]:
     return st.tuples(tree, st.dictionaries(NAMES, tree, max_size=2)).map(_with_defs)
 
 
-_SNAKE = {
+_SNAKE: dict[str, str] = {
     "additionalProperties": "additional_properties",
     "maxLength": "max_length",
     "minItems": "min_items",
@@ -182,8 +184,7 @@ def test_wherever_a_schema_is_keyable_the_errors_agree() -> None:
         {"prefixItems": [{"type": "string"}]},
         {"unevaluatedProperties": False},
         {"$schema": "http://json-schema.org/draft-07/schema#", "items": [{"type": "string"}]},
-        {"$schema": "http://json-schema.org/draft-04/schema#", "minimum": 1,
-         "exclusiveMinimum": True},  # fmt: skip
+        {"$schema": DRAFT4, "minimum": 1, "exclusiveMinimum": True},
         {"properties": {"a": {"$anchor": "x", "type": "string"}}},
         {"properties": {"a": {"minContains": 1}}},
     ],
@@ -235,7 +236,7 @@ def test_a_property_named_ref_is_a_name_in_the_error_paths() -> None:
 
 
 def test_the_fast_errors_decline_what_they_cannot_tell_exactly() -> None:
-    schema = {"properties": {"a": False}, "additionalProperties": {"maxLength": 1}}
+    schema: JSON = {"properties": {"a": False}, "additionalProperties": {"maxLength": 1}}
     validator = FastCheck(schema).validator
     fast = FastErrors(schema, validator, limit=3)
     assert fast({"a": 1}) is None  # a false subschema: python-jsonschema names no keyword
@@ -246,7 +247,7 @@ def test_the_fast_errors_decline_what_they_cannot_tell_exactly() -> None:
 
 
 def test_the_limit_is_python_jsonschemas() -> None:
-    schema = {"additionalProperties": {"maxLength": 0}}
+    schema: JSON = {"additionalProperties": {"maxLength": 0}}
     replay = _replay(schema)
     fast = replay._fast_errors
     assert fast is not None
