@@ -125,12 +125,31 @@ def _compare(replay: ToolReplay, instance: JSON, compared: dict[str, int]) -> No
     compared["caused"] += any(issue.causes for issue in theirs)
 
 
-def test_the_fast_engines_errors_are_the_references_but_for_their_messages() -> None:
+@pytest.mark.parametrize(
+    ("draft", "examples", "rejected_share", "caused_share"),
+    [
+        ("https://json-schema.org/draft/2020-12/schema", 300, 0.4, 0.02),
+        ("http://json-schema.org/draft-07/schema#", 150, 0.4, 0.02),
+        # Integers are not floats there; its meta-schema refuses numeric exclusive bounds, so
+        # fewer generated schemas are used, and fewer errors have causes.
+        (DRAFT4, 150, 0.1, 0.0),
+    ],
+)
+def test_the_fast_engines_errors_are_the_references_but_for_their_messages(
+    draft: str, examples: int, rejected_share: float, caused_share: float
+) -> None:
     compared = {"instances": 0, "unknown": 0, "rejected": 0, "caused": 0, "schemas": 0}
 
-    @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @settings(
+        max_examples=examples,
+        deadline=None,
+        derandomize=True,
+        suppress_health_check=[HealthCheck.too_slow],
+    )
     @given(_keyable_schemas(), st.lists(INSTANCES, min_size=1, max_size=8))
     def agree(schema: Any, instances: list[Any]) -> None:
+        if isinstance(schema, dict):
+            schema = {"$schema": draft, **schema}
         replay = _replay(_dialect(schema))
         if replay._fast_errors is None:  # the meta-schema or the fast engine refused it
             return
@@ -141,9 +160,10 @@ def test_the_fast_engines_errors_are_the_references_but_for_their_messages() -> 
     agree()
     # Not rare: most generated schemas are keyable, most arguments fail them, many at a
     # renamed keyword; the fast engine declines few (a false subschema, too many errors).
-    assert compared["schemas"] >= 150, compared
-    assert compared["rejected"] >= 0.5 * compared["instances"], compared
-    assert compared["caused"] >= 0.1 * compared["instances"], compared
+    assert compared["schemas"] >= examples // 5, compared
+    assert compared["rejected"] >= rejected_share * compared["instances"], compared
+    if caused_share:
+        assert compared["caused"] >= caused_share * compared["instances"], compared
     assert compared["unknown"] <= 0.2 * compared["instances"], compared
 
 
@@ -152,7 +172,12 @@ def test_wherever_a_schema_is_keyable_the_errors_agree() -> None:
     counted = {"keyable": 0, "refused": 0}
     compared = {"instances": 0, "unknown": 0, "rejected": 0, "caused": 0}
 
-    @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @settings(
+        max_examples=300,
+        deadline=None,
+        derandomize=True,
+        suppress_health_check=[HealthCheck.too_slow],
+    )
     @given(PLAIN_SCHEMAS, st.lists(INSTANCES, min_size=1, max_size=6))
     def agree(schema: Any, instances: list[Any]) -> None:
         replay = _replay(schema)
