@@ -93,7 +93,8 @@ def _dialect(node: Any) -> Any:
         elif key in ("enum", "const", "default", "required", "pattern", "$ref", "x-vendor"):
             out[key] = value
         else:
-            out[_SNAKE.get(key, key)] = _dialect(value)
+            name: str = key
+            out[_SNAKE.get(name, name)] = _dialect(value)
     return out
 
 
