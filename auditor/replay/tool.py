@@ -274,7 +274,7 @@ class ToolReplay:
         log says happened to this call is applied afterwards (``auditor.replay.outcome.decide``).
 
         ``detailed``: whether the report shows a result in detail; a rejection it will not show
-        is described by the fast engine alone where that is exact (``_light_verdicts``), and
+        is described by the fast engine alone where that is exact (``_verdicts``), and
         remembered as such: a repeat the report must show is evaluated again. None: every
         result is python-jsonschema's.
         """
@@ -289,9 +289,10 @@ class ToolReplay:
             if detailed is not None and not detailed(result):
                 LIGHT.calls += 1
                 return result, reached
-        light_verdicts = None if detailed is None else self._light_verdicts(call, detailed)
-        light = light_verdicts is not None
-        old, new = light_verdicts if light_verdicts is not None else self.verdicts(call.arguments)
+        shown = None
+        if detailed is not None and self._fast_errors is not None:
+            shown = functools.partial(_shown, detailed, call)
+        old, new, light = self._verdicts(call.arguments, shown)
         if found is None:
             reached = self.reached_rewrites(call)
             # Calls of one shape reach the same keywords: remembered entries share one set,
@@ -307,23 +308,6 @@ class ToolReplay:
             self._memo.put(key, (old, new, reached), 0, light)
         LIGHT.calls += light
         return decide(call, old, new), reached
-
-    def _light_verdicts(
-        self, call: Call, detailed: Detailed
-    ) -> tuple[Verdict | None, Verdict] | None:
-        """The verdicts of a call the new schema rejects, with the fast engine's errors
-        (``auditor.replay.fast_errors``), when the report will not show it in detail; None
-        when python-jsonschema must evaluate it (or the fast engine accepts it)."""
-        if self._fast_errors is None:
-            return None
-        arguments = call.arguments
-        self._budget.start()
-        errors = self._fast_errors(arguments)
-        if not errors:  # accepted (the fast engine's verdict is the reference's), or unknown
-            return None
-        new = Verdict(False, self._issues(_in_order(errors), arguments, light=True))
-        old = self._old_verdict(arguments, new)
-        return None if detailed(decide(call, old, new)) else (old, new)
 
     def reached_rewrites(self, call: Call) -> frozenset[int]:
         """Indices of this tool's rewrites whose keyword evaluating the call reached, then of
@@ -355,19 +339,34 @@ class ToolReplay:
     def verdicts(self, arguments: JSON) -> tuple[Verdict | None, Verdict]:
         """The old runtime's verdict (None when the new schema cannot be used, which decides
         the outcome alone) and the new schema's, with the new errors and their causes."""
+        old, new, _ = self._verdicts(arguments, None)
+        return old, new
+
+    def _verdicts(
+        self, arguments: JSON, shown: Callable[[Verdict | None, Verdict], bool] | None
+    ) -> tuple[Verdict | None, Verdict, bool]:
+        """``verdicts``, and whether they are light: with ``shown`` (whether the report shows
+        the call with these verdicts in detail), a rejection it will not show is described by
+        the fast engine's errors (``auditor.replay.fast_errors``) where that is exact."""
         self._budget.start()  # shared by both verdicts and the coverage pass that follows
         if self.new.validator is None:
-            return None, Verdict(False, problem=self.new.problem)
+            return None, Verdict(False, problem=self.new.problem), False
         if self._fast_new.accepts(arguments):
             # The fast engine only ever answers "accepted" for schemas where it agrees with
             # the reference; every other answer is the reference's (auditor.replay.engine).
-            return self._old_verdict(arguments, None), ACCEPTS
+            return self._old_verdict(arguments, None), ACCEPTS, False
+        fast = self._fast_errors(arguments) if shown and self._fast_errors else None
+        if fast:  # [] would be an acceptance: the reference decides a disagreement
+            new = Verdict(False, self._issues(_in_order(fast), arguments, light=True))
+            old = self._old_verdict(arguments, new)
+            if shown is not None and not shown(old, new):
+                return old, new, True
         try:
             errors = _errors(self.new.validator, arguments)
         except Exception as error:  # evaluation of user schemas may raise anything
-            return None, _unusable_for(error)
+            return None, _unusable_for(error), False
         new = Verdict(not errors, self._issues(errors, arguments))
-        return self._old_verdict(arguments, new), new
+        return self._old_verdict(arguments, new), new, False
 
     def _old_verdict(self, arguments: JSON, new: Verdict | None) -> Verdict:
         """``new``: the new verdict, when the reference computed it (None: the fast engine
@@ -569,6 +568,10 @@ def _in_order(found: list[exceptions.ValidationError]) -> list[exceptions.Valida
             e.message,
         ),
     )
+
+
+def _shown(detailed: Detailed, call: Call, old: Verdict | None, new: Verdict) -> bool:
+    return detailed(decide(call, old, new))
 
 
 def _unusable_for(error: BaseException) -> Verdict:
