@@ -21,11 +21,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from auditor.aggregate.pipeline import prepare
-from auditor.models import JSON, Location, ToolSchema, ValidationIssue
+from auditor.models import JSON, REJECTS, Call, Location, Outcome, ToolSchema, ValidationIssue
 from auditor.replay import tool as tool_module
 from auditor.replay.engine import FastCheck
 from auditor.replay.fast_errors import FastErrors, keyable
-from auditor.replay.tool import MAX_ERRORS, ToolReplay, _errors, _in_order
+from auditor.replay.tool import MAX_ERRORS, Memo, Remembered, ToolReplay, _errors, _in_order
 from auditor.schema import pointers
 from auditor.schema.normalize import DEFAULT_RULES
 from tests.conftest import run_cli
@@ -334,3 +334,43 @@ def test_reports_are_byte_identical_with_the_fast_errors_on_and_off(
     assert light > rejected // 2  # most rejections were described by the fast engine
     for name in FORMATS:
         assert on[name] == off[name], name
+
+
+def test_a_light_result_is_remembered_as_such_and_replaced_when_a_repeat_is_shown() -> None:
+    # max_length: a keyword the old runtime ignored, renamed maxLength: newly rejected.
+    schema: JSON = {"type": "object", "properties": {"s": {"type": "string", "max_length": 2}}}
+    replay = _replay(schema)
+    call = Call("log:1", "t", {"s": "abc"}, text='{"s":"abc"}')
+    before = tool_module.LIGHT.calls
+
+    hidden, _ = replay.evaluate(call, lambda result: False)
+    assert hidden.outcome is Outcome.NEWLY_REJECTED
+    assert [(e.keyword, e.schema_pointer, e.message) for e in hidden.errors] == [
+        ("maxLength", "/properties/s/maxLength", "")
+    ]
+    assert [r.pointer for r in hidden.errors[0].causes] == ["/properties/s/max_length"]
+    again, _ = replay.evaluate(call, lambda result: False)  # remembered, still light
+    assert again == hidden and tool_module.LIGHT.calls == before + 2
+
+    shown, _ = replay.evaluate(call, lambda result: True)  # the repeat is shown: evaluated
+    assert [e.message for e in shown.errors] == ['"abc" is too long']
+    assert _unmessaged(shown.errors) == _unmessaged(hidden.errors)
+    assert replay.evaluate(call, lambda result: False)[0] == shown  # now remembered in full
+    assert replay.evaluate(call)[0] == shown
+    assert tool_module.LIGHT.calls == before + 2
+
+    accepted, _ = replay.evaluate(Call("log:2", "t", {"s": "ab"}), lambda result: False)
+    assert accepted.outcome is Outcome.ACCEPTED and tool_module.LIGHT.calls == before + 2
+
+
+def test_the_memo_replaces_only_light_entries() -> None:
+    memo = Memo(10)
+    full: Remembered = (None, REJECTS, frozenset())
+    light: Remembered = (None, REJECTS, frozenset({1}))
+    memo.put(("t", "a"), light, light=True)
+    assert memo.found(("t", "a")) == (light, True)
+    memo.put(("t", "a"), full)
+    assert memo.found(("t", "a")) == (full, False) and len(memo) == 1
+    memo.put(("t", "a"), light, light=True)  # a full entry stays
+    assert memo.found(("t", "a")) == (full, False)
+    assert memo.found(("t", "b")) is None
