@@ -33,6 +33,10 @@ the name's error at the object), ``dependencies``/``dependent*`` (error counts d
 boolean ``exclusiveMinimum`` of draft 4; a ``false`` subschema (python-jsonschema's error
 names no keyword); more than ``limit`` errors (python-jsonschema keeps the first it meets,
 in its own order); and any error whose kind and path do not map as above.
+
+Like its acceptances (``auditor.replay.engine``), the fast engine's errors come without the
+per-call CPU budget (``--call-timeout``): a call python-jsonschema could not finish within it
+(with this vocabulary, only arguments of many megabytes) is described, not a schema error.
 """
 
 from __future__ import annotations
