@@ -473,7 +473,8 @@ def count_calls(
         payload = repeats.payload(call)
         if payload is not None and repeats.repeat(payload):
             continue
-        result, reached = evaluate_call(replays, call, tally.detailed)
+        # Until the listed calls are full every result is shown: no need to ask per call.
+        result, reached = evaluate_call(replays, call, tally.detailed if tally.full else None)
         tally.add(result, reached)
         if payload is not None and repeats.remember(payload, result, reached):
             _settle(tally, repeats)
