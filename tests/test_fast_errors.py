@@ -98,6 +98,16 @@ def _dialect(node: Any) -> Any:
     return out
 
 
+def _without(node: Any, keys: set[str]) -> Any:
+    """``node`` without ``keys`` anywhere (draft 4 has no ``const``, and its exclusive bounds
+    are booleans): more generated schemas are then draft 4 schemas the fast errors take."""
+    if isinstance(node, dict):
+        return {k: _without(v, keys) for k, v in node.items() if k not in keys}
+    if isinstance(node, list):
+        return [_without(item, keys) for item in node]
+    return node
+
+
 def _replay(schema: JSON) -> ToolReplay:
     tool = ToolSchema("t", schema, Location("t.json"), "", "mcp")
     return prepare([tool], DEFAULT_RULES)["t"]
@@ -130,7 +140,7 @@ def _compare(replay: ToolReplay, instance: JSON, compared: dict[str, int]) -> No
     ("draft", "examples", "rejected_share", "caused_share"),
     [
         ("https://json-schema.org/draft/2020-12/schema", 300, 0.4, 0.02),
-        ("http://json-schema.org/draft-07/schema#", 150, 0.4, 0.02),
+        ("http://json-schema.org/draft-07/schema#", 150, 0.25, 0.02),
         # Integers are not floats there; its meta-schema refuses numeric exclusive bounds, so
         # fewer generated schemas are used, and fewer errors have causes.
         (DRAFT4, 150, 0.1, 0.0),
@@ -149,6 +159,8 @@ def test_the_fast_engines_errors_are_the_references_but_for_their_messages(
     )
     @given(_keyable_schemas(), st.lists(INSTANCES, min_size=1, max_size=8))
     def agree(schema: Any, instances: list[Any]) -> None:
+        if draft == DRAFT4:
+            schema = _without(schema, {"const", "exclusiveMinimum", "exclusiveMaximum"})
         if isinstance(schema, dict):
             schema = {"$schema": draft, **schema}
         replay = _replay(_dialect(schema))
@@ -213,6 +225,7 @@ def test_wherever_a_schema_is_keyable_the_errors_agree() -> None:
         {"$schema": DRAFT4, "minimum": 1, "exclusiveMinimum": True},
         {"properties": {"a": {"$anchor": "x", "type": "string"}}},
         {"properties": {"a": {"minContains": 1}}},
+        {"$schema": DRAFT4, "properties": {"a": {"const": 1}}},  # not a draft 4 keyword
     ],
 )
 def test_schemas_whose_errors_do_not_map_exactly_are_left_to_the_reference(

@@ -48,7 +48,7 @@ from jsonschema.exceptions import ValidationError
 from auditor.models import JSON
 from auditor.replay.engine import schema_positions
 from auditor.schema import pointers
-from auditor.schema.keywords import VOCABULARY
+from auditor.schema.keywords import VOCABULARY, draft_of
 
 KINDS: Final[dict[str, str]] = {
     "type": "Type",
@@ -100,13 +100,15 @@ def keyable(schema: JSON) -> bool:
     them. ``schema`` must already be one the fast engine is trusted with."""
     if not isinstance(schema, dict):
         return False
+    # A keyword of another draft than the schema's (``const`` in draft 4) is refused too:
+    # whether each engine ignores it there is not what this mapping rests on.
+    vocabulary = VOCABULARY[draft_of(schema)]
     for node in schema_positions(schema):
         for key, value in node.items():
-            if key in KINDS or key in _ANNOTATIONS or key in ("properties", "$ref"):
-                continue
-            if key == "items" and isinstance(value, dict):
-                continue
-            if key in _KNOWN or key.startswith("$"):
+            if key in _ANNOTATIONS or (key not in _KNOWN and not key.startswith("$")):
+                continue  # neither engine asserts it
+            exact = key in KINDS or key in ("properties", "$ref")
+            if not ((exact or (key == "items" and isinstance(value, dict))) and key in vocabulary):
                 return False
         for bound in ("exclusiveMinimum", "exclusiveMaximum"):
             if isinstance(node.get(bound), bool):
