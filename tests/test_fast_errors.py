@@ -14,13 +14,14 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from auditor.aggregate.pipeline import prepare
+from auditor.aggregate.pipeline import ReportSettings, Tally, prepare
 from auditor.models import JSON, REJECTS, Call, Location, Outcome, ToolSchema, ValidationIssue
 from auditor.replay import tool as tool_module
 from auditor.replay.engine import FastCheck
@@ -387,3 +388,59 @@ def test_the_memo_replaces_only_light_entries() -> None:
     memo.put(("t", "a"), light, light=True)  # a full entry stays
     assert memo.found(("t", "a")) == (full, False)
     assert memo.found(("t", "b")) is None
+
+
+class _Kind:
+    """Stands for a jsonschema-rs error kind: only its class name is read."""
+
+
+def _fake(path: list[Any], kind: str, where: list[Any], at: list[Any]) -> SimpleNamespace:
+    named = type(kind, (_Kind,), {})
+    return SimpleNamespace(evaluation_path=path, kind=named(), schema_path=where, instance_path=at)
+
+
+def test_errors_that_do_not_map_as_expected_are_declined_one_by_one() -> None:
+    schema: JSON = {
+        "properties": {"a": {"maxLength": 1}, "b": {"$ref": "#anchor"}},
+        "anyOf": [{"maxLength": 1}],
+    }
+    fast = FastErrors(schema, None, limit=5)
+    arguments: JSON = {"a": "xx"}
+    good = _fake(
+        ["properties", "a", "maxLength"], "MaxLength", ["properties", "a", "maxLength"], ["a"]
+    )
+    mapped = fast._mapped(good, arguments)
+    assert mapped is not None and (mapped.validator, list(mapped.path)) == ("maxLength", ["a"])
+    holder = pointers.resolve(schema, "/properties/a")[1]
+    assert mapped.schema is holder and mapped.validator_value == 1
+    declined = [
+        _fake(["properties", "a", "maxLength"], "Type", ["properties", "a", "maxLength"], ["a"]),
+        _fake(["anyOf", 0, "maxLength"], "MaxLength", ["anyOf", 0, "maxLength"], []),
+        _fake(["properties", "a", "maxLength"], "MaxLength", ["anyOf", 0, "maxLength"], ["a"]),
+        _fake(["properties", "maxLength"], "MaxLength", ["properties", "maxLength"], []),
+        _fake(["properties", "z", "maxLength"], "MaxLength", ["properties", "z", "maxLength"], []),
+        _fake(
+            ["properties", "a", "maxLength"], "MaxLength", ["properties", "a", "maxLength"], ["q"]
+        ),
+        _fake(["properties", "b", "$ref", "maxLength"], "MaxLength", ["maxLength"], ["b"]),
+        _fake([], "MaxLength", [], []),
+    ]
+    assert [fast._mapped(error, arguments) for error in declined] == [None] * len(declined)
+
+
+def test_arguments_the_fast_engine_cannot_take_are_declined() -> None:
+    schema: JSON = {"properties": {"a": {"maxLength": 1}}}
+    fast = FastErrors(schema, FastCheck(schema).validator, limit=5)
+    assert fast(object()) is None  # type: ignore[arg-type]  # not JSON: it raises
+    assert fast({"a": "xx"}) is not None
+
+
+def test_a_tally_shows_every_result_until_its_listed_calls_are_full() -> None:
+    replay = _replay({"type": "object", "properties": {"s": {"type": "string", "max_length": 2}}})
+    result, reached = replay.evaluate(Call("log:1", "t", {"s": "abc"}))
+    tally = Tally({"t": replay}, ReportSettings(examples=1, max_calls=1))
+    assert tally.detailed(result)  # the listed calls have room
+    tally.add(result, reached)
+    assert not tally.detailed(result)  # listed calls full, its group holds its example
+    other = replace(result, call=replace(result.call, tool="u"))
+    assert tally.detailed(other)  # a group not seen yet: its first call is shown
