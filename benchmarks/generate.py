@@ -10,7 +10,8 @@ malformed lines).
 ``WORKLOADS`` names the variants ``benchmarks/run.py`` measures, each made to defeat one thing
 that flatters a figure: property names spelled like keywords (``id``, ``type``, ``format``,
 ``items``, ``default``), every argument text distinct (the verdict memo never hits), 90%
-repeats, 500 tools, a gzipped log, and a directory of 200 small logs.
+repeats, 500 tools, a gzipped log, a directory of 200 small logs, and ``rejections``: about
+30% of calls newly rejected (distinct arguments, varied constraints broken).
 """
 
 from __future__ import annotations
@@ -66,6 +67,7 @@ class Tool:
     def __init__(self, index: int, rng: random.Random, workload: Workload) -> None:
         self.name = f"tool_{index:03d}"
         self.rng = rng
+        self.varied = workload.varied_breaks
         self.fields: list[tuple[str, str]] = []
         self.nonce = workload.distinct
         properties: dict[str, Any] = {}
@@ -88,7 +90,7 @@ class Tool:
                 "tag": {"type": "string", "minLength": 1, "maxLength": 12},
             },
         }
-        self.dialect = rng.random() < DIALECT_SHARE
+        self.dialect = rng.random() < workload.dialect_share
         # Uppercase types make the old schema unusable (every call schema_error_before);
         # snake_case keywords alone leave dormant constraints that calls can newly break.
         self.upper_types = self.dialect and rng.random() < 0.5
@@ -126,9 +128,35 @@ class Tool:
         for position, (name, kind) in enumerate(self.fields):
             if position == 0 or rng.random() < 0.6:
                 args[name] = self._value(kind)
-        if breaking:
+        if breaking and self.varied:
+            self._break(args)
+        elif breaking:
             args["unexpected_" + rng.choice(WORDS)] = 1  # additionalProperties: false
         return args
+
+    def _break(self, args: dict[str, Any]) -> None:
+        """Break one dormant constraint (a snake_case keyword the old runtime ignored): an
+        extra property, or a value over a length or count limit, a duplicate tag or a tag
+        too long behind a ``$ref``, wherever the tool has such a field."""
+        rng = self.rng
+        ways: list[tuple[str, str]] = [("extra", "")]
+        for name, kind in self.fields:
+            if kind == "text":
+                ways.append(("long text", name))
+            elif kind == "tags":
+                ways += [("many tags", name), ("same tags", name), ("long tag", name)]
+        way, name = rng.choice(ways)
+        if way == "extra":
+            args["unexpected_" + rng.choice(WORDS) + str(rng.randint(0, 99))] = 1
+        elif way == "long text":  # maxLength 40
+            args[name] = " ".join(rng.choices(WORDS, k=rng.randint(9, 14)))
+        elif way == "many tags":  # maxItems 5
+            args[name] = rng.sample(WORDS, rng.randint(6, 9))
+        elif way == "same tags":  # uniqueItems
+            tag = rng.choice(WORDS)
+            args[name] = [tag, rng.choice(WORDS), tag]
+        else:  # maxLength 12 of the tag behind items: {"$ref": "#/$defs/tag"}
+            args[name] = [rng.choice(WORDS), "-".join(rng.choices(WORDS, k=rng.randint(3, 5)))]
 
     def _value(self, kind: str) -> Any:
         rng = self.rng
@@ -162,6 +190,13 @@ class Workload:
     """Every argument text distinct (an optional ``nonce`` property set to the call number)."""
     layout: str = "file"
     """``file`` (calls.jsonl), ``gzip`` (calls.jsonl.gz) or ``split`` (logs/ of 200 files)."""
+    dialect_share: float = DIALECT_SHARE
+    """Tools written in a dialect (half of them with dormant constraints calls can break)."""
+    break_share: float = BREAK_SHARE
+    """Calls that break a dormant constraint: newly rejected, as far as the dialect allows."""
+    varied_breaks: bool = False
+    """Break lengths, counts, uniqueness and ``$ref``'d limits too, with extra property names
+    from a thousand (not only ``additionalProperties`` with ten names)."""
 
 
 WORKLOADS: dict[str, Workload] = {
@@ -172,6 +207,14 @@ WORKLOADS: dict[str, Workload] = {
     "tools-500": Workload(tools=500),
     "gzip": Workload(layout="gzip"),
     "many-logs": Workload(layout="split"),
+    "rejections": Workload(
+        repeat_share=0.0,
+        keyword_names=True,
+        distinct=True,
+        dialect_share=0.9,
+        break_share=0.30,
+        varied_breaks=True,
+    ),
 }
 SPLIT_FILES = 200
 
@@ -186,9 +229,9 @@ def generate(calls: int, seed: int, out: Path, workload: Workload = WORKLOADS["s
     popularity = [1 / (k**ZIPF_EXPONENT) for k in range(1, workload.tools + 1)]
     weights = list(itertools.accumulate(popularity))
     # Only calls of tools with dormant constraints can be newly rejected: break those often
-    # enough that about BREAK_SHARE of all calls are.
+    # enough that about the workload's break share of all calls are.
     dormant = sum(p for p, t in zip(popularity, tools, strict=True) if t.dormant) / weights[-1]
-    breaking = min(1.0, BREAK_SHARE / dormant) if dormant else 0.0
+    breaking = min(1.0, workload.break_share / dormant) if dormant else 0.0
     seen: dict[str, list[str]] = {}
     with open(out / "calls.jsonl", "w", encoding="utf-8") as stream:
         for number in range(calls):

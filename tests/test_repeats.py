@@ -29,6 +29,7 @@ from auditor.models import (
     ToolSchema,
     Unparsed,
 )
+from auditor.replay.tool import Detailed
 from auditor.report import Format, render
 from auditor.schema.normalize import DEFAULT_RULES
 from tests.replaying import CallList
@@ -82,9 +83,11 @@ def test_repeats_are_counted_not_replayed_and_the_report_is_unchanged(
     replayed: list[str] = []
     real = pipeline.evaluate_call
 
-    def counting(replays: pipeline.Replays, call: Call) -> tuple[CallResult, frozenset[int]]:
+    def counting(
+        replays: pipeline.Replays, call: Call, detailed: Detailed | None = None
+    ) -> tuple[CallResult, frozenset[int]]:
         replayed.append(call.source)
-        return real(replays, call)
+        return real(replays, call, detailed)
 
     monkeypatch.setattr(pipeline, "evaluate_call", counting)
     replays = prepare([_TOOL], DEFAULT_RULES)

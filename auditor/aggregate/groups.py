@@ -176,6 +176,24 @@ class GroupCollector:
             if witnessed and raw is not None:
                 self._pending[key].witness.add(raw.errors[index], raw.call.arguments, schema)
 
+    def settled(self, result: CallResult, tool: str, caller: str | None) -> bool:
+        """Whether every group ``result`` would count in exists and holds all its examples:
+        counting it then shows nothing of it but counts and evidence. ``tool`` and ``caller``:
+        the call's as sanitized for the report (as ``add`` is given them)."""
+        if result.outcome not in GROUPED:
+            return True
+        split = (caller or "") if self._by_caller else None
+        outcome = result.outcome
+        keys = [
+            fingerprint(tool, outcome, i.causes, i.keyword, i.schema_pointer, "", split)
+            for i in result.errors
+        ] or [fingerprint(tool, outcome, (), "", "", result.schema_problem or "", split)]
+        for key in keys:
+            pending = self._pending.get(key)
+            if pending is None or len(pending.examples) < self._examples:
+                return False
+        return True
+
     def observed(self, key: str) -> Counter[str]:
         """The observations counted for the group of fingerprint ``key``."""
         pending = self._pending.get(key)

@@ -55,6 +55,7 @@ from auditor.replay.counterexamples import (
 )
 from auditor.replay.tool import (
     MEMO_ENTRIES,
+    Detailed,
     Memo,
     SchemaSummary,
     ToolReplay,
@@ -209,14 +210,15 @@ _NOTHING_REACHED: frozenset[int] = frozenset()
 
 
 def evaluate_call(
-    replays: Mapping[str, ToolReplay], call: Call
+    replays: Mapping[str, ToolReplay], call: Call, detailed: Detailed | None = None
 ) -> tuple[CallResult, frozenset[int]]:
-    """One call's outcome and the indices of its tool's rewrites its evaluation reached."""
+    """One call's outcome and the indices of its tool's rewrites its evaluation reached;
+    ``detailed``: whether the report shows a result in detail (``Tally.detailed``)."""
     if call.tool is not None and call.tool not in replays:
         return CallResult(call, Outcome.UNKNOWN_TOOL), _NOTHING_REACHED
     if call.tool is None or call.unparsed is not None:
         return CallResult(call, Outcome.UNPARSEABLE), _NOTHING_REACHED
-    return replays[call.tool].evaluate(call)
+    return replays[call.tool].evaluate(call, detailed)
 
 
 MAX_UNKNOWN_TOOLS: Final = 1_000
@@ -408,6 +410,16 @@ class Tally:
             self.unknown_other += self.unknown.pop(name)
         self._unknown_above = names[keep - 1]
 
+    def detailed(self, result: CallResult) -> bool:
+        """Whether counting ``result`` would show it in detail: listed in the calls, or the
+        first call or an example of a group. A result shown only in counts and evidence may
+        carry the fast engine's errors (``ToolReplay.evaluate``)."""
+        if not self.full:
+            return True
+        call = result.call
+        caller = None if call.caller is None else self._sanitizer.caller(call.caller)
+        return not self.collector.settled(result, tool_name(call.tool or ""), caller)
+
     @property
     def full(self) -> bool:
         """Whether ``kept`` holds all the calls a report lists: those of any later calls
@@ -486,7 +498,9 @@ def count_calls(
             if preloaded is not None and payload is not None and preloaded(payload):
                 tally.offer(payload[0], call)  # a sample where its replay would have been one
                 continue
-            result, reached = evaluate_call(replays, call)
+            # Until the listed calls are full every result is shown: no need to ask per call.
+            detailed = tally.detailed if tally.full else None
+            result, reached = evaluate_call(replays, call, detailed)
             tally.add(result, reached)
             if payload is not None and repeats.remember(payload, result, reached):
                 _settle(tally, repeats)

@@ -88,14 +88,14 @@ reference engine."""
 def trusted(schema: JSON) -> bool:
     """Whether the fast engine's verdicts on ``schema`` are python-jsonschema's.
 
-    Only schema positions are looked at (``_schema_objects``): a property named ``id`` or
+    Only schema positions are looked at (``schema_positions``): a property named ``id`` or
     ``pattern``, or a keyword-like object in ``enum``, ``const`` or ``default`` data, is not a
     keyword and never keeps the schema with the reference. A local ``$ref`` must land on a
     schema position (``_at_schema_position``); one into data, an unknown keyword's value or a
     container (``#/properties``) does, since both engines would then read as a schema what
     this walk took for data.
     """
-    for node in _schema_objects(schema):
+    for node in schema_positions(schema):
         if _REFERENCE_ONLY.intersection(node):
             return False
         named = node.get("patternProperties")
@@ -158,7 +158,7 @@ def _members(holds: str, value: JSON) -> list[JSON]:
     return []
 
 
-def _schema_objects(schema: JSON) -> Iterator[dict[str, JSON]]:
+def schema_positions(schema: JSON) -> Iterator[dict[str, JSON]]:
     """Every object at a schema position: the root and, through the keywords' values, every
     subschema. Never data (``enum``, ``const``, ``default``, ``examples``, unknown keywords'
     values) and never a name (the keys of ``properties``, ``$defs``...)."""
@@ -167,7 +167,7 @@ def _schema_objects(schema: JSON) -> Iterator[dict[str, JSON]]:
 
 
 def _at_schema_position(root: JSON, pointer: str) -> bool:
-    """Whether ``pointer`` names a schema position of ``root`` (as ``_schema_objects`` walks
+    """Whether ``pointer`` names a schema position of ``root`` (as ``schema_positions`` walks
     them) holding a schema. A list index must be spelled canonically (``01`` is refused)."""
     node, holds = root, "schema"
     for segment in pointers.split(pointer):
@@ -233,7 +233,7 @@ def fan_out(schema: JSON) -> tuple[int, int] | None:
     can lead back into a subschema (or leaves the document, or lands off the schema
     positions: ``trusted`` refuses those anyway).
 
-    Schema positions only (as ``_schema_objects`` walks them): each subschema counts, and so
+    Schema positions only (as ``schema_positions`` walks them): each subschema counts, and so
     does each list or map of subschemas on the way to it, so neither figure is less than the
     truth; data is never evaluated and never counted.
     Linear in the size of the schema: each node is weighed once, by identity and role.
@@ -313,7 +313,7 @@ def meta_valid(draft: Draft, schema: JSON) -> bool:
     does not follow ``$ref``).
     Checking the meta-schema is most of what preparing a tool costs.
     """
-    for node in _schema_objects(schema):
+    for node in schema_positions(schema):
         regexes = [node.get("pattern")]
         if isinstance(named := node.get("patternProperties"), dict):
             regexes += list(named)
@@ -340,6 +340,11 @@ class FastCheck:
     def __init__(self, schema: JSON) -> None:
         """``schema`` None: nothing is fast, the reference decides everything."""
         self._validator = None if schema is None else _compile(schema)
+
+    @property
+    def validator(self) -> Any:
+        """The fast engine's validator; None where the schema is not trusted with it."""
+        return self._validator
 
     def accepts(self, arguments: JSON) -> bool:
         """True only when the schema certainly accepts ``arguments``; False means *ask the

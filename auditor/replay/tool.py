@@ -11,7 +11,7 @@ import functools
 import json
 import sys
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any, Final
@@ -42,6 +42,7 @@ from auditor.replay.causes import Accepts, CauseFinder
 from auditor.replay.constraints import Site, constraint_sites
 from auditor.replay.coverage import CoverageTracker
 from auditor.replay.engine import FastCheck, meta_valid
+from auditor.replay.fast_errors import FastErrors, keyable
 from auditor.replay.observed import observe
 from auditor.replay.outcome import decide
 from auditor.schema import pointers
@@ -71,6 +72,22 @@ VALIDATORS: Final[dict[Draft, Any]] = {
     Draft.DRAFT2020: validators.Draft202012Validator,
 }
 _VALUE_FIXES: Final = frozenset({Rule.TYPE_CASE, Rule.TYPE_ALIAS, Rule.OPENAPI})
+
+Detailed = Callable[[CallResult], bool]
+"""Whether the report will show a call's result in detail (list it, or keep it as the first
+call or an example of a group): only then must its errors be python-jsonschema's own, messages
+and all (``Tally.detailed``)."""
+
+
+@dataclass
+class LightStats:
+    """Calls whose rejection the fast engine alone described (``ToolReplay.evaluate``): the
+    tests assert the fast path ran."""
+
+    calls: int = 0
+
+
+LIGHT: Final = LightStats()
 
 
 @dataclass(frozen=True)
@@ -193,6 +210,12 @@ class ToolReplay:
             new_accepts=_subschema_check(self.new, normalized.schema),
         )
         self._fast_new = FastCheck(normalized.schema if fast and self.new.validator else None)
+        self._fast_errors = (
+            FastErrors(normalized.schema, self._fast_new.validator, MAX_ERRORS)
+            if self._fast_new.validator is not None and keyable(normalized.schema)
+            else None
+        )
+        """The fast engine's errors, where they map exactly onto python-jsonschema's."""
         self._fast_old = (
             self._fast_new
             if self.old is self.new
@@ -242,18 +265,36 @@ class ToolReplay:
             )
         return ()
 
-    def evaluate(self, call: Call) -> tuple[CallResult, frozenset[int]]:
+    def evaluate(
+        self, call: Call, detailed: Detailed | None = None
+    ) -> tuple[CallResult, frozenset[int]]:
         """The call's result and the rewrites its evaluation reached (for coverage).
 
         The verdicts depend on the arguments alone, so they are remembered by the arguments'
         JSON text: logs repeat the same arguments often, and a repeat costs a lookup. What the
         log says happened to this call is applied afterwards (``auditor.replay.outcome.decide``).
+
+        ``detailed``: whether the report shows a result in detail; a rejection it will not show
+        is described by the fast engine alone where that is exact (``_verdicts``), and
+        remembered as such: a repeat the report must show is evaluated again. None: every
+        result is python-jsonschema's.
         """
         text = call.text if call.text is not None else text_of(call.arguments)
         key = None if text is None else (self.tool.name, text)
-        known = self._memo.get(key) if key is not None else None
-        if known is None:
-            old, new = self.verdicts(call.arguments)
+        found = self._memo.found(key) if key is not None else None
+        if found is not None:
+            (old, new, reached), light = found
+            result = decide(call, old, new)
+            if not light:
+                return result, reached
+            if detailed is not None and not detailed(result):
+                LIGHT.calls += 1
+                return result, reached
+        shown = None
+        if detailed is not None and self._fast_errors is not None:
+            shown = functools.partial(_shown, detailed, call)
+        old, new, light = self._verdicts(call.arguments, shown)
+        if found is None:
             reached = self.reached_rewrites(call)
             # Calls of one shape reach the same keywords: remembered entries share one set,
             # and a set no other entry shares is weighed with its entry.
@@ -263,9 +304,10 @@ class ToolReplay:
             elif reached not in self._shared:
                 alone = sys.getsizeof(reached)
             if key is not None:
-                self._memo.put(key, (old, new, reached), alone)
-        else:
-            old, new, reached = known
+                self._memo.put(key, (old, new, reached), alone, light)
+        elif key is not None:  # a light entry this call shows in detail: replaced
+            self._memo.put(key, (old, new, reached), 0, light)
+        LIGHT.calls += light
         return decide(call, old, new), reached
 
     def reached_rewrites(self, call: Call) -> frozenset[int]:
@@ -298,19 +340,34 @@ class ToolReplay:
     def verdicts(self, arguments: JSON) -> tuple[Verdict | None, Verdict]:
         """The old runtime's verdict (None when the new schema cannot be used, which decides
         the outcome alone) and the new schema's, with the new errors and their causes."""
+        old, new, _ = self._verdicts(arguments, None)
+        return old, new
+
+    def _verdicts(
+        self, arguments: JSON, shown: Callable[[Verdict | None, Verdict], bool] | None
+    ) -> tuple[Verdict | None, Verdict, bool]:
+        """``verdicts``, and whether they are light: with ``shown`` (whether the report shows
+        the call with these verdicts in detail), a rejection it will not show is described by
+        the fast engine's errors (``auditor.replay.fast_errors``) where that is exact."""
         self._budget.start()  # shared by both verdicts and the coverage pass that follows
         if self.new.validator is None:
-            return None, Verdict(False, problem=self.new.problem)
+            return None, Verdict(False, problem=self.new.problem), False
         if self._fast_new.accepts(arguments):
             # The fast engine only ever answers "accepted" for schemas where it agrees with
             # the reference; every other answer is the reference's (auditor.replay.engine).
-            return self._old_verdict(arguments, None), ACCEPTS
+            return self._old_verdict(arguments, None), ACCEPTS, False
+        fast = self._fast_errors(arguments) if shown and self._fast_errors else None
+        if fast:  # [] would be an acceptance: the reference decides a disagreement
+            new = Verdict(False, self._issues(_in_order(fast), arguments, light=True))
+            old = self._old_verdict(arguments, new)
+            if shown is not None and not shown(old, new):
+                return old, new, True
         try:
             errors = _errors(self.new.validator, arguments)
         except Exception as error:  # evaluation of user schemas may raise anything
-            return None, _unusable_for(error)
+            return None, _unusable_for(error), False
         new = Verdict(not errors, self._issues(errors, arguments))
-        return self._old_verdict(arguments, new), new
+        return self._old_verdict(arguments, new), new, False
 
     def _old_verdict(self, arguments: JSON, new: Verdict | None) -> Verdict:
         """``new``: the new verdict, when the reference computed it (None: the fast engine
@@ -332,8 +389,9 @@ class ToolReplay:
         return ACCEPTS if accepts else REJECTS
 
     def _issues(
-        self, errors: Sequence[exceptions.ValidationError], arguments: JSON
+        self, errors: Sequence[exceptions.ValidationError], arguments: JSON, light: bool = False
     ) -> tuple[ValidationIssue, ...]:
+        """``light``: errors of the fast engine, without messages (never shown)."""
         issues = []
         for error in errors:
             located = self._causes.locate(error)
@@ -342,7 +400,7 @@ class ToolReplay:
                     instance_pointer=pointers.from_segments(error.absolute_path),
                     keyword=located.keyword,
                     schema_pointer=located.pointer,
-                    message=_clip(json_quoted(error.message, error.instance)),
+                    message="" if light else _clip(json_quoted(error.message, error.instance)),
                     causes=self._causes.causes(error, located, (arguments,)),
                     observed=observe(error),
                 )
@@ -426,11 +484,12 @@ class Memo:
         self._capacity = capacity
         self._max_bytes = max_bytes
         self._max_argument = max_argument
-        self._entries: dict[tuple[str, str], tuple[Remembered, int]] = {}
+        self._entries: dict[tuple[str, str], tuple[Remembered, int, bool]] = {}
         self._order: deque[tuple[str, str]] = deque()
-        """The keys, oldest first. ``next(iter(entries))`` would find the oldest too, but a
-        dict's iteration skips every slot freed at its front since it was last resized: 4 µs
-        an eviction at 200,000 entries (0.1 µs here), quadratic in the evictions between
+        """The keys, oldest first (a replaced light entry leaves its old place behind, skipped
+        when reached). ``next(iter(entries))`` would find the oldest too, but a dict's
+        iteration skips every slot freed at its front since it was last resized: 4 µs an
+        eviction at 200,000 entries (0.1 µs here), quadratic in the evictions between
         resizes."""
         self.bytes = 0
         """What the entries kept now weigh, by the measure above."""
@@ -439,18 +498,34 @@ class Memo:
         found = self._entries.get(key)
         return None if found is None else found[0]
 
-    def put(self, key: tuple[str, str], value: Remembered, more: int = 0) -> None:
-        """Remember ``value``; ``more``: bytes it holds beside what ``_weight`` counts."""
-        if len(key[1]) > self._max_argument or key in self._entries:
+    def found(self, key: tuple[str, str]) -> tuple[Remembered, bool] | None:
+        """What is remembered, and whether it is light (the fast engine's errors, without
+        messages: ``ToolReplay.evaluate``)."""
+        found = self._entries.get(key)
+        return None if found is None else (found[0], found[2])
+
+    def put(
+        self, key: tuple[str, str], value: Remembered, more: int = 0, light: bool = False
+    ) -> None:
+        """Remember ``value``; ``more``: bytes it holds beside what ``_weight`` counts. A light
+        entry is replaced by the next value put under its key."""
+        if len(key[1]) > self._max_argument:
             return
+        known = self._entries.get(key)
+        if known is not None and not known[2]:
+            return
+        if known is not None:
+            self.bytes -= self._entries.pop(key)[1]
         weight = _weight(key, value) + more
         if weight > self._max_bytes:
             return
         while self._entries and (
             len(self._entries) >= self._capacity or self.bytes + weight > self._max_bytes
         ):
-            self.bytes -= self._entries.pop(self._order.popleft())[1]
-        self._entries[key] = (value, weight)
+            gone = self._entries.pop(self._order.popleft(), None)
+            if gone is not None:
+                self.bytes -= gone[1]
+        self._entries[key] = (value, weight, light)
         self._order.append(key)
         self.bytes += weight
 
@@ -486,7 +561,14 @@ def text_of(arguments: JSON) -> str | None:
 
 
 def _errors(validator: Validator, instance: JSON) -> list[exceptions.ValidationError]:
-    found = list(islice(validator.iter_errors(instance), MAX_ERRORS))
+    return _in_order(list(islice(validator.iter_errors(instance), MAX_ERRORS)))
+
+
+def _in_order(found: list[exceptions.ValidationError]) -> list[exceptions.ValidationError]:
+    """Errors in the order the report lists them: neither engine's own order is stable
+    (python-jsonschema's follows set order). The fast engine's errors have no messages, so
+    theirs is decided by the pointers alone: only errors that differ in nothing but the
+    message tie there (``required``, one per missing name), and no light result is shown."""
     return sorted(
         found,
         key=lambda e: (
@@ -495,6 +577,10 @@ def _errors(validator: Validator, instance: JSON) -> list[exceptions.ValidationE
             e.message,
         ),
     )
+
+
+def _shown(detailed: Detailed, call: Call, old: Verdict | None, new: Verdict) -> bool:
+    return detailed(decide(call, old, new))
 
 
 def _unusable_for(error: BaseException) -> Verdict:
