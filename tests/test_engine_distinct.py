@@ -23,6 +23,7 @@ from auditor.inputs.calls_from import CallsFrom
 from auditor.inputs.catalogs import load_catalogs
 from auditor.inputs.parts import LogPart
 from auditor.models import Call, CallResult, Outcome
+from auditor.replay.tool import Detailed
 from tests.engine_cases import SAMPLES, json_of, one_pass
 
 LISTED = ReportSettings(examples=1, max_calls=7)
@@ -133,9 +134,11 @@ def test_a_preload_gives_the_report_without_one_and_its_calls_are_not_replayed(
     replayed: list[tuple[str | None, str | None]] = []
     real = pipeline.evaluate_call
 
-    def counting(replays: pipeline.Replays, call: Call) -> tuple[CallResult, frozenset[int]]:
+    def counting(
+        replays: pipeline.Replays, call: Call, detailed: Detailed | None = None
+    ) -> tuple[CallResult, frozenset[int]]:
         replayed.append((call.tool, call.text))
-        return real(replays, call)
+        return real(replays, call, detailed)
 
     monkeypatch.setattr(pipeline, "evaluate_call", counting)
     partials = [audit_part(plan, part, preload=preload) for part in range(len(plan.parts))]
