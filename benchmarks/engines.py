@@ -153,6 +153,7 @@ def on_engine(
     if engine == "spark":
         from pyspark.sql import SparkSession
 
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # as --engine spark does
         builder = SparkSession.builder.master(f"local[{workers}]").appName("auditor")
         spark = builder.config("spark.ui.enabled", "false").getOrCreate()
         spark.sparkContext.setLogLevel("ERROR")

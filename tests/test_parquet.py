@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -14,6 +14,9 @@ from typing import Any
 import pytest
 
 from auditor.inputs import parquet
+from auditor.inputs.log_files import LogFormatError, LogProblem
+from auditor.inputs.parquet import Columnar, RowCount, batches_calls
+from auditor.models import Location
 from tests.conftest import run_cli
 
 CATALOG = {"search": {"type": "object", "properties": {"q": {"type": "string", "min_length": 2}}}}
@@ -321,3 +324,26 @@ def test_binary_text_list_and_number_arguments(pa: Any, tmp_path: Path, audit: A
         f"{logs / 'd.parquet'}#1": "a key of type int, not a string",
     }
     assert report["totals"]["accepted"] == 1
+
+
+def test_a_worker_that_cannot_open_the_log_fails_the_run_and_a_broken_batch_does_not() -> None:
+    """A part's worker opens its file itself: a worker without pyarrow must fail the run
+    (a misconfigured executor), not report every part of the file as broken; a batch that
+    does not read is one more ``unparseable`` call (the file breaks mid-way)."""
+
+    def unopenable() -> Iterator[Any]:
+        raise LogFormatError(LogProblem(Location("calls.parquet"), "needs pyarrow"))
+        yield  # type: ignore[unreachable]  # a generator, as group_batches is
+
+    def broken() -> Iterator[Any]:
+        raise OSError("corrupt page")
+        yield  # type: ignore[unreachable]
+
+    counted = RowCount()
+    with pytest.raises(LogFormatError, match="needs pyarrow"):
+        list(
+            batches_calls("calls.parquet", Columnar.PARQUET, unopenable(), "arguments", 99, counted)
+        )
+    [call] = batches_calls("calls.parquet", Columnar.PARQUET, broken(), "arguments", 99, counted)
+    assert call.source == "calls.parquet#1" and call.unparsed is not None
+    assert "cannot be read: corrupt page" in call.unparsed.reason

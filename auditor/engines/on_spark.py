@@ -310,7 +310,11 @@ def run(plan: AuditPlan, workers: int) -> Report:
         from pyspark.sql import SparkSession
     except ImportError:
         raise _unusable("needs pyspark: pip install 'tool-schema-auditor[spark]'") from None
-    builder = SparkSession.builder.appName("auditor").config("spark.ui.enabled", "false")
+    builder = (
+        SparkSession.builder.appName("auditor")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")  # stderr is auditor's own
+    )
     started = not SparkConf().contains("spark.master")  # spark-submit names the master
     if started:
         builder = builder.master(f"local[{workers}]")

@@ -328,6 +328,10 @@ def batches_calls(
             if batch is None:
                 return
             tools, values = batch_values(batch.column(0), batch.column(1))
+        except LogFormatError:
+            # A part's worker opens the file itself: one without pyarrow, or that cannot open
+            # it, must fail the run, not report the file broken (a misconfigured executor).
+            raise
         except Exception as error:  # pyarrow's errors: a file that breaks mid-way
             yield counted.broken(name, kind, error)
             return
