@@ -3,9 +3,14 @@ many parts, with the report one pass over the same logs gives (``--jobs 1``)."""
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
+import os
+import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -237,3 +242,36 @@ def named_columns_on_and_off(
     args = ["audit", "--schemas", str(catalog), "--logs", str(log), "--no-report-files", "-q"]
     args += ["--format", "json", "--tool-column", "fn", "--arguments-column", "payload"]
     return run_cli([*args, "--engine", engine], capsys), run_cli([*args, "--jobs", "1"], capsys)
+
+
+@contextlib.contextmanager
+def local_spark() -> Iterator[Any]:
+    """One local Spark session of two cores (a test module's: starting one takes seconds).
+    Its workers run this Python, which has pyarrow too (pyspark reads PYSPARK_PYTHON here)."""
+    from pyspark.sql import SparkSession
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("auditor-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    try:
+        yield session
+    finally:
+        session.stop()
+
+
+@contextlib.contextmanager
+def local_ray() -> Iterator[None]:
+    """One local Ray of two CPUs (a test module's: starting one takes seconds)."""
+    import ray
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        yield
+    finally:
+        ray.shutdown()

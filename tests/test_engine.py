@@ -153,10 +153,10 @@ def _schemas(patterns: list[str], divisors: list[float]) -> st.SearchStrategy[An
         ),
         max_leaves=8,
     )
-    return st.tuples(tree, st.dictionaries(NAMES, tree, max_size=2)).map(_with_defs)
+    return st.tuples(tree, st.dictionaries(NAMES, tree, max_size=2)).map(with_defs)
 
 
-def _with_defs(parts: tuple[Any, dict[str, Any]]) -> Any:
+def with_defs(parts: tuple[Any, dict[str, Any]]) -> Any:
     schema, defs = parts
     if not isinstance(schema, dict) or not defs:
         return schema

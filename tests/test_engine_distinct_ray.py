@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.engine_cases import generated_plan, json_of, one_pass, sample_plan
+from tests.engine_cases import generated_plan, json_of, local_ray, one_pass, sample_plan
 from tests.test_engine_distinct import FIRST, distinct_workload
 
 ray = pytest.importorskip("ray", reason="the ray extra is not installed: pip install '.[ray]'")
@@ -22,11 +22,9 @@ from auditor.engines.on_ray import audit_on_ray  # noqa: E402
 
 
 @pytest.fixture(scope="module", autouse=True)
-def local_ray() -> Iterator[None]:
-    """One local Ray of two CPUs for the module: starting one takes seconds."""
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield
-    ray.shutdown()
+def ray_for_the_module() -> Iterator[None]:
+    with local_ray():
+        yield
 
 
 def test_ray_data_counts_the_pairs_called_twice_most_frequent_first(

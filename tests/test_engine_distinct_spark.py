@@ -13,7 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.engine_cases import SAMPLES, generated_plan, json_of, one_pass, sample_plan
+from tests.engine_cases import (
+    SAMPLES,
+    generated_plan,
+    json_of,
+    local_spark,
+    one_pass,
+    sample_plan,
+)
 from tests.test_engine_distinct import FIRST, distinct_workload
 
 pytest.importorskip("pyspark", reason="the spark extra is not installed: pip install '.[spark]'")
@@ -28,16 +35,8 @@ from auditor.engines.on_spark import audit_on_spark
 
 @pytest.fixture(scope="module")
 def spark() -> Iterator[SparkSession]:
-    """One local session of two cores for the module: starting one takes seconds."""
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("auditor-tests")
-        .config("spark.ui.enabled", "false")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
+    with local_spark() as session:
+        yield session
 
 
 def test_spark_counts_the_pairs_called_twice_most_frequent_first(

@@ -20,6 +20,7 @@ from tests.engine_cases import (
     generated_plan,
     history_plan,
     json_of,
+    local_ray,
     named_columns_on_and_off,
     one_pass,
     repeats_plan,
@@ -32,11 +33,9 @@ from auditor.engines.on_ray import audit_on_ray  # noqa: E402
 
 
 @pytest.fixture(scope="module", autouse=True)
-def local_ray() -> Iterator[None]:
-    """One local Ray of two CPUs for the module: starting one takes seconds."""
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield
-    ray.shutdown()
+def ray_for_the_module() -> Iterator[None]:
+    with local_ray():
+        yield
 
 
 @pytest.mark.parametrize("name", SCENARIOS)

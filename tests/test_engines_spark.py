@@ -6,10 +6,8 @@ in a venv of their own, after the main suite)."""
 from __future__ import annotations
 
 import json
-import os
 import pickle
 import shutil
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,6 +21,7 @@ from tests.engine_cases import (
     generated_plan,
     history_plan,
     json_of,
+    local_spark,
     named_columns_on_and_off,
     one_pass,
     repeats_plan,
@@ -41,18 +40,8 @@ from auditor.engines.on_spark import audit_on_spark
 
 @pytest.fixture(scope="module")
 def spark() -> Iterator[SparkSession]:
-    """One local session of two cores for the module: starting one takes seconds. Its
-    workers run this Python, which has pyarrow too (pyspark reads PYSPARK_PYTHON here)."""
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("auditor-tests")
-        .config("spark.ui.enabled", "false")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
+    with local_spark() as session:
+        yield session
 
 
 @pytest.mark.parametrize("name", SCENARIOS)

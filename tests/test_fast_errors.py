@@ -30,7 +30,15 @@ from auditor.replay.tool import MAX_ERRORS, Memo, Remembered, ToolReplay, _error
 from auditor.schema import pointers
 from auditor.schema.normalize import DEFAULT_RULES
 from tests.conftest import run_cli
-from tests.test_engine import INSTANCES, NAMES, NUMBERS, PLAIN_PATTERNS, PLAIN_SCHEMAS, _leaf
+from tests.test_engine import (
+    INSTANCES,
+    NAMES,
+    NUMBERS,
+    PLAIN_PATTERNS,
+    PLAIN_SCHEMAS,
+    _leaf,
+    with_defs,
+)
 
 DRAFT4 = "http://json-schema.org/draft-04/schema#"
 
@@ -51,14 +59,6 @@ def _keyable_compound(children: st.SearchStrategy[Any]) -> st.SearchStrategy[dic
     )
 
 
-def _with_defs(parts: tuple[Any, dict[str, Any]]) -> Any:
-    schema, defs = parts
-    if not isinstance(schema, dict) or not defs:
-        return schema
-    refs = {name: {"$ref": "#/$defs/" + pointers.escape(name)} for name in defs}
-    return {**schema, "$defs": defs, "properties": {**schema.get("properties", {}), **refs}}
-
-
 def _keyable_schemas() -> st.SearchStrategy[Any]:
     leaf = _leaf(PLAIN_PATTERNS, [1, 2, 3])
     tree = st.recursive(
@@ -68,7 +68,7 @@ def _keyable_schemas() -> st.SearchStrategy[Any]:
         ),
         max_leaves=8,
     )
-    return st.tuples(tree, st.dictionaries(NAMES, tree, max_size=2)).map(_with_defs)
+    return st.tuples(tree, st.dictionaries(NAMES, tree, max_size=2)).map(with_defs)
 
 
 _SNAKE: dict[str, str] = {
