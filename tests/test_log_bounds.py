@@ -4,7 +4,6 @@ in bulk, and the decompressed size of a gzip log."""
 from __future__ import annotations
 
 import gzip
-import time
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,7 @@ from auditor.inputs.log_formats import LogFormat
 from auditor.inputs.parts import split
 from auditor.inputs.reader import LogReader
 from auditor.inputs.records import DETECTION_WINDOW
-from tests.conftest import seconds
+from tests.conftest import cpu_seconds, seconds
 
 OK = b'{"tool": "a", "arguments": {"q": 1}}\n'
 BROKEN = b'{"tool": "a", "arguments": {"q": \n'
@@ -108,9 +107,9 @@ def test_blank_runs_in_parts_read_by_workers_are_skipped_in_bulk(tmp_path: Path)
     parts = split(str(log), 3, LogFormat.JSONL)
     assert parts is not None and len(parts) == 3
     reader = LogReader([str(log)])
-    started = time.monotonic()
+    started = cpu_seconds()
     calls = [call for part in parts for call in reader.read_part(part)]
-    assert time.monotonic() - started < seconds(5)
+    assert cpu_seconds() - started < seconds(5)
     second, third = 2 + 15 * 1024 * 1024 + 1, 2 * (2 + 15 * 1024 * 1024)
     assert [(c.source.rsplit(":", 1)[1], c.unparsed is None) for c in calls] == [
         ("1", True),
