@@ -201,6 +201,19 @@ def test_an_accepted_payload_over_budget_is_never_counted_as_a_plain_repeat() ->
     assert repeats.repeat(payload)
 
 
+def test_only_the_repeats_a_reader_counts_aside_are_hits() -> None:
+    """The progress line adds ``hits`` to the calls passed on: a repeat found by counting a
+    call the reader passed on must not be counted twice."""
+    repeats = AcceptedRepeats()
+    call = Call("a:1", "count", {"n": 1}, text='{"n": 1}')
+    payload = ("count", '{"n": 1}', None)
+    for _ in range(2):
+        repeats.remember(payload, CallResult(call, Outcome.ACCEPTED), frozenset())
+    assert repeats.repeat(payload) and repeats.hits == 0
+    assert repeats.repeat_aside(payload) and repeats.hits == 1
+    assert not repeats.repeat_aside(("count", "{}", None)) and repeats.hits == 1
+
+
 def test_hashes_of_payloads_seen_once_are_bounded() -> None:
     repeats = AcceptedRepeats(payloads=1)  # room for ONCE_PER_PAYLOAD hashes
     call = Call("a:1", "count", {"n": 1}, text='{"n": 1}')
@@ -337,7 +350,7 @@ def test_a_log_counted_by_its_reader_gives_the_report_of_one_call_at_a_time(
 
     replays = prepare([_TOOL], DEFAULT_RULES)
     repeats = AcceptedRepeats()
-    reader = LogReader([str(path)], known=repeats.repeat)
+    reader = LogReader([str(path)], known=repeats.repeat_aside)
     yielded = []
 
     def calls() -> Iterator[Call]:

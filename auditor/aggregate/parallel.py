@@ -178,7 +178,9 @@ def audit_logs(
         )
     if counted is None:
         repeats = AcceptedRepeats()  # the reader counts accepted repeats itself
-        reader = LogReader(files, fmt, max_record_bytes, columns, calls_from, known=repeats.repeat)
+        reader = LogReader(
+            files, fmt, max_record_bytes, columns, calls_from, known=repeats.repeat_aside
+        )
         calls = progress.wrap(reader, lambda: reader.bytes_read, lambda: repeats.hits)
         tally = count_calls(replays, calls, settings, repeats)
         counted = tally, reader.stats()

@@ -486,7 +486,7 @@ def count_calls(
     payload ``repeats`` was preloaded with (known accepted) is not replayed at all.
 
     ``repeats``: the accepted payloads, when the reader of ``calls`` counts their repeats
-    itself (``LogReader(known=repeats.repeat)``), before they become ``Call`` records."""
+    itself (``LogReader(known=repeats.repeat_aside)``), before they become ``Call`` records."""
     tally = Tally(replays, settings)
     repeats = AcceptedRepeats() if repeats is None else repeats
     preloaded = repeats.preloaded if repeats.preloading else None

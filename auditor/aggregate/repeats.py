@@ -69,8 +69,8 @@ class AcceptedRepeats:
         self._once: set[int] = set()
         """Hashes of the payloads replayed as accepted once."""
         self.hits = 0
-        """Calls counted as repeats so far, which the reader does not pass on (for the
-        progress line)."""
+        """Calls counted as repeats by a reader, which does not pass them on
+        (``repeat_aside``; for the progress line)."""
 
     @staticmethod
     def payload(call: Call) -> Payload | None:
@@ -89,8 +89,15 @@ class AcceptedRepeats:
         if known is None:
             return False
         known.repeats += 1
-        self.hits += 1
         return True
+
+    def repeat_aside(self, payload: Payload) -> bool:
+        """``repeat``, for a reader that counts the call itself and does not pass it on:
+        such calls are counted in ``hits`` (the progress line's calls read)."""
+        if self.repeat(payload):
+            self.hits += 1
+            return True
+        return False
 
     @property
     def preloading(self) -> bool:

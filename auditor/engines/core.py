@@ -161,7 +161,7 @@ def count_item(
             item.fmt,
             max_record_bytes,
             calls_from=item.calls_from,
-            known=repeats.repeat,
+            known=repeats.repeat_aside,
         )
         tally = count_calls(replays, reader.read_part(item), settings, repeats)
         return tally, [(item.file, reader.stats()[0])]
@@ -174,7 +174,7 @@ def count_item(
         max_record_bytes,
         calls_from=item.calls_from,
         seen=seen,
-        known=repeats.repeat,
+        known=repeats.repeat_aside,
     )
     tally = count_calls(replays, reader, settings, repeats)
     # The reader counts a file named twice under one entry, as a one-pass read does.

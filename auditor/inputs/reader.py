@@ -59,7 +59,7 @@ class LogReader:
     (nor any digest kept), and replies are not paired with calls: what a record yields
     then depends on that record alone, so parts of a log can be read apart.
 
-    ``known`` (``AcceptedRepeats.repeat``) counts a call whose payload is known to be
+    ``known`` (``AcceptedRepeats.repeat_aside``) counts a call whose payload is known to be
     accepted, and says so: such a call of a generic JSON Lines record is only counted here,
     straight from the record's fields, without a ``Call``, its decoded arguments or its
     ``path:line`` (nothing of an accepted repeat is shown; see ``auditor.aggregate.repeats``).
