@@ -47,7 +47,7 @@ from auditor.models import (
 )
 from auditor.replay.causes import keyword_position
 from auditor.replay.constraints import ASSERTIONS
-from auditor.replay.engine import FastCheck, trusted
+from auditor.replay.engine import trusted
 from auditor.replay.pattern_example import example_matching
 from auditor.replay.tool import ToolReplay
 from auditor.schema import pointers
@@ -242,10 +242,6 @@ class _Sides:
         self._new_raises_nothing = replay.new.validator is not None and trusted(
             replay.normalized.schema
         )
-        validator = replay.old.validator
-        # The old side's schema as the old runtime reads it (the lenient reading, say).
-        old_schema: Any = validator.schema if validator is not None else None
-        self._fast_old = FastCheck(old_schema if replay.old is not replay.new else None)
         self._known: dict[bytes, tuple[Verdict | None, Verdict] | None] = {}
 
     def verdicts(self, arguments: JSON, key: bytes | None) -> tuple[Verdict | None, Verdict] | None:
@@ -265,21 +261,9 @@ class _Sides:
 
     def _old_may_accept(self, arguments: JSON) -> bool:
         """False only when the old runtime surely rejects ``arguments`` (as
-        ``ToolReplay.verdicts`` would say) and the new schema cannot raise on them."""
-        replay = self.replay
-        validator = replay.old.validator
-        if not self._new_raises_nothing or replay.old_runtime is OldRuntime.NONE:
-            return True
-        if replay.old is replay.new:
-            return False  # one schema on both sides: what it rejects now it rejected before
-        if validator is None:
-            return True  # the old schema is unusable: the verdicts say how that counts
-        if self._fast_old.accepts(arguments):
-            return True
-        try:
-            return bool(validator.is_valid(arguments))
-        except Exception:  # the old verdict is then a refusal too (ToolReplay._old_verdict)
-            return False
+        ``ToolReplay.verdicts`` would say) and the new schema cannot raise on them: then the
+        new schema, not surely accepting them, rejects them."""
+        return not self._new_raises_nothing or self.replay.old_accepts_rejected(arguments)
 
 
 def harmless(replay: ToolReplay, rewrite: Rewrite) -> str | None:

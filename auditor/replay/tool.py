@@ -369,6 +369,12 @@ class ToolReplay:
         new = Verdict(not errors, self._issues(errors, arguments))
         return self._old_verdict(arguments, new), new, False
 
+    def old_accepts_rejected(self, arguments: JSON) -> bool:
+        """Whether the old runtime accepts ``arguments``, given that the new schema rejects
+        them: the old verdict ``verdicts`` would give (under the budget started last), without
+        the new schema's errors."""
+        return self._old_verdict(arguments, REJECTS).accepts
+
     def _old_verdict(self, arguments: JSON, new: Verdict | None) -> Verdict:
         """``new``: the new verdict, when the reference computed it (None: the fast engine
         accepted)."""
