@@ -252,6 +252,25 @@ def test_the_pairs_counted_in_buckets_are_the_log_s_most_called_first(tmp_path: 
     assert distinct.take(merged) == list(COUNTED)
 
 
+def test_a_line_longer_than_a_record_is_skipped_not_held(tmp_path: Path) -> None:
+    """Stage 1 reads lines as the reader does, bounded: an over-long line (here a call of a
+    repeated payload padded past the limit) is not counted, the lines around it are."""
+    call = json.dumps({"tool": "count", "arguments": '{"n": 1}'})
+    long = json.dumps({"tool": "count", "arguments": '{"n": 1}', "pad": "x" * 4096})
+    log = tmp_path / "calls.jsonl"
+    log.write_text(f"{call}\n{long}\n\n\n{call}\n")
+    catalog = tmp_path / "tools.json"
+    catalog.write_text(json.dumps(CATALOG))
+    tools = load_catalogs([str(catalog)]).tools
+    plan = make_plan(
+        tools, [str(log)], ["tools.json"], max_record_bytes=1024, min_part_bytes=1, workers=1
+    )
+    parts = distinct.countable_parts(plan)
+    assert parts, "the log is read in byte ranges"
+    counted = distinct.most_called(*[distinct.count_pairs(plan, p, 1, 1.0)[0] for p in parts])
+    assert counted == {("count", '{"n": 1}'): 2}
+
+
 def test_a_sample_counts_every_tenth_line_of_each_part(tmp_path: Path) -> None:
     plan = distinct_workload(tmp_path)
     parts = distinct.countable_parts(plan)

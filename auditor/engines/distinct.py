@@ -31,8 +31,9 @@ from auditor.aggregate.pipeline import evaluate_call
 from auditor.aggregate.repeats import AcceptedRepeats, Known, Payload
 from auditor.engines.core import replays_for
 from auditor.engines.plan import AuditPlan
+from auditor.inputs.lines import Blank, bounded_lines
 from auditor.inputs.log_format_names import LogFormat
-from auditor.inputs.parts import LogPart
+from auditor.inputs.parts import LogPart, open_part
 from auditor.inputs.reader import call_from
 from auditor.models import Outcome
 from auditor.replay.tool import text_of
@@ -111,16 +112,15 @@ def count_pairs(plan: AuditPlan, part: int, buckets: int, fraction: float) -> li
     item = _part(plan, part)
     every = max(1, round(1 / fraction))
     counted: list[Counted] = [{} for _ in range(buckets)]
-    with open(item.file, "rb") as lines:
-        lines.seek(item.start)
-        at, number = item.start, 0
-        while at < item.end:
-            line = lines.readline()
-            if not line:
-                break
-            at += len(line)
+    number = 0
+    with open_part(item) as stream:
+        # As the reader reads them: a line longer than a record may be is never held whole.
+        for line in bounded_lines(stream, plan.max_record_bytes):
+            if isinstance(line, Blank):
+                number += line.count
+                continue
             number += 1
-            if number % every:
+            if number % every or not isinstance(line, bytes):
                 continue
             pair = pair_of(line)
             if pair is not None:
