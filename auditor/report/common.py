@@ -244,6 +244,20 @@ def group_title(group: Group) -> str:
     return f"{group.tool}: {calls}{source} {OUTCOME_LABELS[group.outcome]}"
 
 
+def group_heading(group: Group) -> str:
+    """What a group is about, in one line of Markdown (the Markdown and HTML reports' title;
+    ``group_title`` is the same without markup)."""
+    calls = f"{plural(group.count, 'call')}{caller_suffix(group)}"
+    if removes_tool(group):
+        return f"{escape.md_code(group.tool)}: {calls} to a tool the change removed"
+    if group.keyword:
+        return (
+            f"{escape.md_code(group.tool)}: {calls} failing "
+            f"{escape.md_code(group.keyword)} at {escape.md_code(group.schema_pointer or '/')}"
+        )
+    return f"{escape.md_code(group.tool)}: {calls}"
+
+
 def callers_text(group: Group) -> str | None:
     r"""``\`agent-a\` (3 calls), \`agent-b\` (1 call) and 2 more`` (Markdown code marks); None
     when the log names no caller for the group's calls."""

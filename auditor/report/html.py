@@ -34,7 +34,6 @@ from auditor.report.common import (
     SUMMARY_OUTCOMES,
     baseline_line,
     blind_spots,
-    caller_suffix,
     callers_text,
     cause_text,
     compact,
@@ -43,6 +42,7 @@ from auditor.report.common import (
     counterexample_line,
     coverage_line,
     gate_line,
+    group_heading,
     groups_of,
     log_counts,
     not_replayed,
@@ -50,7 +50,6 @@ from auditor.report.common import (
     offending_text,
     patch_json,
     plural,
-    removes_tool,
     runtime_lines,
     share_text,
     summary_rows,
@@ -274,17 +273,7 @@ def _groups(report: Report, title: str, groups: list[Group]) -> list[str]:
 
 
 def _group(number: int, group: Group, below: str | None) -> str:
-    calls = f"{plural(group.count, 'call')}{html_from_markdown(caller_suffix(group))}"
-    tool = f"<code>{html_text(group.tool)}</code>"
-    if removes_tool(group):
-        title = f"{tool}: {calls} to a tool the change removed"
-    elif group.keyword:
-        title = (
-            f"{tool}: {calls} failing <code>{html_text(group.keyword)}</code> at "
-            f"<code>{html_text(group.schema_pointer or '/')}</code>"
-        )
-    else:
-        title = f"{tool}: {calls}"
+    title = html_from_markdown(group_heading(group))
     facts = []
     if group.evidence:
         facts.append(("Evidence", html_from_markdown(group.evidence)))

@@ -25,7 +25,6 @@ from auditor.report.common import (
     baseline_line,
     blind_spots,
     budget_line,
-    caller_suffix,
     callers_text,
     cause_text,
     compact,
@@ -34,13 +33,13 @@ from auditor.report.common import (
     counterexample_line,
     coverage_line,
     gate_line,
+    group_heading,
     groups_of,
     log_counts,
     not_replayed,
     not_replayed_reason,
     offending_text,
     plural,
-    removes_tool,
     runtime_lines,
     share_text,
     summary_rows,
@@ -181,16 +180,7 @@ def _patch(patch: SchemaPatch | None) -> list[str]:
 
 
 def _group(number: int, group: Group, below: str | None) -> list[str]:
-    calls = f"{plural(group.count, 'call')}{caller_suffix(group)}"
-    if removes_tool(group):
-        title = f"### {number}. {md_code(group.tool)}: {calls} to a tool the change removed"
-    elif group.keyword:
-        title = (
-            f"### {number}. {md_code(group.tool)}: {calls} failing "
-            f"{md_code(group.keyword)} at {md_code(group.schema_pointer or '/')}"
-        )
-    else:
-        title = f"### {number}. {md_code(group.tool)}: {calls}"
+    title = f"### {number}. {group_heading(group)}"
     callers = callers_text(group)
     out = [
         title,
