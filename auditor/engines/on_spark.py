@@ -115,23 +115,20 @@ class _Scan:
 def _scans(plan: AuditPlan) -> list[_Scan]:
     """The scans that read the plan's Parquet logs: each file named once, with rows (an
     empty one holds no row that would stand for it), grouped by its columns and types."""
-    by_file: dict[str, list[int]] = {}
+    by_file: dict[str, dict[int, ColumnarPart]] = {}
     for number, item in enumerate(plan.parts):
         if isinstance(item, ColumnarPart) and item.kind is Columnar.PARQUET:
-            by_file.setdefault(item.file, []).append(number)
+            by_file.setdefault(item.file, {})[number] = item
     scans: dict[tuple[str, str, str], _Scan] = {}
     for file, parts in by_file.items():
-        items = [plan.parts[part] for part in parts]
-        named_once = sum(1 for item in items if getattr(item, "first_row", 0) == 1) == 1
-        if not named_once or sum(getattr(item, "rows", 0) for item in items) == 0:
-            continue
-        if not _scannable(file):
+        items = list(parts.values())
+        named_once = sum(1 for item in items if item.first_row == 1) == 1
+        if not named_once or sum(item.rows for item in items) == 0 or not _scannable(file):
             continue
         first = items[0]
-        assert isinstance(first, ColumnarPart)
         alike = (first.tool, first.arguments, first.types)
         scan = scans.setdefault(alike, _Scan(first.tool, first.arguments, {}))
-        scan.files[os.path.abspath(file)] = parts
+        scan.files[os.path.abspath(file)] = list(parts)
     return list(scans.values())
 
 
