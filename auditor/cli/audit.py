@@ -188,6 +188,8 @@ class AuditOptions:
     """The catalogs after the change; empty: ``schemas`` normalized by ``rules``."""
     against: str | None = None
     """A git revision: the old catalogs are ``schemas`` as it holds them."""
+    repo: str | None = None
+    """The work tree ``against`` is read in (``--repo``); None: the working directory's."""
     new_rules: frozenset[Rule] = frozenset()
     """Normalization of the new catalogs: only what ``--rules`` named explicitly."""
     suggest_patch: str | None = None
@@ -225,6 +227,16 @@ def audit(
             metavar="REF",
             help="Audit the change from git revision REF to the work tree: the old catalogs "
             "are the --schemas files at REF (read with git, never checked out).",
+        ),
+    ] = None,
+    repo: Annotated[
+        str | None,
+        typer.Option(
+            "--repo",
+            rich_help_panel=CHANGE,
+            metavar="DIR",
+            help="The git work tree --against reads. Default: the one around the working "
+            "directory. Command line only.",
         ),
     ] = None,
     logs: Annotated[
@@ -584,8 +596,9 @@ def audit(
 ) -> None:
     """Replay logged calls against old and normalized schemas; exit 1 per --fail-on.
 
-    Every option but --quiet, --timestamp and --generate-baseline can be set in auditor.toml,
-    or in pyproject.toml's tool.auditor table, named in snake_case; the command line wins.
+    Every option but --quiet, --timestamp, --generate-baseline and --repo can be set in
+    auditor.toml, or in pyproject.toml's tool.auditor table, named in snake_case; the command
+    line wins.
     """
     # The config file was read by the app's callback (auditor.cli.configure) into this
     # command's default_map: every value here is the command line's, else the file's, else
@@ -660,6 +673,7 @@ def audit(
         old_runtime=old_runtime,
         new_schemas=tuple(new_schemas or ()),
         against=against,
+        repo=repo,
         new_rules=parse_rules(rules) if _given(ctx, "rules") else frozenset(),
         suggest_patch=suggest_patch,
         suggest_patch_within=patch_within,
@@ -667,8 +681,9 @@ def audit(
     raise typer.Exit(run(options))
 
 
-CLI_ONLY: Final = frozenset({"quiet", "timestamp", "generate_baseline"})
-"""Options of ``audit`` a configuration file cannot set: they are about one run."""
+CLI_ONLY: Final = frozenset({"quiet", "timestamp", "generate_baseline", "repo"})
+"""Options of ``audit`` a configuration file cannot set: they are about one run (``repo``:
+a checked-in file must not choose the repository git reads)."""
 
 CHECKED_LATER: Final[dict[str, Callable[[Any], object]]] = {"rules": parse_rules}
 """Options whose value the command parses itself (to say what is wrong in one line); a
@@ -912,10 +927,10 @@ def _catalogs(options: AuditOptions) -> tuple[Catalogs, NewCatalogs | None]:
 
     if options.against is not None and options.new_schemas:
         raise UsageFailure("--against and --new-schemas both name the new catalogs: give one")
+    if options.repo is not None and options.against is None:
+        raise UsageFailure("--repo names the repository --against reads: give --against too")
     revision = (
-        None
-        if options.against is None
-        else GitRevision.resolve(options.against, options.schemas[0])
+        None if options.against is None else GitRevision.resolve(options.against, options.repo)
     )
     old = _load(options, options.schemas, revision)
     if revision is not None:
