@@ -58,8 +58,9 @@ _ENVIRONMENT: Final = {
     # config, so no transport (file, ssh, ext::, a remote helper) can start.
     "GIT_ALLOW_PROTOCOL": "",
     "GIT_PROTOCOL_FROM_USER": "0",
-    # git 2.44+: no lazy fetch of a missing object in a partial clone (older versions never
-    # get to one: the objects are checked first, and no transport could carry it).
+    # No lazy fetch of a missing object in a partial clone: git 2.44 and the security
+    # releases of May 2024 (2.39.4 and up) honour it. Older versions never get to one: the
+    # objects are checked first, and no transport could carry it.
     "GIT_NO_LAZY_FETCH": "1",
     # The revision's own objects, not what refs/replace/ substitutes for them; paths as
     # written, never globs or pathspec magic.
@@ -229,8 +230,17 @@ def _discover(repo: str | None) -> tuple[Path, Path]:
     else:
         where = ["-C", repo]
         failure = f"--repo {shown(repo)}: not a git work tree"
-    said = _git([*where, "rev-parse", "--show-toplevel", "--absolute-git-dir"], failure, None)
-    lines = said.decode("utf-8", "surrogateescape").split("\n")
+    command = ["git", *_global_options(), *where, "rev-parse", "--show-toplevel"]
+    done = _run([*command, "--absolute-git-dir"], None, failure)
+    if done.returncode != 0:
+        reason = _reason(done)
+        if "dubious ownership" in reason:  # safe.directory, which CI sets when it needs it
+            raise GitProblem(
+                f"--against: git refuses the repository{reason}: another user owns it; if "
+                "you trust it, git config --global --add safe.directory PATH"
+            )
+        raise GitProblem(f"{failure}{reason}")
+    lines = done.stdout.decode("utf-8", "surrogateescape").split("\n")
     if len(lines) != 3 or lines[2]:  # a path holding a newline
         raise GitProblem(f"{failure} (its path cannot be read from git)")
     top, git_dir = Path(lines[0]).resolve(), Path(lines[1]).resolve()
@@ -313,9 +323,10 @@ def _naming(repository: tuple[Path, Path] | None) -> list[str]:
 
 
 def _reason(done: subprocess.CompletedProcess[bytes]) -> str:
-    """git's own first line of error, as `` (...)``."""
+    """git's own first line of error (a warning may come before it), as `` (...)``."""
     said = done.stderr.decode("utf-8", "replace").strip().splitlines()
-    return f" ({said[0].removeprefix('fatal: ')})" if said else ""
+    errors = [line for line in said if line.startswith(("fatal: ", "error: "))] or said
+    return f" ({errors[0].removeprefix('fatal: ')})" if errors else ""
 
 
 def _run(
