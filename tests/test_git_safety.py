@@ -279,6 +279,14 @@ def test_a_partial_clone_without_the_base_files_fetches_nothing(
     assert (code, report) == (2, None), err
     assert err.startswith(f"auditor: error: --against {later}: no such revision in this "
                           "repository (nothing is fetched") and err.count("\n") == 1  # fmt: skip
+    if spec == "blob:none":  # what needs nothing from the remote is read
+        _write(part / "tools" / "added.json", HEAD)  # only in the work tree: t is added
+        args = ["--schemas", "tools/added.json", "--against", "origin/main"]
+        code, report, err = _audit(args, log, capsys)
+        assert code == 1 and report is not None, err
+        assert report["change"]["added_tools"] == ["t"]
+        assert report["totals"]["newly_rejected"] == 1  # nothing enforced on the old side
+        (part / "tools" / "added.json").unlink()
     names, children = _ran(events)
     assert names <= READS and children == []
     assert _missing(part, "origin/main") == lacking
@@ -430,6 +438,12 @@ def test_the_repository_is_named_on_the_command_line_only(
     (source / "auditor.toml").unlink()
     args = ["--schemas", "tools", "--against", "main", "--repo", str(source)]
     _newly_rejected(*_audit(args, log, capsys), "main")
+    # A GIT_DIR the user set names the repository (git's own rule), wherever its .git is.
+    moved = tmp_path / "elsewhere.git"
+    (source / ".git").rename(moved)
+    monkeypatch.setenv("GIT_DIR", str(moved))
+    monkeypatch.setenv("GIT_WORK_TREE", str(source))
+    _newly_rejected(*_audit(args[:4], log, capsys), "main")
 
 
 @pytest.mark.parametrize(

@@ -116,9 +116,9 @@ class GitRevision:
             raise GitProblem(f"--against {ref!r}: not a git revision")
         repository = _discover(repo)
         # rev-list --missing=print never fetches: a commit that is not here is an error.
-        named = ["--end-of-options", f"{ref}^{{commit}}", "--"]
+        # (``ref`` cannot be read as an option: it does not start with "-".)
         said = _git(
-            ["rev-list", "--missing=print", "--no-walk", *named],
+            ["rev-list", "--missing=print", "--no-walk", f"{ref}^{{commit}}", "--"],
             f"--against {ref}: no such revision in this repository (nothing is fetched: "
             "fetch it first, e.g. with fetch-depth: 0 in actions/checkout)",
             repository,
@@ -230,8 +230,18 @@ def _discover(repo: str | None) -> tuple[Path, Path]:
     else:
         where = ["-C", repo]
         failure = f"--repo {shown(repo)}: not a git work tree"
-    command = ["git", *_global_options(), *where, "rev-parse", "--show-toplevel"]
-    done = _run([*command, "--absolute-git-dir"], None, failure)
+    top, git_dir = (
+        Path(_discovered([*where, "rev-parse", asked], failure)).resolve()
+        for asked in ("--show-toplevel", "--absolute-git-dir")
+    )
+    _check_found(top, git_dir)
+    return top, git_dir
+
+
+def _discovered(arguments: list[str], failure: str) -> str:
+    """What ``git rev-parse`` says of the repository it discovers (one path, which may
+    hold a newline)."""
+    done = _run(["git", *_global_options(), *arguments], None, failure)
     if done.returncode != 0:
         reason = _reason(done)
         if "dubious ownership" in reason:  # safe.directory, which CI sets when it needs it
@@ -240,12 +250,7 @@ def _discover(repo: str | None) -> tuple[Path, Path]:
                 "you trust it, git config --global --add safe.directory PATH"
             )
         raise GitProblem(f"{failure}{reason}")
-    lines = done.stdout.decode("utf-8", "surrogateescape").split("\n")
-    if len(lines) != 3 or lines[2]:  # a path holding a newline
-        raise GitProblem(f"{failure} (its path cannot be read from git)")
-    top, git_dir = Path(lines[0]).resolve(), Path(lines[1]).resolve()
-    _check_found(top, git_dir)
-    return top, git_dir
+    return done.stdout.decode("utf-8", "surrogateescape").removesuffix("\n")
 
 
 def _check_found(top: Path, git_dir: Path) -> None:
@@ -301,23 +306,21 @@ def _version() -> tuple[int, int]:
 def _git(
     arguments: list[str],
     failure: str,
-    repository: tuple[Path, Path] | None,
+    repository: tuple[Path, Path],
     *,
     with_reason: bool = True,
 ) -> bytes:
-    """git's standard output, run on ``repository`` (its top and git directory) when given;
+    """git's standard output, run on ``repository`` (its top and git directory);
     ``failure`` (with git's own first line, unless ``with_reason`` is false) when it fails."""
     command = ["git", *_global_options(), *_naming(repository), *arguments]
-    done = _run(command, None if repository is None else repository[0], failure)
+    done = _run(command, repository[0], failure)
     if done.returncode != 0:
         raise GitProblem(f"{failure}{_reason(done) if with_reason else ''}")
     return done.stdout
 
 
-def _naming(repository: tuple[Path, Path] | None) -> list[str]:
+def _naming(repository: tuple[Path, Path]) -> list[str]:
     """The options that name ``repository`` to git, so that it discovers nothing."""
-    if repository is None:
-        return []
     top, git_dir = repository
     return [f"--git-dir={git_dir}", f"--work-tree={top}"]
 
