@@ -72,13 +72,14 @@ SAFE_CONFIG: Final = (
     # A repository is found through a `.git` entry only, never as a folder that holds HEAD,
     # objects/ and refs/ itself (git 2.38+; older versions are checked by _check_found).
     "safe.bareRepository=explicit",
-    # Programs the repository's config could name for the commands run here.
+    # Programs a repository's config can name: the fsmonitor, hooks and pager of any
+    # command; the credential helpers and askpass of a transport, should one ever start.
     "core.fsmonitor=false",
     "core.hooksPath=/dev/null",
     "core.pager=cat",
     "credential.helper=",
     "core.askPass=",
-    # Beside GIT_ALLOW_PROTOCOL, in case a caller's environment drops it.
+    # GIT_ALLOW_PROTOCOL's rule again, as config: the repository's protocol.*.allow lose.
     "protocol.allow=never",
     *(f"protocol.{name}.allow=never" for name in ("file", "git", "ssh", "http", "https", "ext")),
 )
