@@ -15,7 +15,7 @@ import pytest
 
 from auditor.aggregate import parallel
 from auditor.aggregate.pipeline import ReportSettings, Tally, prepare
-from auditor.engines.core import audit_part, combine, merge
+from auditor.engines.core import audit_part, combine, count_item, merge
 from auditor.engines.kept import put_aside, side_file, take_back
 from auditor.engines.plan import make_plan
 from auditor.errors import AuditorError
@@ -240,7 +240,7 @@ def test_a_side_file_that_is_not_what_its_part_wrote_is_named_in_one_line(
         assert "\n" not in refused.value.line()
 
 
-def test_a_link_planted_at_a_side_file_name_is_replaced_not_written_through(
+def test_a_link_or_folder_planted_at_a_side_file_name_is_never_written_through(
     tmp_path: Path,
 ) -> None:
     target = tmp_path / "precious"
@@ -250,11 +250,10 @@ def test_a_link_planted_at_a_side_file_name_is_replaced_not_written_through(
     Path(side_file(str(folder), 0)).symlink_to(target)
     settings = ReportSettings(max_calls=3)
     replays = prepare(load_catalogs([str(SCENARIO / "tools.json")]).tools, DEFAULT_RULES)
-    tally = Tally(replays, settings)
     log = tmp_path / "one.jsonl"
     log.write_bytes((SCENARIO / "calls.jsonl").read_bytes())
     [part] = work_items([str(log)], None, 1, 1 << 30, 1)
-    tally = parallel.count_item(replays, settings, part, 1 << 20)[0]
+    tally = count_item(replays, settings, part, 1 << 20)[0]
     kept = list(tally.kept)
     assert put_aside(str(folder), 0, tally) == 3
     assert target.read_text() == "keep me"
@@ -263,6 +262,14 @@ def test_a_link_planted_at_a_side_file_name_is_replaced_not_written_through(
     back = Tally(replays, settings)
     take_back(str(folder), [(0, 0, 3)], back, 3)
     assert back.kept == kept
+    # A folder planted there: the worker fails (the run stops, exit 3, as for any worker
+    # that fails), leaving no temporary file behind.
+    os.unlink(side_file(str(folder), 0))
+    os.mkdir(side_file(str(folder), 0))
+    tally.kept = kept
+    with pytest.raises(IsADirectoryError):
+        put_aside(str(folder), 0, tally)
+    assert os.listdir(folder) == [os.path.basename(side_file(str(folder), 0))]
 
 
 def test_a_run_whose_side_file_was_replaced_exits_3_naming_it(
