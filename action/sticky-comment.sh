@@ -45,7 +45,7 @@ token_login() {
 
 comments="repos/$GITHUB_REPOSITORY/issues/$PR_NUMBER/comments"
 if ! found="$(gh api --paginate "$comments" \
-        --jq ".[] | select(.body | startswith(\"$marker\")) | \"\(.id) \(.user.login)\"")"; then
+        --jq ".[] | select((.body // \"\") | startswith(\"$marker\")) | \"\(.id) \(.user.login)\"")"; then
     echo "::warning::auditor: could not read the pull request's comments; no comment posted"
     exit 0
 fi
