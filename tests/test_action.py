@@ -193,6 +193,9 @@ def _comment(number: int, login: str, body: str) -> dict[str, Any]:
     return {"id": number, "user": {"login": login, "type": kind}, "body": body}
 
 
+NO_BODY = {"id": 3, "user": {"login": "alice", "type": "User"}, "body": None}
+
+
 def _run_comment(
     tmp_path: Path, *pages: list[dict[str, Any]], **answers: object
 ) -> tuple[subprocess.CompletedProcess[str], list[str]]:
@@ -265,10 +268,10 @@ def test_a_marked_comment_by_someone_else_is_left_alone(tmp_path: Path) -> None:
 def test_a_later_push_updates_our_own_marked_comment_in_place(tmp_path: Path) -> None:
     # Over two pages: a spoofed report first, another action's comment by the same bot
     # (no marker), then ours, and a later one of ours (left by an older run): the first of
-    # ours is updated, none is added.
+    # ours is updated, none is added. A comment without a body is none of them.
     bot = "github-actions[bot]"
     pages = [
-        [_comment(11, "mallory", MARKER), _comment(40, bot, "Coverage: 93%")],
+        [_comment(11, "mallory", MARKER), _comment(40, bot, "Coverage: 93%"), NO_BODY],
         [_comment(42, bot, f"{MARKER}\nold report"), _comment(77, bot, MARKER)],
     ]
     done, calls = _run_comment(tmp_path, *pages, **INSTALLATION_TOKEN, viewer=ACTIONS_VIEWER)
