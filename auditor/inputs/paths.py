@@ -6,7 +6,10 @@ text for a UTF-8 name, ``\\xe9`` for a byte that is not UTF-8.
 
 ``walk`` lists a directory's files like ``rglob`` but says what it could not list or read —
 an unreadable folder, a FIFO (opening it would wait for a writer), a socket or device, a
-dangling symbolic link — instead of skipping it in silence. ``files_in`` is how an input
+dangling symbolic link — instead of skipping it in silence, and refuses a symbolic link whose
+target lies outside the folder walked (a catalog or log folder is often a pull request's to
+fill: a link in it to ``~/.ssh/id_rsa`` would be read and quoted in the report), unless the
+user asks to follow such links (``--follow-links``). ``files_in`` is how an input
 path names files, for catalogs and logs alike: itself, standard input, or a directory's files
 — or, for a URI, an object or the objects below a prefix (``auditor.inputs.uri``).
 """
@@ -29,6 +32,8 @@ STDIN_NAME: Final = "<stdin>"
 """How standard input is named in sources, statistics and messages."""
 NOT_REGULAR: Final = "not a regular file (a FIFO, socket or device)"
 DANGLING: Final = "no such file (a broken symbolic link?)"
+FOLLOW_LINKS: Final = "--follow-links"
+"""The option that reads links leading out of the folder walked."""
 
 
 @dataclass(frozen=True)
@@ -55,15 +60,25 @@ def shown(path: str | os.PathLike[str]) -> str:
         return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def walk(root: str, wanted: Callable[[str], bool]) -> tuple[list[str], list[tuple[str, str]]]:
+def is_inside(real: str, root: str) -> bool:
+    """Whether the resolved path ``real`` is ``root`` or below it (both absolute, links
+    resolved): the one test of confinement, for the files read and the files written."""
+    return os.path.commonpath([real, root]) == root
+
+
+def walk(
+    root: str, wanted: Callable[[str], bool], follow_links: bool = False
+) -> tuple[list[str], list[tuple[str, str]]]:
     """The regular files below ``root`` whose name is ``wanted``, in ``sorted(rglob)``
     order, and ``(path, reason)`` for every wanted entry, or folder, that cannot be read.
 
-    Links to files are followed; links to folders are not descended (as ``rglob``), so a
-    link cycle cannot loop.
+    Links to files inside ``root`` are followed, and links out of it only when
+    ``follow_links``; links to folders are not descended (as ``rglob``), so a link cycle
+    cannot loop.
     """
     found: list[Path] = []
     problems: list[tuple[str, str]] = []
+    real_root = os.path.realpath(root)
     pending = [root]
     while pending:
         folder = pending.pop()
@@ -87,6 +102,11 @@ def walk(root: str, wanted: Callable[[str], bool]) -> tuple[list[str], list[tupl
             except OSError as error:
                 problems.append((entry.path, f"cannot read: {error.strerror or error}"))
                 continue
+            if not follow_links and entry.is_symlink():
+                target = os.path.realpath(entry.path)
+                if not is_inside(target, real_root):
+                    problems.append((entry.path, _leaves(target, root)))
+                    continue
             if stat.S_ISREG(mode):
                 found.append(Path(entry.path))
             elif not stat.S_ISDIR(mode):
@@ -94,19 +114,27 @@ def walk(root: str, wanted: Callable[[str], bool]) -> tuple[list[str], list[tupl
     return [str(p) for p in sorted(found)], sorted(problems)
 
 
+def _leaves(target: str, root: str) -> str:
+    return (
+        f"a symbolic link to {shown(target)}, outside the folder {shown(root)}; "
+        f"give {FOLLOW_LINKS} to read it"
+    )
+
+
 def files_in(
-    path: str, suffixes: tuple[str, ...], none: str
+    path: str, suffixes: tuple[str, ...], none: str, follow_links: bool = False
 ) -> tuple[list[str], list[tuple[str, str]]]:
     """``path`` itself (a file, or ``-``), or the files below a directory whose name ends
     with one of ``suffixes`` (in any case), in a stable order, with ``(shown path, reason)``
     for each entry there that cannot be read (a FIFO, a broken link, an unreadable folder),
-    or for the directory itself, with the reason ``none``, when it holds no such file. A URI
-    names an object, or a prefix that stands for the objects below it as a directory does."""
+    or for the directory itself, with the reason ``none``, when it holds no such file, or for a
+    link there whose target is outside it (unless ``follow_links``). A URI names an object, or
+    a prefix that stands for the objects below it as a directory does."""
     if is_uri(path):
         return uri_files(path, suffixes, none)
     if path == STDIN or not Path(path).is_dir():
         return [path], []
-    files, unreadable = walk(path, lambda name: name.lower().endswith(suffixes))
+    files, unreadable = walk(path, lambda name: name.lower().endswith(suffixes), follow_links)
     if not files and not unreadable:
         return [], [(shown(path), none)]
     return files, [(shown(entry), why) for entry, why in unreadable]
