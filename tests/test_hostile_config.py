@@ -625,6 +625,15 @@ def test_a_link_out_of_a_log_or_catalog_folder_is_refused_naming_it(
         "logs; give --follow-links to read it\n",
     )
     assert SECRET not in _everything_written(repo, out, err)
+    # Below a file:// prefix, as in the folder it names.
+    prefix = (repo / "logs").as_uri()
+    code, out, err = run_cli(["audit", "--schemas", "tools.json", "--logs", prefix], capsys)
+    assert (code, err) == (
+        2,
+        f"auditor: error: {prefix}/stolen.jsonl: a symbolic link to {target}, outside the "
+        f"folder {prefix}; give --follow-links to read it\n",
+    )
+    assert SECRET not in _everything_written(repo, out, err)
     (repo / "logs" / "stolen.jsonl").unlink()
     (repo / "catalogs").mkdir()
     (repo / "catalogs" / "tools.json").write_text(json.dumps(CATALOG))
@@ -656,6 +665,10 @@ def test_links_inside_a_folder_are_followed_and_links_out_of_it_on_request(
     # Out of the folder, on the user's request.
     (repo / "logs" / "stolen.jsonl").symlink_to(tmp_path / "secret" / "calls.jsonl")
     code, out, _ = run_cli([*args, "--no-report-files", "--follow-links"], capsys)
+    totals = json.loads(out)["totals"]
+    assert (code, totals["accepted"], totals["unparseable"]) == (1, 3, 1)
+    uri = ["--logs", (repo / "logs").as_uri(), "--no-report-files", "--follow-links"]
+    code, out, _ = run_cli(["audit", "--schemas", "tools.json", "--format", "json", *uri], capsys)
     totals = json.loads(out)["totals"]
     assert (code, totals["accepted"], totals["unparseable"]) == (1, 3, 1)
     (repo / "catalogs").mkdir()

@@ -46,6 +46,7 @@ from auditor.inputs.calls_from import CallsFrom
 from auditor.inputs.catalog_formats import CatalogFormat
 from auditor.inputs.columns import Columns
 from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES, DEFAULT_MAX_RECORD_BYTES, byte_size
+from auditor.inputs.links import FOLLOW_LINKS
 from auditor.inputs.log_files import (
     LogFormatError,
     LogProblem,
@@ -56,7 +57,7 @@ from auditor.inputs.log_files import (
     traffic_problem,
 )
 from auditor.inputs.log_format_names import LogFormat
-from auditor.inputs.paths import FOLLOW_LINKS, STDIN, shown
+from auditor.inputs.paths import STDIN, shown
 from auditor.inputs.sniff import catalog_given_as_log
 from auditor.inputs.uri import WEB_FLAG, check_uri
 from auditor.models import RULE_FAMILIES, FailOn, GroupBy, OldRuntime, Report, Rule

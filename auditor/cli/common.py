@@ -12,7 +12,8 @@ import typer
 from auditor.cli.output import write_atomic, write_together
 from auditor.errors import AuditorError
 from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES, byte_size
-from auditor.inputs.paths import FOLLOW_LINKS, shown
+from auditor.inputs.links import FOLLOW_LINKS
+from auditor.inputs.paths import shown
 from auditor.inputs.uri import WEB_FLAG, check_uri
 from auditor.models import RULE_FAMILIES, Rule
 from auditor.schema.normalize import DEFAULT_RULES

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from auditor.inputs.paths import is_inside
+from auditor.inputs.links import is_inside
 
 _DESCRIPTOR: Final = re.compile(
     r"/dev/(?:std(?P<std>in|out|err)|fd/(?P<fd>\d+))|/proc/(?:self|thread-self|(?P<pid>\d+))/fd/(?P<procfd>\d+)"

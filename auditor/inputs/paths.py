@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from auditor.inputs.links import leaves, link_out
 from auditor.inputs.uri import is_uri, masked, uri_files
 from auditor.models import Location
 
@@ -32,8 +33,6 @@ STDIN_NAME: Final = "<stdin>"
 """How standard input is named in sources, statistics and messages."""
 NOT_REGULAR: Final = "not a regular file (a FIFO, socket or device)"
 DANGLING: Final = "no such file (a broken symbolic link?)"
-FOLLOW_LINKS: Final = "--follow-links"
-"""The option that reads links leading out of the folder walked."""
 
 
 @dataclass(frozen=True)
@@ -60,12 +59,6 @@ def shown(path: str | os.PathLike[str]) -> str:
         return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def is_inside(real: str, root: str) -> bool:
-    """Whether the resolved path ``real`` is ``root`` or below it (both absolute, links
-    resolved): the one test of confinement, for the files read and the files written."""
-    return os.path.commonpath([real, root]) == root
-
-
 def walk(
     root: str, wanted: Callable[[str], bool], follow_links: bool = False
 ) -> tuple[list[str], list[tuple[str, str]]]:
@@ -78,7 +71,6 @@ def walk(
     """
     found: list[Path] = []
     problems: list[tuple[str, str]] = []
-    real_root = os.path.realpath(root)
     pending = [root]
     while pending:
         folder = pending.pop()
@@ -103,22 +95,15 @@ def walk(
                 problems.append((entry.path, f"cannot read: {error.strerror or error}"))
                 continue
             if not follow_links and entry.is_symlink():
-                target = os.path.realpath(entry.path)
-                if not is_inside(target, real_root):
-                    problems.append((entry.path, _leaves(target, root)))
+                target = leaves(entry.path, root)
+                if target is not None:
+                    problems.append((entry.path, link_out(shown(target), shown(root))))
                     continue
             if stat.S_ISREG(mode):
                 found.append(Path(entry.path))
             elif not stat.S_ISDIR(mode):
                 problems.append((entry.path, NOT_REGULAR))
     return [str(p) for p in sorted(found)], sorted(problems)
-
-
-def _leaves(target: str, root: str) -> str:
-    return (
-        f"a symbolic link to {shown(target)}, outside the folder {shown(root)}; "
-        f"give {FOLLOW_LINKS} to read it"
-    )
 
 
 def files_in(
@@ -131,7 +116,7 @@ def files_in(
     link there whose target is outside it (unless ``follow_links``). A URI names an object, or
     a prefix that stands for the objects below it as a directory does."""
     if is_uri(path):
-        return uri_files(path, suffixes, none)
+        return uri_files(path, suffixes, none, follow_links)
     if path == STDIN or not Path(path).is_dir():
         return [path], []
     files, unreadable = walk(path, lambda name: name.lower().endswith(suffixes), follow_links)
