@@ -201,3 +201,17 @@ def test_a_prefix_that_cannot_be_listed_exits_2(
     monkeypatch.setattr(memory, "isdir", refuse)
     code, _, err = _audit(capsys, f"{bucket}/tools/", f"{bucket}/logs")
     assert (code, err) == (2, f"auditor: error: {bucket}/tools/: cannot list: Permission denied\n")
+
+
+def test_a_file_system_that_fails_to_start_is_one_line_without_its_text(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def failing(uri: str) -> Any:  # as reference:// did: a TypeError, an internal error
+        raise TypeError("__init__() missing 'fo'; the server said: SECRET")
+
+    monkeypatch.setattr(fsspec.core, "url_to_fs", failing)
+    code, _, err = _audit(capsys, "memory://bucket/tools.json", "memory://bucket/logs")
+    assert (code, err) == (
+        2,
+        "auditor: error: memory://bucket/tools.json: cannot be read: TypeError\n",
+    )
