@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Final
 
 from auditor.inputs.links import leaves, link_out
-from auditor.inputs.uri import is_uri, masked, uri_files
+from auditor.inputs.uri import is_uri, local_path, masked, uri_files
 from auditor.models import Location
 
 STDIN: Final = "-"
@@ -106,6 +106,22 @@ def walk(
     return [str(p) for p in sorted(found)], sorted(problems)
 
 
+def _inside_prefix(
+    prefix: str, root: str, files: list[str], unreadable: list[tuple[str, str]]
+) -> tuple[list[str], list[tuple[str, str]]]:
+    """The files below a ``file://`` prefix (a folder on this machine, ``root``) whose links
+    stay inside it, and the others as links out, as ``walk`` finds them."""
+    kept = []
+    for file in files:
+        named = local_path(file)
+        target = None if named is None else leaves(named, root)
+        if target is None:
+            kept.append(file)
+        else:
+            unreadable.append((shown(file), link_out(shown(target), shown(prefix))))
+    return kept, unreadable
+
+
 def files_in(
     path: str, suffixes: tuple[str, ...], none: str, follow_links: bool = False
 ) -> tuple[list[str], list[tuple[str, str]]]:
@@ -114,9 +130,14 @@ def files_in(
     for each entry there that cannot be read (a FIFO, a broken link, an unreadable folder),
     or for the directory itself, with the reason ``none``, when it holds no such file, or for a
     link there whose target is outside it (unless ``follow_links``). A URI names an object, or
-    a prefix that stands for the objects below it as a directory does."""
+    a prefix that stands for the objects below it as a directory does (a ``file://`` prefix
+    with the same rule for links)."""
     if is_uri(path):
-        return uri_files(path, suffixes, none, follow_links)
+        files, unreadable = uri_files(path, suffixes, none)
+        root = local_path(path)
+        if follow_links or root is None:
+            return files, unreadable
+        return _inside_prefix(path, root, files, unreadable)
     if path == STDIN or not Path(path).is_dir():
         return [path], []
     files, unreadable = walk(path, lambda name: name.lower().endswith(suffixes), follow_links)

@@ -30,7 +30,6 @@ from contextlib import contextmanager
 from typing import IO, Any, Final
 
 from auditor.errors import AuditorError
-from auditor.inputs.links import leaves, link_out
 
 _SCHEME: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://")
 _PASSWORD: Final = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*://[^/@:]*):[^/@]*@")
@@ -107,14 +106,20 @@ def _filesystem(uri: str) -> tuple[Any, str]:
     return fs, str(path)
 
 
+def local_path(uri: str) -> str | None:
+    """The path on this machine that a ``file://`` URI names, as fsspec reads it; None for
+    any other URI."""
+    if scheme(uri) != "file":
+        return None
+    return _filesystem(uri)[1]
+
+
 def uri_files(
-    uri: str, suffixes: tuple[str, ...], none: str, follow_links: bool = False
+    uri: str, suffixes: tuple[str, ...], none: str
 ) -> tuple[list[str], list[tuple[str, str]]]:
     """``uri`` itself, or the objects below a prefix whose name ends with one of ``suffixes``
     (in any case) in the order of their paths, as URIs spelled from the one given; with
-    ``(uri, reason)`` when the prefix cannot be listed, or holds no such object (``none``),
-    or for a file below a ``file://`` prefix whose link leads out of it (unless
-    ``follow_links``), as in a folder (``auditor.inputs.links``)."""
+    ``(uri, reason)`` when the prefix cannot be listed, or holds no such object (``none``)."""
     fs, root = _filesystem(uri)
     try:
         if not fs.isdir(root):
@@ -123,23 +128,15 @@ def uri_files(
     except Exception as error:  # a store's errors are its own classes, not OSError
         return [], [(masked(uri), f"cannot list: {_reason(error)}")]
     start = root.rstrip("/") + "/"
-    wanted = [path for path in found if path.rsplit("/", 1)[-1].lower().endswith(suffixes)]
-    prefix = uri.rstrip("/") + "/"
-    out: list[tuple[str, str]] = []
-    protocols = (fs.protocol,) if isinstance(fs.protocol, str) else tuple(fs.protocol)
-    if not follow_links and "file" in protocols:  # a folder on this machine
-        kept = []
-        for path in wanted:
-            target = leaves(path, root)
-            if target is None:
-                kept.append(path)
-            else:
-                out.append((masked(prefix + path[len(start) :]), link_out(target, masked(uri))))
-        wanted = kept
-    below = [path[len(start) :] if path.startswith(start) else path for path in wanted]
-    if not below and not out:
+    below = [
+        path[len(start) :] if path.startswith(start) else path
+        for path in found
+        if path.rsplit("/", 1)[-1].lower().endswith(suffixes)
+    ]
+    if not below:
         return [], [(masked(uri), none)]
-    return [prefix + path for path in sorted(below, key=lambda path: path.split("/"))], out
+    prefix = uri.rstrip("/") + "/"
+    return [prefix + path for path in sorted(below, key=lambda path: path.split("/"))], []
 
 
 @contextmanager
