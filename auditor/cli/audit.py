@@ -192,6 +192,8 @@ class AuditOptions:
     """The catalogs after the change; empty: ``schemas`` normalized by ``rules``."""
     against: str | None = None
     """A git revision: the old catalogs are ``schemas`` as it holds them."""
+    repo: str | None = None
+    """The work tree ``against`` is read in (``--repo``); None: the working directory's."""
     new_rules: frozenset[Rule] = frozenset()
     """Normalization of the new catalogs: only what ``--rules`` named explicitly."""
     suggest_patch: str | None = None
@@ -231,6 +233,16 @@ def audit(
             metavar="REF",
             help="Audit the change from git revision REF to the work tree: the old catalogs "
             "are the --schemas files at REF (read with git, never checked out).",
+        ),
+    ] = None,
+    repo: Annotated[
+        str | None,
+        typer.Option(
+            "--repo",
+            rich_help_panel=CHANGE,
+            metavar="DIR",
+            help="The git work tree --against reads. Default: the one around the working "
+            "directory. Command line only.",
         ),
     ] = None,
     logs: Annotated[
@@ -623,9 +635,9 @@ def audit(
     """Replay logged calls against old and normalized schemas; exit 1 per --fail-on.
 
     Every option but --quiet, --timestamp, --generate-baseline, --follow-links,
-    --allow-config-uris and --allow-web-uris can be set in auditor.toml, or in pyproject.toml's
-    tool.auditor table, named in snake_case; the command line wins. Paths the file names stay
-    inside the working directory, and it cannot lift a safety bound.
+    --allow-config-uris, --allow-web-uris and --repo can be set in auditor.toml, or in
+    pyproject.toml's tool.auditor table, named in snake_case; the command line wins. Paths the
+    file names stay inside the working directory, and it cannot lift a safety bound.
     """
     # The config file was read by the app's callback (auditor.cli.configure) into this
     # command's default_map: every value here is the command line's, else the file's, else
@@ -701,6 +713,7 @@ def audit(
         old_runtime=old_runtime,
         new_schemas=tuple(new_schemas or ()),
         against=against,
+        repo=repo,
         new_rules=parse_rules(rules) if _given(ctx, "rules") else frozenset(),
         suggest_patch=suggest_patch,
         suggest_patch_within=patch_within,
@@ -717,10 +730,12 @@ CLI_ONLY: Final = frozenset(
         "follow_links",
         "allow_config_uris",
         "allow_web_uris",
+        "repo",
     }
 )
 """Options of ``audit`` a configuration file cannot set: they are about one run, or they
-widen what the run reads (the file is a pull request's to change)."""
+widen what the run reads (the file is a pull request's to change; ``repo``: the repository
+git reads is the user's, never one the change chose)."""
 
 SAFETY_BOUNDS: Final[dict[str, float | None]] = {
     "call_timeout": 0,
@@ -1003,10 +1018,10 @@ def _catalogs(options: AuditOptions) -> tuple[Catalogs, NewCatalogs | None]:
 
     if options.against is not None and options.new_schemas:
         raise UsageFailure("--against and --new-schemas both name the new catalogs: give one")
+    if options.repo is not None and options.against is None:
+        raise UsageFailure("--repo names the repository --against reads: give --against too")
     revision = (
-        None
-        if options.against is None
-        else GitRevision.resolve(options.against, options.schemas[0])
+        None if options.against is None else GitRevision.resolve(options.against, options.repo)
     )
     old = _load(options, options.schemas, revision)
     if revision is not None:
