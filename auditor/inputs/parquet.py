@@ -12,10 +12,19 @@ null arguments is an ``unparseable`` call, as a JSON Lines record without argume
 call's source is ``file#row``, row 1 being the first, as line 1 is. A file that breaks mid-way
 ends with one more ``unparseable`` call saying so, as a truncated gzip log does.
 
+The file is hostile input, and pyarrow trusts what it reads: so every record batch is
+validated in full (``RecordBatch.validate(full=True)``: offsets, indices, UTF-8) before any
+value is used, and a batch that fails is one ``unparseable`` record standing for its rows.
+Sizes are checked before values are built: a Parquet file's text is read as dictionaries
+(``read_dictionary``), so a value that thousands of rows repeat is held once, and each row's
+size is measured on the Arrow arrays (``row_bytes``) against ``--max-record-bytes`` before a
+Python value of it exists. A Parquet row group is read in batches sized from its footer, and
+one whose footer says it holds more than its rows may (``readable_group``) is not read.
+
 The engines read a Parquet file's row groups (an Arrow IPC file's record batches) apart, as
 parts (``layout``, ``group_batches``), and tally batches of rows the engine read itself
 (``auditor.engines.core.audit_batch``): both turn rows into calls and count them here
-(``row_calls``, ``RowCount``), as the one-pass read does.
+(``batches_calls``, ``RowCount``), as the one-pass read does, with the same checks.
 """
 
 from __future__ import annotations
@@ -41,7 +50,27 @@ TOOL_COLUMNS: Final = ("tool_name", OTEL_TOOL, *TOOL_KEYS)
 attribute comes first)."""
 ARGUMENT_COLUMNS: Final = (ARGUMENT_KEYS[0], OTEL_ARGUMENTS, *ARGUMENT_KEYS[1:])
 BATCH_ROWS: Final = 4_096
-"""Rows read at a time."""
+"""Most rows read at a time."""
+BATCH_BYTES: Final = 64 * 1024 * 1024
+"""What a Parquet batch is sized for: the rows of a row group whose footer says they take
+about this much once read (``group_batch_rows``), 1 to ``BATCH_ROWS`` of them."""
+GROUP_ALLOWANCE: Final = 64 * 1024 * 1024
+"""What a Parquet row group may take once read beyond ``--max-record-bytes`` for each of its
+rows (``readable_group``)."""
+VALUE_BYTES: Final = 16
+"""Bytes a Parquet value may take once read beyond what its page holds: a dictionary index
+or a run of repeated values takes next to nothing in a page and 8 bytes (an offset, an int64,
+levels) in memory."""
+SLICE_BYTES: Final = 16 * 1024 * 1024
+"""Most bytes of rows turned into Python values at once (a larger row goes alone)."""
+THRIFT_STRING_LIMIT: Final = 16 * 1024 * 1024
+"""Longest string a Parquet footer may hold (statistics, key-value metadata)."""
+THRIFT_CONTAINER_LIMIT: Final = 1_000_000
+"""Most items of one list in a Parquet footer (row groups, columns)."""
+READ_BUFFER: Final = 1024 * 1024
+"""Bytes of a Parquet column chunk read at a time (not the whole chunk: ``pre_buffer``)."""
+_TEXT_TYPES: Final = frozenset({"STRING", "NONE", "JSON", "ENUM", "BSON"})
+"""Logical types of the Parquet BYTE_ARRAY leaves read as dictionaries (not decimals)."""
 
 
 class Columnar(str, Enum):
@@ -84,8 +113,10 @@ class ColumnarLog:
     ) -> None:
         self._name = name
         self._kind = kind
-        self._batches, _, self._arguments = _open(name, stream, kind, columns or Columns())
         self._max = max_record_bytes
+        self._batches, self._arguments = _open(
+            name, stream, kind, columns or Columns(), max_record_bytes
+        )
         self.stats = LogStats(name, kind.value)
 
     def __iter__(self) -> Iterator[Call]:
@@ -98,6 +129,16 @@ class ColumnarLog:
             self.stats = counted.stats(self._name, self._kind)
 
 
+@dataclass(frozen=True)
+class Unreadable:
+    """Consecutive rows of a columnar log that are not read (a Parquet row group too large
+    for the bounds, or the rest of one that does not decode): one ``unparseable`` record
+    stands for them."""
+
+    rows: int
+    reason: str
+
+
 @dataclass
 class RowCount:
     """How the rows read so far of one columnar log (or a part of it) were accounted for;
@@ -106,6 +147,8 @@ class RowCount:
     first_row: int = 1
     """The file's number of the first row counted here (1: the file's first row)."""
     rows: int = 0
+    records: int = 0
+    """Rows, but for rows not read, which are one record for each run of them."""
     without_calls: int = 0
     calls: int = 0
 
@@ -116,7 +159,7 @@ class RowCount:
             name,
             kind.value,
             lines=self.rows,
-            records=self.rows,
+            records=self.records,
             records_without_calls=self.without_calls,
             calls=self.calls,
         )
@@ -124,48 +167,203 @@ class RowCount:
     def broken(self, name: str, kind: Columnar, error: BaseException) -> Call:
         """The row that stands for the rest of a log that cannot be read, counted as one
         more ``unparseable`` call (as a truncated gzip log ends)."""
-        source = f"{name}#{self.first_row + self.rows}"
-        self.rows += 1
-        self.calls += 1
-        return _unparsed(
-            source,
+        return self.unread(
+            name,
+            1,
             "<not shown: the rest of the file cannot be read>",
             f"the rest of the {kind.value} log cannot be read: {_reason(error)}",
         )
 
+    def unread(self, name: str, rows: int, raw: str, reason: str) -> Call:
+        """The ``unparseable`` record that stands for the next ``rows`` rows, not read."""
+        source = f"{name}#{self.first_row + self.rows}"
+        self.rows += rows
+        self.records += 1
+        self.calls += 1
+        return _unparsed(source, raw, reason)
+
+    def row(self, name: str) -> str:
+        """Counts one more row read as a record; its source (``file#row``)."""
+        self.rows += 1
+        self.records += 1
+        return f"{name}#{self.first_row + self.rows - 1}"
+
 
 def batch_values(tools: Any, arguments: Any) -> tuple[list[Any], list[Any]]:
     """The Python values of a record batch's tool and arguments columns (maps as dicts);
-    pyarrow's errors (a page that does not decode) are the caller's to report."""
+    pyarrow's errors (a value Python cannot hold) are the caller's to report."""
     return tools.to_pylist(), arguments.to_pylist(maps_as_pydicts="strict")
 
 
-def row_calls(
+def batches_calls(
     name: str,
-    counted: RowCount,
-    tools: Sequence[Any],
-    values: Sequence[Any],
+    kind: Columnar,
+    batches: Iterable[Any],
     arguments: str,
     max_record_bytes: int,
+    counted: RowCount,
 ) -> Iterator[Call]:
-    """The calls of consecutive rows of log ``name`` (the tool's and arguments' values of
-    each), the first being row ``counted.first_row + counted.rows``; each row is counted
-    into ``counted``: a row whose tool is null or empty holds no call. ``arguments``: the
-    arguments column's name, which a call without arguments names."""
-    for tool, value in zip(tools, values, strict=True):
-        counted.rows += 1
-        if not isinstance(tool, str) or not tool:
-            counted.without_calls += 1
+    """The calls of record batches of the tool and arguments columns (in that order) of
+    log ``name``, counted into ``counted``: each batch validated in full first, each row
+    measured against ``max_record_bytes`` before its values are built. ``Unreadable`` rows
+    among the batches are one ``unparseable`` record each; a batch that cannot be read at
+    all ends them with one more ``unparseable`` call saying so."""
+    found = iter(batches)
+    while True:
+        try:
+            batch = next(found, None)
+        except LogFormatError:
+            # A part's worker opens the file itself: one without pyarrow, or that cannot open
+            # it, must fail the run, not report the file broken (a misconfigured executor).
+            raise
+        except Exception as error:  # pyarrow's errors: a file that breaks mid-way
+            yield counted.broken(name, kind, error)
+            return
+        if batch is None:
+            return
+        if isinstance(batch, Unreadable):
+            yield counted.unread(name, batch.rows, _not_read(batch.rows), batch.reason)
             continue
+        yield from _batch_calls(name, batch, arguments, max_record_bytes, counted)
+
+
+def _batch_calls(
+    name: str, batch: Any, arguments: str, max_record_bytes: int, counted: RowCount
+) -> Iterator[Call]:
+    """The calls of one record batch: ``unparseable`` as a whole when it is not valid Arrow
+    data, row by row otherwise."""
+    import pyarrow as pa
+
+    try:
+        batch.validate(full=True)
+    except pa.ArrowException as error:
+        reason = f"{_rows(counted, batch.num_rows)} are not valid Arrow data: {_reason(error)}"
+        yield counted.unread(name, batch.num_rows, _not_read(batch.num_rows), reason)
+        return
+    tools, values = batch.column(0), batch.column(1)
+    tool_sizes = _sizes(tools, len(tools), nulls=True)
+    sizes = [
+        (tool or 0) + size
+        for tool, size in zip(tool_sizes, _sizes(values, len(values)), strict=True)
+    ]
+    start = 0
+    while start < len(sizes):
+        if not tool_sizes[start]:  # null or empty: no call, nothing to build
+            end = _run(start, tool_sizes, lambda one: not one)
+            counted.without_calls += end - start
+            for _ in range(start, end):
+                counted.row(name)
+        elif sizes[start] > max_record_bytes:
+            end = start + 1
+            yield _too_long(name, counted, tools, values, start, sizes[start], max_record_bytes)
+        else:
+            end = _slice_end(start, tool_sizes, sizes, max_record_bytes)
+            yield from _rows_calls(name, counted, tools, values, start, end, arguments)
+        start = end
+
+
+def _run(start: int, tool_sizes: Sequence[int | None], alike: Any) -> int:
+    end = start + 1
+    while end < len(tool_sizes) and alike(tool_sizes[end]):
+        end += 1
+    return end
+
+
+def _slice_end(
+    start: int, tool_sizes: Sequence[int | None], sizes: Sequence[int], max_record_bytes: int
+) -> int:
+    """The end of the rows from ``start`` that hold calls within the bound, up to
+    ``SLICE_BYTES`` of them together (the first row at least)."""
+    end, total = start + 1, sizes[start]
+    while (
+        end < len(sizes)
+        and tool_sizes[end]
+        and sizes[end] <= max_record_bytes
+        and total + sizes[end] <= SLICE_BYTES
+    ):
+        total += sizes[end]
+        end += 1
+    return end
+
+
+def _rows_calls(
+    name: str,
+    counted: RowCount,
+    tools: Any,
+    values: Any,
+    start: int,
+    end: int,
+    arguments: str,
+) -> Iterator[Call]:
+    """The calls of rows ``start`` to ``end`` of a batch, each with a tool and within the
+    bound."""
+    for tool, value in _values(tools, values, start, end):
         counted.calls += 1
-        source = f"{name}#{counted.first_row + counted.rows - 1}"
-        yield _call(source, tool, value, arguments, max_record_bytes)
+        source = counted.row(name)
+        if isinstance(value, BaseException):
+            why = f"a value Python cannot hold: {_reason(value)}"
+            yield _unparsed(source, "<not shown>", why, tool)
+        else:
+            yield _call(source, tool, value, arguments)
 
 
-def _call(source: str, tool: str, value: Any, arguments: str, max_record_bytes: int) -> Call:
+def _values(tools: Any, values: Any, start: int, end: int) -> list[tuple[Any, Any]]:
+    """The Python values of rows ``start`` to ``end``: (tool, arguments), the arguments an
+    exception for a row whose value Python cannot hold (a date past the year 9999)."""
+    try:
+        found_tools, found_values = batch_values(
+            tools.slice(start, end - start), values.slice(start, end - start)
+        )
+        return list(zip(found_tools, found_values, strict=True))
+    except Exception:  # pyarrow's or Python's: find the row, one at a time
+        pass
+    found: list[tuple[Any, Any]] = []
+    for row in range(start, end):
+        tool = tools.slice(row, 1).to_pylist()[0]
+        try:
+            found.append((tool, batch_values(tools.slice(row, 1), values.slice(row, 1))[1][0]))
+        except Exception as error:
+            found.append((tool, error))
+    return found
+
+
+def _too_long(
+    name: str,
+    counted: RowCount,
+    tools: Any,
+    values: Any,
+    row: int,
+    size: int,
+    max_record_bytes: int,
+) -> Call:
+    """The ``unparseable`` call of a row longer than the bound, built from its first
+    characters only."""
+    counted.calls += 1
+    source = counted.row(name)
+    tool = _head(tools, row)
+    reason = f"row of {size:,} bytes is longer than --max-record-bytes: not parsed"
+    return _unparsed(source, _head(values, row) or "<not shown>", reason, tool)
+
+
+def _head(column: Any, row: int) -> str:
+    """The first characters of a text value of ``column`` (empty for other values)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    one = column.slice(row, 1)
+    if pa.types.is_dictionary(one.type):
+        one = one.dictionary_decode()  # one row: one value
+    if pa.types.is_string(one.type) or pa.types.is_large_string(one.type):
+        return str(pc.utf8_slice_codeunits(one, 0, MAX_RAW).to_pylist()[0] or "")
+    if pa.types.is_binary(one.type) or pa.types.is_large_binary(one.type):
+        head = pc.binary_slice(one, 0, MAX_RAW).to_pylist()[0] or b""
+        return str(head.decode("utf-8", "backslashreplace"))
+    return ""
+
+
+def _call(source: str, tool: str, value: Any, arguments: str) -> Call:
     """The call of one row: its arguments JSON text (or UTF-8 bytes of it), or a struct, map
-    or list value; null arguments, text that is too long and values JSON has no type for
-    make it ``unparseable``."""
+    or list value; null arguments and values JSON has no type for make it ``unparseable``."""
     from auditor.inputs.reader import call_from  # the reader imports this module
 
     if value is None:
@@ -178,13 +376,6 @@ def _call(source: str, tool: str, value: Any, arguments: str, max_record_bytes: 
             why = f"arguments are not UTF-8 text ({error.reason})"
             return _unparsed(source, raw, why, tool)
     if isinstance(value, str):
-        if len(value) > max_record_bytes:
-            return _unparsed(
-                source,
-                value[:200],
-                f"arguments longer than {max_record_bytes:,} bytes (--max-record-bytes)",
-                tool,
-            )
         return call_from(source, tool, value)
     plain, problem = _json(value)
     if problem is not None:
@@ -192,25 +383,146 @@ def _call(source: str, tool: str, value: Any, arguments: str, max_record_bytes: 
     return call_from(source, tool, plain)
 
 
-def _open(name: str, stream: IO[bytes], kind: Columnar, columns: Columns) -> tuple[Any, str, str]:
-    """Record batches of the tool and arguments columns (in that order), and their names."""
+def _sizes(column: Any, rows: int, nulls: bool = False) -> list[Any]:
+    """Each row's ``row_bytes`` as a list; with ``nulls``, None for a null row (a text
+    column's)."""
+    measured = row_bytes(column, nulls)
+    return [measured] * rows if isinstance(measured, int) else measured.to_pylist()
+
+
+def row_bytes(column: Any, nulls: bool = False) -> Any:
+    """The size of each row of an Arrow array, measured on its buffers without building a
+    value: text and binary as their bytes, other values as their width (at least 1), a null
+    as 1, and one byte more for each item of a list or map and each field of a struct. A
+    dictionary value counts where a row refers to it: a row's size is what its Python value
+    would hold. An int64 Array, or one int for every row alike; with ``nulls`` a null row is
+    null (for text)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    kind = column.type
+    if pa.types.is_dictionary(kind):
+        inner = row_bytes(column.dictionary, nulls)
+        if isinstance(inner, int):
+            inner = _constant(len(column.dictionary), inner)
+        taken = pc.take(inner, column.indices)
+        return taken if nulls else pc.fill_null(taken, 1)
+    if isinstance(kind, pa.ExtensionType):
+        return row_bytes(column.storage, nulls)
+    if _is_text(kind):
+        lengths = pc.binary_length(column).cast(pa.int64())
+        return lengths if nulls else pc.fill_null(lengths, 1)
+    if pa.types.is_struct(kind):
+        total: Any = kind.num_fields + 1
+        for index in range(kind.num_fields):
+            total = _add(total, row_bytes(column.field(index)))
+        return total
+    if pa.types.is_fixed_size_list(kind):
+        size = kind.list_size
+        items = column.flatten()
+        starts = pc.subtract(pc.cumulative_sum(_constant(len(column) + 1, size)), size)
+        return _summed(row_bytes(items), starts, len(column), _constant(len(column), size))
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_map(kind):
+        offsets = column.offsets.cast(pa.int64())
+        counts = pc.subtract(offsets.slice(1), offsets.slice(0, len(column)))
+        return _summed(row_bytes(column.values), offsets, len(column), counts)
+    if pa.types.is_null(kind):
+        return 1
+    return max(1, kind.bit_width // 8)  # a fixed-width value (readable_type)
+
+
+def _summed(items: Any, offsets: Any, rows: int, counts: Any) -> Any:
+    """Each row's size of a list-like array: its items' sizes (``items``, one for each item
+    of its values, which ``offsets`` cut into rows) and one byte for each item and the row."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if isinstance(items, int):
+        return pc.add(pc.multiply(counts, items + 1), 1)
+    running = pa.concat_arrays(
+        [pa.array([0], pa.int64()), pc.cumulative_sum(pc.add(items, 1)).cast(pa.int64())]
+    )
+    ends = pc.take(running, offsets.slice(1, rows))
+    starts = pc.take(running, offsets.slice(0, rows))
+    return pc.add(pc.subtract(ends, starts), 1)
+
+
+def _add(one: Any, other: Any) -> Any:
+    import pyarrow.compute as pc
+
+    if isinstance(one, int) and isinstance(other, int):
+        return one + other
+    return pc.add(one, other)
+
+
+def _constant(rows: int, value: int) -> Any:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    return pc.fill_null(pa.nulls(rows, pa.int64()), value)
+
+
+def _is_text(kind: Any) -> bool:
+    import pyarrow as pa
+
+    return bool(
+        pa.types.is_string(kind)
+        or pa.types.is_large_string(kind)
+        or pa.types.is_binary(kind)
+        or pa.types.is_large_binary(kind)
+    )
+
+
+def readable_type(kind: Any) -> bool:
+    """Whether ``row_bytes`` measures values of Arrow type ``kind``: text, binary, numbers,
+    booleans, dates and times, nulls, and structs, lists, maps and dictionaries of them. Not
+    views, run-end encoded arrays or unions, whose rows can refer to shared data in ways the
+    measure would have to follow (it would not be bounded)."""
+    import pyarrow as pa
+
+    if pa.types.is_dictionary(kind):
+        return readable_type(kind.value_type)
+    if isinstance(kind, pa.ExtensionType):
+        return readable_type(kind.storage_type)
+    if pa.types.is_struct(kind):
+        return all(readable_type(kind.field(index).type) for index in range(kind.num_fields))
+    if pa.types.is_map(kind):
+        return readable_type(kind.key_type) and readable_type(kind.item_type)
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind):
+        return readable_type(kind.value_type)
+    return bool(
+        _is_text(kind)
+        or pa.types.is_null(kind)
+        or pa.types.is_primitive(kind)
+        or pa.types.is_decimal(kind)
+        or pa.types.is_fixed_size_binary(kind)
+    )
+
+
+def _open(
+    name: str, stream: IO[bytes], kind: Columnar, columns: Columns, max_record_bytes: int
+) -> tuple[Iterator[Any], str]:
+    """Record batches of the tool and arguments columns (in that order), with ``Unreadable``
+    rows among them, and the arguments column's name."""
     reader, schema = _opened(name, stream, kind)
     tool, arguments = found_columns(name, schema, columns)
-    wanted = [tool, arguments]
     if kind is Columnar.PARQUET:
-        return reader.iter_batches(BATCH_ROWS, columns=wanted), tool, arguments
-    batches = (
-        (reader.get_batch(i) for i in range(reader.num_record_batches))
-        if kind is Columnar.ARROW
-        else iter(reader)
-    )
-    return (batch.select(wanted) for batch in batches), tool, arguments
+        reader = _dictionaries(stream, reader, (tool, arguments))
+        groups = range(reader.metadata.num_row_groups)
+        return _groups_batches(reader, groups, (tool, arguments), max_record_bytes), arguments
+    wanted = [tool, arguments]
+    if kind is Columnar.ARROW:
+        reader = _fields(name, stream, reader, wanted)
+        batches = (reader.get_batch(i) for i in range(reader.num_record_batches))
+        return (batch.select(wanted) for batch in batches), arguments
+    return (batch.select(wanted) for batch in reader), arguments
 
 
 def _pyarrow(name: str, kind: Columnar) -> Any:
     """pyarrow, an optional extra: imported where a columnar log is read."""
     try:
         import pyarrow as pa
+        import pyarrow.compute
         import pyarrow.ipc
         import pyarrow.parquet
     except ImportError:
@@ -227,19 +539,133 @@ def _opened(name: str, stream: IO[bytes], kind: Columnar) -> tuple[Any, Any]:
     pa = _pyarrow(name, kind)
     try:
         if kind is Columnar.PARQUET:
-            parquet = pa.parquet.ParquetFile(stream)
+            parquet = pa.parquet.ParquetFile(stream, **_PARQUET_OPTIONS)
             return parquet, parquet.schema_arrow
         reader = (pa.ipc.open_file if kind is Columnar.ARROW else pa.ipc.open_stream)(stream)
         return reader, reader.schema
     except (pa.ArrowException, OSError, ValueError) as error:
-        problem = f"cannot be read as {kind.value}: {_reason(error)}"
-        raise LogFormatError(LogProblem(Location(name), problem)) from None
+        raise LogFormatError(LogProblem(Location(name), _unopened(kind, error))) from None
+
+
+_PARQUET_OPTIONS: Final = {
+    "pre_buffer": False,
+    "buffer_size": READ_BUFFER,
+    "thrift_string_size_limit": THRIFT_STRING_LIMIT,
+    "thrift_container_size_limit": THRIFT_CONTAINER_LIMIT,
+}
+
+
+def _unopened(kind: Columnar, error: BaseException) -> str:
+    return f"cannot be read as {kind.value}: {_reason(error)}"
+
+
+def _dictionaries(stream: Any, parquet: Any, columns: Sequence[str]) -> Any:
+    """The Parquet file read again (its footer as read) with the text leaves of ``columns``
+    read as dictionaries: a value held once in the file's dictionary page is held once in
+    memory too, however many rows refer to it (pyarrow would copy it into every row)."""
+    import pyarrow.parquet as pq
+
+    meta = parquet.metadata
+    leaves = [
+        index
+        for index in _leaves(parquet, columns)
+        if meta.schema.column(index).physical_type == "BYTE_ARRAY"
+        and meta.schema.column(index).logical_type.type in _TEXT_TYPES
+    ]
+    return pq.ParquetFile(stream, metadata=meta, read_dictionary=leaves, **_PARQUET_OPTIONS)
+
+
+def _leaves(parquet: Any, columns: Sequence[str]) -> list[int]:
+    """The Parquet leaf columns of the top-level ``columns`` (by their path's first name,
+    which may hold dots: ``gen_ai.tool.name``)."""
+    return [index for index, path in enumerate(parquet.reader.column_paths) if path[0] in columns]
+
+
+def _fields(name: str, stream: Any, reader: Any, wanted: Sequence[str]) -> Any:
+    """The Arrow IPC file opened again to read the ``wanted`` fields only: the others are
+    neither read nor decompressed."""
+    import pyarrow as pa
+
+    names = list(reader.schema.names)
+    fields = sorted({names.index(field) for field in wanted})
+    stream.seek(0)
+    options = pa.ipc.IpcReadOptions(included_fields=fields)
+    try:
+        return pa.ipc.open_file(stream, options=options)
+    except (pa.ArrowException, OSError, ValueError) as error:  # it opened once
+        raise LogFormatError(LogProblem(Location(name), _unopened(Columnar.ARROW, error))) from None
+
+
+def readable_group(meta: Any, group: int, leaves: Sequence[int], max_record_bytes: int) -> int:
+    """What Parquet row group ``group`` of file metadata ``meta`` takes once read, by its
+    footer (the ``leaves``' uncompressed bytes, and ``VALUE_BYTES`` a value), or 0 when that
+    is more than its rows may hold: ``max_record_bytes`` each, and ``GROUP_ALLOWANCE``."""
+    found = meta.row_group(group)
+    size = 0
+    for leaf in leaves:
+        chunk = found.column(leaf)
+        width = meta.schema.column(leaf).length or 0
+        size += chunk.total_uncompressed_size + chunk.num_values * (VALUE_BYTES + width)
+    return size if size <= found.num_rows * max_record_bytes + GROUP_ALLOWANCE else 0
+
+
+def group_batch_rows(rows: int, size: int) -> int:
+    """Rows of a batch of a row group of ``rows`` rows taking ``size`` bytes once read: as
+    many as take about ``BATCH_BYTES``, 1 to ``BATCH_ROWS``."""
+    return max(1, min(BATCH_ROWS, BATCH_BYTES * rows // max(size, 1)))
+
+
+def _groups_batches(
+    parquet: Any, groups: Iterable[int], columns: Sequence[str], max_record_bytes: int
+) -> Iterator[Any]:
+    """The record batches of ``columns`` of some row groups of a Parquet file, in order,
+    with ``Unreadable`` rows for a row group too large to read and for the rest of one that
+    does not decode (the next one is read, as the footer says where it starts)."""
+    import pyarrow as pa
+
+    meta = parquet.metadata
+    leaves = _leaves(parquet, columns)
+    for group in groups:
+        rows = meta.row_group(group).num_rows
+        if rows <= 0:
+            continue
+        size = readable_group(meta, group, leaves, max_record_bytes)
+        if not size:
+            yield Unreadable(rows, _too_large(meta, group, leaves))
+            continue
+        done = 0
+        try:
+            for batch in parquet.iter_batches(
+                group_batch_rows(rows, size),
+                row_groups=[group],
+                columns=list(columns),
+                use_threads=False,
+            ):
+                done += batch.num_rows
+                yield batch
+        except (pa.ArrowException, MemoryError, OSError, ValueError) as error:
+            if done < rows:
+                yield Unreadable(
+                    rows - done, f"row group {group} cannot be read from here: {_reason(error)}"
+                )
+
+
+def _too_large(meta: Any, group: int, leaves: Sequence[int]) -> str:
+    found = meta.row_group(group)
+    size = sum(found.column(leaf).total_uncompressed_size for leaf in leaves)
+    values = sum(found.column(leaf).num_values for leaf in leaves)
+    return (
+        f"row group {group} is not read: its footer says its {found.num_rows:,} rows take "
+        f"{size:,} bytes and {values:,} values uncompressed, more than --max-record-bytes "
+        "for each row allows"
+    )
 
 
 def found_columns(name: str, schema: Any, columns: Columns) -> tuple[str, str]:
     """The tool and arguments columns of a log of Arrow ``schema``: given, else found among
-    the names common exports use; ``LogFormatError`` when one is missing or the tool column
-    holds no text."""
+    the names common exports use; ``LogFormatError`` when one is missing, the tool column
+    holds no text, or the arguments column holds values that are not read
+    (``readable_type``)."""
     import pyarrow as pa
 
     names = list(schema.names)
@@ -247,10 +673,16 @@ def found_columns(name: str, schema: Any, columns: Columns) -> tuple[str, str]:
     arguments = _column(
         name, names, columns.arguments, ARGUMENT_COLUMNS, "--arguments-column", "arguments"
     )
-    if not pa.types.is_string(schema.field(tool).type) and not pa.types.is_large_string(
-        schema.field(tool).type
-    ):
-        problem = f"the tool column '{tool}' holds {schema.field(tool).type}, not strings"
+    tool_type = schema.field(tool).type
+    text = tool_type.value_type if pa.types.is_dictionary(tool_type) else tool_type
+    if not pa.types.is_string(text) and not pa.types.is_large_string(text):
+        problem = f"the tool column '{tool}' holds {tool_type}, not strings"
+        raise LogFormatError(LogProblem(Location(name), problem))
+    if not readable_type(schema.field(arguments).type):
+        problem = (
+            f"the arguments column '{arguments}' holds {schema.field(arguments).type}, which is "
+            "not read (views, run-end encoded arrays and unions are not)"
+        )
         raise LogFormatError(LogProblem(Location(name), problem))
     return tool, arguments
 
@@ -271,9 +703,9 @@ class Layout:
 
 def layout(file: str, kind: Columnar, columns: Columns) -> Layout | None:
     """The layout of the Parquet or Arrow IPC file ``file``, from its footer (no data is
-    read: an Arrow file is memory-mapped); ``LogFormatError`` as reading it would raise.
-    None when a record batch of an Arrow file cannot be read: the file breaks mid-way, which
-    the one-pass read reports where it breaks."""
+    read: an Arrow file is memory-mapped, and only its two columns are read); ``LogFormatError``
+    as reading it would raise. None when a record batch of an Arrow file cannot be read: the
+    file breaks mid-way, which the one-pass read reports where it breaks."""
     name = display_name(file)
     pa = _pyarrow(name, kind)
     with pa.memory_map(file) as stream:
@@ -284,58 +716,37 @@ def layout(file: str, kind: Columnar, columns: Columns) -> Layout | None:
             groups = [meta.row_group(i) for i in range(meta.num_row_groups)]
             sizes = tuple((group.num_rows, group.total_byte_size) for group in groups)
         else:
+            reader = _fields(name, stream, reader, [tool, arguments])
             try:
                 batches = [reader.get_batch(i) for i in range(reader.num_record_batches)]
             except (pa.ArrowException, OSError, ValueError):
                 return None
-            sizes = tuple((batch.num_rows, batch.nbytes) for batch in batches)
+            sizes = tuple((batch.num_rows, batch.get_total_buffer_size()) for batch in batches)
     types = f"{schema.field(tool).type} {schema.field(arguments).type}"
     return Layout(kind, tool, arguments, sizes, types)
 
 
 def group_batches(
-    file: str, kind: Columnar, groups: Sequence[int], columns: Sequence[str]
+    file: str,
+    kind: Columnar,
+    groups: Sequence[int],
+    columns: Sequence[str],
+    max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
 ) -> Iterator[Any]:
     """The record batches of ``columns`` of some row groups of a Parquet file (or record
-    batches of an Arrow IPC file), in order."""
+    batches of an Arrow IPC file), in order, with ``Unreadable`` rows among them as the
+    one-pass read has (``batches_calls`` reads them)."""
     name = display_name(file)
     pa = _pyarrow(name, kind)
     with pa.memory_map(file) as stream:
         reader, _ = _opened(name, stream, kind)
         if kind is Columnar.PARQUET:
-            if groups:  # no row groups: pyarrow would read them all
-                yield from reader.iter_batches(BATCH_ROWS, row_groups=list(groups), columns=columns)
+            reader = _dictionaries(stream, reader, columns)
+            yield from _groups_batches(reader, groups, columns, max_record_bytes)
             return
+        reader = _fields(name, stream, reader, list(columns))
         for group in groups:
             yield reader.get_batch(group).select(list(columns))
-
-
-def batches_calls(
-    name: str,
-    kind: Columnar,
-    batches: Iterable[Any],
-    arguments: str,
-    max_record_bytes: int,
-    counted: RowCount,
-) -> Iterator[Call]:
-    """The calls of record batches of the tool and arguments columns (in that order) of
-    log ``name``, counted into ``counted``; a batch that cannot be read ends them with one
-    more ``unparseable`` call saying so."""
-    found = iter(batches)
-    while True:
-        try:
-            batch = next(found, None)
-            if batch is None:
-                return
-            tools, values = batch_values(batch.column(0), batch.column(1))
-        except LogFormatError:
-            # A part's worker opens the file itself: one without pyarrow, or that cannot open
-            # it, must fail the run, not report the file broken (a misconfigured executor).
-            raise
-        except Exception as error:  # pyarrow's errors: a file that breaks mid-way
-            yield counted.broken(name, kind, error)
-            return
-        yield from row_calls(name, counted, tools, values, arguments, max_record_bytes)
 
 
 def _column(
@@ -393,6 +804,15 @@ def _json(value: Any) -> tuple[JSON, str | None]:
 def _unparsed(source: str, raw: str, reason: str, tool: str | None = None) -> Call:
     clipped = raw if len(raw) <= MAX_RAW else raw[: MAX_RAW - 1] + "…"
     return Call(source, tool, None, Unparsed(clipped, reason))
+
+
+def _not_read(rows: int) -> str:
+    return f"<not shown: {rows:,} rows not read>" if rows != 1 else "<not shown: a row not read>"
+
+
+def _rows(counted: RowCount, rows: int) -> str:
+    first = counted.first_row + counted.rows
+    return f"rows {first:,}-{first + rows - 1:,}" if rows != 1 else f"row {first:,}"
 
 
 def _reason(error: BaseException) -> str:
