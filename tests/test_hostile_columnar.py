@@ -265,6 +265,32 @@ def test_a_row_at_the_bound_is_a_call_and_one_byte_over_is_unparseable(
     assert first["unparsed"]["raw"].startswith('{"q": "aaaa')
 
 
+def test_rows_without_a_tool_are_not_built_and_binary_over_the_bound_keeps_its_head(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Rows 1-2 have no tool: no call, whatever their arguments hold (not built); row 3's
+    binary arguments are over the bound (6 + 209 bytes): unparseable, its text's head kept;
+    row 4 is a call."""
+    big = _arguments(209).encode()
+    table = pa.table(
+        {
+            "tool": [None, None, "search", "search"],
+            "arguments": pa.array([big, big, big, b'{"q": "x"}'], pa.binary()),
+        }
+    )
+    log = tmp_path / "binary.parquet"
+    pq.write_table(table, log)
+    code, report, _ = _audit_here(tmp_path, capsys, "--logs", str(log), "--max-record-bytes", "100")
+    assert code == 1
+    assert _stats(report) == [("parquet", 4, 4, 2, 2)]
+    assert _unparsed(report) == {
+        f"{log}#3": "row of 215 bytes is longer than --max-record-bytes: not parsed"
+    }
+    [row_3] = [call for call in report["calls"] if call["source"] == f"{log}#3"]
+    assert row_3["unparsed"]["raw"].startswith('{"q": "aaaa')
+    assert _outcomes(report)["newly_rejected"] == 1
+
+
 # --- Parquet row groups beyond the bounds, or that do not decode ------------------------------
 
 
@@ -408,7 +434,7 @@ def test_arguments_of_a_type_whose_rows_share_data_are_exit_2(
 # --- The measure of a row ---------------------------------------------------------------------
 
 
-class _Tagged(pa.ExtensionType):  # type: ignore[misc]  # pyarrow has no type hints
+class _Tagged(pa.ExtensionType):  # type: ignore[name-defined]  # pa: a module found at run time
     def __init__(self) -> None:
         super().__init__(pa.string(), "auditor.test.tagged")
 
@@ -433,6 +459,8 @@ def test_row_bytes_counts_what_each_row_would_hold() -> None:
     # A dictionary value counts in every row that refers to it.
     words = pa.DictionaryArray.from_arrays(pa.array([0, 1, 0, None]), pa.array(["abc", "de"]))
     assert _measured(words) == [3, 2, 3, 1]
+    numbers = pa.DictionaryArray.from_arrays(pa.array([0, 0]), pa.array([5], pa.int64()))
+    assert _measured(numbers) == [8, 8]
     # Fixed-width values: their width; a struct: its fields and one byte each, and one.
     assert _measured(pa.array([1], pa.int64())) == [8]
     assert _measured(pa.array([True])) == [1]

@@ -249,7 +249,9 @@ def _batch_calls(
     start = 0
     while start < len(sizes):
         if not tool_sizes[start]:  # null or empty: no call, nothing to build
-            end = _run(start, tool_sizes, lambda one: not one)
+            end = start + 1
+            while end < len(sizes) and not tool_sizes[end]:
+                end += 1
             counted.without_calls += end - start
             for _ in range(start, end):
                 counted.row(name)
@@ -260,13 +262,6 @@ def _batch_calls(
             end = _slice_end(start, tool_sizes, sizes, max_record_bytes)
             yield from _rows_calls(name, counted, tools, values, start, end, arguments)
         start = end
-
-
-def _run(start: int, tool_sizes: Sequence[int | None], alike: Any) -> int:
-    end = start + 1
-    while end < len(tool_sizes) and alike(tool_sizes[end]):
-        end += 1
-    return end
 
 
 def _slice_end(
@@ -512,7 +507,7 @@ def _open(
         return _groups_batches(reader, groups, (tool, arguments), max_record_bytes), arguments
     wanted = [tool, arguments]
     if kind is Columnar.ARROW:
-        reader = _fields(name, stream, reader, wanted)
+        reader = _fields(stream, reader, wanted)
         batches = (reader.get_batch(i) for i in range(reader.num_record_batches))
         return (batch.select(wanted) for batch in batches), arguments
     return (batch.select(wanted) for batch in reader), arguments
@@ -581,7 +576,7 @@ def _leaves(parquet: Any, columns: Sequence[str]) -> list[int]:
     return [index for index, path in enumerate(parquet.reader.column_paths) if path[0] in columns]
 
 
-def _fields(name: str, stream: Any, reader: Any, wanted: Sequence[str]) -> Any:
+def _fields(stream: Any, reader: Any, wanted: Sequence[str]) -> Any:
     """The Arrow IPC file opened again to read the ``wanted`` fields only: the others are
     neither read nor decompressed."""
     import pyarrow as pa
@@ -589,11 +584,7 @@ def _fields(name: str, stream: Any, reader: Any, wanted: Sequence[str]) -> Any:
     names = list(reader.schema.names)
     fields = sorted({names.index(field) for field in wanted})
     stream.seek(0)
-    options = pa.ipc.IpcReadOptions(included_fields=fields)
-    try:
-        return pa.ipc.open_file(stream, options=options)
-    except (pa.ArrowException, OSError, ValueError) as error:  # it opened once
-        raise LogFormatError(LogProblem(Location(name), _unopened(Columnar.ARROW, error))) from None
+    return pa.ipc.open_file(stream, options=pa.ipc.IpcReadOptions(included_fields=fields))
 
 
 def readable_group(meta: Any, group: int, leaves: Sequence[int], max_record_bytes: int) -> int:
@@ -716,7 +707,7 @@ def layout(file: str, kind: Columnar, columns: Columns) -> Layout | None:
             groups = [meta.row_group(i) for i in range(meta.num_row_groups)]
             sizes = tuple((group.num_rows, group.total_byte_size) for group in groups)
         else:
-            reader = _fields(name, stream, reader, [tool, arguments])
+            reader = _fields(stream, reader, [tool, arguments])
             try:
                 batches = [reader.get_batch(i) for i in range(reader.num_record_batches)]
             except (pa.ArrowException, OSError, ValueError):
@@ -744,7 +735,7 @@ def group_batches(
             reader = _dictionaries(stream, reader, columns)
             yield from _groups_batches(reader, groups, columns, max_record_bytes)
             return
-        reader = _fields(name, stream, reader, list(columns))
+        reader = _fields(stream, reader, list(columns))
         for group in groups:
             yield reader.get_batch(group).select(list(columns))
 
