@@ -22,7 +22,14 @@ from typing import Any
 import pytest
 
 import auditor
-from auditor.inputs.parquet import readable_type, row_bytes
+from auditor.inputs.parquet import (
+    Columnar,
+    RowCount,
+    batches_calls,
+    readable_type,
+    row_bytes,
+    validate,
+)
 from tests.conftest import run_cli
 
 pa = pytest.importorskip("pyarrow", reason="pyarrow (the parquet extra) is not installed")
@@ -150,7 +157,7 @@ def _expect_batch_1_unparseable(report: Any, log: str) -> None:
     [(source, reason)] = _unparsed(report).items()
     assert source == f"{log}#5"
     assert reason.startswith("rows 5-8 are not valid Arrow data: ")
-    assert "Offset" in reason
+    assert "offset" in reason.lower()
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["file", "stream"])
@@ -291,6 +298,111 @@ def test_rows_without_a_tool_are_not_built_and_binary_over_the_bound_keeps_its_h
     assert _outcomes(report)["newly_rejected"] == 1
 
 
+def test_dictionary_rows_over_the_bound_keep_their_tool_and_head_and_others_are_calls(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The bound case in this process, small: dictionary-encoded tool and arguments, rows at
+    the bound (100 bytes) and one byte over, and a null in each column."""
+    at, over = _arguments(100 - len("search")), _arguments(101 - len("search"))
+    table = pa.table(
+        {
+            "tool": pa.DictionaryArray.from_arrays(
+                pa.array([0, 0, None, 0], pa.int32()), ["search"]
+            ),
+            "arguments": pa.DictionaryArray.from_arrays(
+                pa.array([0, 1, 1, None], pa.int32()), pa.array([at, over])
+            ),
+        }
+    )
+    log = tmp_path / "small.arrow"
+    with ipc.new_file(log, table.schema) as writer:
+        writer.write_table(table)
+    code, report, _ = _audit_here(tmp_path, capsys, "--logs", str(log), "--max-record-bytes", "100")
+    assert code == 0
+    # Row 3 has no tool (no call, over the bound or not); row 4's arguments are null.
+    assert _stats(report) == [("arrow", 4, 4, 1, 3)]
+    assert _unparsed(report) == {
+        f"{log}#2": "row of 101 bytes is longer than --max-record-bytes: not parsed",
+        f"{log}#4": "has no 'arguments' (null)",
+    }
+    [row_2] = [call for call in report["calls"] if call["source"] == f"{log}#2"]
+    assert row_2["tool"] == "search"
+    assert row_2["unparsed"]["raw"].startswith('{"q": "aaaa')
+    assert _outcomes(report)["accepted"] == 1
+
+
+def test_a_dictionary_is_validated_once_and_an_index_outside_it_is_refused() -> None:
+    """Batches sharing a dictionary validate it once (it is held); one whose dictionary
+    is another is validated again; an index past the dictionary is invalid, as is a
+    dictionary of text that is not UTF-8."""
+    words = pa.array(["search", "fetch"])
+    schema = pa.schema(
+        [("tool", pa.dictionary(pa.int32(), pa.string())), ("arguments", pa.string())]
+    )
+
+    def batch(indices: list[int], dictionary: Any) -> Any:
+        tools = pa.DictionaryArray.from_arrays(
+            pa.array(indices, pa.int32()), dictionary, safe=False
+        )
+        return pa.record_batch([tools, pa.array(["{}"] * len(indices))], schema=schema)
+
+    held: dict[int, Any] = {}
+    validate(batch([0, 1], words), held)
+    assert held[0] is not None and held[0].equals(words)
+    first = held[0]
+    validate(batch([1, 1], words), held)
+    assert held[0] is first  # the same buffers: not validated again
+    with pytest.raises(pa.ArrowInvalid, match="dictionary index 5 or 0 out of bounds"):
+        validate(batch([0, 5], words), held)
+    not_utf8 = pa.Array.from_buffers(
+        pa.string(), 1, [None, pa.py_buffer(struct.pack("<2i", 0, 1)), pa.py_buffer(b"\xff")]
+    )
+    with pytest.raises(pa.ArrowInvalid, match="UTF8"):
+        validate(batch([0], not_utf8), held)
+    # batches_calls: the invalid batch is one record of its rows, the valid ones are read.
+    counted = RowCount()
+    calls = list(
+        batches_calls(
+            "t.arrow",
+            Columnar.ARROW,
+            [batch([0], words), batch([0, 5], words), batch([1], words)],
+            "arguments",
+            1000,
+            counted,
+        )
+    )
+    assert [call.source for call in calls] == ["t.arrow#1", "t.arrow#2", "t.arrow#4"]
+    assert calls[1].unparsed is not None and calls[1].unparsed.reason.startswith(
+        "rows 2-3 are not valid Arrow data: "
+    )
+    assert (counted.rows, counted.records, counted.calls) == (4, 3, 3)
+
+
+def test_a_dictionary_page_that_does_not_decode_is_one_record_and_the_next_group_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Three row groups of two dictionary-encoded rows; the length of a value in the second
+    group's dictionary page is patched past the page: reading that page, to size the
+    group's batches, fails; its rows are one unparseable record."""
+    log = tmp_path / "dictionary.parquet"
+    with pq.ParquetWriter(log, SCHEMA, compression="none") as writer:
+        for group in range(3):
+            values = ['{"q": "x"}', '{"q": "%s"}' % ("c" * (group + 3))]
+            writer.write_table(pa.table({"tool": ["search"] * 2, "arguments": values}, SCHEMA))
+    data = log.read_bytes()
+    value = b'{"q": "cccc"}'
+    at = data.find(struct.pack("<i", len(value)) + value)
+    assert at >= 0
+    log.write_bytes(data[:at] + struct.pack("<i", 1 << 30) + data[at + 4 :])
+    code, report, _ = _audit_here(tmp_path, capsys, "--logs", str(log))
+    assert code == 1
+    assert _stats(report) == [("parquet", 6, 5, 0, 5)]
+    [(source, reason)] = _unparsed(report).items()
+    assert source == f"{log}#3"
+    assert reason.startswith("row group 1 cannot be read")
+    assert _outcomes(report)["newly_rejected"] == 2
+
+
 # --- Parquet row groups beyond the bounds, or that do not decode ------------------------------
 
 
@@ -320,8 +432,13 @@ def test_a_row_group_its_footer_says_is_too_large_is_not_read(
     }
     [(source, reason)] = _unparsed(report).items()
     assert source == f"{log}#1"
-    assert reason.startswith("row group 0 is not read: its footer says its 16 rows take 128,")
-    assert reason.endswith("more than --max-record-bytes for each row allows")
+    # 16 values of 8 MB (and their 4-byte lengths) in its page, 16 short tool names: 128 MB
+    # and some hundred bytes.
+    assert reason.startswith("row group 0 is not read: its 16 rows would take 128,000,")
+    assert reason.endswith(
+        " bytes once read (by its footer and dictionary pages), more than --max-record-bytes "
+        "for each row allows"
+    )
     # The same file with the default bound (64 MiB a row): every row is a call.
     code, report, _ = _audit_here(tmp_path, capsys, "--logs", str(log))
     assert _stats(report) == [("parquet", 18, 18, 0, 18)]
@@ -483,6 +600,19 @@ def test_row_bytes_counts_what_each_row_would_hold() -> None:
     # Dictionaries inside a struct, as Parquet text is read.
     inner = pa.StructArray.from_arrays([words], names=["w"])
     assert _measured(inner) == [2 + 3, 2 + 2, 2 + 3, 2 + 1]
+
+
+def test_the_longest_dictionary_value_is_found_where_it_is_nested() -> None:
+    from auditor.inputs.parquet import _longest
+
+    words = pa.DictionaryArray.from_arrays(pa.array([0, 1]), pa.array(["abc", "de"]))
+    numbers = pa.DictionaryArray.from_arrays(pa.array([0]), pa.array([5]))
+    inner = pa.StructArray.from_arrays([words], names=["w"])
+    assert _longest(words) == 3
+    assert _longest(pa.ListArray.from_arrays(pa.array([0, 2]), inner)) == 3
+    assert _longest(pa.FixedSizeListArray.from_arrays(words, 2)) == 3
+    assert _longest(numbers) == 0
+    assert _longest(pa.array(["no dictionary here"])) == 0
 
 
 def test_readable_types_exclude_those_whose_rows_share_data() -> None:

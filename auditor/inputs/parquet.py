@@ -13,13 +13,15 @@ call's source is ``file#row``, row 1 being the first, as line 1 is. A file that 
 ends with one more ``unparseable`` call saying so, as a truncated gzip log does.
 
 The file is hostile input, and pyarrow trusts what it reads: so every record batch is
-validated in full (``RecordBatch.validate(full=True)``: offsets, indices, UTF-8) before any
-value is used, and a batch that fails is one ``unparseable`` record standing for its rows.
-Sizes are checked before values are built: a Parquet file's text is read as dictionaries
-(``read_dictionary``), so a value that thousands of rows repeat is held once, and each row's
-size is measured on the Arrow arrays (``row_bytes``) against ``--max-record-bytes`` before a
-Python value of it exists. A Parquet row group is read in batches sized from its footer, and
-one whose footer says it holds more than its rows may (``readable_group``) is not read.
+validated in full (``validate``: offsets, indices, UTF-8, as ``RecordBatch.validate(full=True)``
+does, a shared dictionary once) before any value is used, and a batch that fails is one
+``unparseable`` record standing for its rows. Sizes are checked before values are built:
+each row's size is measured on the Arrow arrays (``row_bytes``) against
+``--max-record-bytes`` before a Python value of it exists. A Parquet row group is read in
+batches sized by what it takes once read (``group_size``: its footer's figures, and its
+dictionary pages' longest value for every value that may refer to one, which a few hundred
+bytes of a file can make gigabytes), and one that would take more than its rows may is not
+read.
 
 The engines read a Parquet file's row groups (an Arrow IPC file's record batches) apart, as
 parts (``layout``, ``group_batches``), and tally batches of rows the engine read itself
@@ -209,6 +211,7 @@ def batches_calls(
     among the batches are one ``unparseable`` record each; a batch that cannot be read at
     all ends them with one more ``unparseable`` call saying so."""
     found = iter(batches)
+    dictionaries: dict[int, Any] = {}
     while True:
         try:
             batch = next(found, None)
@@ -224,18 +227,23 @@ def batches_calls(
         if isinstance(batch, Unreadable):
             yield counted.unread(name, batch.rows, _not_read(batch.rows), batch.reason)
             continue
-        yield from _batch_calls(name, batch, arguments, max_record_bytes, counted)
+        yield from _batch_calls(name, batch, arguments, max_record_bytes, counted, dictionaries)
 
 
 def _batch_calls(
-    name: str, batch: Any, arguments: str, max_record_bytes: int, counted: RowCount
+    name: str,
+    batch: Any,
+    arguments: str,
+    max_record_bytes: int,
+    counted: RowCount,
+    dictionaries: dict[int, Any],
 ) -> Iterator[Call]:
     """The calls of one record batch: ``unparseable`` as a whole when it is not valid Arrow
-    data, row by row otherwise."""
+    data (``validate``), row by row otherwise."""
     import pyarrow as pa
 
     try:
-        batch.validate(full=True)
+        validate(batch, dictionaries)
     except pa.ArrowException as error:
         reason = f"{_rows(counted, batch.num_rows)} are not valid Arrow data: {_reason(error)}"
         yield counted.unread(name, batch.num_rows, _not_read(batch.num_rows), reason)
@@ -257,11 +265,46 @@ def _batch_calls(
                 counted.row(name)
         elif sizes[start] > max_record_bytes:
             end = start + 1
-            yield _too_long(name, counted, tools, values, start, sizes[start], max_record_bytes)
+            yield _too_long(name, counted, tools, values, start, sizes[start])
         else:
             end = _slice_end(start, tool_sizes, sizes, max_record_bytes)
             yield from _rows_calls(name, counted, tools, values, start, end, arguments)
         start = end
+
+
+def validate(batch: Any, dictionaries: dict[int, Any]) -> None:
+    """Validates a record batch in full (offsets, indices, UTF-8: pyarrow trusts them), as
+    ``RecordBatch.validate(full=True)`` does, but for the dictionary of a dictionary column
+    that is one of ``dictionaries`` (by column): every batch of an Arrow file or stream
+    shares its dictionaries, which would be validated again with each batch. Those it
+    validates are put there, held (so their buffers cannot be another's). ``ArrowInvalid``
+    when the batch is not valid."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    batch.validate()  # the shape: every column as long as the batch, buffers large enough
+    for number, column in enumerate(batch.columns):
+        if not pa.types.is_dictionary(column.type):
+            column.validate(full=True)
+            continue
+        indices, dictionary = column.indices, column.dictionary
+        indices.validate(full=True)
+        known = dictionaries.get(number)
+        if known is None or _buffers(known) != _buffers(dictionary):
+            dictionary.validate(full=True)
+            dictionaries[number] = dictionary
+        low, high = pc.min_max(indices).values()
+        if low.is_valid and (low.as_py() < 0 or high.as_py() >= len(dictionary)):
+            raise pa.ArrowInvalid(
+                f"In column {number}: dictionary index {high.as_py()} or {low.as_py()} out of "
+                f"bounds of a dictionary of {len(dictionary)}"
+            )
+
+
+def _buffers(array: Any) -> tuple[Any, ...]:
+    """What tells an array's data apart from another's (of arrays held alive)."""
+    found = tuple((buffer.address, buffer.size) if buffer else None for buffer in array.buffers())
+    return (str(array.type), array.offset, len(array), *found)
 
 
 def _slice_end(
@@ -293,8 +336,10 @@ def _rows_calls(
     """The calls of rows ``start`` to ``end`` of a batch, each with a tool and within the
     bound."""
     for tool, value in _values(tools, values, start, end):
+        counted.rows += 1  # counted.row, inline: this is the loop over every row
+        counted.records += 1
         counted.calls += 1
-        source = counted.row(name)
+        source = f"{name}#{counted.first_row + counted.rows - 1}"
         if isinstance(value, BaseException):
             why = f"a value Python cannot hold: {_reason(value)}"
             yield _unparsed(source, "<not shown>", why, tool)
@@ -322,17 +367,9 @@ def _values(tools: Any, values: Any, start: int, end: int) -> list[tuple[Any, An
     return found
 
 
-def _too_long(
-    name: str,
-    counted: RowCount,
-    tools: Any,
-    values: Any,
-    row: int,
-    size: int,
-    max_record_bytes: int,
-) -> Call:
-    """The ``unparseable`` call of a row longer than the bound, built from its first
-    characters only."""
+def _too_long(name: str, counted: RowCount, tools: Any, values: Any, row: int, size: int) -> Call:
+    """The ``unparseable`` call of a row longer than the bound, built from the first
+    characters of its tool and text only (a tool name cut there is no name a catalog has)."""
     counted.calls += 1
     source = counted.row(name)
     tool = _head(tools, row)
@@ -347,7 +384,10 @@ def _head(column: Any, row: int) -> str:
 
     one = column.slice(row, 1)
     if pa.types.is_dictionary(one.type):
-        one = one.dictionary_decode()  # one row: one value
+        index = column.indices[row].as_py()
+        if index is None:
+            return ""
+        one = column.dictionary.slice(index, 1)  # the value itself, not a copy
     if pa.types.is_string(one.type) or pa.types.is_large_string(one.type):
         return str(pc.utf8_slice_codeunits(one, 0, MAX_RAW).to_pylist()[0] or "")
     if pa.types.is_binary(one.type) or pa.types.is_large_binary(one.type):
@@ -397,10 +437,24 @@ def row_bytes(column: Any, nulls: bool = False) -> Any:
 
     kind = column.type
     if pa.types.is_dictionary(kind):
-        inner = row_bytes(column.dictionary, nulls)
-        if isinstance(inner, int):
-            inner = _constant(len(column.dictionary), inner)
-        taken = pc.take(inner, column.indices)
+        values = column.dictionary
+        if _is_text(values.type):
+            # The offsets of the rows' values only: a dictionary (a Parquet row group's
+            # grows with each batch) is not walked again for each batch.
+            large = pa.types.is_large_string(values.type) or pa.types.is_large_binary(values.type)
+            offsets = pa.Array.from_buffers(
+                pa.int64() if large else pa.int32(),
+                len(values) + 1,
+                [None, values.buffers()[1]],
+                offset=values.offset,
+            ).cast(pa.int64())
+            indices = column.indices.cast(pa.int64())
+            taken = pc.subtract(pc.take(offsets, pc.add(indices, 1)), pc.take(offsets, indices))
+        else:
+            inner = row_bytes(values)
+            if isinstance(inner, int):
+                inner = _constant(len(values), inner)
+            taken = pc.take(inner, column.indices)
         return taken if nulls else pc.fill_null(taken, 1)
     if isinstance(kind, pa.ExtensionType):
         return row_bytes(column.storage, nulls)
@@ -502,9 +556,10 @@ def _open(
     reader, schema = _opened(name, stream, kind)
     tool, arguments = found_columns(name, schema, columns)
     if kind is Columnar.PARQUET:
-        reader = _dictionaries(stream, reader, (tool, arguments))
+        probe = _probe(stream, reader, (tool, arguments))
         groups = range(reader.metadata.num_row_groups)
-        return _groups_batches(reader, groups, (tool, arguments), max_record_bytes), arguments
+        batches = _groups_batches(reader, probe, groups, (tool, arguments), max_record_bytes)
+        return batches, arguments
     wanted = [tool, arguments]
     if kind is Columnar.ARROW:
         reader = _fields(stream, reader, wanted)
@@ -554,10 +609,10 @@ def _unopened(kind: Columnar, error: BaseException) -> str:
     return f"cannot be read as {kind.value}: {_reason(error)}"
 
 
-def _dictionaries(stream: Any, parquet: Any, columns: Sequence[str]) -> Any:
+def _probe(stream: Any, parquet: Any, columns: Sequence[str]) -> Any:
     """The Parquet file read again (its footer as read) with the text leaves of ``columns``
-    read as dictionaries: a value held once in the file's dictionary page is held once in
-    memory too, however many rows refer to it (pyarrow would copy it into every row)."""
+    read as dictionaries: what ``group_size`` reads a row of, to learn how long the values
+    of a row group's dictionary pages are before the rows that refer to them are read."""
     import pyarrow.parquet as pq
 
     meta = parquet.metadata
@@ -587,17 +642,51 @@ def _fields(stream: Any, reader: Any, wanted: Sequence[str]) -> Any:
     return pa.ipc.open_file(stream, options=pa.ipc.IpcReadOptions(included_fields=fields))
 
 
-def readable_group(meta: Any, group: int, leaves: Sequence[int], max_record_bytes: int) -> int:
-    """What Parquet row group ``group`` of file metadata ``meta`` takes once read, by its
-    footer (the ``leaves``' uncompressed bytes, and ``VALUE_BYTES`` a value), or 0 when that
-    is more than its rows may hold: ``max_record_bytes`` each, and ``GROUP_ALLOWANCE``."""
+def group_size(probe: Any, group: int, columns: Sequence[str]) -> int:
+    """What Parquet row group ``group`` takes once read, for ``columns``: its leaves'
+    uncompressed bytes and ``VALUE_BYTES`` a value (the footer's figures), and for a leaf
+    with a dictionary page, each of its values as long as the longest value of that page
+    (any row may refer to it: read as text, each row holds its own copy). The dictionary
+    pages are read for that (one row of ``probe``, ``_probe``); pyarrow's errors are the
+    caller's."""
+    meta = probe.metadata
     found = meta.row_group(group)
     size = 0
-    for leaf in leaves:
+    paged: dict[str, int] = {}
+    for leaf in _leaves(probe, columns):
         chunk = found.column(leaf)
         width = meta.schema.column(leaf).length or 0
         size += chunk.total_uncompressed_size + chunk.num_values * (VALUE_BYTES + width)
-    return size if size <= found.num_rows * max_record_bytes + GROUP_ALLOWANCE else 0
+        if chunk.has_dictionary_page:
+            column = probe.reader.column_paths[leaf][0]
+            paged[column] = paged.get(column, 0) + chunk.num_values
+    for column, values in paged.items():
+        first = next(
+            probe.iter_batches(1, row_groups=[group], columns=[column], use_threads=False), None
+        )
+        if first is not None:
+            size += values * _longest(first.column(0))
+    return size
+
+
+def _longest(array: Any) -> int:
+    """The longest text value of the dictionaries ``array`` holds (0 without any)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    kind = array.type
+    if pa.types.is_dictionary(kind):
+        values = array.dictionary
+        if _is_text(values.type):
+            return int(pc.max(pc.binary_length(values)).as_py() or 0)
+        return _longest(values)
+    if pa.types.is_struct(kind):
+        return max((_longest(array.field(i)) for i in range(kind.num_fields)), default=0)
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_map(kind):
+        return _longest(array.values)
+    if pa.types.is_fixed_size_list(kind):
+        return _longest(array.flatten())
+    return 0
 
 
 def group_batch_rows(rows: int, size: int) -> int:
@@ -607,22 +696,35 @@ def group_batch_rows(rows: int, size: int) -> int:
 
 
 def _groups_batches(
-    parquet: Any, groups: Iterable[int], columns: Sequence[str], max_record_bytes: int
+    parquet: Any,
+    probe: Any,
+    groups: Iterable[int],
+    columns: Sequence[str],
+    max_record_bytes: int,
 ) -> Iterator[Any]:
     """The record batches of ``columns`` of some row groups of a Parquet file, in order,
-    with ``Unreadable`` rows for a row group too large to read and for the rest of one that
-    does not decode (the next one is read, as the footer says where it starts)."""
+    with ``Unreadable`` rows for a row group that would take more than its rows may
+    (``group_size`` past ``max_record_bytes`` a row and ``GROUP_ALLOWANCE``), and for the
+    rest of one that does not decode (the next one is read: the footer says where)."""
     import pyarrow as pa
 
-    meta = parquet.metadata
-    leaves = _leaves(parquet, columns)
+    unreadable = (pa.ArrowException, MemoryError, OSError, ValueError)
     for group in groups:
-        rows = meta.row_group(group).num_rows
+        rows = parquet.metadata.row_group(group).num_rows
         if rows <= 0:
             continue
-        size = readable_group(meta, group, leaves, max_record_bytes)
-        if not size:
-            yield Unreadable(rows, _too_large(meta, group, leaves))
+        try:
+            size = group_size(probe, group, columns)
+        except unreadable as error:
+            yield Unreadable(rows, f"row group {group} cannot be read: {_reason(error)}")
+            continue
+        if size > rows * max_record_bytes + GROUP_ALLOWANCE:
+            why = (
+                f"row group {group} is not read: its {rows:,} rows would take {size:,} bytes "
+                "once read (by its footer and dictionary pages), more than --max-record-bytes "
+                "for each row allows"
+            )
+            yield Unreadable(rows, why)
             continue
         done = 0
         try:
@@ -634,22 +736,10 @@ def _groups_batches(
             ):
                 done += batch.num_rows
                 yield batch
-        except (pa.ArrowException, MemoryError, OSError, ValueError) as error:
+        except unreadable as error:
             if done < rows:
-                yield Unreadable(
-                    rows - done, f"row group {group} cannot be read from here: {_reason(error)}"
-                )
-
-
-def _too_large(meta: Any, group: int, leaves: Sequence[int]) -> str:
-    found = meta.row_group(group)
-    size = sum(found.column(leaf).total_uncompressed_size for leaf in leaves)
-    values = sum(found.column(leaf).num_values for leaf in leaves)
-    return (
-        f"row group {group} is not read: its footer says its {found.num_rows:,} rows take "
-        f"{size:,} bytes and {values:,} values uncompressed, more than --max-record-bytes "
-        "for each row allows"
-    )
+                why = f"row group {group} cannot be read from here: {_reason(error)}"
+                yield Unreadable(rows - done, why)
 
 
 def found_columns(name: str, schema: Any, columns: Columns) -> tuple[str, str]:
@@ -732,8 +822,8 @@ def group_batches(
     with pa.memory_map(file) as stream:
         reader, _ = _opened(name, stream, kind)
         if kind is Columnar.PARQUET:
-            reader = _dictionaries(stream, reader, columns)
-            yield from _groups_batches(reader, groups, columns, max_record_bytes)
+            probe = _probe(stream, reader, columns)
+            yield from _groups_batches(reader, probe, groups, columns, max_record_bytes)
             return
         reader = _fields(stream, reader, list(columns))
         for group in groups:
