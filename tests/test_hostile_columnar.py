@@ -359,6 +359,14 @@ def test_a_dictionary_is_validated_once_and_an_index_outside_it_is_refused() -> 
     )
     with pytest.raises(pa.ArrowInvalid, match="UTF8"):
         validate(batch([0], not_utf8), held)
+    # A Parquet row group's dictionary grows from batch to batch: only what it gained is
+    # validated, and what it gained must be valid.
+    growing: dict[int, Any] = {}
+    validate(batch([0], words), growing, growing=True)
+    validate(batch([2], pa.concat_arrays([words, pa.array(["more"])])), growing, growing=True)
+    assert len(growing[0]) == 3
+    with pytest.raises(pa.ArrowInvalid, match="UTF8"):
+        validate(batch([3], pa.concat_arrays([growing[0], not_utf8])), growing, growing=True)
     # batches_calls: the invalid batch is one record of its rows, the valid ones are read.
     counted = RowCount()
     calls = list(
@@ -443,6 +451,32 @@ def test_a_row_group_its_footer_says_is_too_large_is_not_read(
     code, report, _ = _audit_here(tmp_path, capsys, "--logs", str(log))
     assert _stats(report) == [("parquet", 18, 18, 0, 18)]
     assert _outcomes(report)["accepted"] == 17
+
+
+def test_a_parquet_batch_that_is_not_valid_is_one_record_of_its_rows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pyarrow builds a Parquet file's batches itself; should one not be valid (here: told
+    so), its rows are one unparseable record and the next batches are read."""
+    from auditor.inputs import parquet
+
+    checked = parquet.validate
+
+    def second_is_invalid(batch: Any, held: dict[int, Any], growing: bool = False) -> None:
+        checked(batch, held, growing)
+        if growing and batch.column(1).to_pylist()[0] == '{"q": "x"}':
+            raise pa.ArrowInvalid("told so")
+
+    monkeypatch.setattr(parquet, "validate", second_is_invalid)
+    monkeypatch.setattr(parquet, "BATCH_ROWS", 2)
+    log = tmp_path / "told.parquet"
+    values = ['{"q": "xyz"}', "{}", '{"q": "x"}', "{}", '{"q": "abc"}']
+    pq.write_table(pa.table({"tool": ["search"] * 5, "arguments": values}), log)
+    code, report, _ = _audit_here(tmp_path, capsys, "--logs", str(log))
+    assert code == 0
+    assert _stats(report) == [("parquet", 5, 4, 0, 4)]
+    assert _unparsed(report) == {f"{log}#3": "row group 0: not valid Arrow data: told so"}
+    assert _outcomes(report)["accepted"] == 3
 
 
 def test_a_row_group_that_does_not_decode_is_one_record_and_the_next_one_is_read(

@@ -211,7 +211,7 @@ def batches_calls(
     among the batches are one ``unparseable`` record each; a batch that cannot be read at
     all ends them with one more ``unparseable`` call saying so."""
     found = iter(batches)
-    dictionaries: dict[int, Any] = {}
+    dictionaries: dict[int, Any] = {}  # the dictionaries validated (validate)
     while True:
         try:
             batch = next(found, None)
@@ -227,27 +227,32 @@ def batches_calls(
         if isinstance(batch, Unreadable):
             yield counted.unread(name, batch.rows, _not_read(batch.rows), batch.reason)
             continue
-        yield from _batch_calls(name, batch, arguments, max_record_bytes, counted, dictionaries)
+        if isinstance(batch, Validated):
+            yield from _batch_calls(name, batch.batch, arguments, max_record_bytes, counted)
+            continue
+        problem = _invalid(batch, dictionaries)
+        if problem is not None:
+            reason = f"{_rows(counted, batch.num_rows)} are not valid Arrow data: {problem}"
+            yield counted.unread(name, batch.num_rows, _not_read(batch.num_rows), reason)
+            continue
+        yield from _batch_calls(name, batch, arguments, max_record_bytes, counted)
 
 
-def _batch_calls(
-    name: str,
-    batch: Any,
-    arguments: str,
-    max_record_bytes: int,
-    counted: RowCount,
-    dictionaries: dict[int, Any],
-) -> Iterator[Call]:
-    """The calls of one record batch: ``unparseable`` as a whole when it is not valid Arrow
-    data (``validate``), row by row otherwise."""
+def _invalid(batch: Any, dictionaries: dict[int, Any]) -> str | None:
+    """Why a record batch is not valid (``validate``), or None."""
     import pyarrow as pa
 
     try:
         validate(batch, dictionaries)
     except pa.ArrowException as error:
-        reason = f"{_rows(counted, batch.num_rows)} are not valid Arrow data: {_reason(error)}"
-        yield counted.unread(name, batch.num_rows, _not_read(batch.num_rows), reason)
-        return
+        return _reason(error)
+    return None
+
+
+def _batch_calls(
+    name: str, batch: Any, arguments: str, max_record_bytes: int, counted: RowCount
+) -> Iterator[Call]:
+    """The calls of one valid record batch, row by row."""
     tools, values = batch.column(0), batch.column(1)
     tool_sizes = _sizes(tools, len(tools), nulls=True)
     sizes = [
@@ -272,13 +277,14 @@ def _batch_calls(
         start = end
 
 
-def validate(batch: Any, dictionaries: dict[int, Any]) -> None:
+def validate(batch: Any, dictionaries: dict[int, Any], growing: bool = False) -> None:
     """Validates a record batch in full (offsets, indices, UTF-8: pyarrow trusts them), as
-    ``RecordBatch.validate(full=True)`` does, but for the dictionary of a dictionary column
-    that is one of ``dictionaries`` (by column): every batch of an Arrow file or stream
-    shares its dictionaries, which would be validated again with each batch. Those it
-    validates are put there, held (so their buffers cannot be another's). ``ArrowInvalid``
-    when the batch is not valid."""
+    ``RecordBatch.validate(full=True)`` does, but for the dictionaries of its dictionary
+    columns already validated, which ``dictionaries`` holds by column (held: so that their
+    buffers cannot become another's): every batch of an Arrow file or stream shares them,
+    and would validate them again. ``growing``: batches of one Parquet row group, whose
+    dictionary pyarrow grows with each batch (new entries after the old: only those are
+    validated). ``ArrowInvalid`` when the batch is not valid."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -290,7 +296,10 @@ def validate(batch: Any, dictionaries: dict[int, Any]) -> None:
         indices, dictionary = column.indices, column.dictionary
         indices.validate(full=True)
         known = dictionaries.get(number)
-        if known is None or _buffers(known) != _buffers(dictionary):
+        if growing and known is not None and len(known) <= len(dictionary):
+            dictionary.slice(len(known)).validate(full=True)
+            dictionaries[number] = dictionary
+        elif known is None or _buffers(known) != _buffers(dictionary):
             dictionary.validate(full=True)
             dictionaries[number] = dictionary
         low, high = pc.min_max(indices).values()
@@ -299,6 +308,13 @@ def validate(batch: Any, dictionaries: dict[int, Any]) -> None:
                 f"In column {number}: dictionary index {high.as_py()} or {low.as_py()} out of "
                 f"bounds of a dictionary of {len(dictionary)}"
             )
+
+
+@dataclass(frozen=True)
+class Validated:
+    """A record batch already validated (``validate``) where it was read."""
+
+    batch: Any
 
 
 def _buffers(array: Any) -> tuple[Any, ...]:
@@ -727,6 +743,7 @@ def _groups_batches(
             yield Unreadable(rows, why)
             continue
         done = 0
+        held: dict[int, Any] = {}  # this row group's dictionaries, validated
         try:
             for batch in parquet.iter_batches(
                 group_batch_rows(rows, size),
@@ -735,7 +752,13 @@ def _groups_batches(
                 use_threads=False,
             ):
                 done += batch.num_rows
-                yield batch
+                try:
+                    validate(batch, held, growing=True)
+                except pa.ArrowException as error:
+                    why = f"row group {group}: not valid Arrow data: {_reason(error)}"
+                    yield Unreadable(batch.num_rows, why)
+                    continue
+                yield Validated(batch)
         except unreadable as error:
             if done < rows:
                 why = f"row group {group} cannot be read from here: {_reason(error)}"
