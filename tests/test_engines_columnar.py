@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import struct
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ from auditor.engines.plan import AuditPlan, make_plan
 from auditor.inputs.catalogs import load_catalogs
 from auditor.inputs.columns import Columns
 from auditor.inputs.parts import ColumnarPart
+from auditor.models import Outcome
 from auditor.report import Format, render
 from tests.conftest import run_cli
 from tests.engine_cases import (
@@ -263,3 +265,61 @@ def test_an_arrow_file_that_breaks_mid_way_is_read_in_one_pass(tmp_path: Path) -
     assert _stats(report) == [("arrow", 3, 0, 3, 0, 3)]
     totals = json.loads(report)["totals"]
     assert (totals["newly_rejected"], totals["accepted"], totals["unparseable"]) == (1, 1, 1)
+
+
+def _hostile_logs(folder: Path) -> list[Path]:
+    """An Arrow IPC file of three record batches of two rows whose second batch's last
+    string offset points 8 bytes past its data, and a Parquet file of three row groups of
+    two rows whose second one's page holds a value length past the page."""
+    schema = pa.schema([("tool", pa.string()), ("arguments", pa.string())])
+    rows = [['{"q": "x"}', '{"q": "%s"}' % ("b" * (group + 3))] for group in range(3)]
+    arrow = folder / "offsets.arrow"
+    with pa.ipc.new_file(arrow, schema) as writer:
+        for values in rows:
+            writer.write_batch(pa.record_batch([["search"] * 2, values], schema=schema))
+    data = arrow.read_bytes()
+    lengths = [len(value) for value in rows[1]]
+    offsets = struct.pack("<3i", 0, lengths[0], sum(lengths))
+    at = data.find(offsets) + 8
+    arrow.write_bytes(data[:at] + struct.pack("<i", sum(lengths) + 8) + data[at + 4 :])
+    parquet = folder / "pages.parquet"
+    with pq.ParquetWriter(parquet, schema, compression="none", use_dictionary=False) as writer:
+        for values in rows:
+            writer.write_table(pa.table({"tool": ["search"] * 2, "arguments": values}, schema))
+    data = parquet.read_bytes()
+    at = data.find(struct.pack("<i", len(rows[1][1])) + rows[1][1].encode())
+    parquet.write_bytes(data[:at] + struct.pack("<i", 1 << 30) + data[at + 4 :])
+    return [arrow, parquet]
+
+
+def test_parts_validate_batches_and_read_past_a_row_group_that_does_not_decode(
+    tmp_path: Path,
+) -> None:
+    """Cut in parts (a record batch, a row group each), the hostile files give what one
+    pass gives: the bad batch and the bad row group are one unparseable record each, of
+    their two rows; the rows before and after them are calls. The same for a batch an
+    engine read itself (``audit_batch``, as Spark hands them): validated before use."""
+    logs = _hostile_logs(tmp_path)
+    catalog = tmp_path / "tools.json"
+    catalog.write_text(json.dumps(SEARCH))
+    tools = load_catalogs([str(catalog)]).tools
+    plan = make_plan(tools, [str(log) for log in logs], ["tools.json"], min_part_bytes=1, workers=8)
+    assert [type(part).__name__ for part in plan.parts] == ["ColumnarPart"] * 6
+    report = json_of(merge(plan, [audit_part(plan, part) for part in range(len(plan.parts))]))
+    assert report == one_pass(plan)
+    # Each file: rows 1-2 and 5-6 ({"q": "x"} newly rejected, the other accepted), rows
+    # 3-4 one unparseable record.
+    assert _stats(report) == [("arrow", 6, 0, 5, 0, 5), ("parquet", 6, 0, 5, 0, 5)]
+    found = json.loads(report)
+    totals = found["totals"]
+    assert (totals["newly_rejected"], totals["accepted"], totals["unparseable"]) == (4, 4, 2)
+    reasons = {c["source"]: c["unparsed"]["reason"] for c in found["calls"] if c.get("unparsed")}
+    assert reasons.keys() == {f"{logs[0]}#3", f"{logs[1]}#3"}
+    assert reasons[f"{logs[0]}#3"].startswith("rows 3-4 are not valid Arrow data: ")
+    assert reasons[f"{logs[1]}#3"].startswith("row group 1 cannot be read from here: ")
+    with pa.ipc.open_file(logs[0]) as reader:
+        bad = reader.get_batch(1)
+    partial = audit_batch(plan, BatchKey(1, 3), bad)
+    [(_, stats)] = partial.runs[0].stats
+    assert (stats.lines, stats.records, stats.calls) == (2, 1, 1)
+    assert partial.runs[0].tally.totals[Outcome.UNPARSEABLE] == 1

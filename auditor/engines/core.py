@@ -166,7 +166,9 @@ def count_item(
         tally = count_calls(replays, reader.read_part(item), settings, repeats)
         return tally, [(item.file, reader.stats()[0])]
     if isinstance(item, ColumnarPart):
-        batches = group_batches(item.file, item.kind, item.groups, (item.tool, item.arguments))
+        batches = group_batches(
+            item.file, item.kind, item.groups, (item.tool, item.arguments), max_record_bytes
+        )
         return _count_rows(replays, settings, item, batches, item.first_row, max_record_bytes)
     reader = LogReader(
         item.files,
