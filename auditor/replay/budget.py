@@ -138,9 +138,17 @@ class SearchCeiling:
     again by this audit's searches: each costs one step.
     """
 
-    def __init__(self, call_seconds: float | None = DEFAULT_CALL_TIMEOUT) -> None:
+    def __init__(
+        self, call_seconds: float | None = DEFAULT_CALL_TIMEOUT, seconds: float | None = None
+    ) -> None:
+        """``call_seconds``: a call's budget (``--call-timeout``; None or 0: none, then a step
+        may take what is left of the ceiling); ``seconds``: the ceiling, when not the
+        default (``SEARCH_CALLS`` budgets of a call, at least ``MIN_SEARCH_SECONDS``)."""
         self.call_seconds = call_seconds or None
-        self.seconds = max(MIN_SEARCH_SECONDS, SEARCH_CALLS * (call_seconds or 0.0))
+        self._rule = seconds is None
+        if seconds is None:
+            seconds = max(MIN_SEARCH_SECONDS, SEARCH_CALLS * (call_seconds or 0.0))
+        self.seconds = seconds
         self._spent = 0.0
         self._since: float | None = None
         """The thread's CPU clock when the outermost ``counting`` began (None: outside)."""
@@ -214,9 +222,9 @@ class SearchCeiling:
 
     def describe(self) -> str:
         """The ceiling, as the report names it."""
-        return (
-            f"the {self.seconds:g} s of CPU time the searches of an audit may take "
-            f"({SEARCH_CALLS} times --call-timeout, at least {MIN_SEARCH_SECONDS:g} s)"
+        rule = f" ({SEARCH_CALLS} times --call-timeout, at least {MIN_SEARCH_SECONDS:g} s)"
+        return f"the {self.seconds:g} s of CPU time the searches of an audit may take" + (
+            rule if self._rule else ""
         )
 
     def describe_step(self) -> str:
@@ -226,22 +234,32 @@ class SearchCeiling:
         return f"the {self.call_seconds:g} s budget of a call (--call-timeout, CPU time)"
 
 
-@functools.lru_cache(maxsize=1024)
 def compiled_pattern(pattern: str) -> Any:
     """``pattern`` compiled by the ``regex`` engine (which takes a timeout), remembered.
 
     Refused (``UnusablePattern``) when its counted repeats expand past
-    ``MAX_PATTERN_EXPANSION``: the compile itself cannot be interrupted.
+    ``MAX_PATTERN_EXPANSION``: the compile itself cannot be interrupted. Refusals are
+    remembered too: measuring a long pattern again for every call and every search step
+    would cost its parse each time.
     """
+    compiled = _compiled(pattern)
+    if isinstance(compiled, str):
+        raise UnusablePattern(compiled)
+    return compiled
+
+
+@functools.lru_cache(maxsize=1024)
+def _compiled(pattern: str) -> Any:
+    """``compiled_pattern``'s answer: the compiled pattern, or why it is refused."""
     if pattern_expansion(pattern) > MAX_PATTERN_EXPANSION:
-        raise UnusablePattern(
+        return (
             f"pattern {pattern!r} cannot be used: its counted repeats expand to more than "
             f"{MAX_PATTERN_EXPANSION:,} elements"
         )
     try:
         return regex.compile(pattern)
     except (regex.error, OverflowError, RecursionError) as error:
-        raise UnusablePattern(f"pattern {pattern!r} cannot be compiled: {error}") from error
+        return f"pattern {pattern!r} cannot be compiled: {error}"
 
 
 _PARSER: Any = importlib.import_module("re._parser" if sys.version_info >= (3, 11) else "sre_parse")

@@ -207,10 +207,13 @@ def _search(
     """The candidates' search of ``counterexample``, once no proof settled the change."""
     name = replay.tool.name
     ceiling = budget.ceiling
-    tried = unusable = generated = 0
+    tried = unusable = overran = generated = 0
     stopped = ""
     seen: set[bytes] = set()
+    given_up: object = _ABSENT  # the argument whose edits ran past the call budget
     for source, start, patch in _candidates(replay, rewrite, samples, ceiling):
+        if start is given_up:
+            continue
         generated += 1
         if generated > MAX_GENERATED:
             stopped = f"; the search stopped after {MAX_GENERATED:,} edits (most of them repeats)"
@@ -245,16 +248,20 @@ def _search(
             )
         unusable += judged is _Judged.UNUSABLE
         if judged is _Judged.OVERRAN:
-            # The next candidates evaluate the same schema: each would run as long.
-            stopped = (
-                f"; the search stopped at one whose evaluation ran past {ceiling.describe_step()}"
-            )
-            break
+            # The other edits of this argument keep what the evaluation ran out on: each
+            # would run as long. The next argument (another call, or one built) may not.
+            overran += 1
+            given_up = start
     reason = f"no counterexample among {tried} candidate arguments (not a proof)"
     if not tried:
         reason = "no candidate argument reaches the changed keyword's place (not a proof)"
     if unusable:
         reason += f"; the new schema could not evaluate {unusable} of them (a schema error)"
+    if overran:
+        reason += (
+            f"; {overran} of them ran past {ceiling.describe_step()}: the other edits of "
+            f"{'that argument were' if overran == 1 else 'those arguments were'} not tried"
+        )
     if ceiling.met:
         count = len(ceiling.met)
         reason += (
