@@ -128,7 +128,7 @@ def test_the_check_keeps_to_the_step_it_is_given_and_is_not_tried_again() -> Non
 
 def test_an_alternative_not_built_is_never_compiled_past_the_expansion_bound() -> None:
     # The first alternative gives "b", but compiling the pattern to check it unrolled the
-    # other: over 20 GB for these 42 bytes (a MemoryError under this limit).
+    # other: over 20 GB for these 35 bytes (a MemoryError under this limit).
     bomb = "^(?:b|(?:(?:a{1000}){1000}){1000})$"
     done = _bounded(
         "from auditor.replay.pattern_example import example_matching\n"

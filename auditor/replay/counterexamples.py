@@ -25,9 +25,9 @@ counterexample within the bound is reported as such, never as harmless.
 
 The searches of an audit also share one CPU-time ceiling (``SearchCeiling``): every regex
 match they make (a built pattern example checked, a declared name matched against
-``patternProperties``) and every proof's evaluation keeps to one call's budget; a change's
-search stops at the first candidate whose evaluation runs past its call's budget; and once
-the ceiling is reached the changes left are reported as not searched. The walks behind the
+``patternProperties``) and every proof's evaluation keeps to one call's budget; the edits of
+an argument stop at the first candidate whose evaluation runs past its call's budget; and
+once the ceiling is reached the changes left are reported as not searched. The walks behind the
 proofs and the candidates are bounded in count (``MAX_WAYS``, ``MAX_NAME_MATCHES``,
 ``MAX_GENERATED``, ``MAX_BUILT_SIZE``), so an ordinary search never comes near the ceiling.
 """
