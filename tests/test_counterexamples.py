@@ -29,6 +29,7 @@ from auditor.replay.counterexamples import (
     MAX_BUILT_SIZE,
     MAX_CANDIDATES,
     MAX_GENERATED,
+    MAX_NAME_MATCHES,
     MAX_SAMPLE_BYTES,
     MAX_SAMPLES,
     SearchBudget,
@@ -464,6 +465,8 @@ def test_a_proof_does_not_depend_on_how_long_ago_the_last_call_ran() -> None:
     _spend_cpu(0.1)  # the last call's budget is spent by now
     rewrite = replay.normalized.rewrites[0]
     assert harmless(replay, rewrite) == "the sibling 'enum' admits only values that pass it"
+    # With the searches' ceiling reached, no proof is evaluated at all.
+    assert harmless(replay, rewrite, SearchCeiling(2.0, seconds=0.0)) is None
 
 
 def _chain(levels: int, fan: int) -> dict[str, Any]:
@@ -541,3 +544,75 @@ def test_repeated_edits_do_not_keep_a_search_going() -> None:
     assert found.reason.endswith(
         f"; the search stopped after {MAX_GENERATED:,} edits (most of them repeats)"
     )
+
+
+def test_a_search_cut_by_the_ceiling_says_where_it_stopped() -> None:
+    # additionalProperties: false, turned on: the search adds keys, first one built from each
+    # pattern. Each of these backtracks, and takes a step (0.2 s) of a 0.5 s ceiling: past
+    # it, the search stops before its first candidate.
+    patterns = {f"^({c}|{c}){{40}}$b": {} for c in "cdefg"}
+    schema = {"type": "object", "patternProperties": patterns, "additional_properties": False}
+    budget = SearchBudget(ceiling=SearchCeiling(0.2, seconds=0.5))
+    started = cpu_seconds()
+    found = counterexample(_replay({"schema": schema}), 0, [], budget)
+    assert cpu_seconds() - started < seconds(2)
+    assert found.status is CounterexampleStatus.NOT_FOUND and found.candidates == 0
+    assert found.reason.startswith("no candidate argument was tried (not a proof); matching ")
+    assert found.reason.endswith(
+        "; the search stopped there: the audit's searches had spent the 0.5 s of CPU time the "
+        "searches of an audit may take"
+    )
+
+
+def test_proofs_that_would_spend_the_ceiling_are_cut_short() -> None:
+    # 4^10 ways through the definitions: the proof walks until the ceiling (2 ms here) is
+    # reached, and the change is then not searched either.
+    replay = _replay({"schema": _chain(10, 4)})
+    budget = SearchBudget(ceiling=SearchCeiling(2.0, seconds=0.002))
+    found = counterexample(replay, 0, [], budget)
+    assert found.reason == (
+        "not searched: the audit's searches had spent the 0.002 s of CPU time the searches of "
+        "an audit may take"
+    )
+
+
+def _members(names: list[str], patterns: list[str]) -> ToolReplay:
+    """Old: ``names`` declared and nothing else allowed; new: ``patterns`` added."""
+    old: JSON = {"properties": {n: {} for n in names}, "additionalProperties": False}
+    new: JSON = {**old, "patternProperties": {p: {"type": "string"} for p in patterns}}
+    before = ToolSchema("t", old, Location("x"), "", "mapping")
+    return ToolReplay(
+        before, compare(before, ToolSchema("t", new, Location("y"), "", "mapping"), frozenset())
+    )
+
+
+def test_names_matched_against_patterns_in_a_proof_are_bounded() -> None:
+    # No old name starts with "x-": every member the new patterns govern was refused before.
+    names = [f"n{i}" for i in range(10)]
+    patterns = [f"^x-{i}" for i in range(10)]
+    replay = _members(names, patterns)
+    [rewrite] = replay.normalized.rewrites
+    assert (harmless(replay, rewrite) or "").startswith("the old schema at '/' had")
+    # An old name a pattern matches was allowed, and governed now: no proof.
+    replay = _members(["x-0a"], patterns)
+    assert harmless(replay, replay.normalized.rewrites[0]) is None
+    # A name the pattern cannot be matched against within a step: no proof either.
+    replay = _members(["a" * 30 + "!"], ["^(a|a)*$"])
+    assert harmless(replay, replay.normalized.rewrites[0], SearchCeiling(0.1)) is None
+    # 317 names against 317 patterns pass MAX_NAME_MATCHES pairs: not matched, no proof.
+    assert MAX_NAME_MATCHES < 317 * 317
+    replay = _members([f"n{i}" for i in range(317)], [f"^x-{i}" for i in range(317)])
+    assert harmless(replay, replay.normalized.rewrites[0]) is None
+
+
+def test_a_list_of_copies_stays_small() -> None:
+    # maxItems: 9999 added; the logged list holds one 200-letter string. Ten thousand copies
+    # of it would be 2 MB of JSON: past MAX_REPEATED_BYTES the copies are null, which the
+    # old schema accepted (no items schema) and maxItems refuses.
+    old = ToolSchema("t", {"properties": {"l": {"type": "array"}}}, Location("x"), "", "mapping")
+    new_schema: JSON = {"properties": {"l": {"type": "array", "maxItems": 9999}}}
+    new = ToolSchema("t", new_schema, Location("y"), "", "mapping")
+    replay = ToolReplay(old, compare(old, new, frozenset()))
+    found = counterexample(replay, 0, [("log:1", {"l": ["x" * 200]})], SearchBudget())
+    assert found.status is CounterexampleStatus.FOUND
+    assert found.arguments == {"l": [None] * 10_000} and found.derived_from == "log:1"

@@ -659,6 +659,12 @@ def test_an_extra_property_not_told_in_time_gives_no_patch_rather_than_a_wrong_o
     quick.add(issue, {"zzz": 1, "a" * 30 + "!": 1}, schema)
     found = suggest("additionalProperties", "/additionalProperties", schema, quick)
     assert found.summary == "add property zzz (integer)"
+    # A pattern that cannot be compiled names no extra property (the validators cannot use
+    # it either: its calls are schema errors), and leaves nothing undecided.
+    refused = Witness()
+    bomb: JSON = {"patternProperties": {REGEX_BOMB: {}}, "additionalProperties": False}
+    refused.add(issue, {"aaa": 1, "b": 2}, {**bomb, "properties": {"b": {}}})
+    assert refused.extras == {} and not refused.undecided
 
 
 def test_a_patch_check_past_the_searches_ceiling_is_not_made() -> None:
@@ -671,3 +677,20 @@ def test_a_patch_check_past_the_searches_ceiling_is_not_made() -> None:
         "audit may take"
     )
     assert suggest("maxLength", "/maxLength", schema, witness).summary == "raise maxLength 3 → 5"
+
+
+def test_a_patch_check_that_runs_past_its_step_gives_no_patch() -> None:
+    # The patch declares the extra name; checking it matches the pattern against that name,
+    # which backtracks (30 "a", then "!") past the step's 0.1 s.
+    name = "a" * 30 + "!"
+    schema: JSON = {"patternProperties": {"^(a|a)*$": {}}, "additionalProperties": False}
+    witness = Witness(extras={name: {"integer"}})
+    started = cpu_seconds()
+    patch = suggest(
+        "additionalProperties", "/additionalProperties", schema, witness, ceiling=SearchCeiling(0.1)
+    )
+    assert cpu_seconds() - started < seconds(1)
+    assert patch.problem == (
+        "the patch could not be checked: pattern '^(a|a)*$' did not finish within the 0.1 s "
+        "budget of a call (--call-timeout, CPU time)"
+    )

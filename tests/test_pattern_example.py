@@ -146,3 +146,13 @@ def test_the_ceiling_reached_leaves_every_check_undone() -> None:
     spent = SearchCeiling(2.0, seconds=0.0)
     assert example_matching("^[a-z]{3}$", spent) is None
     assert spent.start_step() is None
+
+
+def test_without_a_call_budget_a_step_takes_what_is_left_of_the_ceiling() -> None:
+    # --call-timeout 0 lifts the budget of a call, not the searches' ceiling.
+    ceiling = SearchCeiling(0, seconds=0.3)
+    started = cpu_seconds()
+    assert example_matching(BACKTRACKING, ceiling) is None
+    assert cpu_seconds() - started < seconds(1.5)
+    assert ceiling.spent() and ceiling.describe_step() == "the searches' CPU time"
+    assert SearchCeiling(0).seconds == 60 and SearchCeiling(10).seconds == 300

@@ -97,7 +97,7 @@ it, the copies are null (a 2 KB item times 10,000 was 20 MB per candidate)."""
 MAX_WAYS: Final = 1_000
 """Schema objects one proof visits following the references into a definition: a chain of
 definitions each referred to from several places multiplied the ways to walk."""
-MAX_NAME_MATCHES: Final = 10_000
+MAX_NAME_MATCHES: Final = 100_000
 """Name-and-pattern pairs one proof or edit matches (declared properties against
 ``patternProperties``); beyond, no proof, and no more names tried."""
 
@@ -254,7 +254,8 @@ def _search(
             given_up = start
     reason = f"no counterexample among {tried} candidate arguments (not a proof)"
     if not tried:
-        reason = "no candidate argument reaches the changed keyword's place (not a proof)"
+        none = "was tried" if stopped else "reaches the changed keyword's place"
+        reason = f"no candidate argument {none} (not a proof)"
     if unusable:
         reason += f"; the new schema could not evaluate {unusable} of them (a schema error)"
     if overran:
