@@ -404,7 +404,7 @@ def test_the_edits_of_an_argument_stop_at_the_first_past_the_call_budget() -> No
     # "!"): its first candidate runs out of the call's budget, and so would each of its other
     # edits. They are skipped; the argument built from the schema has no "k" and bites:
     # {"m": "aa"} passed before (min_length enforced nothing) and fails minLength 3 after.
-    schema = {
+    schema: dict[str, Any] = {
         "type": "object",
         "properties": {
             "k": {"type": "string", "pattern": "^(a|a)*$"},
@@ -425,7 +425,7 @@ def test_the_edits_of_an_argument_stop_at_the_first_past_the_call_budget() -> No
     # no argument built from the schema reaches "m". The logged call's edits that drop "k"
     # (replacing the whole argument) run and miss; the first that keeps it (an added key)
     # runs out of the budget, and the rest of that call's edits are not tried.
-    held = {
+    held: dict[str, Any] = {
         "type": "object",
         "properties": {
             "k": {"type": "string", "pattern": "^(a|a)*$"},
@@ -550,7 +550,7 @@ def test_a_search_cut_by_the_ceiling_says_where_it_stopped() -> None:
     # additionalProperties: false, turned on: the search adds keys, first one built from each
     # pattern. Each of these backtracks, and takes a step (0.2 s) of a 0.5 s ceiling: past
     # it, the search stops before its first candidate.
-    patterns = {f"^({c}|{c}){{40}}$b": {} for c in "cdefg"}
+    patterns: dict[str, Any] = {f"^({c}|{c}){{40}}$b": {} for c in "cdefg"}
     schema = {"type": "object", "patternProperties": patterns, "additional_properties": False}
     budget = SearchBudget(ceiling=SearchCeiling(0.2, seconds=0.5))
     started = cpu_seconds()
@@ -578,7 +578,7 @@ def test_proofs_that_would_spend_the_ceiling_are_cut_short() -> None:
 
 def _members(names: list[str], patterns: list[str]) -> ToolReplay:
     """Old: ``names`` declared and nothing else allowed; new: ``patterns`` added."""
-    old: JSON = {"properties": {n: {} for n in names}, "additionalProperties": False}
+    old: dict[str, Any] = {"properties": {n: {} for n in names}, "additionalProperties": False}
     new: JSON = {**old, "patternProperties": {p: {"type": "string"} for p in patterns}}
     before = ToolSchema("t", old, Location("x"), "", "mapping")
     return ToolReplay(

@@ -634,7 +634,7 @@ def test_an_extra_property_not_told_in_time_gives_no_patch_rather_than_a_wrong_o
     # "zzz" is an extra property; whether the 30 "a" then "!" is one is decided by a pattern
     # that backtracks on it past PATTERN_TIMEOUT. It used to count as matched: the patch then
     # declared "zzz" alone, and the call still failed on the other name.
-    schema: JSON = {
+    schema: dict[str, Any] = {
         "type": "object",
         "patternProperties": {"^(a|a)*$": {}},
         "additionalProperties": False,
@@ -642,7 +642,8 @@ def test_an_extra_property_not_told_in_time_gives_no_patch_rather_than_a_wrong_o
     issue = ValidationIssue("", "additionalProperties", "/additionalProperties", "extra")
     witness = Witness()
     # Ten such names a call: their matches together stop at PATTERN_TIMEOUT (each had it).
-    hostile = {"zzz": 1} | {"a" * 30 + "!" + "x" * i: i for i in range(10)}
+    hostile: dict[str, JSON] = {"zzz": 1}
+    hostile.update({"a" * 30 + "!" + "x" * i: i for i in range(10)})
     started = cpu_seconds()
     for _ in range(5):
         witness.add(issue, hostile, schema)
@@ -662,7 +663,7 @@ def test_an_extra_property_not_told_in_time_gives_no_patch_rather_than_a_wrong_o
     # A pattern that cannot be compiled names no extra property (the validators cannot use
     # it either: its calls are schema errors), and leaves nothing undecided.
     refused = Witness()
-    bomb: JSON = {"patternProperties": {REGEX_BOMB: {}}, "additionalProperties": False}
+    bomb: dict[str, Any] = {"patternProperties": {REGEX_BOMB: {}}, "additionalProperties": False}
     refused.add(issue, {"aaa": 1, "b": 2}, {**bomb, "properties": {"b": {}}})
     assert refused.extras == {} and not refused.undecided
 
