@@ -15,6 +15,10 @@ until it returns), so the validators built here:
 When the budget runs out, ``CallTimeout`` is raised out of evaluation; replay turns it into a
 ``schema_error_after`` (or ``_before``) outcome for that one call, and the run goes on.
 
+The searches auditor runs on the schemas themselves (counterexamples, the checks of loosening
+patches) take steps under the same budget, and share one ceiling per audit
+(``SearchCeiling``).
+
 The budget is CPU time, not wall-clock time: on a loaded machine (an oversubscribed executor,
 a shared CI runner) a wall-clock budget ran out sooner in work done, so a slow call's outcome
 changed from run to run. The ``regex`` engine's ``timeout`` is measured with C's ``clock()``,
