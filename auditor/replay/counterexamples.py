@@ -471,8 +471,16 @@ def _eager_depths(holder: str) -> set[int] | None:
     return depths
 
 
+_last_dangling: list[tuple[JSON, dict[str, str]]] = []
+"""The dangling references of the schema searched last, with it (each change asks)."""
+
+
 def _dangling_references(schema: JSON) -> dict[str, str]:
-    """Schema objects whose local ``$ref`` resolves nowhere, by pointer, with the reference."""
+    """Schema objects whose local ``$ref`` resolves nowhere, by pointer, with the reference:
+    walked once per schema (it was walked for every change, the square of a large tool's
+    size)."""
+    if _last_dangling and _last_dangling[0][0] is schema:
+        return _last_dangling[0][1]
     vocabulary = VOCABULARY[draft_of(schema)]
     found: dict[str, str] = {}
     for node, where in schema_objects(schema, "", vocabulary):
@@ -482,6 +490,7 @@ def _dangling_references(schema: JSON) -> dict[str, str]:
         target = pointers.ref_target(ref)
         if isinstance(target, str) and not pointers.resolve(schema, target)[0]:
             found[where] = ref
+    _last_dangling[:] = [(schema, found)]
     return found
 
 
@@ -776,21 +785,46 @@ def _unreferenced_definition(schema: JSON, position: str) -> str | None:
     if len(segments) < 3 or segments[0] not in ("$defs", "definitions"):
         return None
     entry = pointers.from_segments(segments[:2])
+    ways_in = _ways_in(schema)
+    if ways_in is None or entry in ways_in:
+        return None  # an anchor, a remote, an embedded resource or a way in: it may be evaluated
+    return entry
+
+
+_last_ways_in: list[tuple[JSON, set[str] | None]] = []
+"""``_ways_in`` of the schema searched last, with it: walked once, not once per change."""
+
+
+def _ways_in(schema: JSON) -> set[str] | None:
+    """Every pointer a local reference of ``schema`` targets, and each pointer above it; None
+    when a reference may lead anywhere (an anchor, another document) or references resolve
+    against embedded resources (an ``$id``, ``id`` or anchor key anywhere)."""
+    if _last_ways_in and _last_ways_in[0][0] is schema:
+        return _last_ways_in[0][1]
+    found: set[str] | None = set()
     stack: list[JSON] = [schema]
-    while stack:
+    while stack and found is not None:
         node = stack.pop()
         if isinstance(node, dict):
             for key, value in node.items():
                 if key in ("$ref", "$dynamicRef", "$recursiveRef") and isinstance(value, str):
                     target = pointers.ref_target(value)
-                    if not isinstance(target, str) or pointers.is_within(target, entry):
-                        return None  # an anchor, a remote or a way in: it may be evaluated
+                    if not isinstance(target, str):
+                        found = None
+                        break
+                    while target not in found:
+                        found.add(target)
+                        if not target:
+                            break
+                        target = pointers.parent(target)
                 if key in ("$id", "id", "$anchor", "$dynamicAnchor"):
-                    return None  # references resolve against embedded resources
+                    found = None
+                    break
                 stack.append(value)
         elif isinstance(node, list):
             stack.extend(node)
-    return entry
+    _last_ways_in[:] = [(schema, found)]
+    return found
 
 
 class _Ways:
@@ -814,38 +848,95 @@ def _evaluated_alike(
     wherever the new schema does, its ``enum`` and ``const`` as they stand: no change lies on
     the way to it — nor on the way to a ``$ref`` that leads into it — no ``$ref`` changed,
     nothing on the way read as inert. False too when ``ways`` run out."""
-    if holder in seen or len(seen) > 20 or not ways.visit():
+    places = _places_of(replay)
+    if places.any_reference or holder in seen or len(seen) > 20 or not ways.visit():
         return False
     for site in _referrers(replay.normalized.schema, holder):
         if not _evaluated_alike(replay, site, ways, seen | {holder}):
             return False
     values = (pointers.join(holder, "enum"), pointers.join(holder, "const"))
-    for other in replay.normalized.rewrites:
-        if other.pointer.endswith("/$ref") or other.removes_tool:
-            return False
-        place = keyword_position(other)
-        if pointers.is_within(holder, place) or any(pointers.is_within(place, v) for v in values):
-            return False
-    return not any(
-        pointers.is_within(holder, reading.pointer)
-        or any(pointers.is_within(reading.pointer, v) for v in values)
-        for reading in replay.readings
-    )
+    return not places.on_the_way(holder) and not any(places.at_or_below(v) for v in values)
+
+
+class _Places:
+    """Where a tool's changes (their keywords' places) and lenient readings stand, indexed:
+    ``_evaluated_alike`` asks of each schema object it visits whether one stands on the way
+    to it or inside its ``enum``/``const``, and a loop over every change each time made the
+    proofs of a tool's changes take time in the square of their number (2,000 properties
+    with two dialect keywords each: 54 s)."""
+
+    def __init__(self, replay: ToolReplay) -> None:
+        rewrites = replay.normalized.rewrites
+        self.replay = replay
+        self.any_reference = any(r.pointer.endswith("/$ref") or r.removes_tool for r in rewrites)
+        """A ``$ref`` changed (or the tool was removed): no schema object is evaluated alike."""
+        points = [keyword_position(r) for r in rewrites] + [r.pointer for r in replay.readings]
+        self._points = set(points)
+        self._above: set[str] = set()
+        """Every point and each pointer above it."""
+        for point in points:
+            while point not in self._above:
+                self._above.add(point)
+                if not point:
+                    break
+                point = pointers.parent(point)
+
+    def on_the_way(self, holder: str) -> bool:
+        """Whether a point is ``holder`` or above it."""
+        while holder not in self._points:
+            if not holder:
+                return False
+            holder = pointers.parent(holder)
+        return True
+
+    def at_or_below(self, pointer: str) -> bool:
+        """Whether a point is ``pointer`` or below it."""
+        return pointer in self._above
+
+
+_last_places: list[_Places] = []
+"""The index of the tool searched last (its changes' proofs ask it again and again)."""
+
+
+def _places_of(replay: ToolReplay) -> _Places:
+    if not _last_places or _last_places[0].replay is not replay:
+        _last_places[:] = [_Places(replay)]
+    return _last_places[0]
 
 
 def _referrers(schema: JSON, holder: str) -> list[str]:
-    """Pointers of the schema objects whose ``$ref`` leads to ``holder`` or above it."""
-    return [
-        where
-        for where, target in _references(schema)
-        if not isinstance(target, str) or pointers.is_within(holder, target)
-    ]
+    """Pointers of the schema objects whose ``$ref`` leads to ``holder`` or above it, in the
+    order ``_references`` lists them."""
+    index = _references_index(schema)
+    found = list(index.elsewhere)
+    target = holder
+    while True:
+        found += index.by_target.get(target, ())
+        if not target:
+            break
+        target = pointers.parent(target)
+    return [where for _, where in sorted(found)]
 
 
-_last_references: list[tuple[JSON, list[tuple[str, str | None]]]] = []
+@dataclass
+class _ReferencesIndex:
+    """A schema's references by the local pointer they target (with their rank in
+    ``_references``): a proof asks which lead to a pointer for every object it visits."""
+
+    by_target: dict[str, list[tuple[int, str]]]
+    elsewhere: list[tuple[int, str]]
+    """References to no local pointer (an anchor, another document): they may lead anywhere."""
+
+
+_last_references: list[tuple[JSON, list[tuple[str, str | None]], _ReferencesIndex]] = []
 """The references of the schema searched last: its changes' proofs ask for them again and
 again, and walking the whole schema each time was a tenth of the search. Held with the schema
 itself, so that it is recognized by identity (schemas are never edited in place)."""
+
+
+def _references_index(schema: JSON) -> _ReferencesIndex:
+    _references(schema)
+    return _last_references[0][2]
 
 
 def _references(schema: JSON) -> list[tuple[str, str | None]]:
@@ -865,7 +956,13 @@ def _references(schema: JSON) -> list[tuple[str, str | None]]:
             stack.extend((v, pointers.join(where, k)) for k, v in node.items())
         elif isinstance(node, list):
             stack.extend((v, pointers.join(where, i)) for i, v in enumerate(node))
-    _last_references[:] = [(schema, found)]
+    index = _ReferencesIndex({}, [])
+    for rank, (where, target) in enumerate(found):
+        if target is None:
+            index.elsewhere.append((rank, where))
+        else:
+            index.by_target.setdefault(target, []).append((rank, where))
+    _last_references[:] = [(schema, found, index)]
     return found
 
 
