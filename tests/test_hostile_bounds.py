@@ -46,6 +46,7 @@ from auditor.models import (
     ToolSchema,
     ValidationIssue,
 )
+from auditor.replay import budget
 from auditor.replay.budget import (
     MAX_PATTERN_EXPANSION,
     SearchCeiling,
@@ -695,3 +696,23 @@ def test_a_patch_check_that_runs_past_its_step_gives_no_patch() -> None:
         "the patch could not be checked: pattern '^(a|a)*$' did not finish within the 0.1 s "
         "budget of a call (--call-timeout, CPU time)"
     )
+
+
+def test_a_refused_pattern_is_measured_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A megabyte of literals expands past the bound: refused. Measuring it parses it (0.35
+    # CPU s), and every call that reached it measured it again, outside the call's budget.
+    measured: list[str] = []
+
+    def counting(pattern: str) -> int:
+        measured.append(pattern)
+        return pattern_expansion(pattern)
+
+    monkeypatch.setattr(budget, "pattern_expansion", counting)
+    long = "q" * (MAX_PATTERN_EXPANSION + 17)
+    for _ in range(3):
+        with pytest.raises(UnusablePattern, match="expand to more than 100,000 elements"):
+            compiled_pattern(long)
+    assert measured == [long]
+    ordinary = "^c[0-9]{2}$"
+    assert compiled_pattern(ordinary) is compiled_pattern(ordinary)
+    assert compiled_pattern(ordinary).search("c42")
