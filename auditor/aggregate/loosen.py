@@ -636,11 +636,9 @@ def _in_file(
     if tool.location.path in (STDIN, STDIN_NAME):
         return "the catalog was read from standard input"
     written = tool.schema
-    try:
-        rewrites = normalize(written, side.rules).rewrites if side.rules else ()
-    except RecursionError:
+    renamed = _renamed(written, side.rules)
+    if renamed is None:
         return "the catalog's schema is too deep to map"
-    renamed = {r.new_pointer: r.pointer for r in rewrites if r.change.value == "rename"}
     file_operations = tuple(
         PatchOperation(o.op, _old_pointer(o.path, renamed), o.value) for o in operations
     )
@@ -652,6 +650,26 @@ def _in_file(
     if again != patched:
         return "the catalog's normalization would not give the patched schema"
     return _location(tool, file_operations[0]), file_operations
+
+
+_last_renamed: list[tuple[JSON, Collection[Rule], dict[str, str] | None]] = []
+"""``_renamed`` of the tool patched last: its groups' patches ask it again and again, and
+normalizing the whole tool for each was half of a patch's cost."""
+
+
+def _renamed(written: JSON, rules: Collection[Rule]) -> dict[str, str] | None:
+    """The keys ``rules`` rename in ``written``, new pointer to old; None: too deep to map."""
+    if _last_renamed and _last_renamed[0][0] is written and _last_renamed[0][1] is rules:
+        return _last_renamed[0][2]
+    try:
+        rewrites = normalize(written, rules).rewrites if rules else ()
+        renamed: dict[str, str] | None = {
+            r.new_pointer: r.pointer for r in rewrites if r.change.value == "rename"
+        }
+    except RecursionError:
+        renamed = None
+    _last_renamed[:] = [(written, rules, renamed)]
+    return renamed
 
 
 def _old_pointer(pointer: str, renamed: Mapping[str, str]) -> str:
