@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from pathlib import Path
 from typing import Any
 
@@ -23,21 +24,26 @@ from auditor.models import (
     ToolSchema,
 )
 from auditor.replay import counterexamples
+from auditor.replay.budget import CallBudget, SearchCeiling
 from auditor.replay.counterexamples import (
+    MAX_BUILT_SIZE,
     MAX_CANDIDATES,
+    MAX_GENERATED,
+    MAX_NAME_MATCHES,
     MAX_SAMPLE_BYTES,
     MAX_SAMPLES,
     SearchBudget,
     apply_patch,
     bites,
     counterexample,
+    harmless,
     minimal,
 )
 from auditor.replay.tool import ToolReplay
 from auditor.report import Format, markdown, render
 from auditor.schema.diff import compare
 from auditor.schema.normalize import DEFAULT_RULES, normalize
-from tests.conftest import load_cases
+from tests.conftest import cpu_seconds, load_cases, seconds
 from tests.reporting import make_report
 from tests.test_coverage import KEYED, walkable_schemas
 from tests.test_engine import INSTANCES
@@ -336,3 +342,304 @@ def test_samples_are_kept_for_the_first_tool_names_whatever_the_parts(
         first = count_calls(replays, calls[:cut], ReportSettings())
         first.merge(count_calls(replays, calls[cut:], ReportSettings()))
         assert first.samples == whole.samples, cut
+
+
+def _dormant_under(pattern: str) -> dict[str, Any]:
+    """A schema whose one change (``min_length`` to ``minLength``) sits under ``pattern``."""
+    return {
+        "type": "object",
+        "patternProperties": {pattern: {"type": "string", "min_length": 2}},
+    }
+
+
+def test_a_pattern_whose_example_backtracks_costs_one_step_and_the_report_says_so() -> None:
+    # The name built for "^(a|a){40}$b" is forty "a" then "b" ("$" dropped): checking it tried
+    # 2^40 ways (days). Within the step (0.2 s here) no name is built, so no candidate reaches
+    # the place; the reason says which bound was met.
+    budget = SearchBudget(ceiling=SearchCeiling(0.2))
+    started = cpu_seconds()
+    found = counterexample(_replay({"schema": _dormant_under("^(a|a){40}$b")}), 0, [], budget)
+    assert cpu_seconds() - started < seconds(2)
+    assert found.status is CounterexampleStatus.NOT_FOUND
+    assert found.reason == (
+        "no candidate argument reaches the changed keyword's place (not a proof); matching 1 "
+        "pattern ran past the 0.2 s budget of a call (--call-timeout, CPU time): no name or "
+        "value was built from it"
+    )
+    # An ordinary pattern in the same place gives its name: {"x-a": "a"} is accepted before
+    # (min_length enforced nothing) and rejected by minLength 2 after.
+    ordinary = counterexample(_replay({"schema": _dormant_under("^x-[a-z]+$")}), 0, [], budget)
+    assert ordinary.status is CounterexampleStatus.FOUND
+    assert ordinary.arguments == {"x-a": "a"} and ordinary.derived_from is None
+
+
+def test_the_searches_of_an_audit_stop_at_their_ceiling_and_say_so() -> None:
+    # Five changes, each under a pattern of its own whose example backtracks: each costs a
+    # step (0.2 s) of the 0.5 s ceiling, and the changes past it are not searched.
+    patterns = [f"^({c}|{c}){{40}}$b" for c in "cdefg"]
+    schema = {
+        "type": "object",
+        "properties": {"n": {"type": "string", "min_length": 2}},
+        "patternProperties": {p: {"type": "string", "min_length": 2} for p in patterns},
+    }
+    replay = _replay({"schema": schema})
+    budget = SearchBudget(ceiling=SearchCeiling(0.2, seconds=0.5))
+    started = cpu_seconds()
+    found = [counterexample(replay, i, [], budget) for i in range(len(patterns) + 1)]
+    assert cpu_seconds() - started < seconds(3)
+    # The ordinary change comes first and is found within the ceiling: {"n": "a"}.
+    assert found[0].status is CounterexampleStatus.FOUND and found[0].arguments == {"n": "a"}
+    hostile = found[1:]
+    assert all(c.status is CounterexampleStatus.NOT_FOUND for c in hostile)
+    assert "ran past the 0.2 s budget of a call" in hostile[0].reason
+    assert hostile[-1].reason == (
+        "not searched: the audit's searches had spent the 0.5 s of CPU time the searches of "
+        "an audit may take"
+    )
+    assert all("ran past" in c.reason or c.reason == hostile[-1].reason for c in hostile)
+
+
+def test_the_edits_of_an_argument_stop_at_the_first_past_the_call_budget() -> None:
+    # Every edit of the logged call keeps "k", which the pattern backtracks on (30 "a", then
+    # "!"): its first candidate runs out of the call's budget, and so would each of its other
+    # edits. They are skipped; the argument built from the schema has no "k" and bites:
+    # {"m": "aa"} passed before (min_length enforced nothing) and fails minLength 3 after.
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {
+            "k": {"type": "string", "pattern": "^(a|a)*$"},
+            "m": {"type": "string", "min_length": 3},
+        },
+    }
+    tool = ToolSchema("t", schema, Location("tools.json"), "", "mapping")
+    replay = ToolReplay(tool, normalize(schema, DEFAULT_RULES), budget=CallBudget(0.05))
+    samples: list[tuple[str, JSON]] = [("log:1", {"k": "a" * 30 + "!", "m": "abc"})]
+    started = cpu_seconds()
+    found = counterexample(replay, 0, samples, SearchBudget(ceiling=SearchCeiling(0.05)))
+    assert cpu_seconds() - started < seconds(1)
+    assert found.status is CounterexampleStatus.FOUND
+    assert found.arguments == {"m": "aa"} and found.derived_from is None
+    assert found.candidates == 2  # the logged call's first edit, then the built argument's
+
+    # The change inside a definition: its place is unknown, so the edits go everywhere, and
+    # no argument built from the schema reaches "m". The logged call's edits that drop "k"
+    # (replacing the whole argument) run and miss; the first that keeps it (an added key)
+    # runs out of the budget, and the rest of that call's edits are not tried.
+    held: dict[str, Any] = {
+        "type": "object",
+        "properties": {
+            "k": {"type": "string", "pattern": "^(a|a)*$"},
+            "m": {"$ref": "#/$defs/s"},
+        },
+        "$defs": {"s": {"type": "string", "min_length": 2}},
+    }
+    tool = ToolSchema("t", held, Location("tools.json"), "", "mapping")
+    replay = ToolReplay(tool, normalize(held, DEFAULT_RULES), budget=CallBudget(0.05))
+    started = cpu_seconds()
+    missed = counterexample(replay, 0, samples, SearchBudget(ceiling=SearchCeiling(0.05)))
+    assert cpu_seconds() - started < seconds(1)
+    assert missed.status is CounterexampleStatus.NOT_FOUND
+    assert missed.reason.endswith(
+        "(not a proof); 1 of them ran past the 0.05 s budget of a call (--call-timeout, CPU "
+        "time): the other edits of that argument were not tried"
+    )
+
+
+def _spend_cpu(amount: float) -> None:
+    until = time.thread_time() + amount
+    while time.thread_time() < until:
+        pass
+
+
+def test_a_proof_does_not_depend_on_how_long_ago_the_last_call_ran() -> None:
+    # The sibling enum admits only "ab", which the added pattern matches: harmless. The proof
+    # evaluates the pattern; it used to do so on the budget the last call had opened, so a
+    # search starting long after that call (a slow report, a slow machine) found no proof.
+    tool = ToolSchema("t", {"properties": {"a": {"enum": ["ab"]}}}, Location("x"), "", "mapping")
+    new = ToolSchema(
+        "t", {"properties": {"a": {"enum": ["ab"], "pattern": "^a"}}}, Location("y"), "", "mapping"
+    )
+    call_budget = CallBudget(0.05)
+    replay = ToolReplay(tool, compare(tool, new, frozenset()), budget=call_budget)
+    call_budget.start()
+    _spend_cpu(0.1)  # the last call's budget is spent by now
+    rewrite = replay.normalized.rewrites[0]
+    assert harmless(replay, rewrite) == "the sibling 'enum' admits only values that pass it"
+    # With the searches' ceiling reached, no proof is evaluated at all.
+    assert harmless(replay, rewrite, SearchCeiling(2.0, seconds=0.0)) is None
+
+
+def _chain(levels: int, fan: int) -> dict[str, Any]:
+    """Definitions d0..d{levels}, each object of d{i} referring to d{i+1} from ``fan``
+    properties: fan**levels ways from the root to the last, which holds the change beside
+    a type it cannot apply to."""
+    defs: dict[str, Any] = {
+        f"d{i}": {
+            "type": "object",
+            "properties": {f"p{j}": {"$ref": f"#/$defs/d{i + 1}"} for j in range(fan)},
+        }
+        for i in range(levels)
+    }
+    defs[f"d{levels}"] = {"type": "integer", "min_length": 2}
+    return {"type": "object", "properties": {"x": {"$ref": "#/$defs/d0"}}, "$defs": defs}
+
+
+def test_the_ways_a_proof_follows_through_references_are_bounded() -> None:
+    replay = _replay({"schema": _chain(3, 4)})  # 64 ways: walked, and the proof holds
+    assert counterexample(replay, 0, [], SearchBudget()).reason == (
+        "the sibling 'type: \"integer\"' admits no value 'minLength' applies to"
+    )
+    # 4^10 ways (over a million, each a walk of the references): past MAX_WAYS the proof is
+    # not made, and the change is searched instead (it took 29 CPU s, 4^20 would take years).
+    replay = _replay({"schema": _chain(10, 4)})
+    started = cpu_seconds()
+    deep = counterexample(replay, 0, [], SearchBudget())
+    assert cpu_seconds() - started < seconds(3)
+    assert deep.status is CounterexampleStatus.NOT_FOUND and "not a proof" in deep.reason
+
+
+def _values_in(value: JSON) -> int:
+    if isinstance(value, list):
+        return 1 + sum(_values_in(v) for v in value)
+    if isinstance(value, dict):
+        return 1 + sum(_values_in(v) for v in value.values())
+    return 1
+
+
+def test_an_argument_built_from_the_schema_is_bounded_in_size() -> None:
+    def nested(levels: int) -> JSON:
+        schema: JSON = {"type": "string", "minLength": 1}
+        for _ in range(levels):
+            schema = {"type": "array", "minItems": 100, "items": schema}
+        return schema
+
+    # Two levels: 1 + 100 lists + 10,000 one-letter strings (each a value and a character),
+    # within the bound: built whole.
+    two = nested(2)
+    assert minimal(two, two) == [["a"] * 100] * 100
+    # Three levels would be a million strings (100 times more per level; four took minutes).
+    # The bound holds the values and characters built; what finds no room is null, at most a
+    # list's length (100) per level of the one being built when the room ran out.
+    three = nested(3)
+    started = cpu_seconds()
+    built = minimal(three, three)
+    assert cpu_seconds() - started < seconds(1)
+    assert _values_in(built) <= MAX_BUILT_SIZE + 3 * 100
+    assert isinstance(built, list) and built[0] == [["a"] * 100] * 100
+
+
+def test_repeated_edits_do_not_keep_a_search_going() -> None:
+    # The old enum lists "zz" 100,000 times: each is the same edit, tried once, the rest
+    # skipped as repeats, up to MAX_GENERATED edits. The new enum admits what the old did
+    # and more: no counterexample exists.
+    old = ToolSchema(
+        "t", {"properties": {"e": {"enum": ["zz"] * 100_000}}}, Location("x"), "", "mapping"
+    )
+    new = ToolSchema(
+        "t", {"properties": {"e": {"enum": ["zz", "q"]}}}, Location("y"), "", "mapping"
+    )
+    replay = ToolReplay(old, compare(old, new, frozenset()))
+    found = counterexample(replay, 0, [("log:1", {"e": "zz"})], SearchBudget())
+    assert found.status is CounterexampleStatus.NOT_FOUND
+    assert found.reason.endswith(
+        f"; the search stopped after {MAX_GENERATED:,} edits (most of them repeats)"
+    )
+
+
+def test_a_search_cut_by_the_ceiling_says_where_it_stopped() -> None:
+    # additionalProperties: false, turned on: the search adds keys, first one built from each
+    # pattern. Each of these backtracks, and takes a step (0.2 s) of a 0.5 s ceiling: past
+    # it, the search stops before its first candidate.
+    patterns: dict[str, Any] = {f"^({c}|{c}){{40}}$b": {} for c in "cdefg"}
+    schema = {"type": "object", "patternProperties": patterns, "additional_properties": False}
+    budget = SearchBudget(ceiling=SearchCeiling(0.2, seconds=0.5))
+    started = cpu_seconds()
+    found = counterexample(_replay({"schema": schema}), 0, [], budget)
+    assert cpu_seconds() - started < seconds(2)
+    assert found.status is CounterexampleStatus.NOT_FOUND and found.candidates == 0
+    assert found.reason.startswith("no candidate argument was tried (not a proof); matching ")
+    assert found.reason.endswith(
+        "; the search stopped there: the audit's searches had spent the 0.5 s of CPU time the "
+        "searches of an audit may take"
+    )
+
+
+def test_proofs_that_would_spend_the_ceiling_are_cut_short() -> None:
+    # 4^10 ways through the definitions: the proof walks until the ceiling (2 ms here) is
+    # reached, and the change is then not searched either.
+    replay = _replay({"schema": _chain(10, 4)})
+    budget = SearchBudget(ceiling=SearchCeiling(2.0, seconds=0.002))
+    found = counterexample(replay, 0, [], budget)
+    assert found.reason == (
+        "not searched: the audit's searches had spent the 0.002 s of CPU time the searches of "
+        "an audit may take"
+    )
+
+
+def _members(names: list[str], patterns: list[str]) -> ToolReplay:
+    """Old: ``names`` declared and nothing else allowed; new: ``patterns`` added."""
+    old: dict[str, Any] = {"properties": {n: {} for n in names}, "additionalProperties": False}
+    new: JSON = {**old, "patternProperties": {p: {"type": "string"} for p in patterns}}
+    before = ToolSchema("t", old, Location("x"), "", "mapping")
+    return ToolReplay(
+        before, compare(before, ToolSchema("t", new, Location("y"), "", "mapping"), frozenset())
+    )
+
+
+def test_names_matched_against_patterns_in_a_proof_are_bounded() -> None:
+    # No old name starts with "x-": every member the new patterns govern was refused before.
+    names = [f"n{i}" for i in range(10)]
+    patterns = [f"^x-{i}" for i in range(10)]
+    replay = _members(names, patterns)
+    [rewrite] = replay.normalized.rewrites
+    assert (harmless(replay, rewrite) or "").startswith("the old schema at '/' had")
+    # An old name a pattern matches was allowed, and governed now: no proof.
+    replay = _members(["x-0a"], patterns)
+    assert harmless(replay, replay.normalized.rewrites[0]) is None
+    # A name the pattern cannot be matched against within a step: no proof either.
+    replay = _members(["a" * 30 + "!"], ["^(a|a)*$"])
+    assert harmless(replay, replay.normalized.rewrites[0], SearchCeiling(0.1)) is None
+    # 317 names against 317 patterns pass MAX_NAME_MATCHES pairs: not matched, no proof.
+    assert MAX_NAME_MATCHES < 317 * 317
+    replay = _members([f"n{i}" for i in range(317)], [f"^x-{i}" for i in range(317)])
+    assert harmless(replay, replay.normalized.rewrites[0]) is None
+
+
+def test_a_list_of_copies_stays_small() -> None:
+    # maxItems: 9999 added; the logged list holds one 200-letter string. Ten thousand copies
+    # of it would be 2 MB of JSON: past MAX_REPEATED_BYTES the copies are null, which the
+    # old schema accepted (no items schema) and maxItems refuses.
+    old = ToolSchema("t", {"properties": {"l": {"type": "array"}}}, Location("x"), "", "mapping")
+    new_schema: JSON = {"properties": {"l": {"type": "array", "maxItems": 9999}}}
+    new = ToolSchema("t", new_schema, Location("y"), "", "mapping")
+    replay = ToolReplay(old, compare(old, new, frozenset()))
+    found = counterexample(replay, 0, [("log:1", {"l": ["x" * 200]})], SearchBudget())
+    assert found.status is CounterexampleStatus.FOUND
+    assert found.arguments == {"l": [None] * 10_000} and found.derived_from == "log:1"
+
+
+def _definitions(count: int, **extra: Any) -> dict[str, Any]:
+    """``count`` properties, each referring to a definition of its own with a dormant
+    ``min_length``, and one definition nothing refers to, with a dormant ``max_length``."""
+    defs: dict[str, Any] = {f"d{i}": {"type": "string", "min_length": 1} for i in range(count)}
+    defs["unused"] = {"type": "string", "max_length": 3}
+    properties = {f"p{i}": {"$ref": f"#/$defs/d{i}"} for i in range(count)}
+    return {"type": "object", "properties": properties, "$defs": defs, **extra}
+
+
+def test_the_proofs_of_a_large_tool_take_time_in_proportion_to_it() -> None:
+    # 2,001 changes, each proof asking which references lead into its definition and whether
+    # a change stands on the way: answered from indexes built once, where each proof walked
+    # the schema and every other change (the square of the tool's size: 2,000 took 50 s).
+    replay = _replay({"schema": _definitions(2_000)})
+    started = cpu_seconds()
+    reasons = {r.pointer: harmless(replay, r) for r in replay.normalized.rewrites}
+    assert cpu_seconds() - started < seconds(3)
+    unused = "it lies in the definition '/$defs/unused', which no $ref refers to: never evaluated"
+    assert reasons.pop("/$defs/unused/max_length") == unused
+    assert set(reasons.values()) == {None}  # each of the others is referred to
+    # An embedded resource or a reference by anchor may lead into any definition: no proof.
+    for extra in ({"$id": "https://example.com/t"}, {"properties": {"a": {"$ref": "#here"}}}):
+        replay = _replay({"schema": {**_definitions(3), **extra}})
+        change = next(r for r in replay.normalized.rewrites if "unused" in r.pointer)
+        assert harmless(replay, change) is None, extra

@@ -9,6 +9,7 @@ import copy
 import json
 import os
 import random
+import resource
 import signal
 import subprocess
 import time
@@ -21,6 +22,7 @@ from jsonschema import validators
 from jsonschema.exceptions import ValidationError
 
 from auditor.aggregate import parallel
+from auditor.aggregate.loosen import PATTERN_TIMEOUT, Witness, suggest
 from auditor.aggregate.pipeline import (
     MAX_UNCALLED_SEARCHED,
     MAX_UNKNOWN_TOOLS,
@@ -42,9 +44,12 @@ from auditor.models import (
     OldRuntime,
     Outcome,
     ToolSchema,
+    ValidationIssue,
 )
+from auditor.replay import budget
 from auditor.replay.budget import (
     MAX_PATTERN_EXPANSION,
+    SearchCeiling,
     UnusablePattern,
     compiled_pattern,
     pattern_expansion,
@@ -64,7 +69,7 @@ from auditor.replay.tool import (
 from auditor.report import Format, render
 from auditor.schema.keywords import draft_of
 from auditor.schema.normalize import DEFAULT_RULES
-from tests.conftest import AUDITOR, ROOT, load_cases, run_cli
+from tests.conftest import AUDITOR, ROOT, cpu_seconds, load_cases, run_cli, seconds
 from tests.replaying import CallList, replay_call
 
 REGEX_BOMB = "^(?:(?:(?:a{1000}){1000}){1000})$"
@@ -553,3 +558,161 @@ def test_describing_an_error_never_compiles_a_pattern_past_the_bound() -> None:
         schema=schema,
     )
     assert observe(error) == (Observation("extra property", "aaa"),)
+
+
+def _audit_limited(folder: Path, catalog: Any, lines: list[Any], cpu_limit: int) -> dict[str, Any]:
+    """The JSON report of ``auditor audit`` over ``catalog`` and ``lines`` (arguments of
+    calls of the tool ``t``), run in a process of its own killed past ``cpu_limit`` CPU
+    seconds or 4 GB of address space."""
+    (folder / "tools.json").write_text(json.dumps(catalog))
+    log = "".join(json.dumps({"tool": "t", "arguments": a}) + "\n" for a in lines)
+    (folder / "calls.jsonl").write_text(log)
+
+    def limits() -> None:
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_limit, cpu_limit))
+        resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+
+    args = ["audit", "--schemas", "tools.json", "--logs", "calls.jsonl", "--no-report-files"]
+    done = subprocess.run(
+        [*AUDITOR, *args, "--fail-on", "never", "--format", "json", "--output", "report.json"],
+        cwd=folder,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        preexec_fn=limits,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    report: dict[str, Any] = json.loads((folder / "report.json").read_text(encoding="utf-8"))
+    return report
+
+
+def test_a_pattern_example_that_backtracks_stays_within_the_call_budget(tmp_path: Path) -> None:
+    # The counterexample search builds a key for this pattern ("a" forty times, then "b":
+    # "$" is dropped as an anchor) and checks it: 2^40 ways to fail. Before, that check had
+    # no timeout (101 CPU s at a lower bound of 30, doubling per unit: days at 40).
+    catalog = {
+        "t": {
+            "type": "object",
+            "properties": {"q": {"type": "string"}},
+            "patternProperties": {"^(a|a){40}$b": {"type": "string", "min_length": 2}},
+        }
+    }
+    started = cpu_seconds()
+    report = _audit_limited(tmp_path, catalog, [{"q": "x"}], cpu_limit=120)
+    assert cpu_seconds() - started < seconds(20)
+    [found] = report["counterexamples"]
+    assert found["status"] == "not_found"
+    assert found["reason"].endswith(
+        "; matching 1 pattern ran past the 2 s budget of a call (--call-timeout, CPU time): "
+        "no name or value was built from it"
+    )
+
+
+def test_checking_a_loosening_patch_never_backtracks_in_python_re(tmp_path: Path) -> None:
+    # The extra property is named by 40 "a" then "!": the regex engine answers at once that
+    # "^(a+)+$" does not match it, so the call is newly rejected by additionalProperties and
+    # the patch declares the name. Checking that patch ran python-jsonschema on Python's re,
+    # which tried 2^40 ways on the same name; it runs on the budgeted engine now.
+    name = "a" * 40 + "!"
+    catalog = {
+        "t": {
+            "type": "object",
+            "properties": {"q": {"type": "integer"}},
+            "patternProperties": {"^(a+)+$": {}},
+            "additional_properties": False,
+        }
+    }
+    started = cpu_seconds()
+    report = _audit_limited(tmp_path, catalog, [{"q": 1, name: 1}], cpu_limit=120)
+    assert cpu_seconds() - started < seconds(20)
+    [group] = report["groups"]
+    assert group["keyword"] == "additionalProperties"
+    assert group["patch"]["summary"] == f"add property {name} (integer)"
+
+
+def test_an_extra_property_not_told_in_time_gives_no_patch_rather_than_a_wrong_one() -> None:
+    # "zzz" is an extra property; whether the 30 "a" then "!" is one is decided by a pattern
+    # that backtracks on it past PATTERN_TIMEOUT. It used to count as matched: the patch then
+    # declared "zzz" alone, and the call still failed on the other name.
+    schema: dict[str, Any] = {
+        "type": "object",
+        "patternProperties": {"^(a|a)*$": {}},
+        "additionalProperties": False,
+    }
+    issue = ValidationIssue("", "additionalProperties", "/additionalProperties", "extra")
+    witness = Witness()
+    # Ten such names a call: their matches together stop at PATTERN_TIMEOUT (each had it).
+    hostile: dict[str, JSON] = {"zzz": 1}
+    hostile.update({"a" * 30 + "!" + "x" * i: i for i in range(10)})
+    started = cpu_seconds()
+    for _ in range(5):
+        witness.add(issue, hostile, schema)
+    assert cpu_seconds() - started < seconds(5 * PATTERN_TIMEOUT + 1)
+    patch = suggest("additionalProperties", "/additionalProperties", schema, witness)
+    assert patch.operations == ()
+    assert patch.problem == (
+        "a logged property name could not be matched against patternProperties within 0.1 s "
+        "of CPU time: whether it is an extra property is not known, no patch proposed"
+    )
+    # The same names where the pattern answers at once: "zzz" is declared, the other matches.
+    quick = Witness()
+    schema["patternProperties"] = {"^a+!$": {}}
+    quick.add(issue, {"zzz": 1, "a" * 30 + "!": 1}, schema)
+    found = suggest("additionalProperties", "/additionalProperties", schema, quick)
+    assert found.summary == "add property zzz (integer)"
+    # A pattern that cannot be compiled names no extra property (the validators cannot use
+    # it either: its calls are schema errors), and leaves nothing undecided.
+    refused = Witness()
+    bomb: dict[str, Any] = {"patternProperties": {REGEX_BOMB: {}}, "additionalProperties": False}
+    refused.add(issue, {"aaa": 1, "b": 2}, {**bomb, "properties": {"b": {}}})
+    assert refused.extras == {} and not refused.undecided
+
+
+def test_a_patch_check_past_the_searches_ceiling_is_not_made() -> None:
+    schema: JSON = {"type": "object", "maxLength": 3}
+    witness = Witness(longest=5, shortest=5)
+    spent = SearchCeiling(2.0, seconds=0.0)
+    patch = suggest("maxLength", "/maxLength", schema, witness, ceiling=spent)
+    assert patch.problem == (
+        "not checked: the audit's searches had spent the 0 s of CPU time the searches of an "
+        "audit may take"
+    )
+    assert suggest("maxLength", "/maxLength", schema, witness).summary == "raise maxLength 3 → 5"
+
+
+def test_a_patch_check_that_runs_past_its_step_gives_no_patch() -> None:
+    # The patch declares the extra name; checking it matches the pattern against that name,
+    # which backtracks (30 "a", then "!") past the step's 0.1 s.
+    name = "a" * 30 + "!"
+    schema: JSON = {"patternProperties": {"^(a|a)*$": {}}, "additionalProperties": False}
+    witness = Witness(extras={name: {"integer"}})
+    started = cpu_seconds()
+    patch = suggest(
+        "additionalProperties", "/additionalProperties", schema, witness, ceiling=SearchCeiling(0.1)
+    )
+    assert cpu_seconds() - started < seconds(1)
+    assert patch.problem == (
+        "the patch could not be checked: pattern '^(a|a)*$' did not finish within the 0.1 s "
+        "budget of a call (--call-timeout, CPU time)"
+    )
+
+
+def test_a_refused_pattern_is_measured_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A megabyte of literals expands past the bound: refused. Measuring it parses it (0.35
+    # CPU s), and every call that reached it measured it again, outside the call's budget.
+    measured: list[str] = []
+
+    def counting(pattern: str) -> int:
+        measured.append(pattern)
+        return pattern_expansion(pattern)
+
+    monkeypatch.setattr(budget, "pattern_expansion", counting)
+    long = "q" * (MAX_PATTERN_EXPANSION + 17)
+    for _ in range(3):
+        with pytest.raises(UnusablePattern, match="expand to more than 100,000 elements"):
+            compiled_pattern(long)
+    assert measured == [long]
+    ordinary = "^c[0-9]{2}$"
+    assert compiled_pattern(ordinary) is compiled_pattern(ordinary)
+    assert compiled_pattern(ordinary).search("c42")

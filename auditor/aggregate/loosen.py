@@ -23,6 +23,12 @@ bound, a superset of values, a new property where none was allowed, fewer requir
 and a schema that holds the keyword only in positive places (never under ``not``, ``if``,
 ``oneOf`` or ``contains``, nor reachable through a ``$ref`` standing under one of them)
 accepts a superset when one of its keywords does.
+
+Both searches stay within bounds in CPU time, whatever the patterns: the extra properties of
+one call are found within ``PATTERN_TIMEOUT`` (all its ``patternProperties`` matches
+together), and a patch is checked within one call's budget, under the ceiling the audit's
+searches share (``auditor.replay.budget.SearchCeiling``). Either running out means no patch,
+and says so: never one that a name not matched in time would make wrong.
 """
 
 from __future__ import annotations
@@ -47,7 +53,13 @@ from auditor.models import (
     ToolSchema,
     ValidationIssue,
 )
-from auditor.replay.budget import UnusablePattern, compiled_pattern
+from auditor.replay.budget import (
+    CallBudget,
+    CallTimeout,
+    SearchCeiling,
+    UnusablePattern,
+    compiled_pattern,
+)
 from auditor.replay.tool import compile_schema
 from auditor.schema import pointers
 from auditor.schema.jsonpatch import PatchError, apply_patch
@@ -59,7 +71,8 @@ patch is proposed: a value list that long is not a contract to write down."""
 MAX_VALUE_CHARS: Final = 200
 """Longest value (as JSON text) or name remembered for a patch."""
 PATTERN_TIMEOUT: Final = 0.1
-"""Seconds one ``patternProperties`` match may take while finding extra properties."""
+"""CPU seconds the ``patternProperties`` matches of one call may take together while its
+extra properties are found (an ordinary match takes microseconds); past it, no patch."""
 
 SIZED: Final[dict[str, type]] = {
     "maxLength": str,
@@ -130,6 +143,9 @@ class Witness:
     """Required names missing (bounded by the schema's own ``required`` list)."""
     sizes: Counter[int] | None = field(default_factory=Counter)
     """Calls per length sent (for the median); None: too many distinct lengths to keep."""
+    undecided: bool = False
+    """A logged name could not be matched against ``patternProperties`` within
+    ``PATTERN_TIMEOUT``: whether it is an extra property is not known."""
 
     def add(self, issue: ValidationIssue, arguments: JSON, schema: JSON) -> None:
         """Count the value ``issue`` failed on; ``schema`` is the tool's new schema."""
@@ -154,7 +170,10 @@ class Witness:
             _, holder = pointers.resolve(schema, pointers.parent(issue.schema_pointer))
             if keyword == "additionalProperties" and isinstance(value, dict):
                 extras = _extra_names(holder, value)
-                self._extras({name: {json_type(value[name])} for name in extras})
+                if extras is None:
+                    self.undecided = True
+                else:
+                    self._extras({name: {json_type(value[name])} for name in extras})
             elif keyword == "required" and isinstance(value, dict) and isinstance(holder, dict):
                 wanted = holder.get("required")
                 if isinstance(wanted, list):
@@ -177,6 +196,7 @@ class Witness:
         else:
             self._extras(other.extras)
         self.missing |= other.missing
+        self.undecided |= other.undecided
         if other.sizes is None:
             self.sizes = None
         else:
@@ -233,22 +253,43 @@ def _too_many(mine: Mapping[str, object], theirs: Mapping[str, object]) -> bool:
     return len(mine.keys() | theirs.keys()) > MAX_VALUES
 
 
-def _extra_names(holder: JSON, value: dict[str, JSON]) -> list[str]:
+def _extra_names(holder: JSON, value: dict[str, JSON]) -> list[str] | None:
+    """The names of ``value`` that ``holder`` neither declares nor matches by a pattern, or
+    None when the patterns' matches did not finish within ``PATTERN_TIMEOUT`` together."""
     schema = holder if isinstance(holder, dict) else {}
     declared = schema.get("properties")
     declared = declared if isinstance(declared, dict) else {}
     patterns = schema.get("patternProperties")
     patterns = patterns if isinstance(patterns, dict) else {}
-    return [n for n in value if n not in declared and not any(_search(p, n) for p in patterns)]
+    budget = CallBudget(PATTERN_TIMEOUT)
+    budget.start()
+    extras: list[str] = []
+    for name in value:
+        if name in declared:
+            continue
+        matched: bool | None = False
+        for pattern in patterns:
+            matched = _search(pattern, name, budget)
+            if matched is not False:
+                break
+        if matched is None:
+            return None
+        if not matched:
+            extras.append(name)
+    return extras
 
 
-def _search(pattern: str, text: str) -> bool:
-    # A user's regex, on the budgeted engine: one that cannot run counts as matching, so that
-    # the name is not proposed as an extra property (no patch rather than a wrong one).
+def _search(pattern: str, text: str, budget: CallBudget) -> bool | None:
+    """Whether a user's regex matches, on the budgeted engine; None: not within ``budget``.
+    One that cannot be compiled counts as matching: the validators could not use it either."""
     try:
-        return compiled_pattern(pattern).search(text, timeout=PATTERN_TIMEOUT) is not None
-    except (UnusablePattern, TimeoutError):
+        compiled = compiled_pattern(pattern)
+    except UnusablePattern:
         return True
+    try:
+        return compiled.search(text, timeout=budget.remaining()) is not None
+    except (TimeoutError, CallTimeout):
+        return None
 
 
 @dataclass(frozen=True)
@@ -292,9 +333,11 @@ def suggest(
     witness: Witness,
     redact: bool = False,
     side: FileSide | None = None,
+    ceiling: SearchCeiling | None = None,
 ) -> SchemaPatch:
     """The verified loosening of ``keyword`` at ``schema_pointer`` in ``new_schema`` that
-    accepts every call ``witness`` summarizes, located in ``side``'s catalog file."""
+    accepts every call ``witness`` summarizes, located in ``side``'s catalog file; checked
+    within a step of ``ceiling`` (the audit's searches share it)."""
     rule = RULES.get(keyword)
     if rule is None:
         return SchemaPatch(problem=f"no loosening rule for {keyword}")
@@ -319,7 +362,7 @@ def suggest(
         patched = apply_patch(new_schema, change.operations)
     except PatchError as error:
         return SchemaPatch(problem=f"{NO_SINGLE_CHANGE} ({error})")
-    problem = verify(keyword, holder_pointer, patched, witness)
+    problem = verify(keyword, holder_pointer, patched, witness, ceiling)
     if problem is not None:
         return SchemaPatch(problem=problem)
     located = _in_file(change.operations, patched, side)
@@ -435,6 +478,12 @@ def _enum(keyword: str, at: str, holder: dict[str, JSON], witness: Witness) -> _
 def _additional(keyword: str, at: str, holder: dict[str, JSON], witness: Witness) -> _Change | str:
     if holder[keyword] is not False:
         return f"{NO_SINGLE_CHANGE}: additionalProperties is a schema, not false"
+    if witness.undecided:
+        return (
+            "a logged property name could not be matched against patternProperties within "
+            f"{PATTERN_TIMEOUT:g} s of CPU time: whether it is an extra property is not "
+            "known, no patch proposed"
+        )
     if witness.extras is None:
         return (
             f"more than {MAX_VALUES} distinct extra properties (or a name longer than "
@@ -510,9 +559,15 @@ _READS: Final[dict[str, tuple[str, ...]]] = {
 """The keywords whose verdict a keyword's check depends on (draft 4 booleans included)."""
 
 
-def verify(keyword: str, holder_pointer: str, patched: JSON, witness: Witness) -> str | None:
+def verify(
+    keyword: str,
+    holder_pointer: str,
+    patched: JSON,
+    witness: Witness,
+    ceiling: SearchCeiling | None = None,
+) -> str | None:
     """None when the patched schema is usable and its keyword accepts every extreme value the
-    group logged; else why not."""
+    group logged; else why not. The values are checked within one step of ``ceiling``."""
     compiled = compile_schema(patched)
     if compiled.problem is not None:
         return f"{NO_SINGLE_CHANGE}: the patched schema {compiled.problem}"
@@ -525,13 +580,22 @@ def verify(keyword: str, holder_pointer: str, patched: JSON, witness: Witness) -
         for name in ("$schema", "$defs", "definitions"):
             if name in patched:
                 alone[name] = patched[name]
-    check = compile_schema(alone)
+    ceiling = ceiling or SearchCeiling()
+    # Evaluated on the budgeted engine: a pattern that backtracks on a logged name (the
+    # regex engine answers ``^(a+)+$`` at once, Python's re took days) stops at the step.
+    check = compile_schema(alone, ceiling.step)
     if check.validator is None:
         return f"{NO_SINGLE_CHANGE}: {check.problem}"
     validator = check.validator
-    if not all(validator.is_valid(instance) for instance in _instances(keyword, holder, witness)):
-        return NO_SINGLE_CHANGE
-    return None
+    instances = _instances(keyword, holder, witness)
+    with ceiling.counting():
+        if ceiling.start_step() is None:
+            return f"not checked: the audit's searches had spent {ceiling.describe()}"
+        try:
+            accepted = all(validator.is_valid(instance) for instance in instances)
+        except (CallTimeout, UnusablePattern) as error:
+            return f"the patch could not be checked: {error}"
+    return None if accepted else NO_SINGLE_CHANGE
 
 
 def _instances(keyword: str, holder: dict[str, JSON], witness: Witness) -> list[JSON]:
@@ -572,11 +636,9 @@ def _in_file(
     if tool.location.path in (STDIN, STDIN_NAME):
         return "the catalog was read from standard input"
     written = tool.schema
-    try:
-        rewrites = normalize(written, side.rules).rewrites if side.rules else ()
-    except RecursionError:
+    renamed = _renamed(written, side.rules)
+    if renamed is None:
         return "the catalog's schema is too deep to map"
-    renamed = {r.new_pointer: r.pointer for r in rewrites if r.change.value == "rename"}
     file_operations = tuple(
         PatchOperation(o.op, _old_pointer(o.path, renamed), o.value) for o in operations
     )
@@ -588,6 +650,26 @@ def _in_file(
     if again != patched:
         return "the catalog's normalization would not give the patched schema"
     return _location(tool, file_operations[0]), file_operations
+
+
+_last_renamed: list[tuple[JSON, Collection[Rule], dict[str, str] | None]] = []
+"""``_renamed`` of the tool patched last: its groups' patches ask it again and again, and
+normalizing the whole tool for each was half of a patch's cost."""
+
+
+def _renamed(written: JSON, rules: Collection[Rule]) -> dict[str, str] | None:
+    """The keys ``rules`` rename in ``written``, new pointer to old; None: too deep to map."""
+    if _last_renamed and _last_renamed[0][0] is written and _last_renamed[0][1] is rules:
+        return _last_renamed[0][2]
+    try:
+        rewrites = normalize(written, rules).rewrites if rules else ()
+        renamed: dict[str, str] | None = {
+            r.new_pointer: r.pointer for r in rewrites if r.change.value == "rename"
+        }
+    except RecursionError:
+        renamed = None
+    _last_renamed[:] = [(written, rules, renamed)]
+    return renamed
 
 
 def _old_pointer(pointer: str, renamed: Mapping[str, str]) -> str:

@@ -45,7 +45,7 @@ from auditor.models import (
     ToolSchema,
     ToolSummary,
 )
-from auditor.replay.budget import DEFAULT_CALL_TIMEOUT, CallBudget
+from auditor.replay.budget import DEFAULT_CALL_TIMEOUT, CallBudget, SearchCeiling
 from auditor.replay.counterexamples import (
     MAX_SAMPLE_BYTES,
     MAX_SAMPLES,
@@ -111,6 +111,7 @@ class Replays(Mapping[str, ToolReplay]):
         self._old_runtime = old_runtime
         self._memo = Memo(MEMO_ENTRIES)
         self._budget = CallBudget(call_timeout)  # calls run one at a time: one budget serves all
+        self.call_timeout = call_timeout
         self._built: dict[str, ToolReplay] = {}
 
     def __getitem__(self, name: str) -> ToolReplay:
@@ -547,7 +548,11 @@ def build_report(
     sanitizer = Sanitizer(settings.redact, settings.value_limit)
     accepted = settings.baseline.fingerprints if settings.baseline else frozenset()
     groups = tally.collector.groups({t.name: t.call_count for t in summaries}, accepted)
-    groups = tuple(_with_patch(g, replays, tally.collector, settings.redact) for g in groups)
+    # The counterexample searches and the patches' checks share one CPU-time ceiling.
+    searches = SearchCeiling(replays.call_timeout)
+    groups = tuple(
+        _with_patch(g, replays, tally.collector, settings.redact, searches) for g in groups
+    )
     groups = tuple(_with_evidence(g, replays, tally.collector) for g in groups)
     return Report(
         version=__version__,
@@ -575,7 +580,7 @@ def build_report(
         fail_min_calls=settings.fail_min_calls,
         fail_min_share=settings.fail_min_share,
         counterexamples=tuple(
-            _shown(c, sanitizer) for c in _counterexamples(replays, tally, summaries)
+            _shown(c, sanitizer) for c in _counterexamples(replays, tally, summaries, searches)
         ),
     )
 
@@ -596,7 +601,13 @@ def _with_evidence(group: Group, replays: Replays, collector: GroupCollector) ->
     return replace(group, evidence=line)
 
 
-def _with_patch(group: Group, replays: Replays, collector: GroupCollector, redact: bool) -> Group:
+def _with_patch(
+    group: Group,
+    replays: Replays,
+    collector: GroupCollector,
+    redact: bool,
+    searches: SearchCeiling,
+) -> Group:
     """``group`` with its suggested loosening, where it gets one (``loosen.eligible``)."""
     witness = collector.witness(group.fingerprint)
     if not eligible(group) or witness is None or group.tool not in replays:
@@ -607,7 +618,9 @@ def _with_patch(group: Group, replays: Replays, collector: GroupCollector, redac
     else:
         new = replays.new_tool(group.tool)
         side = None if new is None else FileSide(new, replays.new_catalogs.rules)
-    patch = suggest(group.keyword, group.schema_pointer, normalized.schema, witness, redact, side)
+    patch = suggest(
+        group.keyword, group.schema_pointer, normalized.schema, witness, redact, side, searches
+    )
     return replace(group, patch=patch)
 
 
@@ -654,10 +667,10 @@ def _constraints(
 
 
 def _counterexamples(
-    replays: Replays, tally: Tally, summaries: Sequence[ToolSummary]
+    replays: Replays, tally: Tally, summaries: Sequence[ToolSummary], searches: SearchCeiling
 ) -> Iterator[Counterexample]:
     """A counterexample (or why none) for each change no call reached or none failed."""
-    budget = SearchBudget()
+    budget = SearchBudget(ceiling=searches)
     uncalled = 0
     for summary in summaries:
         failed = tally.failed_changes.get(summary.name, set())

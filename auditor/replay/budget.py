@@ -15,6 +15,10 @@ until it returns), so the validators built here:
 When the budget runs out, ``CallTimeout`` is raised out of evaluation; replay turns it into a
 ``schema_error_after`` (or ``_before``) outcome for that one call, and the run goes on.
 
+The searches auditor runs on the schemas themselves (counterexamples, the checks of loosening
+patches) take steps under the same budget, and share one ceiling per audit
+(``SearchCeiling``).
+
 The budget is CPU time, not wall-clock time: on a loaded machine (an oversubscribed executor,
 a shared CI runner) a wall-clock budget ran out sooner in work done, so a slow call's outcome
 changed from run to run. The ``regex`` engine's ``timeout`` is measured with C's ``clock()``,
@@ -41,6 +45,7 @@ import sys
 import time
 import types
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from fractions import Fraction
 from typing import Any, Final
 
@@ -112,22 +117,153 @@ class CallBudget:
         return f"the {self.seconds:g} s budget of a call (--call-timeout, CPU time)"
 
 
-@functools.lru_cache(maxsize=1024)
+SEARCH_CALLS: Final = 30
+"""The CPU time the searches of one audit may take together, in calls' budgets
+(``--call-timeout``): a minute at the default 2 s."""
+MIN_SEARCH_SECONDS: Final = 60.0
+"""The least CPU time the searches of one audit get, whatever ``--call-timeout`` says (0, no
+limit, included): the largest ordinary search (20,000 candidates) takes a few seconds."""
+
+
+class SearchCeiling:
+    """The CPU time the searches of one audit spend together, and the budget of each step.
+
+    The counterexample searches and the checks of loosening patches (``--suggest-patch``) are
+    auditor's own work, on schemas a pull request may write: a pattern example whose match
+    backtracks (``^(a|a){40}$b`` on the ``aaa…ab`` built for it) took days. Each step of
+    theirs (one regex match, one evaluation of a proof's or a patch's subschema) keeps to one
+    call's budget, like a logged call; all of them together stop at ``seconds``
+    (``SEARCH_CALLS`` calls' budgets, at least ``MIN_SEARCH_SECONDS``). Past it, every step is
+    refused and the searches left report that they were not done.
+
+    Both are CPU time, and an ordinary search ends far inside them: what the searches find
+    does not depend on the machine unless a schema makes its evaluation hostile (then the
+    report says which searches ran out). A pattern that ran out of a step once is not matched
+    again by this audit's searches: each costs one step.
+    """
+
+    def __init__(
+        self, call_seconds: float | None = DEFAULT_CALL_TIMEOUT, seconds: float | None = None
+    ) -> None:
+        """``call_seconds``: a call's budget (``--call-timeout``; None or 0: none, then a step
+        may take what is left of the ceiling); ``seconds``: the ceiling, when not the
+        default (``SEARCH_CALLS`` budgets of a call, at least ``MIN_SEARCH_SECONDS``)."""
+        self.call_seconds = call_seconds or None
+        self._rule = seconds is None
+        if seconds is None:
+            seconds = max(MIN_SEARCH_SECONDS, SEARCH_CALLS * (call_seconds or 0.0))
+        self.seconds = seconds
+        self._spent = 0.0
+        self._since: float | None = None
+        """The thread's CPU clock when the outermost ``counting`` began (None: outside)."""
+        self.step = CallBudget(self.call_seconds)
+        """The budget of the step under way: the validators of proofs and patch checks are
+        built over it (once per draft), and each step restarts it."""
+        self.overran: dict[str, None] = {}
+        """Patterns whose match ran out of its step, in the order met."""
+        self.met: set[str] = set()
+        """Patterns that could not be matched within a step since ``met`` was last cleared:
+        what a search reports it went without."""
+
+    @contextmanager
+    def counting(self) -> Iterator[None]:
+        """Count the CPU time spent inside towards the ceiling (once, when nested)."""
+        if self._since is not None:
+            yield
+            return
+        self._since = time.thread_time()
+        try:
+            yield
+        finally:
+            self._spent += time.thread_time() - self._since
+            self._since = None
+
+    def left(self) -> float:
+        """CPU seconds the searches may still spend (0 once the ceiling is reached)."""
+        spent = self._spent
+        if self._since is not None:
+            spent += time.thread_time() - self._since
+        return max(self.seconds - spent, 0.0)
+
+    def spent(self) -> bool:
+        """Whether the ceiling is reached: no search step runs any more."""
+        return self.left() <= 0.0
+
+    def start_step(self) -> CallBudget | None:
+        """Open the budget of one step (one call's, or what is left of the ceiling when that
+        is less), or None when the ceiling is reached."""
+        left = self.left()
+        if left <= 0.0:
+            return None
+        self.step.seconds = left if self.call_seconds is None else min(self.call_seconds, left)
+        self.step.start()
+        return self.step
+
+    def matches(self, pattern: str, text: str) -> bool | None:
+        """Whether ``pattern`` matches ``text`` (``regex.search``), within one step; None when
+        that is not known: the pattern cannot be compiled (or expands past
+        ``MAX_PATTERN_EXPANSION``), its match ran out of the step (now or before), or the
+        ceiling is reached."""
+        if pattern in self.overran:
+            self.met.add(pattern)
+            return None
+        try:
+            compiled = compiled_pattern(pattern)
+        except UnusablePattern:
+            return None
+        with self.counting():
+            step = self.start_step()
+            if step is None:
+                return None
+            try:
+                # remaining() is positive here: a timeout of 0 would stop at once, and a
+                # negative one would mean none at all to the regex engine.
+                return compiled.search(text, timeout=step.remaining()) is not None
+            except (TimeoutError, CallTimeout):
+                self.overran[pattern] = None
+                self.met.add(pattern)
+                return None
+
+    def describe(self) -> str:
+        """The ceiling, as the report names it."""
+        rule = f" ({SEARCH_CALLS} times --call-timeout, at least {MIN_SEARCH_SECONDS:g} s)"
+        return f"the {self.seconds:g} s of CPU time the searches of an audit may take" + (
+            rule if self._rule else ""
+        )
+
+    def describe_step(self) -> str:
+        """A step's budget, as the report names it."""
+        if self.call_seconds is None:
+            return "the searches' CPU time"
+        return f"the {self.call_seconds:g} s budget of a call (--call-timeout, CPU time)"
+
+
 def compiled_pattern(pattern: str) -> Any:
     """``pattern`` compiled by the ``regex`` engine (which takes a timeout), remembered.
 
     Refused (``UnusablePattern``) when its counted repeats expand past
-    ``MAX_PATTERN_EXPANSION``: the compile itself cannot be interrupted.
+    ``MAX_PATTERN_EXPANSION``: the compile itself cannot be interrupted. Refusals are
+    remembered too: measuring a long pattern again for every call and every search step
+    would cost its parse each time.
     """
+    compiled = _compiled(pattern)
+    if isinstance(compiled, str):
+        raise UnusablePattern(compiled)
+    return compiled
+
+
+@functools.lru_cache(maxsize=1024)
+def _compiled(pattern: str) -> Any:
+    """``compiled_pattern``'s answer: the compiled pattern, or why it is refused."""
     if pattern_expansion(pattern) > MAX_PATTERN_EXPANSION:
-        raise UnusablePattern(
+        return (
             f"pattern {pattern!r} cannot be used: its counted repeats expand to more than "
             f"{MAX_PATTERN_EXPANSION:,} elements"
         )
     try:
         return regex.compile(pattern)
     except (regex.error, OverflowError, RecursionError) as error:
-        raise UnusablePattern(f"pattern {pattern!r} cannot be compiled: {error}") from error
+        return f"pattern {pattern!r} cannot be compiled: {error}"
 
 
 _PARSER: Any = importlib.import_module("re._parser" if sys.version_info >= (3, 11) else "sre_parse")

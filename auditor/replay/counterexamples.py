@@ -22,18 +22,26 @@ The search is targeted and deterministic, never random:
 Every candidate costs one replay, under the per-call time budget; a change gets at most
 ``MAX_CANDIDATES`` of them and a whole audit ``MAX_AUDIT_CANDIDATES``. A change without a
 counterexample within the bound is reported as such, never as harmless.
+
+The searches of an audit also share one CPU-time ceiling (``SearchCeiling``): every regex
+match they make (a built pattern example checked, a declared name matched against
+``patternProperties``) and every proof's evaluation keeps to one call's budget; the edits of
+an argument stop at the first candidate whose evaluation runs past its call's budget; and
+once the ceiling is reached the changes left are reported as not searched. The walks behind the
+proofs and the candidates are bounded in count (``MAX_WAYS``, ``MAX_NAME_MATCHES``,
+``MAX_GENERATED``, ``MAX_BUILT_SIZE``), so an ordinary search never comes near the ceiling.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any, Final
 
 import orjson
-import regex
 
 from auditor.models import (
     JSON,
@@ -45,11 +53,12 @@ from auditor.models import (
     Rule,
     Verdict,
 )
+from auditor.replay.budget import SearchCeiling, budgeted
 from auditor.replay.causes import keyword_position
 from auditor.replay.constraints import ASSERTIONS
 from auditor.replay.engine import trusted
 from auditor.replay.pattern_example import example_matching
-from auditor.replay.tool import ToolReplay
+from auditor.replay.tool import VALIDATORS, ToolReplay
 from auditor.schema import pointers
 from auditor.schema.keywords import (
     ANNOTATIONS,
@@ -76,6 +85,21 @@ MAX_LOCATIONS: Final = 40
 """Places in one argument an edit is tried at, when the changed keyword's place is unknown."""
 _MAX_BOUND: Final = 10_000
 """Length and count bounds beyond this are not met by building a value that large."""
+MAX_GENERATED: Final = 20 * MAX_CANDIDATES
+"""Edits one change's search may generate, repeats of earlier candidates included: a long
+list of equal values (an old ``enum`` of 200,000 copies) is not walked to its end."""
+MAX_BUILT_SIZE: Final = 100_000
+"""Values and string characters an argument built from the schema may hold (``minimal``):
+nested ``minItems: 100`` arrays doubled their size a hundredfold per level."""
+MAX_REPEATED_BYTES: Final = 1 << 20
+"""JSON text of a list built of copies of one item (against ``minItems``/``maxItems``): past
+it, the copies are null (a 2 KB item times 10,000 was 20 MB per candidate)."""
+MAX_WAYS: Final = 1_000
+"""Schema objects one proof visits following the references into a definition: a chain of
+definitions each referred to from several places multiplied the ways to walk."""
+MAX_NAME_MATCHES: Final = 100_000
+"""Name-and-pattern pairs one proof or edit matches (declared properties against
+``patternProperties``); beyond, no proof, and no more names tried."""
 
 _ANNOTATIONS: Final = frozenset(
     {
@@ -130,10 +154,12 @@ Patch = tuple[dict[str, JSON], ...]
 
 @dataclass
 class SearchBudget:
-    """Candidates the rest of an audit's searches may still replay, and the verdicts of the
-    tool searched last (its changes' searches edit the same samples alike)."""
+    """Candidates the rest of an audit's searches may still replay, the CPU time they may
+    still take (shared with the checks of loosening patches), and the verdicts of the tool
+    searched last (its changes' searches edit the same samples alike)."""
 
     left: int = MAX_AUDIT_CANDIDATES
+    ceiling: SearchCeiling = field(default_factory=SearchCeiling)
     _last: _Sides | None = field(default=None, repr=False)
 
     def sides(self, replay: ToolReplay) -> _Sides:
@@ -152,18 +178,51 @@ def counterexample(
     if replay.new.validator is None:  # every call is a schema error after: nothing is harmless
         whole = f"the new schema cannot be used for any call ({replay.new.problem})"
         return Counterexample(name, rewrite, CounterexampleStatus.UNUSABLE, reason=whole)
-    reason = harmless(replay, rewrite)
-    if reason is not None:
-        return Counterexample(name, rewrite, CounterexampleStatus.HARMLESS, reason=reason)
-    blocked = unevaluable(replay.normalized.schema, rewrite)
-    if blocked is not None:
-        return Counterexample(name, rewrite, CounterexampleStatus.UNUSABLE, reason=blocked)
-    if budget.left <= 0:
-        spent = f"not searched: the audit's {MAX_AUDIT_CANDIDATES:,} candidates were spent"
-        return _not_found(name, rewrite, spent, 0)
-    tried = unusable = 0
+    ceiling = budget.ceiling
+    with ceiling.counting():
+        if ceiling.spent():
+            return _not_found(name, rewrite, _not_searched(ceiling), 0)
+        ceiling.met.clear()
+        reason = harmless(replay, rewrite, ceiling)
+        if reason is not None:
+            return Counterexample(name, rewrite, CounterexampleStatus.HARMLESS, reason=reason)
+        blocked = unevaluable(replay.normalized.schema, rewrite, ceiling)
+        if blocked is not None:
+            return Counterexample(name, rewrite, CounterexampleStatus.UNUSABLE, reason=blocked)
+        if ceiling.spent():  # a proof that ran out proves nothing, and leaves no time
+            return _not_found(name, rewrite, _not_searched(ceiling), 0)
+        if budget.left <= 0:
+            spent = f"not searched: the audit's {MAX_AUDIT_CANDIDATES:,} candidates were spent"
+            return _not_found(name, rewrite, spent, 0)
+        return _search(replay, rewrite, samples, budget)
+
+
+def _not_searched(ceiling: SearchCeiling) -> str:
+    return f"not searched: the audit's searches had spent {ceiling.describe()}"
+
+
+def _search(
+    replay: ToolReplay, rewrite: Rewrite, samples: Sequence[Sample], budget: SearchBudget
+) -> Counterexample:
+    """The candidates' search of ``counterexample``, once no proof settled the change."""
+    name = replay.tool.name
+    ceiling = budget.ceiling
+    tried = unusable = overran = generated = 0
+    stopped = ""
     seen: set[bytes] = set()
-    for source, start, patch in _candidates(replay, rewrite, samples):
+    given_up: object = _ABSENT  # the argument whose edits ran past the call budget
+    for source, start, patch in _candidates(replay, rewrite, samples, ceiling):
+        if start is given_up:
+            continue
+        generated += 1
+        if generated > MAX_GENERATED:
+            stopped = f"; the search stopped after {MAX_GENERATED:,} edits (most of them repeats)"
+            break
+        if ceiling.spent():
+            stopped = (
+                f"; the search stopped there: the audit's searches had spent {ceiling.describe()}"
+            )
+            break
         arguments = apply_patch(start, patch)
         try:
             key = orjson.dumps(arguments)
@@ -176,9 +235,8 @@ def counterexample(
             break
         tried += 1
         budget.left -= 1
-        verdict = _check(budget.sides(replay), rewrite, arguments, key)
-        unusable += verdict is None
-        if verdict:
+        judged = _judge(budget.sides(replay), rewrite, arguments, key)
+        if judged is _Judged.BITES:
             return Counterexample(
                 name,
                 rewrite,
@@ -188,12 +246,31 @@ def counterexample(
                 patch=patch if source is not None else (),
                 candidates=tried,
             )
+        unusable += judged is _Judged.UNUSABLE
+        if judged is _Judged.OVERRAN:
+            # The other edits of this argument keep what the evaluation ran out on: each
+            # would run as long. The next argument (another call, or one built) may not.
+            overran += 1
+            given_up = start
     reason = f"no counterexample among {tried} candidate arguments (not a proof)"
     if not tried:
-        reason = "no candidate argument reaches the changed keyword's place (not a proof)"
+        none = "was tried" if stopped else "reaches the changed keyword's place"
+        reason = f"no candidate argument {none} (not a proof)"
     if unusable:
         reason += f"; the new schema could not evaluate {unusable} of them (a schema error)"
-    return _not_found(name, rewrite, reason, tried)
+    if overran:
+        reason += (
+            f"; {overran} of them ran past {ceiling.describe_step()}: the other edits of "
+            f"{'that argument were' if overran == 1 else 'those arguments were'} not tried"
+        )
+    if ceiling.met:
+        count = len(ceiling.met)
+        reason += (
+            f"; matching {count} {'pattern' if count == 1 else 'patterns'} ran past "
+            f"{ceiling.describe_step()}: no name or value was built from "
+            f"{'it' if count == 1 else 'them'}"
+        )
+    return _not_found(name, rewrite, reason + stopped, tried)
 
 
 def _not_found(tool: str, rewrite: Rewrite, reason: str, tried: int) -> Counterexample:
@@ -205,28 +282,40 @@ def _not_found(tool: str, rewrite: Rewrite, reason: str, tried: int) -> Countere
 def bites(replay: ToolReplay, rewrite: Rewrite, arguments: JSON) -> bool:
     """Whether the old runtime accepts ``arguments`` and the new schema rejects them with an
     error the change causes: the check every counterexample passes before it is shown."""
-    return _check(_Sides(replay), rewrite, arguments) is True
+    return _judge(_Sides(replay), rewrite, arguments) is _Judged.BITES
 
 
-def _check(
-    sides: _Sides, rewrite: Rewrite, arguments: JSON, key: bytes | None = None
-) -> bool | None:
-    """``bites``, or None when the new schema could not be used for ``arguments``; ``key``:
-    their JSON text, under which the verdicts are remembered."""
+class _Judged(Enum):
+    """What one candidate showed."""
+
+    BITES = "bites"
+    MISSES = "misses"
+    UNUSABLE = "unusable"
+    """The new schema could not be used for it (a schema error)."""
+    OVERRAN = "overran"
+    """Its evaluation ran out of the call's budget (and it does not bite)."""
+
+
+def _judge(sides: _Sides, rewrite: Rewrite, arguments: JSON, key: bytes | None = None) -> _Judged:
+    """Whether ``arguments`` bite (see ``bites``), and why not; ``key``: their JSON text,
+    under which the verdicts are remembered."""
     verdicts = sides.verdicts(arguments, key)
     if verdicts is None:
-        return False
+        return _Judged.MISSES
     old, new = verdicts
     if old is None or not new.usable:
-        return None
-    if not old.accepts or new.accepts:
-        return False
-    return rewrite.removes_tool or any(rewrite in issue.causes for issue in new.errors)
+        return _Judged.OVERRAN if new.over_budget else _Judged.UNUSABLE
+    caused = rewrite.removes_tool or any(rewrite in issue.causes for issue in new.errors)
+    if old.accepts and not new.accepts and caused:
+        return _Judged.BITES
+    return _Judged.OVERRAN if old.over_budget or new.over_budget else _Judged.MISSES
 
 
 MAX_REMEMBERED: Final = 5_000
 """Candidates' verdicts remembered per tool: its changes' searches try the same edits of the
 same samples (about 40% of the candidates on the benchmark's workloads)."""
+MAX_REMEMBERED_BYTES: Final = 64 << 20
+"""Bytes of candidates' JSON text those verdicts are remembered by, per tool."""
 
 
 class _Sides:
@@ -243,6 +332,7 @@ class _Sides:
             replay.normalized.schema
         )
         self._known: dict[bytes, tuple[Verdict | None, Verdict] | None] = {}
+        self._known_bytes = 0
 
     def verdicts(self, arguments: JSON, key: bytes | None) -> tuple[Verdict | None, Verdict] | None:
         """``ToolReplay.verdicts`` of ``arguments``, or None when they cannot bite: the new
@@ -255,8 +345,13 @@ class _Sides:
         found = None
         if not replay.surely_accepted(arguments) and self._old_may_accept(arguments):
             found = replay.verdicts(arguments)
-        if key is not None and len(self._known) < MAX_REMEMBERED:
+        if (
+            key is not None
+            and len(self._known) < MAX_REMEMBERED
+            and self._known_bytes + len(key) <= MAX_REMEMBERED_BYTES
+        ):
             self._known[key] = found
+            self._known_bytes += len(key)
         return found
 
     def _old_may_accept(self, arguments: JSON) -> bool:
@@ -266,8 +361,12 @@ class _Sides:
         return not self._new_raises_nothing or self.replay.old_accepts_rejected(arguments)
 
 
-def harmless(replay: ToolReplay, rewrite: Rewrite) -> str | None:
-    """Why no argument can be rejected because of ``rewrite``, when that can be shown."""
+def harmless(
+    replay: ToolReplay, rewrite: Rewrite, ceiling: SearchCeiling | None = None
+) -> str | None:
+    """Why no argument can be rejected because of ``rewrite``, when that can be shown (within
+    ``ceiling``'s steps)."""
+    ceiling = ceiling or SearchCeiling()
     if replay.old_runtime is OldRuntime.STANDARD and replay.old.validator is None:
         return "the old schema failed its meta-schema: no argument passed before the change"
     if rewrite.removes_tool:
@@ -295,7 +394,7 @@ def harmless(replay: ToolReplay, rewrite: Rewrite) -> str | None:
         return "'format' is an annotation here: no format checker asserts it"
     if keyword in _ANNOTATIONS and keyword not in functions:
         return f"'{keyword}' is an annotation: the validator asserts nothing for it"
-    if keyword == "type" and _evaluated_alike(replay, pointers.parent(position)):
+    if keyword == "type" and _evaluated_alike(replay, pointers.parent(position), _Ways(ceiling)):
         _, holder = pointers.resolve(replay.normalized.schema, pointers.parent(position))
         implied = _implied_by_values(holder, value)
         if implied is not None:
@@ -303,13 +402,13 @@ def harmless(replay: ToolReplay, rewrite: Rewrite) -> str | None:
     if any(type(value) is type(v) and value == v for v in _VACUOUS.get(keyword, ())):
         return f"'{keyword}: {orjson.dumps(value).decode()}' constrains nothing"
     return (
-        _under_refusing_not(replay, rewrite)
-        or _members_refused_before(replay, rewrite)
-        or _siblings_admit_nothing_it_refuses(replay, position, keyword, value)
+        _under_refusing_not(replay, rewrite, ceiling)
+        or _members_refused_before(replay, rewrite, ceiling)
+        or _siblings_admit_nothing_it_refuses(replay, position, keyword, value, ceiling)
     )
 
 
-def unevaluable(schema: JSON, rewrite: Rewrite) -> str | None:
+def unevaluable(schema: JSON, rewrite: Rewrite, ceiling: SearchCeiling | None = None) -> str | None:
     """Why every argument that fails the changed keyword makes the new schema raise instead of
     reject, when it does: on every way to the keyword a reference that resolves nowhere is
     followed whenever the keyword fails (a sibling ``anyOf``/``oneOf`` branch tried next, an
@@ -328,7 +427,10 @@ def unevaluable(schema: JSON, rewrite: Rewrite) -> str | None:
             branch = pointers.join(position, index)
             if branch in dangling:
                 return _unevaluable_reason(dangling[branch], branch)
-    hit = _dangling_on_the_way(schema, dangling, pointers.parent(position), keyword, frozenset())
+    ways = _Ways(ceiling or SearchCeiling())
+    hit = _dangling_on_the_way(
+        schema, dangling, pointers.parent(position), keyword, frozenset(), ways
+    )
     return None if hit is None else _unevaluable_reason(*hit)
 
 
@@ -369,8 +471,16 @@ def _eager_depths(holder: str) -> set[int] | None:
     return depths
 
 
+_last_dangling: list[tuple[JSON, dict[str, str]]] = []
+"""The dangling references of the schema searched last, with it (each change asks)."""
+
+
 def _dangling_references(schema: JSON) -> dict[str, str]:
-    """Schema objects whose local ``$ref`` resolves nowhere, by pointer, with the reference."""
+    """Schema objects whose local ``$ref`` resolves nowhere, by pointer, with the reference:
+    walked once per schema (it was walked for every change, the square of a large tool's
+    size)."""
+    if _last_dangling and _last_dangling[0][0] is schema:
+        return _last_dangling[0][1]
     vocabulary = VOCABULARY[draft_of(schema)]
     found: dict[str, str] = {}
     for node, where in schema_objects(schema, "", vocabulary):
@@ -380,11 +490,17 @@ def _dangling_references(schema: JSON) -> dict[str, str]:
         target = pointers.ref_target(ref)
         if isinstance(target, str) and not pointers.resolve(schema, target)[0]:
             found[where] = ref
+    _last_dangling[:] = [(schema, found)]
     return found
 
 
 def _dangling_on_the_way(
-    schema: JSON, dangling: dict[str, str], holder: str, then: str, seen: frozenset[str]
+    schema: JSON,
+    dangling: dict[str, str],
+    holder: str,
+    then: str,
+    seen: frozenset[str],
+    ways: _Ways,
 ) -> tuple[str, str] | None:
     """(reference, its place) followed on every way a failure at ``holder`` surfaces, or None;
     ``then``: the key of ``holder`` the way goes on by (the changed keyword, or ``$ref``).
@@ -395,7 +511,7 @@ def _dangling_on_the_way(
     A sibling ``anyOf``/``oneOf`` branch counts wherever it stands: the combinator's error is
     yielded only once every branch was tried."""
     depths = _eager_depths(holder)
-    if holder in seen or len(seen) > 20 or depths is None:
+    if holder in seen or len(seen) > 20 or depths is None or not ways.visit():
         return None
     segments = pointers.split(holder)
     for depth in sorted(depths, reverse=True):
@@ -431,13 +547,16 @@ def _dangling_on_the_way(
     # A definition is evaluated only where a reference leads into it: each of those ways.
     entry = pointers.from_segments(segments[:2])
     referrers = _referrers(schema, entry)
-    hits = [_dangling_on_the_way(schema, dangling, r, "$ref", seen | {holder}) for r in referrers]
-    if not hits or any(hit is None for hit in hits):
-        return None
-    return min(hit for hit in hits if hit is not None)
+    hits: list[tuple[str, str]] = []
+    for referrer in referrers:
+        hit = _dangling_on_the_way(schema, dangling, referrer, "$ref", seen | {holder}, ways)
+        if hit is None:
+            return None  # one way reaches the keyword without the dangling reference
+        hits.append(hit)
+    return min(hits) if hits else None
 
 
-def _under_refusing_not(replay: ToolReplay, rewrite: Rewrite) -> str | None:
+def _under_refusing_not(replay: ToolReplay, rewrite: Rewrite, ceiling: SearchCeiling) -> str | None:
     """Why a change inside a ``not`` cannot bite: before the change the ``not``'s subschema
     enforced nothing (``not: {min_items: 1}`` read as ``not: {}``), so the ``not`` refused
     every value that reached it, and nothing on the way there changed."""
@@ -449,7 +568,7 @@ def _under_refusing_not(replay: ToolReplay, rewrite: Rewrite) -> str | None:
         if old[index] != "not" or inside_names or old[: index + 1] != new[: index + 1]:
             continue
         holder = pointers.from_segments(old[:index])
-        if not _evaluated_alike(replay, holder):
+        if not _evaluated_alike(replay, holder, _Ways(ceiling)):
             return None
         _, subschema = pointers.resolve(replay.tool.schema, pointers.join(holder, "not"))
         if not _enforces_nothing(subschema, draft_of(replay.tool.schema)):
@@ -518,7 +637,7 @@ _REFERENCES: Final = (b'"$ref"', b'"$dynamicRef"', b'"$recursiveRef"')
 
 
 def _siblings_admit_nothing_it_refuses(
-    replay: ToolReplay, position: str, keyword: str, value: JSON
+    replay: ToolReplay, position: str, keyword: str, value: JSON, ceiling: SearchCeiling
 ) -> str | None:
     """Why the changed keyword cannot fail on a value the old runtime let reach it: an
     unchanged sibling ``type`` admits no value the keyword applies to, or an unchanged sibling
@@ -528,7 +647,7 @@ def _siblings_admit_nothing_it_refuses(
     if (
         replay.old_runtime is OldRuntime.NONE
         or not isinstance(holder, dict)
-        or not _evaluated_alike(replay, holder_at)
+        or not _evaluated_alike(replay, holder_at, _Ways(ceiling))
     ):
         return None
     kinds = holder.get("type")
@@ -554,11 +673,19 @@ def _siblings_admit_nothing_it_refuses(
     if isinstance(root, dict) and "$schema" in root:
         alone["$schema"] = root["$schema"]
     validator: Any = replay.new.validator
+    # Evaluated within a step of its own: the replay's budget was started by whatever call
+    # ran last, however long ago, and a proof must not depend on that.
+    step = ceiling.start_step()
+    if step is None:
+        return None
     try:
-        check = type(validator)(alone, format_checker=validator.format_checker)
-        if not all(check.is_valid(v) for v in values):
-            return None
-    except Exception:  # a user's subschema may raise anything: no proof then
+        with ceiling.counting():
+            check = budgeted(VALIDATORS[draft_of(root)], step)(
+                alone, format_checker=validator.format_checker
+            )
+            if not all(check.is_valid(v) for v in values):
+                return None
+    except Exception:  # a user's subschema may raise anything (the step's end too): no proof
         return None
     return f"the sibling '{where}' admits only values that pass it"
 
@@ -577,7 +704,9 @@ def _text(value: JSON) -> bytes:
         return json.dumps(value).encode()
 
 
-def _members_refused_before(replay: ToolReplay, rewrite: Rewrite) -> str | None:
+def _members_refused_before(
+    replay: ToolReplay, rewrite: Rewrite, ceiling: SearchCeiling
+) -> str | None:
     """Why a change to what ``patternProperties`` or ``prefixItems`` say of
     some members cannot bite: the old schema object refused every such member outright
     (``additionalProperties: false`` with no old property the names match, ``items: false``
@@ -593,7 +722,7 @@ def _members_refused_before(replay: ToolReplay, rewrite: Rewrite) -> str | None:
         if (at > 0 and new[at - 1] in _NAMES) or len(old) <= at:
             continue
         holder = pointers.from_segments(new[:at])
-        if not _evaluated_alike(replay, holder):
+        if not _evaluated_alike(replay, holder, _Ways(ceiling)):
             return None
         old_holder_at = pointers.from_segments(old[:at])
         _, before = pointers.resolve(replay.tool.schema, old_holder_at)
@@ -613,7 +742,9 @@ def _members_refused_before(replay: ToolReplay, rewrite: Rewrite) -> str | None:
         if before.get("additionalProperties") is not False or "patternProperties" in before:
             return None
         patterns = [member] if member is not None else list(now if isinstance(now, dict) else {})
-        if any(_matches_any(patterns, name) is not False for name in old_names):
+        if len(patterns) * len(old_names) > MAX_NAME_MATCHES:
+            return None
+        if any(_matches_any(patterns, name, ceiling) is not False for name in old_names):
             return None
         return (
             f"the old schema at '{where}' had 'additionalProperties: false' and no property "
@@ -623,12 +754,17 @@ def _members_refused_before(replay: ToolReplay, rewrite: Rewrite) -> str | None:
     return None
 
 
-def _matches_any(patterns: Sequence[str], name: str) -> bool | None:
-    """Whether ``name`` matches one of the regular expressions (None: one does not compile)."""
-    try:
-        return any(regex.search(p, name) is not None for p in patterns)
-    except (regex.error, TypeError):
-        return None
+def _matches_any(patterns: Iterable[str], name: str, ceiling: SearchCeiling) -> bool | None:
+    """Whether ``name`` matches one of the regular expressions (None: none does, and one
+    cannot be compiled or matched within a step of ``ceiling``)."""
+    known: bool | None = False
+    for pattern in patterns:
+        matched = ceiling.matches(pattern, name) if isinstance(pattern, str) else None
+        if matched:
+            return True
+        if matched is None:
+            known = None
+    return known
 
 
 def _enforces_nothing(schema: JSON, draft: Draft) -> bool:
@@ -649,60 +785,158 @@ def _unreferenced_definition(schema: JSON, position: str) -> str | None:
     if len(segments) < 3 or segments[0] not in ("$defs", "definitions"):
         return None
     entry = pointers.from_segments(segments[:2])
+    ways_in = _ways_in(schema)
+    if ways_in is None or entry in ways_in:
+        return None  # an anchor, a remote, an embedded resource or a way in: it may be evaluated
+    return entry
+
+
+_last_ways_in: list[tuple[JSON, set[str] | None]] = []
+"""``_ways_in`` of the schema searched last, with it: walked once, not once per change."""
+
+
+def _ways_in(schema: JSON) -> set[str] | None:
+    """Every pointer a local reference of ``schema`` targets, and each pointer above it; None
+    when a reference may lead anywhere (an anchor, another document) or references resolve
+    against embedded resources (an ``$id``, ``id`` or anchor key anywhere)."""
+    if _last_ways_in and _last_ways_in[0][0] is schema:
+        return _last_ways_in[0][1]
+    found: set[str] | None = set()
     stack: list[JSON] = [schema]
-    while stack:
+    while stack and found is not None:
         node = stack.pop()
         if isinstance(node, dict):
             for key, value in node.items():
                 if key in ("$ref", "$dynamicRef", "$recursiveRef") and isinstance(value, str):
                     target = pointers.ref_target(value)
-                    if not isinstance(target, str) or pointers.is_within(target, entry):
-                        return None  # an anchor, a remote or a way in: it may be evaluated
+                    if not isinstance(target, str):
+                        found = None
+                        break
+                    while target not in found:
+                        found.add(target)
+                        if not target:
+                            break
+                        target = pointers.parent(target)
                 if key in ("$id", "id", "$anchor", "$dynamicAnchor"):
-                    return None  # references resolve against embedded resources
+                    found = None
+                    break
                 stack.append(value)
         elif isinstance(node, list):
             stack.extend(node)
-    return entry
+    _last_ways_in[:] = [(schema, found)]
+    return found
 
 
-def _evaluated_alike(replay: ToolReplay, holder: str, seen: frozenset[str] = frozenset()) -> bool:
+class _Ways:
+    """The schema objects one proof may still visit (``MAX_WAYS``), while the searches'
+    ceiling lasts: past either, the proof is not made."""
+
+    def __init__(self, ceiling: SearchCeiling) -> None:
+        self.left = MAX_WAYS
+        self.ceiling = ceiling
+
+    def visit(self) -> bool:
+        """Whether one more schema object may be visited (counting it)."""
+        self.left -= 1
+        return self.left >= 0 and not self.ceiling.spent()
+
+
+def _evaluated_alike(
+    replay: ToolReplay, holder: str, ways: _Ways, seen: frozenset[str] = frozenset()
+) -> bool:
     """Whether the old runtime evaluated the schema object at ``holder`` (a new pointer)
     wherever the new schema does, its ``enum`` and ``const`` as they stand: no change lies on
     the way to it — nor on the way to a ``$ref`` that leads into it — no ``$ref`` changed,
-    nothing on the way read as inert."""
-    if holder in seen or len(seen) > 20:
+    nothing on the way read as inert. False too when ``ways`` run out."""
+    places = _places_of(replay)
+    if places.any_reference or holder in seen or len(seen) > 20 or not ways.visit():
         return False
     for site in _referrers(replay.normalized.schema, holder):
-        if not _evaluated_alike(replay, site, seen | {holder}):
+        if not _evaluated_alike(replay, site, ways, seen | {holder}):
             return False
     values = (pointers.join(holder, "enum"), pointers.join(holder, "const"))
-    for other in replay.normalized.rewrites:
-        if other.pointer.endswith("/$ref") or other.removes_tool:
-            return False
-        place = keyword_position(other)
-        if pointers.is_within(holder, place) or any(pointers.is_within(place, v) for v in values):
-            return False
-    return not any(
-        pointers.is_within(holder, reading.pointer)
-        or any(pointers.is_within(reading.pointer, v) for v in values)
-        for reading in replay.readings
-    )
+    return not places.on_the_way(holder) and not any(places.at_or_below(v) for v in values)
+
+
+class _Places:
+    """Where a tool's changes (their keywords' places) and lenient readings stand, indexed:
+    ``_evaluated_alike`` asks of each schema object it visits whether one stands on the way
+    to it or inside its ``enum``/``const``, and a loop over every change each time made the
+    proofs of a tool's changes take time in the square of their number (2,000 properties
+    with two dialect keywords each: 54 s)."""
+
+    def __init__(self, replay: ToolReplay) -> None:
+        rewrites = replay.normalized.rewrites
+        self.replay = replay
+        self.any_reference = any(r.pointer.endswith("/$ref") or r.removes_tool for r in rewrites)
+        """A ``$ref`` changed (or the tool was removed): no schema object is evaluated alike."""
+        points = [keyword_position(r) for r in rewrites] + [r.pointer for r in replay.readings]
+        self._points = set(points)
+        self._above: set[str] = set()
+        """Every point and each pointer above it."""
+        for point in points:
+            while point not in self._above:
+                self._above.add(point)
+                if not point:
+                    break
+                point = pointers.parent(point)
+
+    def on_the_way(self, holder: str) -> bool:
+        """Whether a point is ``holder`` or above it."""
+        while holder not in self._points:
+            if not holder:
+                return False
+            holder = pointers.parent(holder)
+        return True
+
+    def at_or_below(self, pointer: str) -> bool:
+        """Whether a point is ``pointer`` or below it."""
+        return pointer in self._above
+
+
+_last_places: list[_Places] = []
+"""The index of the tool searched last (its changes' proofs ask it again and again)."""
+
+
+def _places_of(replay: ToolReplay) -> _Places:
+    if not _last_places or _last_places[0].replay is not replay:
+        _last_places[:] = [_Places(replay)]
+    return _last_places[0]
 
 
 def _referrers(schema: JSON, holder: str) -> list[str]:
-    """Pointers of the schema objects whose ``$ref`` leads to ``holder`` or above it."""
-    return [
-        where
-        for where, target in _references(schema)
-        if not isinstance(target, str) or pointers.is_within(holder, target)
-    ]
+    """Pointers of the schema objects whose ``$ref`` leads to ``holder`` or above it, in the
+    order ``_references`` lists them."""
+    index = _references_index(schema)
+    found = list(index.elsewhere)
+    target = holder
+    while True:
+        found += index.by_target.get(target, ())
+        if not target:
+            break
+        target = pointers.parent(target)
+    return [where for _, where in sorted(found)]
 
 
-_last_references: list[tuple[JSON, list[tuple[str, str | None]]]] = []
+@dataclass
+class _ReferencesIndex:
+    """A schema's references by the local pointer they target (with their rank in
+    ``_references``): a proof asks which lead to a pointer for every object it visits."""
+
+    by_target: dict[str, list[tuple[int, str]]]
+    elsewhere: list[tuple[int, str]]
+    """References to no local pointer (an anchor, another document): they may lead anywhere."""
+
+
+_last_references: list[tuple[JSON, list[tuple[str, str | None]], _ReferencesIndex]] = []
 """The references of the schema searched last: its changes' proofs ask for them again and
 again, and walking the whole schema each time was a tenth of the search. Held with the schema
 itself, so that it is recognized by identity (schemas are never edited in place)."""
+
+
+def _references_index(schema: JSON) -> _ReferencesIndex:
+    _references(schema)
+    return _last_references[0][2]
 
 
 def _references(schema: JSON) -> list[tuple[str, str | None]]:
@@ -722,7 +956,13 @@ def _references(schema: JSON) -> list[tuple[str, str | None]]:
             stack.extend((v, pointers.join(where, k)) for k, v in node.items())
         elif isinstance(node, list):
             stack.extend((v, pointers.join(where, i)) for i, v in enumerate(node))
-    _last_references[:] = [(schema, found)]
+    index = _ReferencesIndex({}, [])
+    for rank, (where, target) in enumerate(found):
+        if target is None:
+            index.elsewhere.append((rank, where))
+        else:
+            index.by_target.setdefault(target, []).append((rank, where))
+    _last_references[:] = [(schema, found, index)]
     return found
 
 
@@ -800,9 +1040,10 @@ def _copied(value: JSON) -> JSON:
 
 
 def _candidates(
-    replay: ToolReplay, rewrite: Rewrite, samples: Sequence[Sample]
+    replay: ToolReplay, rewrite: Rewrite, samples: Sequence[Sample], ceiling: SearchCeiling
 ) -> Iterator[tuple[str | None, JSON, Patch]]:
-    """(source or None, argument to edit, one-operation patch), most promising first."""
+    """(source or None, argument to edit, one-operation patch), most promising first; the
+    patterns they are built from are matched within ``ceiling``'s steps."""
     schema = replay.normalized.schema
     position = keyword_position(rewrite)
     holder_pointer = pointers.parent(position) if position else ""
@@ -810,7 +1051,7 @@ def _candidates(
     _, holder = pointers.resolve(schema, holder_pointer)
     if not isinstance(holder, dict):
         holder = {}
-    template = _instance_template(schema, holder_pointer)
+    template = _instance_template(schema, holder_pointer, ceiling)
     entry = pointers.split(rewrite.pointer)[-1] if rewrite.entry_of and rewrite.pointer else None
     # What the old schema allowed at the keyword (an enum's dropped members, a const) is the
     # likeliest value the new one refuses.
@@ -820,7 +1061,7 @@ def _candidates(
         hints = tuple(before) if isinstance(before, list) and keyword == "enum" else (before,)
     elif keyword == "pattern" and isinstance(before, str):
         # A value the old pattern matches: the new pattern may not.
-        hints = tuple(n for n in (example_matching(before),) if n is not None)
+        hints = tuple(n for n in (example_matching(before, ceiling),) if n is not None)
     ordered = sorted(enumerate(samples), key=lambda s: (_size(s[1][1]), s[0]))
     starts: list[tuple[str | None, JSON]] = [
         (source, args) for _, (source, args) in ordered[:MAX_STARTS]
@@ -828,7 +1069,8 @@ def _candidates(
     starts += [(None, minimal(schema, schema)), (None, {})]
     for source, start in starts:
         for location, value, wrap in _places(start, template):
-            for operation in _edits(keyword, holder, location, value, entry, schema, hints):
+            edits = _edits(keyword, holder, location, value, entry, schema, ceiling, hints)
+            for operation in edits:
                 if wrap:
                     if "value" not in operation:
                         continue
@@ -844,14 +1086,14 @@ def _size(value: JSON) -> int:
         return len(json.dumps(value))
 
 
-def _key_step(pattern: str) -> str:
+def _key_step(pattern: str, ceiling: SearchCeiling) -> str:
     """The template step for a ``patternProperties`` entry: a name the pattern matches, after
     ``+`` (``+`` alone: any key)."""
-    name = example_matching(pattern)
+    name = example_matching(pattern, ceiling)
     return "+" if name is None else "+" + name
 
 
-def _instance_template(schema: JSON, holder: str) -> list[str] | None:
+def _instance_template(schema: JSON, holder: str, ceiling: SearchCeiling) -> list[str] | None:
     """The instance path a schema object applies to (``*``: any item, ``+``: any key,
     ``+name``: any key, ``name`` when one is added; a number: the item at that position), or
     None when it does not follow from the schema path alone. A property named with a leading
@@ -873,7 +1115,7 @@ def _instance_template(schema: JSON, holder: str) -> list[str] | None:
             name = segments[i + 1]
             if keyword == "patternProperties":
                 # A key of the place is one the pattern matches: "+" unless one is built.
-                path.append(_key_step(name))
+                path.append(_key_step(name, ceiling))
             else:
                 path.append(name)
             node = value.get(name) if isinstance(value, dict) else _at(value, name)
@@ -971,6 +1213,7 @@ def _edits(
     value: Any,
     entry: str | None,
     root: JSON,
+    ceiling: SearchCeiling,
     hints: tuple[JSON, ...] = (),
 ) -> Iterator[dict[str, JSON]]:
     """One-operation patches at ``where`` aimed at ``keyword`` of the schema object ``holder``;
@@ -982,7 +1225,7 @@ def _edits(
     for new in _values(keyword, holder, None if absent else value, root):
         yield {"op": put, "path": where, "value": new}
     if not absent:
-        yield from _structural(keyword, holder, where, value, entry, root)
+        yield from _structural(keyword, holder, where, value, entry, root, ceiling)
     for new in _POOL:
         yield {"op": put, "path": where, "value": new}
 
@@ -994,6 +1237,7 @@ def _structural(
     value: JSON,
     entry: str | None,
     root: JSON,
+    ceiling: SearchCeiling,
 ) -> Iterator[dict[str, JSON]]:
     """Patches that remove or add one member of the object or list at ``where``."""
     if isinstance(value, dict):
@@ -1008,22 +1252,13 @@ def _structural(
         for name in dict.fromkeys(n for n in names if isinstance(n, str)):
             if name in value:
                 yield {"op": "remove", "path": pointers.join(where, name)}
-        extra = [entry] if entry is not None else []
         named = holder.get("properties")
-        patterned = holder.get("patternProperties")
-        if isinstance(patterned, dict):
-            # Keys a pattern governs: declared ones it matches (both schemas apply to them),
-            # then one built from each pattern.
-            declared = list(named) if isinstance(named, dict) else []
-            extra += [n for n in declared if _matches_any(list(patterned), n)]
-            extra += [n for n in map(example_matching, patterned) if n is not None]
-        extra += [k for k in _EXTRA_KEYS if not (isinstance(named, dict) and k in named)]
-        if keyword == "dependentRequired" and isinstance(dependent, dict):
-            extra = [*dependent, *extra]
         properties = named if isinstance(named, dict) else {}
-        for key in dict.fromkeys(extra):
-            if key in value:
+        added: set[str] = set()
+        for key in _added_keys(keyword, holder, entry, ceiling):
+            if key in added or key in value:
                 continue
+            added.add(key)
             for item in (minimal(properties.get(key, {}), root), None, 0, "", {}):
                 yield {"op": "add", "path": pointers.join(where, key), "value": item}
     elif isinstance(value, list):
@@ -1031,6 +1266,34 @@ def _structural(
             yield {"op": "remove", "path": pointers.join(where, len(value) - 1)}
         for item in (*value[:1], None, 0, ""):
             yield {"op": "add", "path": pointers.join(where, "-"), "value": item}
+
+
+def _added_keys(
+    keyword: str, holder: dict[str, JSON], entry: str | None, ceiling: SearchCeiling
+) -> Iterator[str]:
+    """Keys to add to an object ``holder`` applies to, in order: ``dependentRequired``'s
+    (against it), the changed entry, the keys ``patternProperties`` governs — declared ones a
+    pattern matches (both schemas apply to them), then one built from each pattern — and
+    unexpected ones. Lazy: a pattern is matched only when the search gets that far."""
+    dependent = holder.get("dependentRequired")
+    if keyword == "dependentRequired" and isinstance(dependent, dict):
+        yield from dependent
+    if entry is not None:
+        yield entry
+    named = holder.get("properties")
+    patterned = holder.get("patternProperties")
+    if isinstance(patterned, dict):
+        declared = list(named) if isinstance(named, dict) else []
+        patterns = list(patterned)
+        # At most MAX_NAME_MATCHES pairs: the names a search can still use come first.
+        for name in declared[: MAX_NAME_MATCHES // max(len(patterns), 1)]:
+            if _matches_any(patterns, name, ceiling):
+                yield name
+        for pattern in patterns:
+            built = example_matching(pattern, ceiling)
+            if built is not None:
+                yield built
+    yield from (k for k in _EXTRA_KEYS if not (isinstance(named, dict) and k in named))
 
 
 def _values(keyword: str, holder: dict[str, JSON], value: JSON, root: JSON) -> Iterator[JSON]:
@@ -1056,6 +1319,8 @@ def _values(keyword: str, holder: dict[str, JSON], value: JSON, root: JSON) -> I
         size = int(number) - 1 if keyword == "minItems" else int(number) + 1
         if size >= 0:
             filler = value[0] if isinstance(value, list) and value else item
+            if size * _size(filler) > MAX_REPEATED_BYTES:
+                filler = None  # repeated, a large item makes a huge argument
             kept = value[:size] if isinstance(value, list) and keyword == "minItems" else []
             yield kept if len(kept) == size else [filler] * size
     elif keyword == "uniqueItems":
@@ -1079,11 +1344,15 @@ def _values(keyword: str, holder: dict[str, JSON], value: JSON, root: JSON) -> I
                 yield [*before[:at], other]
 
 
-def minimal(schema: JSON, root: JSON, depth: int = 0) -> JSON:
+def minimal(schema: JSON, root: JSON, depth: int = 0, room: list[int] | None = None) -> JSON:
     """A small value the schema is likely to accept: its required properties with minimal
-    values, its lower bounds met; a guess the validators check, never trusted."""
-    if not isinstance(schema, dict) or depth > 12:
+    values, its lower bounds met; a guess the validators check, never trusted. It holds at
+    most ``MAX_BUILT_SIZE`` values and string characters (``room``: what is left of them,
+    shared by the parts): past it, the rest is null."""
+    room = [MAX_BUILT_SIZE] if room is None else room
+    if not isinstance(schema, dict) or depth > 12 or room[0] <= 0:
         return None
+    room[0] -= 1
     if "const" in schema:
         return copy.deepcopy(schema["const"])
     enum = schema.get("enum")
@@ -1095,11 +1364,11 @@ def minimal(schema: JSON, root: JSON, depth: int = 0) -> JSON:
         if isinstance(target, str):
             found, node = pointers.resolve(root, target)
             if found:
-                return minimal(node, root, depth + 1)
+                return minimal(node, root, depth + 1, room)
     for combinator in ("allOf", "anyOf", "oneOf"):
         branches = schema.get(combinator)
         if isinstance(branches, list) and branches and "type" not in schema:
-            return minimal(branches[0], root, depth + 1)
+            return minimal(branches[0], root, depth + 1, room)
     kind = schema.get("type")
     if isinstance(kind, list):
         kind = kind[0] if kind else None
@@ -1110,14 +1379,18 @@ def minimal(schema: JSON, root: JSON, depth: int = 0) -> JSON:
         properties = properties if isinstance(properties, dict) else {}
         required = schema.get("required")
         names = [n for n in required if isinstance(n, str)] if isinstance(required, list) else []
-        return {n: minimal(properties.get(n, {}), root, depth + 1) for n in names}
+        return {n: minimal(properties.get(n, {}), root, depth + 1, room) for n in names}
     if kind == "array":
         count = schema.get("minItems", 0)
         count = count if isinstance(count, int) and 0 <= count <= 100 else 0
-        return [minimal(schema.get("items", {}), root, depth + 1) for _ in range(count)]
+        return [minimal(schema.get("items", {}), root, depth + 1, room) for _ in range(count)]
     if kind == "string":
         length = schema.get("minLength", 0)
-        return "a" * (length if isinstance(length, int) and 0 <= length <= _MAX_BOUND else 0)
+        length = length if isinstance(length, int) and 0 <= length <= _MAX_BOUND else 0
+        if length > room[0]:
+            return None
+        room[0] -= length
+        return "a" * length
     if kind in ("integer", "number"):
         low = schema.get("minimum", schema.get("exclusiveMinimum"))
         if isinstance(low, (int, float)) and not isinstance(low, bool):

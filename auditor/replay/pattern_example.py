@@ -5,14 +5,22 @@ Covers the forms schemas use (literals, classes, ranges, ``\\d``/``\\w``/``\\s``
 repeats, groups, alternatives, anchors); anything else (lookarounds, back references) gives
 None. The result is always checked with the ``regex`` module the validators' patterns use, so
 a wrong guess is never offered as a match.
+
+The check runs within the searches' bounds (``auditor.replay.budget.SearchCeiling``): the
+pattern is compiled only if its counted repeats stay within ``MAX_PATTERN_EXPANSION`` (the
+alternative not built, ``b|(?:(?:a{1000}){1000}){1000}``, still took 20 GB to compile), and
+matched within one call's CPU budget: a wrong guess can backtrack exponentially
+(``^(a|a){40}$b`` on the ``aaa…ab`` built for it, where ``$`` was dropped, took days).
+Parsing and building are linear in the pattern and done once per pattern.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any, Final
 
-import regex
+from auditor.replay.budget import SearchCeiling
 
 _parser: Any = getattr(re, "_parser", None)
 """The standard library's regular-expression parser (``sre_parse`` before 3.11)."""
@@ -37,23 +45,37 @@ class _Unsupported(Exception):
     """A construct this builder does not write examples for."""
 
 
-def example_matching(pattern: str) -> str | None:
-    """A short string ``pattern`` matches (``regex.search``), or None when none is built."""
-    if _parser is None:  # pragma: no cover - every supported Python has it
+def example_matching(pattern: str, ceiling: SearchCeiling | None = None) -> str | None:
+    """A short string ``pattern`` matches (``regex.search``), or None when none is built or
+    the match cannot be told within one step of ``ceiling`` (by default: a call's budget)."""
+    built = _built(pattern)
+    if built is None:
         return None
-    try:
-        built = _build(_parser.parse(pattern).data)
-        matched = regex.search(pattern, built) is not None
-    except (_Unsupported, re.error, regex.error, RecursionError, OverflowError, ValueError):
-        return None
+    matched = (ceiling or SearchCeiling()).matches(pattern, built)
     return built if matched else None
 
 
+@functools.lru_cache(maxsize=1024)
+def _built(pattern: str) -> str | None:
+    """The string guessed from ``pattern``'s parse (unchecked), or None."""
+    if _parser is None:  # pragma: no cover - every supported Python has it
+        return None
+    try:
+        return _build(_parser.parse(pattern).data)
+    except (_Unsupported, re.error, RecursionError, OverflowError, ValueError):
+        return None
+
+
 def _build(items: Any) -> str:
-    built = "".join(_one(str(op), value) for op, value in items)
-    if len(built) > MAX_BUILT:
-        raise _Unsupported("too long")
-    return built
+    parts: list[str] = []
+    length = 0
+    for op, value in items:
+        part = _one(str(op), value)
+        length += len(part)
+        if length > MAX_BUILT:  # checked as it grows: a long sequence is never joined
+            raise _Unsupported("too long")
+        parts.append(part)
+    return "".join(parts)
 
 
 def _one(op: str, value: Any) -> str:
