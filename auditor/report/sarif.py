@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from auditor.aggregate.gate import below_threshold, failing_groups
+from auditor.aggregate.gate import below_threshold, fails
 from auditor.models import Group, Report
 from auditor.report.common import group_location, group_title, plain
 from auditor.report.escape import visible
@@ -73,7 +73,7 @@ def verified_fixes(report: Report, max_bytes: int) -> dict[str, dict[str, Any]]:
 def _result(report: Report, group: Group, fix: dict[str, Any] | None = None) -> dict[str, Any]:
     rule_id, level = RULES[group.outcome].code, RULES[group.outcome].level or "note"
     below = below_threshold(report, group)
-    if group in failing_groups(report):
+    if fails(report, group):
         level = "error"  # whatever its outcome, it fails the run under --fail-on
     elif below and level == "error":
         level = "warning"  # it would fail the run, but for a usage threshold
