@@ -9,13 +9,20 @@ from typing import Any
 import jsonschema
 import pytest
 
-from auditor.report.sarif import verified_fixes
+from auditor.models import Report
+from auditor.report.sarif import loosening_fixes
 from auditor.report.sarif_log import line_replacement
+from auditor.schema.edit import loosening_edits
 from tests.conftest import ROOT, run_cli
 from tests.reporting import make_report
 
 SARIF_SCHEMA = json.loads((ROOT / "tests" / "schemas" / "sarif-2.1.0.json").read_text())
 GATEWAY = ROOT / "sample_logs" / "openai_gateway"
+
+
+def verified_fixes(report: Report, max_bytes: int) -> dict[str, dict[str, Any]]:
+    """The SARIF fixes of a report, from its loosenings written into the catalogs as they are."""
+    return loosening_fixes(report, loosening_edits(report.groups, max_bytes).alone)
 
 
 def _apply(text: str, replacement: dict[str, Any]) -> str:

@@ -10,6 +10,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from auditor.aggregate.loosen import MAX_VALUES, FileSide, Witness, positive, suggest
 from auditor.aggregate.pipeline import ReportSettings, build_report, count_calls, prepare
@@ -27,7 +30,16 @@ from auditor.models import (
     ToolSchema,
 )
 from auditor.report import Format, render
-from auditor.schema.edit import EditError, patch_catalogs, patch_text, unified_diff
+from auditor.schema import pointers
+from auditor.schema.diffs import changed_lines
+from auditor.schema.edit import (
+    EditError,
+    FilePatch,
+    catalog_edits,
+    patch_catalogs,
+    patch_text,
+    unified_diff,
+)
 from auditor.schema.jsonpatch import PatchError, apply_patch
 from auditor.schema.normalize import DEFAULT_RULES, normalize
 from tests.conftest import ROOT, run_cli
@@ -340,3 +352,185 @@ def test_an_item_that_shares_its_line_with_another_dash_is_not_appended_to() -> 
         patch_text("t.yaml", "q:\n  - - y\n", "", [operation])
     only = PatchOperation(PatchOp.REMOVE, "/q/0")
     assert patch_text("t.yaml", "q: [a]\n", "", [only]) == "q: []\n"
+
+
+# Loosenings written into a file once: each file read, parsed and composed once, each edit
+# made in the node that holds it, and the result the same as patching the whole text.
+
+_IRREGULAR: list[tuple[str, str, str, list[tuple[str, str, JSON]]]] = [
+    # Block mappings as sequence items (each starts after "- "), a comment after the value.
+    (
+        "tools.yaml",
+        "/tools/0/parameters",
+        "tools:\n  - name: a\n    parameters:\n      properties:\n        q:\n"
+        "          type: string\n          max_length: 8  # short\n      required: [q, r]\n"
+        "  - name: b\n    parameters: {properties: {p: {type: string, max_length: 2}}}\n",
+        [("replace", "/properties/q/max_length", 13), ("remove", "/required/1", None)],
+    ),
+    # An anchor the edit would change in two places: refused, as on the whole text.
+    (
+        "tools.yaml",
+        "/t",
+        "t:\n  properties:\n    a: {type: string, max_length: &n 8}\n"
+        "    b: {type: string, max_length: *n}\n    c: {type: string, max_length: 3}\n",
+        [("replace", "/properties/a/max_length", 13), ("replace", "/properties/c/max_length", 4)],
+    ),
+    # A repeated key: the document holds the last one, the text's first is not it.
+    (
+        "tools.yaml",
+        "/t",
+        "t:\n  properties:\n    a: {max_length: 8}\n    a: {max_length: 8}\n"
+        "    b: {max_length: 1}\n",
+        [("replace", "/properties/a/max_length", 13), ("replace", "/properties/b/max_length", 2)],
+    ),
+    # A merge key, and flow collections side by side on one line.
+    (
+        "tools.yaml",
+        "",
+        "base: &b {type: string}\nt:\n  <<: *b\n  props: {p: {maxLength: 1}, q: {maxLength: 2}}\n",
+        [("replace", "/t/props/p/maxLength", 5), ("replace", "/t/props/q/maxLength", 6)],
+    ),
+    # Nothing where the patch points, and an entry added then edited by the next patch.
+    (
+        "tools.json",
+        "/t",
+        '\ufeff{\n  "t": {\n    "properties": {\n      "a": {"maxLength": 1}\n    }\n  }\n}',
+        [
+            ("replace", "/properties/zz/maxLength", 2),
+            ("add", "/properties/n", {"maxLength": 1}),
+            ("replace", "/properties/n/maxLength", 3),
+            ("replace", "/properties/a/maxLength", 4),
+        ],
+    ),
+    # A file YAML cannot compose although it is JSON (a tab inside a key's quotes is fine
+    # for neither, so: a document that does not parse at all).
+    ("tools.json", "", '{"maxLength": 1,}', [("replace", "/maxLength", 2)]),
+]
+
+
+def _case_files() -> list[tuple[str, str, str, list[tuple[str, str, JSON]]]]:
+    from tests.conftest import load_cases
+
+    found = []
+    for param in load_cases("patch_edit"):
+        (case,) = param.values
+        operations = [(o["op"], o["path"], o.get("value")) for o in case["operations"]]
+        found.append((case["file"], case["pointer"], case["text"], operations))
+    return [*found, *_IRREGULAR]
+
+
+def _patch(path: Path, pointer: str, ops: list[tuple[str, str, JSON]], name: str) -> SchemaPatch:
+    operations = tuple(PatchOperation(PatchOp(op), at, value) for op, at, value in ops)
+    return SchemaPatch(name, operations, Location(str(path), 1, 1), pointer, operations)
+
+
+@pytest.mark.parametrize("number", range(len(_case_files())))
+def test_edits_made_once_per_file_are_the_edits_made_on_the_whole_text(
+    tmp_path: Path, number: int
+) -> None:
+    name, pointer, text, ops = _case_files()[number]
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8", newline="")
+    # Every operation as its own group, then all of them as one, then the first again (as
+    # --group-by caller makes one group per caller for the same constraint).
+    patches = [_patch(path, pointer, [op], f"op {i}") for i, op in enumerate(ops)]
+    patches += [_patch(path, pointer, ops, "all"), _patch(path, pointer, ops[:1], "again")]
+    keyed = [(str(i), f"tool{i}", patch) for i, patch in enumerate(patches)]
+    edits = catalog_edits(keyed)
+    # What patching the whole text gives: each patch on the text the previous ones left...
+    after, problems = text, []
+    for _, tool, patch in keyed:
+        try:
+            after = patch_text(str(path), after, pointer, patch.file_operations)
+        except EditError as error:
+            problems.append(f"{tool}: {patch.summary}: {error}")
+    assert edits.files == (FilePatch(str(path), text, after, tuple(problems)),)
+    # ... and each by itself on the text as it is.
+    for key, _, patch in keyed:
+        try:
+            alone = patch_text(str(path), text, pointer, patch.file_operations)
+        except EditError:
+            alone = text
+        expected = None if alone == text else changed_lines(str(path), text, alone)
+        assert edits.alone.get(key) == expected, patch.summary
+
+
+_LEAF = st.one_of(st.integers(-3, 30), st.text(alphabet="ab é#:-", max_size=4), st.booleans())
+_DOCUMENT = st.recursive(
+    _LEAF,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.dictionaries(st.text(alphabet="abc", min_size=1, max_size=2), inner, max_size=3),
+    ),
+    max_leaves=12,
+)
+
+
+def _places(document: JSON, at: str = "") -> list[tuple[str, JSON]]:
+    found = [(at, document)]
+    if isinstance(document, dict):
+        for key, value in document.items():
+            found += _places(value, pointers.join(at, key))
+    elif isinstance(document, list):
+        for index, value in enumerate(document):
+            found += _places(value, pointers.join(at, index))
+    return found
+
+
+@st.composite
+def _catalog(draw: st.DrawFn) -> tuple[str, str, list[list[PatchOperation]]]:
+    """A document written as JSON or YAML in some layout, and patches of a few operations
+    on places it has (or that the patches before add)."""
+    document = draw(st.dictionaries(st.sampled_from(["t", "u", "v"]), _DOCUMENT, min_size=1))
+    layout = draw(st.sampled_from(["json", "json-indented", "yaml-block", "yaml-flow", "yaml"]))
+    if layout.startswith("json"):
+        text = json.dumps(document, indent=2 if layout == "json-indented" else None)
+    else:
+        flow = {"yaml-block": False, "yaml-flow": True, "yaml": None}[layout]
+        text = yaml.safe_dump(document, default_flow_style=flow, sort_keys=False, width=40)
+    places = _places(document)[1:]
+    patches = []
+    for _ in range(draw(st.integers(1, 6))):
+        operations = []
+        for _ in range(draw(st.integers(1, 2))):
+            at, value = draw(st.sampled_from(places))
+            kind = draw(st.sampled_from(["replace", "remove", "add"]))
+            if kind == "add" and isinstance(value, list):
+                operations.append(PatchOperation(PatchOp.ADD, at + "/-", draw(_LEAF)))
+            elif kind == "add" and isinstance(value, dict):
+                operations.append(PatchOperation(PatchOp.ADD, at + "/zz", draw(_LEAF)))
+            elif kind == "remove":
+                operations.append(PatchOperation(PatchOp.REMOVE, at))
+            else:
+                operations.append(PatchOperation(PatchOp.REPLACE, at, draw(_LEAF)))
+        patches.append(operations)
+    return ("tools.json" if layout.startswith("json") else "tools.yaml"), text, patches
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(_catalog())
+def test_edits_made_node_by_node_agree_with_the_whole_text_on_generated_catalogs(
+    tmp_path: Path, catalog: tuple[str, str, list[list[PatchOperation]]]
+) -> None:
+    name, text, operation_lists = catalog
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8", newline="")
+    keyed = [
+        (str(i), "t", SchemaPatch(f"p{i}", tuple(ops), Location(str(path), 1, 1), "", tuple(ops)))
+        for i, ops in enumerate(operation_lists)
+    ]
+    edits = catalog_edits(keyed)
+    after, problems = text, []
+    for _, tool, patch in keyed:
+        try:
+            after = patch_text(str(path), after, "", patch.file_operations)
+        except EditError as error:
+            problems.append(f"{tool}: {patch.summary}: {error}")
+    assert edits.files == (FilePatch(str(path), text, after, tuple(problems)),)
+    for key, _, patch in keyed:
+        try:
+            alone = patch_text(str(path), text, "", patch.file_operations)
+        except EditError:
+            alone = text
+        expected = None if alone == text else changed_lines(str(path), text, alone)
+        assert edits.alone.get(key) == expected
