@@ -4,6 +4,7 @@ accepted calls; the patch in every part of the pipeline (jobs, redaction, catalo
 from __future__ import annotations
 
 import json
+import os
 import pickle
 import shutil
 import subprocess
@@ -31,7 +32,7 @@ from auditor.models import (
 )
 from auditor.report import Format, render
 from auditor.schema import pointers
-from auditor.schema.diffs import changed_lines
+from auditor.schema.diffs import changed_lines, git_quoted
 from auditor.schema.edit import (
     EditError,
     FilePatch,
@@ -534,3 +535,91 @@ def test_edits_made_node_by_node_agree_with_the_whole_text_on_generated_catalogs
             alone = text
         expected = None if alone == text else changed_lines(str(path), text, alone)
         assert edits.alone.get(key) == expected
+
+
+# A file name is data: the diff names it as git does, and no name writes a header or a hunk.
+
+_HOSTILE_NAME = "tools.yaml\n+++ pwned\n@@ -0,0 +1 @@\n+owned"
+_LOOSEN_CATALOG = "search:\n  type: object\n  properties:\n    q: {type: string, max_length: 3}\n"
+_LOOSEN_CALLS = [("search", {"q": q}) for q in ["", "a", "abcdef", "abcdefg", "abcdefgh", "x" * 9]]
+
+
+def _run(tool: str, *args: str, cwd: Path, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    if shutil.which(tool) is None:
+        pytest.fail(f"{tool} is needed to check the diff (and is on every CI runner)")
+    return subprocess.run([tool, *args], cwd=cwd, input=stdin, capture_output=True, text=True)
+
+
+@pytest.mark.parametrize(
+    ("name", "header"),
+    [
+        (_HOSTILE_NAME, '"{}/tools.yaml\\n+++ pwned\\n@@ -0,0 +1 @@\\n+owned"'),
+        ("tools.yaml", "{}/tools.yaml"),  # acceptance: an ordinary name as git writes it
+    ],
+)
+def test_a_catalog_name_cannot_add_headers_or_hunks_to_the_diff(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+    header: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path(name).write_text(_LOOSEN_CATALOG, encoding="utf-8")
+    Path("calls.jsonl").write_text(
+        "".join(json.dumps({"tool": t, "arguments": a}) + "\n" for t, a in _LOOSEN_CALLS)
+    )
+    args = ["audit", "--schemas", name, "--logs", "calls.jsonl", "--no-report-files", "-q"]
+    code, _, _ = run_cli([*args, "--old-runtime", "none", "--suggest-patch", "p.diff"], capsys)
+    assert code == 1
+    diff = Path("p.diff").read_text(encoding="utf-8")
+    lines = diff.split("\n")
+    assert lines[:3] == [
+        f"--- {header.format('a')}",
+        f"+++ {header.format('b')}",
+        "@@ -1,4 +1,4 @@",
+    ]
+    assert [line[:3] for line in lines if line[:3] in ("---", "+++", "@@ ")] == [
+        "---",
+        "+++",
+        "@@ ",
+    ]
+    before = sorted(os.listdir())
+    # Neither patch nor git makes a file the name chose: with -p0 the name is a/..., which
+    # is not there; git reads the quoted name back and patches the catalog, and only it.
+    _run("patch", "-p0", "-f", "--dry-run", cwd=tmp_path, stdin=diff)
+    _run("patch", "-p0", "-f", cwd=tmp_path, stdin=diff)
+    assert not Path("pwned").exists()
+    for leftover in set(os.listdir()) - set(before):  # a reject file patch -p0 may leave
+        assert leftover.endswith((".rej", ".orig")), leftover
+        os.remove(leftover)
+    assert sorted(os.listdir()) == before
+    _run("git", "init", "-q", cwd=tmp_path)
+    assert _run("patch", "-p1", "--dry-run", cwd=tmp_path, stdin=diff).returncode == 0
+    checked = _run("git", "apply", "--check", "p.diff", cwd=tmp_path)
+    assert checked.returncode == 0, checked.stderr
+    assert _run("git", "apply", "p.diff", cwd=tmp_path).returncode == 0
+    assert sorted(p for p in os.listdir() if p != ".git") == before
+    assert Path(name).read_text(encoding="utf-8") == _LOOSEN_CATALOG.replace("3}", "9}")
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["tab\there", 'quote"d', "back\\slash", "é.json", "del\x7f", "sp ace.json", "bell\x07\x01"],
+)
+def test_a_file_name_is_quoted_as_git_quotes_it(tmp_path: Path, name: str) -> None:
+    (tmp_path / name).write_text("x\n")
+    _run("git", "init", "-q", cwd=tmp_path)
+    _run("git", "add", "--", name, cwd=tmp_path)
+    listed = _run("git", "-c", "core.quotePath=true", "ls-files", cwd=tmp_path).stdout
+    assert git_quoted(name) == listed.rstrip("\n")
+    assert (git_quoted(name) == name) == (name == "sp ace.json")
+
+
+def test_a_name_that_is_not_utf8_is_quoted_by_its_bytes(tmp_path: Path) -> None:
+    name = os.fsdecode(b"caf\xe9.json")  # a byte that is not UTF-8, as the OS hands it over
+    (tmp_path / name).write_text("x\n")
+    _run("git", "init", "-q", cwd=tmp_path)
+    _run("git", "add", "--", name, cwd=tmp_path)
+    listed = _run("git", "ls-files", cwd=tmp_path).stdout
+    assert git_quoted(name) == listed.rstrip("\n") == '"caf\\351.json"'
