@@ -9,6 +9,7 @@ import pickle
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -31,7 +32,7 @@ from auditor.models import (
     ToolSchema,
 )
 from auditor.report import Format, render
-from auditor.schema import pointers
+from auditor.schema import edit, pointers
 from auditor.schema.diffs import changed_lines, git_quoted
 from auditor.schema.edit import (
     EditError,
@@ -403,9 +404,26 @@ _IRREGULAR: list[tuple[str, str, str, list[tuple[str, str, JSON]]]] = [
             ("replace", "/properties/a/maxLength", 4),
         ],
     ),
-    # A file YAML cannot compose although it is JSON (a tab inside a key's quotes is fine
-    # for neither, so: a document that does not parse at all).
+    # A document that does not parse; one that parses (libyaml takes the tab) but that the
+    # composer the edits use refuses; an empty one.
     ("tools.json", "", '{"maxLength": 1,}', [("replace", "/maxLength", 2)]),
+    (
+        "tools.yaml",
+        "/t",
+        "t:\n  properties:\n    q: {type: string, max_length:\t3}\n",
+        [("replace", "/properties/q/max_length", 4), ("replace", "/nowhere/x", 1)],
+    ),
+    ("tools.yaml", "", "", [("replace", "/maxLength", 2)]),
+    # A repeated key at the top: no node can be taken alone. A patch that changes nothing.
+    ("tools.yaml", "", "t: {a: 1}\nt: {a: 2}\n", [("replace", "/t/a", 3)]),
+    ("tools.json", "", '{"t": {"a": 1}}', [("replace", "/t/a", 1)]),
+    # The whole document replaced: no node holds it.
+    (
+        "tools.json",
+        "",
+        '{"t": {"a": 1}}',
+        [("replace", "", {"t": {"a": 2}}), ("remove", "/t/a", None)],
+    ),
 ]
 
 
@@ -508,7 +526,9 @@ def _catalog(draw: st.DrawFn) -> tuple[str, str, list[list[PatchOperation]]]:
     return ("tools.json" if layout.startswith("json") else "tools.yaml"), text, patches
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(_catalog())
 def test_edits_made_node_by_node_agree_with_the_whole_text_on_generated_catalogs(
     tmp_path: Path, catalog: tuple[str, str, list[list[PatchOperation]]]
@@ -623,3 +643,59 @@ def test_a_name_that_is_not_utf8_is_quoted_by_its_bytes(tmp_path: Path) -> None:
     _run("git", "add", "--", name, cwd=tmp_path)
     listed = _run("git", "ls-files", cwd=tmp_path).stdout
     assert git_quoted(name) == listed.rstrip("\n") == '"caf\\351.json"'
+    # Not a name the OS hands over, but one that reached us all the same: its UTF-8 bytes.
+    assert git_quoted("a\ud800") == '"a\\355\\240\\200"'
+
+
+def test_edits_that_do_not_check_out_against_the_whole_document_are_made_again_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Should the edits made node by node ever not give the document the whole file must parse
+    # to, every edit of the file is made again on the whole text: the same as patching it.
+    path = tmp_path / "tools.yaml"
+    text = "t:\n  properties:\n    a: {max_length: 1}\n    b: {max_length: 2}\n"
+    path.write_text(text)
+    patches = [_patch(path, "/t", [("replace", f"/properties/{p}/max_length", 9)], p) for p in "ab"]
+    patches.append(_patch(path, "/t", [("replace", "/properties/c/max_length", 9)], "c"))
+    after = text.replace("1}", "9}").replace("2}", "9}")
+    parse = edit.parse_document
+    forged: list[str] = []
+
+    def once_wrong(name: str, body: str, as_json: bool) -> tuple[JSON, Any]:
+        if body == after and not forged:
+            forged.append(body)
+            return {"not": "it"}, None
+        return parse(name, body, as_json)
+
+    monkeypatch.setattr(edit, "parse_document", once_wrong)
+    edits = catalog_edits([(p.summary, "t", p) for p in patches])
+    nowhere = "t: c: no container at /t/properties/c/max_length"
+    assert forged and edits.files == (FilePatch(str(path), text, after, (nowhere,)),)
+    for key, line in (("a", "    a: {max_length: 9}"), ("b", "    b: {max_length: 9}")):
+        change = edits.alone[key]
+        assert (change.first, change.text) == (3 if key == "a" else 4, line)
+
+
+def test_a_catalog_nested_thousands_of_levels_deep_does_not_end_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # One tool nested 3,000 levels (unusable, but loaded) beside one with a loosening: the
+    # edits compose, copy and compare the whole file, which recurses once per level.
+    monkeypatch.chdir(tmp_path)
+    levels = 3_000
+    deep = '{"type": "object", "properties": {"x": ' * levels + "{}" + "}}" * levels
+    search = '{"type": "object", "properties": {"q": {"type": "string", "max_length": 3}}}'
+    Path("tools.json").write_text(f'{{"deep": {deep},\n "search": {search}}}\n')
+    Path("calls.jsonl").write_text(
+        "".join(json.dumps({"tool": t, "arguments": a}) + "\n" for t, a in _LOOSEN_CALLS)
+    )
+    args = ["audit", "--schemas", "tools.json", "--logs", "calls.jsonl", "--no-report-files"]
+    args += ["-q", "--old-runtime", "none", "--format", "sarif", "--output", "a.sarif"]
+    code, _, err = run_cli([*args, "--suggest-patch", "p.diff"], capsys)
+    assert code == 1, err
+    assert (
+        '+ "search": {"type": "object", "properties": {"q": {"type": "string", "max_length": 9}'
+        in (Path("p.diff").read_text())
+    )
+    results = json.loads(Path("a.sarif").read_text())["runs"][0]["results"]
+    assert sum("fixes" in r for r in results) == 1

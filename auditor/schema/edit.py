@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import bisect
 import copy
+import functools
 import itertools
 import json
 import os
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Final
 
 import yaml
 
 from auditor.inputs.catalogs import parse_document, read_catalog, recognisable
-from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES
+from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES, MAX_PARSE_NESTING, on_deep_stack
 from auditor.inputs.positions import composable
 from auditor.models import (
     JSON,
@@ -533,14 +535,30 @@ def _edit_files(
         except (OSError, UnicodeDecodeError) as error:
             results.append(FilePatch(path, "", "", (f"{path}: cannot read: {error}",)))
             continue
-        catalog = _Catalog(path, before)
-        after, problems = catalog.all_of([(tool, patch) for _, tool, patch in edits])
-        results.append(FilePatch(path, before, after, problems))
-        for key, _, patch in edits:
-            change = catalog.alone(patch.tool_pointer, patch.file_operations)
-            if change is not None:
-                alone[key] = change
+        # Composing, copying and comparing recurse once per level: a tool nested thousands
+        # of levels deep (unusable, but loaded) must not end the run beside one that is not.
+        work = functools.partial(_edit_file, path, before, edits)
+        result, changes = on_deep_stack(work, _EDIT_DEPTH)
+        results.append(result)
+        alone.update(changes)
     return tuple(results), alone
+
+
+_EDIT_DEPTH: Final = 4 * MAX_PARSE_NESTING
+"""Frames an edit may take: a few per level of the deepest document a catalog can hold."""
+
+
+def _edit_file(
+    path: str, text: str, edits: Sequence[tuple[str, str, SchemaPatch]]
+) -> tuple[FilePatch, dict[str, LineChange]]:
+    catalog = _Catalog(path, text)
+    after, problems = catalog.all_of([(tool, patch) for _, tool, patch in edits])
+    alone = {}
+    for key, _, patch in edits:
+        change = catalog.alone(patch.tool_pointer, patch.file_operations)
+        if change is not None:
+            alone[key] = change
+    return FilePatch(path, text, after, problems), alone
 
 
 @dataclass(frozen=True)
@@ -719,9 +737,7 @@ class _Catalog:
         outer = [state.by_node[id(a)] for a in tree.ancestors(node) if id(a) in state.by_node]
         if outer:  # a region around it was edited already: edit that one again
             node = state.regions[outer[-1]].node
-        base = tree.pointer[id(node)]
-        if not all(pointers.is_within(op.path, base) for op in located):
-            return None
+        base = tree.pointer[id(node)]  # one path leads to it: every operation is below it
         start, end, blanks = tree.region(node)
         found, before = pointers.resolve(state.document, base)
         local = " " * blanks + state.text(self.body, start, end)
@@ -853,11 +869,8 @@ def _children(node: yaml.Node) -> list[tuple[str | None, yaml.Node]]:
 
 
 def _regular(node: yaml.MappingNode) -> bool:
-    """Whether each key of a mapping is a plain one that names its entry alone (no repeated
-    key, no merge key ``<<``, no key that is itself a collection)."""
-    keys = [key for key, _ in node.value]
-    if not all(isinstance(key, yaml.ScalarNode) for key in keys):
-        return False
+    """Whether each key of a mapping names its entry alone (no repeated key, no merge key)."""
+    keys = [key for key, _ in node.value]  # a collection as a key does not load: never here
     if any(key.tag == "tag:yaml.org,2002:merge" for key in keys):
         return False
     return len({str(key.value) for key in keys}) == len(keys)
