@@ -177,15 +177,21 @@ def test_against_a_revision_gives_the_same_outcomes(
     )
 
 
-def test_against_from_outside_the_repository_finds_it_by_the_catalog_path(
+def test_against_from_outside_the_repository_reads_the_one_repo_names(
     repository: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:  # fmt: skip
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
-    args = ["audit", "--schemas", str(repository / "tools"), "--against", "main"]
-    _check(_report([*args, "--logs", LOG], capsys))
+    args = ["audit", "--schemas", str(repository / "tools"), "--against", "main", "--logs", LOG]
+    # The repository is the one the user is in, never the one around a catalog's folder.
+    code, out, err = run_cli([*args, *NO_FILES], capsys)
+    assert (code, out) == (2, "") and err.count("\n") == 1
+    assert err.startswith("auditor: error: --against needs a git work tree: run auditor in one, "
+                          "or name it with --repo (not a git repository")  # fmt: skip
+    _check(_report([*args, "--repo", str(repository)], capsys))
+    _check(_report([*args, "--repo", str(repository / "tools")], capsys))
 
 
 def test_a_catalog_the_revision_does_not_have_only_adds_tools(
@@ -204,6 +210,7 @@ def test_a_catalog_the_revision_does_not_have_only_adds_tools(
         (["--against", "-x"], "--against '-x': not a git revision"),
         (["--against", "main", "--new-schemas", "x.json"],
          "--against and --new-schemas both name the new catalogs: give one"),
+        (["--repo", "."], "--repo names the repository --against reads: give --against too"),
     ],
 )  # fmt: skip
 def test_an_unusable_revision_is_one_line_and_exit_2(
@@ -227,8 +234,12 @@ def test_against_outside_a_work_tree_or_the_repository_is_refused(
     plain.mkdir()
     shutil.copy(FIXTURE / "base.json", plain / "tools.json")
     args = ["--against", "main", "--logs", LOG]
-    code, _, err = run_cli(["audit", "--schemas", str(plain / "tools.json"), *args], capsys)
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))  # whatever holds tmp_path
+    monkeypatch.chdir(plain)
+    code, _, err = run_cli(["audit", "--schemas", "tools.json", *args], capsys)
     assert code == 2 and err.startswith("auditor: error: --against needs a git work tree")
+    code, _, err = run_cli(["audit", "--schemas", "tools.json", *args, "--repo", "."], capsys)
+    assert code == 2 and err.startswith("auditor: error: --repo .: not a git work tree")
     monkeypatch.chdir(repository)
     mixed = ["audit", "--schemas", "tools", str(plain / "tools.json"), *args]
     code, _, err = run_cli(mixed, capsys)

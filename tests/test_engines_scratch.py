@@ -1,9 +1,12 @@
 """``--scratch``: the parts' listed calls wait in side files instead of travelling back to the
-driver, which reads the first ``--max-calls`` back: the report is the same, byte for byte."""
+driver, which reads the first ``--max-calls`` back: the report is the same, byte for byte.
+Side files are data: one that is not what its part wrote (a planted pickle) runs nothing and
+stops the run in one line, exit 3."""
 
 from __future__ import annotations
 
 import os
+import pickle
 import sys
 from ctypes import c_int64
 from pathlib import Path
@@ -12,9 +15,10 @@ import pytest
 
 from auditor.aggregate import parallel
 from auditor.aggregate.pipeline import ReportSettings, Tally, prepare
-from auditor.engines.core import audit_part, combine, merge
+from auditor.engines.core import audit_part, combine, count_item, merge
 from auditor.engines.kept import put_aside, side_file, take_back
 from auditor.engines.plan import make_plan
+from auditor.errors import AuditorError
 from auditor.inputs.catalogs import load_catalogs
 from auditor.inputs.parts import work_items
 from auditor.models import Report
@@ -160,3 +164,142 @@ def test_a_scratch_that_is_no_folder_is_refused_in_one_line(
     assert err.count("\n") == 1
     code, _, err = run_cli([*args, str(tmp_path), "--jobs", "2", "-q"], capsys)
     assert code == 1  # the sample has newly rejected calls
+
+
+class _RunsWhenUnpickled:
+    """What a planted pickle can do: here, create a file when it is loaded."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        return Path.touch, (self.marker,)
+
+
+def _one_part_aside(tmp_path: Path) -> tuple[Tally, str]:
+    """A tally with nothing kept and the folder of one part that put 7 calls aside."""
+    settings = ReportSettings(examples=1, max_calls=7)
+    log = tmp_path / "one.jsonl"
+    log.write_bytes((SCENARIO / "calls.jsonl").read_bytes())
+    tools = load_catalogs([str(SCENARIO / "tools.json")]).tools
+    folder = tmp_path / "scratch"
+    folder.mkdir()
+    plan = make_plan(tools, [str(log)], ["tools.json"], settings=settings, scratch=str(folder))
+    [run] = audit_part(plan, 0).runs
+    assert run.aside == [(0, 0, 7)]
+    return Tally(prepare(tools, DEFAULT_RULES), settings), str(folder)
+
+
+def test_a_planted_pickle_is_refused_as_data_and_runs_nothing(tmp_path: Path) -> None:
+    back, folder = _one_part_aside(tmp_path)
+    marker = tmp_path / "ran"
+    Path(side_file(folder, 0)).write_bytes(pickle.dumps(_RunsWhenUnpickled(marker)))
+    with pytest.raises(Exception) as refused:  # which one: asserted below
+        take_back(folder, [(0, 0, 7)], back, 7)
+    assert not marker.exists()  # pickle.load created it
+    assert isinstance(refused.value, AuditorError) and refused.value.exit_code == 3
+    line = refused.value.line()
+    assert line.startswith(f"internal error: the --scratch side file {side_file(folder, 0)} ")
+    assert "(line 1: not JSON (" in line and line.endswith("; no report was written")
+    assert back.kept == []
+
+
+def test_a_side_file_that_is_not_what_its_part_wrote_is_named_in_one_line(
+    tmp_path: Path,
+) -> None:
+    back, folder = _one_part_aside(tmp_path)
+    path = Path(side_file(folder, 0))
+    written = path.read_bytes()
+    assert written.count(b"\n") == 7
+    lines = written.splitlines(keepends=True)
+    take_back(folder, [(0, 0, 7)], back, 7)  # as written: read back
+    assert len(back.kept) == 7
+    back.kept = []
+    cases: list[tuple[str, object]] = [
+        ("it ends after 5 calls, and its part wrote at least 7", b"".join(lines[:5])),
+        ("line 7 is cut short, and its part wrote at least 7", written[:-1]),
+        ("line 3: not a CallResult record", b"".join([*lines[:2], b'{"call": 1}\n'])),
+        ("No such file or directory", None),
+        ("a symbolic link", "link"),
+        ("not a regular file", "fifo"),  # opened without waiting for a writer
+    ]
+    for said, planted in cases:
+        path.unlink(missing_ok=True)
+        if isinstance(planted, bytes):
+            path.write_bytes(planted)
+        elif planted == "link":
+            (tmp_path / "elsewhere").write_bytes(written)
+            path.symlink_to(tmp_path / "elsewhere")
+        elif planted == "fifo":
+            os.mkfifo(path)
+        with pytest.raises(AuditorError) as refused:
+            take_back(folder, [(0, 0, 7)], back, 7)
+        assert f"side file {path} does not hold the calls its part wrote ({said})" in str(
+            refused.value
+        ), said
+        assert "\n" not in refused.value.line()
+
+
+def test_a_link_or_folder_planted_at_a_side_file_name_is_never_written_through(
+    tmp_path: Path,
+) -> None:
+    target = tmp_path / "precious"
+    target.write_text("keep me")
+    folder = tmp_path / "scratch"
+    folder.mkdir()
+    Path(side_file(str(folder), 0)).symlink_to(target)
+    settings = ReportSettings(max_calls=3)
+    replays = prepare(load_catalogs([str(SCENARIO / "tools.json")]).tools, DEFAULT_RULES)
+    log = tmp_path / "one.jsonl"
+    log.write_bytes((SCENARIO / "calls.jsonl").read_bytes())
+    [part] = work_items([str(log)], None, 1, 1 << 30, 1)
+    tally = count_item(replays, settings, part, 1 << 20)[0]
+    kept = list(tally.kept)
+    assert put_aside(str(folder), 0, tally) == 3
+    assert target.read_text() == "keep me"
+    assert not Path(side_file(str(folder), 0)).is_symlink()
+    assert os.listdir(folder) == [os.path.basename(side_file(str(folder), 0))]
+    back = Tally(replays, settings)
+    take_back(str(folder), [(0, 0, 3)], back, 3)
+    assert back.kept == kept
+    # A folder planted there: the worker fails (the run stops, exit 3, as for any worker
+    # that fails), leaving no temporary file behind.
+    os.unlink(side_file(str(folder), 0))
+    os.mkdir(side_file(str(folder), 0))
+    tally.kept = kept
+    with pytest.raises(IsADirectoryError):
+        put_aside(str(folder), 0, tally)
+    assert os.listdir(folder) == [os.path.basename(side_file(str(folder), 0))]
+
+
+def test_a_run_whose_side_file_was_replaced_exits_3_naming_it(
+    big_log: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Someone who can write the scratch folder swaps a part's side file for a pickle after
+    # the worker wrote it (here the worker itself does, forked with this stand-in).
+    marker = tmp_path / "ran"
+    payload = pickle.dumps(_RunsWhenUnpickled(marker))
+    written = parallel.put_aside
+
+    def swapped(folder: str, part: int, tally: Tally, row: int = 0) -> int:
+        count = written(folder, part, tally, row)
+        if count:
+            Path(side_file(folder, part, row)).write_bytes(payload)
+        return count
+
+    monkeypatch.setattr(parallel, "put_aside", swapped)
+    monkeypatch.setattr(parallel, "MIN_PART_BYTES", 2048)
+    folder = tmp_path / "scratch"
+    folder.mkdir()
+    args = ["audit", "--schemas", str(SCENARIO / "tools.json"), "--logs", str(big_log)]
+    args += ["--no-report-files", "-q", "--jobs", "2", "--scratch", str(folder)]
+    code, out, err = run_cli(args, capsys)
+    assert not marker.exists()
+    assert (code, out) == (3, "")
+    assert err.startswith(f"auditor: internal error: the --scratch side file {folder}/")
+    assert "/kept-00000000.jsonl does not hold the calls its part wrote (line 1: not JSON" in err
+    assert err.endswith("; no report was written\n") and err.count("\n") == 1
+    assert os.listdir(folder) == []  # the run's folder is removed all the same

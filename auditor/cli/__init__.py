@@ -14,7 +14,7 @@ from typer.core import TyperArgument, TyperCommand, TyperGroup
 
 from auditor import __version__
 from auditor.cli import audit, guard, lint, normalize, rule, schema
-from auditor.cli.config import Setting, load_config
+from auditor.cli.config import CONFIG_FILE, Setting, load_config
 from auditor.errors import EXIT_CODES, AuditorError
 
 EPILOG = "Exit codes: " + "; ".join(f"{code} {meaning}" for code, meaning in EXIT_CODES.items())
@@ -161,6 +161,7 @@ def configure(ctx: typer.Context, name: str) -> None:
     table = " [tool.auditor]" if config.path.name == "pyproject.toml" else ""
     typer.echo(f"auditor: using {config.path.name}{table}", err=True)
     ctx.default_map = {**(ctx.default_map or {}), name: config.values}
+    ctx.meta[CONFIG_FILE] = config.path
 
 
 def expand_multi_value_options(argv: Sequence[str], names: Sequence[str]) -> list[str]:

@@ -8,6 +8,7 @@ worker was lost, a bug) and wrote no report.
 
 from __future__ import annotations
 
+import inspect
 import os
 import shutil
 import sys
@@ -35,7 +36,8 @@ from auditor.cli.common import (
     write_pair,
     write_text,
 )
-from auditor.cli.config import Setting
+from auditor.cli.config import CONFIG_FILE, Setting
+from auditor.cli.from_config import CONFIG_URIS_FLAG, check_named_folder, check_named_inputs
 from auditor.cli.output import check_confined, names_stdout
 from auditor.defaults import DEFAULT_CALL_TIMEOUT, DEFAULT_EXAMPLES, DEFAULT_MAX_CALLS
 from auditor.engines.names import Engine
@@ -44,6 +46,7 @@ from auditor.inputs.calls_from import CallsFrom
 from auditor.inputs.catalog_formats import CatalogFormat
 from auditor.inputs.columns import Columns
 from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES, DEFAULT_MAX_RECORD_BYTES, byte_size
+from auditor.inputs.links import FOLLOW_LINKS
 from auditor.inputs.log_files import (
     LogFormatError,
     LogProblem,
@@ -56,6 +59,7 @@ from auditor.inputs.log_files import (
 from auditor.inputs.log_format_names import LogFormat
 from auditor.inputs.paths import STDIN, shown
 from auditor.inputs.sniff import catalog_given_as_log
+from auditor.inputs.uri import WEB_FLAG, check_uri
 from auditor.models import RULE_FAMILIES, FailOn, GroupBy, OldRuntime, Report, Rule
 from auditor.report import Format, render
 from auditor.report.escape import one_line, terminal
@@ -189,12 +193,16 @@ class AuditOptions:
     """The catalogs after the change; empty: ``schemas`` normalized by ``rules``."""
     against: str | None = None
     """A git revision: the old catalogs are ``schemas`` as it holds them."""
+    repo: str | None = None
+    """The work tree ``against`` is read in (``--repo``); None: the working directory's."""
     new_rules: frozenset[Rule] = frozenset()
     """Normalization of the new catalogs: only what ``--rules`` named explicitly."""
     suggest_patch: str | None = None
     """Where to write the suggested loosenings as a unified diff of the catalog files."""
     suggest_patch_within: Path | None = None
     """The folder ``suggest_patch`` must stay in when the configuration file named it."""
+    follow_links: bool = False
+    """Links in catalog and log folders whose target is outside the folder are read."""
 
 
 def audit(
@@ -226,6 +234,16 @@ def audit(
             metavar="REF",
             help="Audit the change from git revision REF to the work tree: the old catalogs "
             "are the --schemas files at REF (read with git, never checked out).",
+        ),
+    ] = None,
+    repo: Annotated[
+        str | None,
+        typer.Option(
+            "--repo",
+            rich_help_panel=CHANGE,
+            metavar="DIR",
+            help="The git work tree --against reads. Default: the one around the working "
+            "directory. Command line only.",
         ),
     ] = None,
     logs: Annotated[
@@ -582,11 +600,45 @@ def audit(
             "(nothing was validated).",
         ),
     ] = OldRuntime.LENIENT,
+    follow_links: Annotated[
+        bool,
+        typer.Option(
+            FOLLOW_LINKS,
+            rich_help_panel=INPUTS,
+            metavar="",
+            help="Read the symbolic links in catalog and log folders whose target is outside "
+            "the folder (refused by default: a pull request can add such a link). Your "
+            "choice, on the command line only.",
+        ),
+    ] = False,
+    allow_config_uris: Annotated[
+        bool,
+        typer.Option(
+            CONFIG_URIS_FLAG,
+            rich_help_panel=INPUTS,
+            metavar="",
+            help="Read the URIs the config file names in schemas, new_schemas and logs "
+            "(refused by default: a pull request can change the file). On the command line "
+            "only.",
+        ),
+    ] = False,
+    allow_web_uris: Annotated[
+        bool,
+        typer.Option(
+            WEB_FLAG,
+            rich_help_panel=INPUTS,
+            metavar="",
+            help="Read http://, https:// and ftp:// URIs (the network; refused by default). "
+            "On the command line only.",
+        ),
+    ] = False,
 ) -> None:
     """Replay logged calls against old and normalized schemas; exit 1 per --fail-on.
 
-    Every option but --quiet, --timestamp and --generate-baseline can be set in auditor.toml,
-    or in pyproject.toml's tool.auditor table, named in snake_case; the command line wins.
+    Every option but --quiet, --timestamp, --generate-baseline, --follow-links,
+    --allow-config-uris, --allow-web-uris and --repo can be set in auditor.toml, or in
+    pyproject.toml's tool.auditor table, named in snake_case; the command line wins. Paths the
+    file names stay inside the working directory, and it cannot lift a safety bound.
     """
     # The config file was read by the app's callback (auditor.cli.configure) into this
     # command's default_map: every value here is the command line's, else the file's, else
@@ -601,6 +653,7 @@ def audit(
         return source is not None and source.name == "COMMANDLINE"
 
     cwd = Path.cwd()
+    _check_inputs(ctx, cwd, allow_config_uris, allow_web_uris)
     outputs = pair_outputs(list(format or []), list(output or []))
     # Outputs the command line did not name (the config file's, the default report folder)
     # stay inside the working directory.
@@ -661,15 +714,42 @@ def audit(
         old_runtime=old_runtime,
         new_schemas=tuple(new_schemas or ()),
         against=against,
+        repo=repo,
         new_rules=parse_rules(rules) if _given(ctx, "rules") else frozenset(),
         suggest_patch=suggest_patch,
         suggest_patch_within=patch_within,
+        follow_links=follow_links,
     )
     raise typer.Exit(run(options))
 
 
-CLI_ONLY: Final = frozenset({"quiet", "timestamp", "generate_baseline"})
-"""Options of ``audit`` a configuration file cannot set: they are about one run."""
+CLI_ONLY: Final = frozenset(
+    {
+        "quiet",
+        "timestamp",
+        "generate_baseline",
+        "follow_links",
+        "allow_config_uris",
+        "allow_web_uris",
+        "repo",
+    }
+)
+"""Options of ``audit`` a configuration file cannot set: they are about one run, or they
+widen what the run reads (the file is a pull request's to change; ``repo``: the repository
+git reads is the user's, never one the change chose)."""
+
+SAFETY_BOUNDS: Final[dict[str, float | None]] = {
+    "call_timeout": 0,
+    "max_record_bytes": None,
+    "max_catalog_bytes": None,
+    "max_calls": 0,
+}
+"""The options that bound the work or memory of a run, with the value that lifts the bound
+(``0``: no limit): a configuration file may set them at most to their default, never to
+that value (``auditor.cli.config.Setting.most``)."""
+
+CONFIG_INPUTS: Final = ("schemas", "new_schemas", "logs", "baseline")
+"""The options that name files to read."""
 
 CHECKED_LATER: Final[dict[str, Callable[[Any], object]]] = {"rules": parse_rules}
 """Options whose value the command parses itself (to say what is wrong in one line); a
@@ -681,17 +761,21 @@ def read_options(command: Callable[..., Any]) -> dict[str, Setting]:
     table of options and defaults that the config keys (``SETTINGS``), the README's table
     and the Action's inputs (``action.yml``) follow; a test holds them together."""
     hints = get_type_hints(command, include_extras=True)
+    defaults = inspect.signature(command).parameters
     settings = {}
     for name, hint in hints.items():
         if get_origin(hint) is not Annotated:
             continue
         base, *extras = get_args(hint)
         info = next(extra for extra in extras if isinstance(extra, OptionInfo))
+        bound = name in SAFETY_BOUNDS
         settings[name] = Setting(
             key=name,
             flag=_long_flag(info),
             kind=_kind(base),
             least=getattr(info, "min", None),
+            most=defaults[name].default if bound else None,
+            unbounded=SAFETY_BOUNDS.get(name),
         )
     return settings
 
@@ -725,6 +809,28 @@ def _given(ctx: typer.Context, name: str) -> bool:
     return source is not None and source.name in ("COMMANDLINE", "DEFAULT_MAP")
 
 
+def _check_inputs(ctx: typer.Context, cwd: Path, allow_config_uris: bool, web: bool) -> None:
+    """Refuse, before anything is read, what the config file names to read or write in that
+    is not a local path inside ``cwd`` (``auditor.cli.from_config``), and URIs of a scheme
+    auditor does not read, or of the network's unless ``web`` (``auditor.inputs.uri``)."""
+    config = ctx.meta.get(CONFIG_FILE)
+    for name in CONFIG_INPUTS:
+        value = ctx.params.get(name)
+        paths = [value] if isinstance(value, str) else list(value or ())
+        if config is not None and _from_config(ctx, name):
+            check_named_inputs(config, name, paths, cwd, allow_config_uris)
+        for path in paths if name != "baseline" else ():
+            check_uri(path, web)
+    scratch = ctx.params.get("scratch")
+    if config is not None and scratch is not None and _from_config(ctx, "scratch"):
+        check_named_folder(config, "scratch", scratch, cwd)
+
+
+def _from_config(ctx: typer.Context, name: str) -> bool:
+    source = ctx.get_parameter_source(name)
+    return source is not None and source.name == "DEFAULT_MAP"
+
+
 def _confined(paths: list[Path], within: Path) -> None:
     """Refuse, before the audit runs, outputs the command line did not name (the config
     file's, the default report folder) that would be written outside ``within``."""
@@ -755,7 +861,7 @@ def run(options: AuditOptions) -> int:
     if options.scratch is not None and not os.path.isdir(options.scratch):
         raise UsageFailure(f"--scratch {shown(options.scratch)}: not a folder")
     catalogs, new_catalogs = _catalogs(options)
-    files, problems = check_logs(options.logs)
+    files, problems = check_logs(options.logs, options.follow_links)
     # A folder without logs is as empty as an empty file: the count of calls decides.
     empty = [problem for problem in problems if holds_no_log(problem)]
     if unusable := [problem for problem in problems if not holds_no_log(problem)]:
@@ -919,10 +1025,10 @@ def _catalogs(options: AuditOptions) -> tuple[Catalogs, NewCatalogs | None]:
 
     if options.against is not None and options.new_schemas:
         raise UsageFailure("--against and --new-schemas both name the new catalogs: give one")
+    if options.repo is not None and options.against is None:
+        raise UsageFailure("--repo names the repository --against reads: give --against too")
     revision = (
-        None
-        if options.against is None
-        else GitRevision.resolve(options.against, options.schemas[0])
+        None if options.against is None else GitRevision.resolve(options.against, options.repo)
     )
     old = _load(options, options.schemas, revision)
     if revision is not None:
@@ -943,14 +1049,14 @@ def _catalogs(options: AuditOptions) -> tuple[Catalogs, NewCatalogs | None]:
 
 
 def _load(options: AuditOptions, paths: Sequence[str], revision: GitRevision | None) -> Catalogs:
-    from auditor.inputs.catalogs import load_catalogs
+    from auditor.inputs.catalogs import FileSystem, load_catalogs
 
     catalogs = load_catalogs(
         paths,
         allow_override=options.allow_override,
         fmt=options.catalog_format,
         max_bytes=options.max_catalog_bytes,
-        source=revision,
+        source=revision if revision is not None else FileSystem(options.follow_links),
     )
     if catalogs.problems:
         raise UsageFailure(str(catalogs.problems[0]))

@@ -12,7 +12,9 @@ import typer
 from auditor.cli.output import write_atomic, write_together
 from auditor.errors import AuditorError
 from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES, byte_size
+from auditor.inputs.links import FOLLOW_LINKS
 from auditor.inputs.paths import shown
+from auditor.inputs.uri import WEB_FLAG, check_uri
 from auditor.models import RULE_FAMILIES, Rule
 from auditor.schema.normalize import DEFAULT_RULES
 
@@ -100,6 +102,26 @@ RulesOption = Annotated[
     ),
 ]
 """The ``--rules`` option, shared by the commands that normalize (exit 2 when unknown)."""
+
+
+FollowLinksOption = Annotated[
+    bool,
+    typer.Option(
+        FOLLOW_LINKS,
+        metavar="",
+        help="Read the symbolic links in catalog folders whose target is outside the folder "
+        "(refused by default: a pull request can add such a link). Your choice.",
+    ),
+]
+"""``--follow-links`` of the commands that read catalog folders but ``audit`` (whose help
+names log folders too)."""
+
+
+def check_catalog_uris(paths: Iterable[str]) -> None:
+    """Refuse the URIs among ``paths`` that auditor does not read; a command other than
+    ``audit`` never reads the network's (``auditor.inputs.uri.check_uri``)."""
+    for path in paths:
+        check_uri(path, web=False, web_hint=f"only `auditor audit {WEB_FLAG}` reads it")
 
 
 MaxCatalogBytesOption = Annotated[

@@ -3,6 +3,10 @@
 Only the current directory is searched (where CI runs the command), never its parents: a
 setting that applies must be visible next to the command that uses it. ``auditor.toml`` wins
 over ``pyproject.toml`` when both exist; a command-line option wins over either.
+
+The file is the repository's, which a pull request can change: it can tighten a safety bound
+but never lift or widen one (``Setting.most``, ``Setting.unbounded``); what it names is kept
+inside the working directory by the command (``auditor.cli.from_config``).
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from auditor.errors import AuditorError
 from auditor.inputs.limits import readable_value_error
@@ -25,6 +29,11 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 class ConfigProblem(AuditorError):
     """A configuration file that cannot be used; the message names it (exit 2)."""
+
+
+CONFIG_FILE: Final = "auditor.config_file"
+"""Where click's context ``meta`` (shared by a command and its group) holds the path of the
+configuration file in use, for the command to name it when it refuses what the file says."""
 
 
 @dataclass(frozen=True)
@@ -40,6 +49,12 @@ class Setting:
     ``bool``, ``int``, ``float`` (an integer too) or ``str``."""
     least: float | None = None
     """The least number the option accepts, if it has one."""
+    most: float | None = None
+    """For a safety bound: the most a configuration file may set (the option's default);
+    more comes from the command line only."""
+    unbounded: float | None = None
+    """For a safety bound: the value that lifts it (``0``: no limit), which only the
+    command line may give."""
 
     def tokens(self, value: Any) -> list[str]:
         """The command-line arguments that say ``value`` (to check it as the CLI would)."""
@@ -77,7 +92,10 @@ def load_config(
         return Config(_check(own, _read(own), settings, validate), own)
     pyproject = directory / "pyproject.toml"
     if pyproject.is_file():
-        table = _read(pyproject).get("tool", {}).get("auditor")
+        tools = _read(pyproject).get("tool", {})
+        if not isinstance(tools, dict):  # `tool = 1`: TOML, but no table of tools
+            raise ConfigProblem(f"{pyproject}: [tool] must be a table")
+        table = tools.get("auditor")
         if table is not None:
             if not isinstance(table, dict):
                 raise ConfigProblem(f"{pyproject}: [tool.auditor] must be a table")
@@ -133,8 +151,8 @@ def _has_type(value: Any, kind: type) -> bool:
 
 
 def _check_value(path: Path, key: str, setting: Setting, value: Any) -> None:
-    """What the command line's options check (least values, finite numbers), and lists of
-    strings."""
+    """What the command line's options check (least values, finite numbers), lists of
+    strings, and that a safety bound is neither lifted nor widened."""
     if isinstance(value, list) and not all(isinstance(item, str) for item in value):
         raise ConfigProblem(f"{path}: setting '{key}' must be a list of strings")
     if isinstance(value, float) and not math.isfinite(value):
@@ -143,3 +161,20 @@ def _check_value(path: Path, key: str, setting: Setting, value: Any) -> None:
         raise ConfigProblem(
             f"{path}: setting '{key}' must be at least {setting.least:g}, not {value}"
         )
+    if setting.unbounded is not None and value == setting.unbounded:
+        raise ConfigProblem(
+            f"{path}: setting '{key}' = {_number(value)} lifts a safety bound, which a "
+            f"configuration file cannot do: give {setting.flag} {_number(value)} on the "
+            "command line"
+        )
+    if setting.most is not None and value > setting.most:
+        raise ConfigProblem(
+            f"{path}: setting '{key}' = {_number(value)} is above {_number(setting.most)}, the "
+            "default and the most a configuration file may set for this safety bound: give "
+            f"{setting.flag} on the command line"
+        )
+
+
+def _number(value: float) -> str:
+    """``67,108,864`` for a whole number, ``0.5`` for a fraction."""
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:g}"

@@ -6,7 +6,14 @@ from typing import Annotated, Final
 
 import typer
 
-from auditor.cli.common import MaxCatalogBytesOption, UsageFailure, emit, split_codes
+from auditor.cli.common import (
+    FollowLinksOption,
+    MaxCatalogBytesOption,
+    UsageFailure,
+    check_catalog_uris,
+    emit,
+    split_codes,
+)
 from auditor.errors import EXIT_FOUND, EXIT_OK, EXIT_UNUSABLE
 from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES
 from auditor.report.escape import one_line
@@ -48,15 +55,17 @@ def lint(
         typer.Option("--ignore", metavar="CODES", help="Leave out these codes or prefixes."),
     ] = None,
     max_catalog_bytes: MaxCatalogBytesOption = DEFAULT_MAX_CATALOG_BYTES,
+    follow_links: FollowLinksOption = False,
 ) -> None:
     """Report keywords and type names that are not evaluated as written; exit 1 if any."""
     selected, ignored = split_codes(select), split_codes(ignore)
     unknown = sorted(c for c in (*selected, *ignored) if not any(r.startswith(c) for r in RULES))
     if unknown:
         raise UsageFailure(f"unknown finding code {', '.join(unknown)}")
+    check_catalog_uris(paths)
     from auditor.schema.lint import lint_paths  # the reader and YAML: not for --help
 
-    result = lint_paths(paths, selected, ignored, max_catalog_bytes)
+    result = lint_paths(paths, selected, ignored, max_catalog_bytes, follow_links)
     for problem in result.problems:
         typer.echo(f"auditor: error: {one_line(str(problem))}", err=True)
     emit(LINT_RENDERERS[fmt](result.findings), output)  # a UsageFailure when it cannot write

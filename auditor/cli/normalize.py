@@ -9,9 +9,11 @@ from typing import TYPE_CHECKING, Annotated, Final
 import typer
 
 from auditor.cli.common import (
+    FollowLinksOption,
     MaxCatalogBytesOption,
     RulesOption,
     UsageFailure,
+    check_catalog_uris,
     write_text,
 )
 from auditor.errors import EXIT_FOUND, EXIT_OK, EXIT_UNUSABLE
@@ -48,6 +50,7 @@ def normalize(
     ] = False,
     rules: RulesOption = DEFAULT_RULES,
     max_catalog_bytes: MaxCatalogBytesOption = DEFAULT_MAX_CATALOG_BYTES,
+    follow_links: FollowLinksOption = False,
 ) -> None:
     """Rewrite dialect spellings into JSON Schema, changing nothing else in the files.
 
@@ -60,7 +63,9 @@ def normalize(
     """
     if sum((diff, check, write)) != 1:
         raise UsageFailure("give exactly one of --diff, --check, --write")
-    raise typer.Exit(run(paths, rules, diff=diff, write=write, max_bytes=max_catalog_bytes))
+    check_catalog_uris(paths)
+    code = run(paths, rules, diff, write, max_catalog_bytes, follow_links)
+    raise typer.Exit(code)
 
 
 def run(
@@ -69,8 +74,10 @@ def run(
     diff: bool,
     write: bool,
     max_bytes: int = DEFAULT_MAX_CATALOG_BYTES,
+    follow_links: bool = False,
 ) -> int:
-    """Normalize every catalog file under ``paths``; returns the exit code."""
+    """Normalize every catalog file under ``paths``; returns the exit code. Links out of a
+    catalog folder are read (and, with ``write``, still not written) when ``follow_links``."""
     # The readers and YAML, imported here: ``--help`` does not need them.
     from auditor.inputs.catalogs import catalog_files
     from auditor.report.common import plural
@@ -81,7 +88,7 @@ def run(
     """A file found in a directory, and its links' targets, stay in that directory."""
     failed = False
     for path in paths:
-        files, problems = catalog_files(path)
+        files, problems = catalog_files(path, follow_links)
         for problem in problems:
             typer.echo(f"auditor: error: {one_line(str(problem))}", err=True)
         if not files and not problems:

@@ -14,6 +14,10 @@ What a path names decides how it is written:
   folder the writes are confined to (``within``), when there is one;
 - a directory: refused.
 
+Confined to a folder (``within``), a path is also refused when it resolves into a ``.git``
+folder below it: a checked-in configuration must not replace git's config or hooks. The same
+check (``check_confined``) confines the inputs a configuration file names.
+
 Failures are ``OSError``; ``WriteRefused`` (one of them) says why a path is not written at all.
 """
 
@@ -32,6 +36,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
+
+from auditor.inputs.links import is_inside
 
 _DESCRIPTOR: Final = re.compile(
     r"/dev/(?:std(?P<std>in|out|err)|fd/(?P<fd>\d+))|/proc/(?:self|thread-self|(?P<pid>\d+))/fd/(?P<procfd>\d+)"
@@ -117,14 +123,22 @@ def _naming(path: Path) -> Iterator[None]:
         raise
 
 
-def check_confined(path: Path, within: Path) -> None:
-    """Raise ``WriteRefused`` now if writing ``path`` would leave ``within`` (through its
-    folders or links), before any work is done; a folder is fine here."""
+GIT_FOLDER: Final = ".git"
+"""git's own folder: nothing confined to a folder goes into one below it."""
+TO_WRITE: Final = "name it on the command line to write there"
+TO_READ: Final = "name it on the command line to read it"
+"""What a refusal says to do, for a write and for an input a configuration file named."""
+
+
+def check_confined(path: Path, within: Path, remedy: str = TO_WRITE) -> None:
+    """Raise ``WriteRefused`` now if ``path`` would leave ``within`` (through its folders or
+    links) or go into a ``.git`` folder below it, before any work is done; a folder is fine
+    here. ``remedy`` ends the refusal (``TO_READ`` for an input)."""
     with contextlib.suppress(IsADirectoryError):
-        _target(path, within)
+        _target(path, within, remedy)
 
 
-def _target(path: Path, within: Path | None) -> _Target:
+def _target(path: Path, within: Path | None, remedy: str = TO_WRITE) -> _Target:
     """Follow ``path``'s symbolic links to what it names, refusing what must not be written."""
     root = os.path.realpath(within) if within is not None else None
     given = current = os.path.join(os.getcwd(), path)
@@ -147,16 +161,23 @@ def _target(path: Path, within: Path | None) -> _Target:
             continue
         # The final name: the folders on the way may still be links; resolve them.
         real = os.path.join(os.path.realpath(os.path.dirname(current)), os.path.basename(current))
-        if root is not None and os.path.commonpath([real, root]) != root:
-            raise WriteRefused(
-                f"resolves to {real}, outside {root}; name it on the command line to write there"
-            )
+        if root is not None and not is_inside(real, root):
+            raise WriteRefused(f"resolves to {real}, outside {root}; {remedy}")
+        if root is not None and _in_git_folder(real, root):
+            raise WriteRefused(f"resolves to {real}, inside a {GIT_FOLDER} folder; {remedy}")
         if status is None:
             return _Target(Path(real))
         if stat.S_ISDIR(status.st_mode):
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
         return _Target(Path(real), in_place=not stat.S_ISREG(status.st_mode))
     raise OSError(errno.ELOOP, os.strerror(errno.ELOOP))
+
+
+def _in_git_folder(real: str, root: str) -> bool:
+    """Whether ``real`` (below ``root``) has a ``.git`` folder on its way, in any case: a file
+    system that ignores case takes ``.GIT`` for ``.git``."""
+    below = os.path.relpath(real, root).split(os.sep)
+    return any(part.casefold() == GIT_FOLDER for part in below)
 
 
 def names_stdout(path: str) -> bool:

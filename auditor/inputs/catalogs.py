@@ -79,11 +79,15 @@ class CatalogSource(Protocol):
     ) -> tuple[list[ToolSchema], CatalogProblem | None]: ...
 
 
+@dataclass(frozen=True)
 class FileSystem:
-    """Catalog files as they are on disk (``-``: standard input)."""
+    """Catalog files as they are on disk (``-``: standard input); links out of a catalog
+    folder are read only when ``follow_links``."""
+
+    follow_links: bool = False
 
     def expand(self, paths: Sequence[str]) -> tuple[list[str], list[CatalogProblem]]:
-        return expand(paths)
+        return expand(paths, self.follow_links)
 
     def read(
         self, path: str, fmt: CatalogFormat | None, max_bytes: int
@@ -91,20 +95,24 @@ class FileSystem:
         return read_catalog(path, fmt, max_bytes)
 
 
-def catalog_files(path: str) -> tuple[list[str], list[CatalogProblem]]:
+def catalog_files(path: str, follow_links: bool = False) -> tuple[list[str], list[CatalogProblem]]:
     """``path`` itself, or the catalog files below a directory in a stable order, with the
-    entries there that cannot be read (a FIFO, a broken link, an unreadable folder)."""
-    files, unreadable = files_in(path, CATALOG_SUFFIXES, "no catalog files (.json, .yaml, .yml)")
+    entries there that cannot be read (a FIFO, a broken link, an unreadable folder, a link
+    out of it unless ``follow_links``)."""
+    none = "no catalog files (.json, .yaml, .yml)"
+    files, unreadable = files_in(path, CATALOG_SUFFIXES, none, follow_links)
     return files, [CatalogProblem(Location(entry), why) for entry, why in unreadable]
 
 
-def expand(paths: Sequence[str]) -> tuple[list[str], list[CatalogProblem]]:
+def expand(
+    paths: Sequence[str], follow_links: bool = False
+) -> tuple[list[str], list[CatalogProblem]]:
     """The catalog files under ``paths`` in order, and the problems: paths that hold none,
     entries of a directory that cannot be read."""
     files: list[str] = []
     problems: list[CatalogProblem] = []
     for path in paths:
-        found, unreadable = catalog_files(path)
+        found, unreadable = catalog_files(path, follow_links)
         files.extend(found)
         problems.extend(unreadable)
     return files, problems

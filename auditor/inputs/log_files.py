@@ -80,21 +80,23 @@ def display_name(path: str) -> str:
     return STDIN_NAME if path == STDIN else shown(path)
 
 
-def log_files(path: str) -> tuple[list[str], list[LogProblem]]:
+def log_files(path: str, follow_links: bool = False) -> tuple[list[str], list[LogProblem]]:
     """``path`` itself, or the log files below a directory in a stable order, with the
     entries there that cannot be read: a FIFO (opening it would wait forever for a writer),
-    a broken link, an unreadable folder, or the directory when it holds no log file. A path
-    given by name is the user's choice."""
-    files, unreadable = files_in(path, LOG_SUFFIXES, _NONE)
+    a broken link, an unreadable folder, a link out of it (unless ``follow_links``), or the
+    directory when it holds no log file. A path given by name is the user's choice."""
+    files, unreadable = files_in(path, LOG_SUFFIXES, _NONE, follow_links)
     return files, [LogProblem(Location(entry), why) for entry, why in unreadable]
 
 
-def check_logs(paths: Sequence[str]) -> tuple[list[str], list[LogProblem]]:
+def check_logs(
+    paths: Sequence[str], follow_links: bool = False
+) -> tuple[list[str], list[LogProblem]]:
     """Every log file to read, and the inputs that cannot be read at all."""
     files: list[str] = []
     problems: list[LogProblem] = []
     for path in paths:
-        found, unreadable = log_files(path)
+        found, unreadable = log_files(path, follow_links)
         problems.extend(unreadable)
         for file in found:
             if file == STDIN:  # read once, when its turn comes

@@ -6,7 +6,10 @@ text for a UTF-8 name, ``\\xe9`` for a byte that is not UTF-8.
 
 ``walk`` lists a directory's files like ``rglob`` but says what it could not list or read —
 an unreadable folder, a FIFO (opening it would wait for a writer), a socket or device, a
-dangling symbolic link — instead of skipping it in silence. ``files_in`` is how an input
+dangling symbolic link — instead of skipping it in silence, and refuses a symbolic link whose
+target lies outside the folder walked (a catalog or log folder is often a pull request's to
+fill: a link in it to ``~/.ssh/id_rsa`` would be read and quoted in the report), unless the
+user asks to follow such links (``--follow-links``). ``files_in`` is how an input
 path names files, for catalogs and logs alike: itself, standard input, or a directory's files
 — or, for a URI, an object or the objects below a prefix (``auditor.inputs.uri``).
 """
@@ -20,7 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from auditor.inputs.uri import is_uri, masked, uri_files
+from auditor.inputs.links import leaves, link_out
+from auditor.inputs.uri import is_uri, local_path, masked, uri_files
 from auditor.models import Location
 
 STDIN: Final = "-"
@@ -55,12 +59,15 @@ def shown(path: str | os.PathLike[str]) -> str:
         return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def walk(root: str, wanted: Callable[[str], bool]) -> tuple[list[str], list[tuple[str, str]]]:
+def walk(
+    root: str, wanted: Callable[[str], bool], follow_links: bool = False
+) -> tuple[list[str], list[tuple[str, str]]]:
     """The regular files below ``root`` whose name is ``wanted``, in ``sorted(rglob)``
     order, and ``(path, reason)`` for every wanted entry, or folder, that cannot be read.
 
-    Links to files are followed; links to folders are not descended (as ``rglob``), so a
-    link cycle cannot loop.
+    Links to files inside ``root`` are followed, and links out of it only when
+    ``follow_links``; links to folders are not descended (as ``rglob``), so a link cycle
+    cannot loop.
     """
     found: list[Path] = []
     problems: list[tuple[str, str]] = []
@@ -87,6 +94,11 @@ def walk(root: str, wanted: Callable[[str], bool]) -> tuple[list[str], list[tupl
             except OSError as error:
                 problems.append((entry.path, f"cannot read: {error.strerror or error}"))
                 continue
+            if not follow_links and entry.is_symlink():
+                target = leaves(entry.path, root)
+                if target is not None:
+                    problems.append((entry.path, link_out(shown(target), shown(root))))
+                    continue
             if stat.S_ISREG(mode):
                 found.append(Path(entry.path))
             elif not stat.S_ISDIR(mode):
@@ -94,19 +106,41 @@ def walk(root: str, wanted: Callable[[str], bool]) -> tuple[list[str], list[tupl
     return [str(p) for p in sorted(found)], sorted(problems)
 
 
+def _inside_prefix(
+    prefix: str, root: str, files: list[str], unreadable: list[tuple[str, str]]
+) -> tuple[list[str], list[tuple[str, str]]]:
+    """The files below a ``file://`` prefix (a folder on this machine, ``root``) whose links
+    stay inside it, and the others as links out, as ``walk`` finds them."""
+    kept = []
+    for file in files:
+        named = local_path(file)
+        target = None if named is None else leaves(named, root)
+        if target is None:
+            kept.append(file)
+        else:
+            unreadable.append((shown(file), link_out(shown(target), shown(prefix))))
+    return kept, unreadable
+
+
 def files_in(
-    path: str, suffixes: tuple[str, ...], none: str
+    path: str, suffixes: tuple[str, ...], none: str, follow_links: bool = False
 ) -> tuple[list[str], list[tuple[str, str]]]:
     """``path`` itself (a file, or ``-``), or the files below a directory whose name ends
     with one of ``suffixes`` (in any case), in a stable order, with ``(shown path, reason)``
     for each entry there that cannot be read (a FIFO, a broken link, an unreadable folder),
-    or for the directory itself, with the reason ``none``, when it holds no such file. A URI
-    names an object, or a prefix that stands for the objects below it as a directory does."""
+    or for the directory itself, with the reason ``none``, when it holds no such file, or for a
+    link there whose target is outside it (unless ``follow_links``). A URI names an object, or
+    a prefix that stands for the objects below it as a directory does (a ``file://`` prefix
+    with the same rule for links)."""
     if is_uri(path):
-        return uri_files(path, suffixes, none)
+        files, unreadable = uri_files(path, suffixes, none)
+        root = local_path(path)
+        if follow_links or root is None:
+            return files, unreadable
+        return _inside_prefix(path, root, files, unreadable)
     if path == STDIN or not Path(path).is_dir():
         return [path], []
-    files, unreadable = walk(path, lambda name: name.lower().endswith(suffixes))
+    files, unreadable = walk(path, lambda name: name.lower().endswith(suffixes), follow_links)
     if not files and not unreadable:
         return [], [(shown(path), none)]
     return files, [(shown(entry), why) for entry, why in unreadable]

@@ -63,10 +63,12 @@ def lint_paths(
     select: Collection[str] = (),
     ignore: Collection[str] = (),
     max_bytes: int = DEFAULT_MAX_CATALOG_BYTES,
+    follow_links: bool = False,
 ) -> LintResult:
-    """Lint every catalog file under ``paths``; ``select``/``ignore`` filter by code prefix."""
+    """Lint every catalog file under ``paths``; ``select``/``ignore`` filter by code prefix;
+    links out of a catalog folder are read only when ``follow_links``."""
     found: list[LocatedFinding] = []
-    files, problems = expand(list(paths))
+    files, problems = expand(list(paths), follow_links)
     for file in files:
         located, problem = lint_file(file, max_bytes)
         if problem is not None:
