@@ -33,6 +33,7 @@ import statistics
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -56,9 +57,7 @@ def fixes_catalog(as_json: bool) -> str:
     out = []
     for t in range(TOOLS):
         if as_json:
-            properties = ",\n".join(
-                f'      "p{p}": {{"max_length": 1}}' for p in range(PROPERTIES)
-            )
+            properties = ",\n".join(f'      "p{p}": {{"max_length": 1}}' for p in range(PROPERTIES))
             out.append(f'  "t{t}": {{\n    "properties": {{\n{properties}\n    }}\n  }}')
         else:
             out.append(f"t{t}:\n  type: object\n  properties:\n")
@@ -147,14 +146,16 @@ class Table:
     def row(self, what: str, size: int, figures: tuple[float, float]) -> None:
         cpu, wall = figures
         before = self.last.get(what)
-        ratio = f"×{cpu / before:.2f}" if before else ""
+        ratio = f"x{cpu / before:.2f}" if before else ""
         self.last[what] = cpu
         print(f"{what:<36} {size:>7,}  {cpu:8.2f} s CPU  {wall:8.2f} s wall  {ratio}", flush=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--groups", type=int, nargs="*", default=[1000, 2000, 4000])
+    parser.add_argument(
+        "--groups", type=int, nargs="*", default=[1000, 2000, 4000], help="multiples of 20"
+    )
     parser.add_argument("--callers", type=int, nargs="*", default=[2500, 5000, 10000])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--json", action="store_true", help="the fixes catalog as JSON")
@@ -176,8 +177,11 @@ def main() -> None:
             report = audited(catalog, log, settings)
             fixed = sum(g.patch is not None for g in report.groups)
             assert fixed == groups, f"{fixed} groups with a patch, not {groups}"
-            table.row("SARIF with fixes, groups", groups, measure(lambda: sarif_with_fixes(report), options.rounds))
-            table.row("--suggest-patch diff, groups", groups, measure(lambda: patch_diff(report), options.rounds))
+            for what, work in (
+                ("SARIF with fixes", sarif_with_fixes),
+                ("--suggest-patch diff", patch_diff),
+            ):
+                table.row(f"{what}, groups", groups, measure(partial(work, report), options.rounds))
         one = Path("one.yaml")
         one.write_text("t:\n  type: object\n  properties:\n    q: {max_length: 1}\n")
         by_caller = ReportSettings(old_runtime=OldRuntime.NONE, group_by=GroupBy.CALLER)
@@ -186,8 +190,13 @@ def main() -> None:
             log.write_text(callers_log(callers), encoding="utf-8")
             report = audited(one, log, by_caller)
             assert len(report.groups) == callers, len(report.groups)
-            table.row("SARIF with fixes, callers", callers, measure(lambda: sarif_with_fixes(report), options.rounds))
-            table.row("every other format, callers", callers, measure(lambda: every_format(report), options.rounds))
+            for what, work in (
+                ("SARIF with fixes", sarif_with_fixes),
+                ("every other format", every_format),
+            ):
+                table.row(
+                    f"{what}, callers", callers, measure(partial(work, report), options.rounds)
+                )
 
 
 if __name__ == "__main__":

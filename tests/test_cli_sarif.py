@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -174,3 +177,26 @@ def test_the_fixes_and_the_patch_read_each_catalog_once(
     assert diff.read_text().count("\n+    p") == 100
     assert read["composed"] - loading["composed"] < 1.5 * size  # once, and the edited lines
     assert read["parsed"] - loading["parsed"] < 2.5 * size  # once, and the edits put together
+
+
+def test_the_report_building_benchmark_runs_at_smoke_size(tmp_path: Path) -> None:
+    # benchmarks/report_building.py prints figures; here only that its workloads are what
+    # it says (40 groups with a patch each, 20 callers each a group) and it runs to the end.
+    script = str(ROOT / "benchmarks" / "report_building.py")
+    done = subprocess.run(
+        [sys.executable, script, "--groups", "40", "--callers", "20", "--rounds", "1"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        cwd=tmp_path,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = [(line[:36].strip(), line[36:45].strip()) for line in done.stdout.splitlines()[1:]]
+    assert rows == [
+        ("SARIF with fixes, groups", "40"),
+        ("--suggest-patch diff, groups", "40"),
+        ("SARIF with fixes, callers", "20"),
+        ("every other format, callers", "20"),
+    ]
+    assert all(" s CPU " in line for line in done.stdout.splitlines()[1:])
