@@ -1,9 +1,15 @@
-"""Apply a catalog file's rewrites to its text in place, changing nothing else.
+"""Apply a catalog file's rewrites, or the suggested loosenings, to its text in place,
+changing nothing else.
 
 The file is composed (not loaded) so every key and value keeps its exact span in the text;
 each rewrite becomes a splice of one span, written in the style the file already uses
 (quoting, flow or block). The result is parsed again and must give exactly the normalized
-schemas: a file that cannot be edited that way is left alone and reported.
+(or patched) schemas: a file that cannot be edited that way is left alone and reported.
+
+The loosenings of a run (``catalog_edits``: the SARIF fixes and the ``--suggest-patch``
+diff) read, parse and compose each file once, and each is made in the smallest node of the
+file that holds it and can be taken alone (``_Catalog``), so that a thousand loosenings of
+one large catalog cost a thousand small edits, not a thousand readings of the file.
 """
 
 from __future__ import annotations
