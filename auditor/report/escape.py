@@ -110,7 +110,8 @@ def md_text(text: str) -> str:
 
 def md_html(text: str) -> str:
     """Text inside the HTML of a Markdown document (a ``<summary>``, where Markdown is not
-    read): HTML-escaped, and nothing in it links or mentions (as in ``md_text``)."""
+    read): HTML-escaped, and nothing in it links or mentions (as in ``md_text``). Inside
+    ``<code>``, where GitHub links and mentions nothing, ``html_text`` is enough."""
     return _unlinked(html_text(text))
 
 

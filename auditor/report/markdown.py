@@ -48,6 +48,7 @@ from auditor.report.common import (
     words,
 )
 from auditor.report.escape import (
+    html_text,
     md_cell,
     md_code,
     md_fence,
@@ -387,7 +388,7 @@ def _rewrites(report: Report, budget: _Budget) -> list[str]:
     out = budget.take([f"## {unit.capitalize()}s and findings", ""], "section")
     for tool in tools:
         lines = [
-            f"<details><summary><code>{md_html(tool.name)}</code>: "
+            f"<details><summary><code>{html_text(tool.name)}</code>: "
             f"{plural(len(tool.rewrites), unit)}, {plural(len(tool.findings), 'finding')} "
             f"({md_html(str(tool.location))})</summary>",
             "",
