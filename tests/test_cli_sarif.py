@@ -196,7 +196,7 @@ def test_the_report_building_benchmark_runs_at_smoke_size(tmp_path: Path) -> Non
     assert rows == [
         ("SARIF with fixes, groups", "40"),
         ("--suggest-patch diff, groups", "40"),
-        ("SARIF with fixes, callers", "20"),
+        ("SARIF, callers", "20"),
         ("every other format, callers", "20"),
     ]
     assert all(" s CPU " in line for line in done.stdout.splitlines()[1:])
