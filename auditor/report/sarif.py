@@ -48,15 +48,14 @@ def render(report: Report, fixes: Mapping[str, dict[str, Any]] | None = None) ->
 
 def loosening_fixes(report: Report, changes: Mapping[str, LineChange]) -> dict[str, dict[str, Any]]:
     """A SARIF ``fix`` for each group whose suggested loosening applies to its catalog file
-    as the file is now (``changes``: ``auditor.schema.edit.catalog_edits``, each loosening by
-    itself, by group fingerprint): the lines it changes and what replaces them."""
+    as the file is now (``changes``: ``auditor.schema.edit.loosening_edits``, each loosening
+    by itself, by group fingerprint): the lines it changes and what replaces them."""
     found: dict[str, dict[str, Any]] = {}
     for group in report.groups:
         patch, change = group.patch, changes.get(group.fingerprint)
-        if patch is None or change is None:
-            continue
-        if patch.problem is not None or patch.file_problem is not None:
-            continue
+        written = patch is not None and patch.problem is None and patch.file_problem is None
+        if change is None or patch is None or not written:
+            continue  # (a patch with a problem is written into no file: no change either)
         found[group.fingerprint] = {
             "description": {"text": visible(plain(patch.summary))},
             "artifactChanges": [
