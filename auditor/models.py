@@ -574,6 +574,21 @@ LOG_COUNTS: tuple[str, ...] = tuple(f.name for f in fields(LogStats) if f.type i
 
 
 @dataclass(frozen=True)
+class Gate:
+    """What fails the run, decided once when the report is finished
+    (``auditor.aggregate.gate.decide``): every format and the exit code read it, none
+    decides again."""
+
+    failing: frozenset[str] = frozenset()
+    """Fingerprints of the groups that fail the run."""
+    below: Mapping[str, str] = field(default_factory=dict)
+    """Groups that would fail the run but for a usage threshold: fingerprint -> the
+    thresholds it is below (``below --fail-min-calls 5``)."""
+    exit_code: int = 0
+    """1 when a group fails the run, else 0."""
+
+
+@dataclass(frozen=True)
 class Report:
     """Everything the renderers need; built by the pipeline, never by a renderer."""
 
@@ -619,6 +634,9 @@ class Report:
     counterexamples: tuple[Counterexample, ...] = ()
     """For each change no logged call reached, or none failed: an argument that shows it bites,
     or why none exists. Never counted among the logged calls."""
+    gate: Gate = field(kw_only=True)
+    """What fails the run under ``fail_on`` and the thresholds, decided from ``groups`` when the
+    report was finished."""
 
     @property
     def proven_count(self) -> int:

@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
+from xml.etree import ElementTree as ET
 
 import jsonschema
 import pytest
 
+from auditor.aggregate import gate
+from auditor.aggregate.pipeline import ReportSettings
+from auditor.errors import EXIT_FOUND
+from auditor.models import FailOn, Gate, Group, Outcome
+from auditor.report import Format, render
+from auditor.report.escape import plain
 from auditor.report.schema import report_schema
 from tests.conftest import run_cli
-from tests.reporting import write_inputs
+from tests.reporting import make_report, write_inputs
 
 CATALOG = """\
 search:
@@ -193,3 +201,62 @@ def test_schema_command_prints_the_report_schema(capsys: pytest.CaptureFixture[s
     printed = json.loads(out)
     assert printed == report_schema()
     jsonschema.Draft202012Validator.check_schema(printed)
+
+
+def test_the_gate_is_decided_once_per_run_whatever_the_formats_and_groups(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 40 callers each break one constraint: 40 groups with --group-by caller, and 7 formats.
+    calls = [{"tool": "search", "caller": f"c{i}", "arguments": {"tags": []}} for i in range(40)]
+    catalog, log = write_inputs(tmp_path, CATALOG, [])
+    log.write_text("".join(json.dumps(call) + "\n" for call in calls))
+    asked: list[str] = []
+    below = gate._below
+
+    def counted(group: Group, fail_min_calls: int, fail_min_share: float) -> str | None:
+        asked.append(group.fingerprint)
+        return below(group, fail_min_calls, fail_min_share)
+
+    monkeypatch.setattr(gate, "_below", counted)
+    args = _audit(catalog, log, "--group-by", "caller", "--fail-min-calls", "1")
+    for fmt in ("table", "markdown", "json", "sarif", "junit", "github", "html"):
+        args += ["--format", fmt, "--output", str(tmp_path / f"out.{fmt}")]
+    code, _, err = run_cli(args, capsys)
+    assert code == 1, err
+    assert len(asked) == len(set(asked)) == 40  # each group once, by gate.decide alone
+
+
+def test_every_format_and_the_exit_code_read_the_gate_the_report_holds(tmp_path: Path) -> None:
+    calls = [("search", {"tags": []}), ("broken", {"ref": 1})]
+    report = make_report(tmp_path, CATALOG, calls, ReportSettings(fail_on=FailOn.SCHEMA_ERROR))
+    rejected, unusable = sorted(
+        report.groups, key=lambda g: g.outcome is Outcome.SCHEMA_ERROR_AFTER
+    )
+    assert report.gate == Gate(
+        frozenset({rejected.fingerprint, unusable.fingerprint}), {}, EXIT_FOUND
+    )
+    # A record that says otherwise (the rejection below a threshold, only the unusable schema
+    # failing) is what every format shows: none decides again.
+    said = Gate(frozenset({unusable.fingerprint}), {rejected.fingerprint: "below x"}, EXIT_FOUND)
+    report = replace(report, gate=said)
+    document = json.loads(render(report, Format.JSON))
+    assert document["gate"]["failing_groups"] == [unusable.fingerprint]
+    assert {g["fingerprint"]: g["below_threshold"] for g in document["groups"]} == {
+        rejected.fingerprint: "below x",
+        unusable.fingerprint: None,
+    }
+    results = json.loads(render(report, Format.SARIF))["runs"][0]["results"]
+    levels = {r["partialFingerprints"]["auditorGroup/v1"]: r["level"] for r in results}
+    assert levels == {rejected.fingerprint: "warning", unusable.fingerprint: "error"}
+    github = render(report, Format.GITHUB).splitlines()
+    assert github[0].startswith("::error ") and unusable.fingerprint in github[0]
+    assert github[1].startswith("::warning ") and rejected.fingerprint in github[1]
+    suites = ET.fromstring(render(report, Format.JUNIT))
+    failing = {s.get("name"): s.get("failures") for s in suites.iter("testsuite")}
+    assert failing == {"broken": "1", "search": "0"}
+    for fmt in (Format.MARKDOWN, Format.TABLE):
+        text = plain(render(report, fmt))
+        assert "fails on 1 group: broken" in text and "below x" in text, fmt
+    page = render(report, Format.HTML)
+    assert "FAIL: 1 newly rejected call; 1 group fails" in page and "below x" in page
+    assert gate.exit_code(replace(report, gate=Gate())) == 0

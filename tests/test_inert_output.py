@@ -24,9 +24,10 @@ import pytest
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from auditor.report import json_report
+from auditor.report import Format, json_report, render
 from tests.conftest import run_cli
 from tests.reporting import make_report
+from tests.test_escape import github_links
 
 # (the string, how it shows on one visible line)
 HOSTILE: list[tuple[str, str]] = [
@@ -46,6 +47,12 @@ HOSTILE: list[tuple[str, str]] = [
     ("rtl\u202eevil\u2066", "rtl\\u202eevil\\u2066"),
     ("tick`s``3```", "tick`s``3```"),
     ("*bold* _em_ ~~s~~ $x$ &amp;", "*bold* _em_ ~~s~~ $x$ &amp;"),
+    # What GitHub links or notifies in the Markdown it renders (the PR comment):
+    ("see www.evil.example/login", "see www.evil.example/login"),
+    ("go https://evil.example/x?y=1", "go https://evil.example/x?y=1"),
+    ("fixes #12, GH-7 and owner/repo#3", "fixes #12, GH-7 and owner/repo#3"),
+    ("mail ops@evil.example, ping @octocat", "mail ops@evil.example, ping @octocat"),
+    ("octocat@deadbeef1 and cafebabe1234567", "octocat@deadbeef1 and cafebabe1234567"),
 ]
 ORDINARY = ["search_docs", "é", "🎉 party", "1e5"]
 """Names that must read exactly as they are (a table once showed "1e5" as 100000)."""
@@ -113,11 +120,6 @@ def _text(inline: Token) -> str:
     )
 
 
-def _plain_text(inline: Token) -> str:
-    """The text outside code spans, where a mention or an emoji would act."""
-    return "".join(child.content for child in inline.children or [] if child.type == "text")
-
-
 def _check_markdown(text: str, names: list[str], shown: list[str]) -> None:
     assert not _ACTIVE.search(text)
     assert not any(line.startswith("::") for line in text.splitlines())
@@ -132,25 +134,26 @@ def _check_markdown(text: str, names: list[str], shown: list[str]) -> None:
             assert heading in ours, heading
         else:
             # a group: its tool's name whole, in one code span, then our wording
-            number, _, rest = heading.replace("@\u200b", "@").partition(". ")
+            number, _, rest = heading.replace("\u200b", "").partition(". ")
             assert level == "h3" and number.isdigit(), heading
             assert any(rest.startswith(f"{name}: ") for name in shown), heading
     for token in tokens:
         if token.type == "inline":
             for child in token.children or []:
                 assert child.type not in ("image", "html_inline", "link_open"), child
-            assert not re.search(r"(?<![\w.+-])@[A-Za-z0-9]", _plain_text(token))
         assert token.type != "html_block" or token.content.startswith(("<details", "</details"))
+    # Nothing outside code links or mentions: not in the text, not in a <summary>.
+    assert github_links(text) == []
     # The summary table: one row per tool, per unknown tool and the total, no forged row; the
     # first cells are the names, whole.
     start = next(i for i, t in enumerate(tokens) if t.type == "table_open")
     end = next(i for i, t in enumerate(tokens) if t.type == "table_close")
     rows = [i for i in range(start, end) if tokens[i].type == "tr_open"]
     assert len(rows) == 1 + 2 * len(names) + 1
-    # A zero-width space after "@" is what keeps a name from mentioning someone.
-    first = [_text(tokens[i + 2]).replace("@\u200b", "@") for i in rows[1:-1]]
+    # A zero-width space, in a name that could link or mention, is what keeps it from it.
+    first = [_text(tokens[i + 2]).replace("\u200b", "") for i in rows[1:-1]]
     assert sorted(first) == sorted([*shown, *(f"unknown {s} (unknown tool)" for s in shown)])
-    rendered = _rendered_text(tokens).replace("@\u200b", "@")
+    rendered = _rendered_text(tokens).replace("\u200b", "")
     assert all(s in rendered for s in shown)
 
 
@@ -354,3 +357,34 @@ def test_normalize_names_a_hostile_file_on_one_visible_line(
         f"--- {folder}/x\\n::error::forged.json",
         f"+++ {folder}/x\\n::error::forged.json",
     ]
+
+
+_LINKING = "@octocat #12 GH-3 www.evil.example a@evil.example deadbeef1"
+
+
+def test_a_catalog_file_name_neither_links_nor_mentions_in_the_markdown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "https:" / "evil.example"
+    folder.mkdir(parents=True)
+    catalog, log = _inputs(folder, ["search_docs"])
+    named = folder / f"{_LINKING}.json"
+    catalog.rename(named)
+    args = ["audit", "--schemas", str(named), "--logs", str(log), "--no-report-files"]
+    code, markdown, err = run_cli([*args, "--format", "markdown", "--output", "-"], capsys)
+    assert code == 1, err
+    summaries = [line for line in markdown.splitlines() if "<summary><code>" in line]
+    assert summaries and all(_LINKING.split()[0][1:] in line for line in summaries)
+    assert github_links(markdown) == []
+    # The name as it is, once the zero-width spaces that break the links are taken out.
+    assert f"{named}:" in html.unescape(summaries[0]).replace("\u200b", "")
+
+
+def test_a_revision_name_neither_links_nor_mentions_in_the_markdown(tmp_path: Path) -> None:
+    catalog = "search:\n  type: object\n  properties:\n    q: {type: string, max_length: 1}\n"
+    report = make_report(tmp_path, catalog, [("search", {"q": "long"})])
+    for against in (_LINKING, "main"):
+        changed = replace(report, against=against, new_schema_inputs=report.schema_inputs)
+        markdown = render(changed, Format.MARKDOWN)
+        assert against in markdown.replace("\u200b", "")
+        assert github_links(markdown) == []

@@ -1,5 +1,8 @@
 """CI gating: which groups fail the run under ``--fail-on``, and the exit code.
 
+Decided once, when the report is finished (``decide``, stored as ``Report.gate``); every
+renderer and the CLI read that record through the functions below, none decides again.
+
 A group fails the run when ``--fail-on`` counts its outcome, no baseline accepts it, and it is
 not below a usage threshold: ``--fail-min-calls N`` (fewer than N calls) or
 ``--fail-min-share X`` (fewer than X of its tool's logged calls, as a fraction). A group
@@ -11,10 +14,12 @@ the tool's own failure (raised elsewhere, never decided here).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 from typing import Final
 
-from auditor.models import FailOn, Group, Outcome, Report
+from auditor.errors import EXIT_FOUND, EXIT_OK
+from auditor.models import FailOn, Gate, Group, Outcome, Report
 
 FAILING_OUTCOMES: Final[dict[FailOn, frozenset[Outcome]]] = {
     FailOn.NEVER: frozenset(),
@@ -34,33 +39,59 @@ FAILING_OUTCOMES: Final[dict[FailOn, frozenset[Outcome]]] = {
 """Each level includes the one before: never < newly_rejected < schema_error < any-change."""
 
 
+def decide(
+    groups: Sequence[Group], fail_on: FailOn, fail_min_calls: int = 1, fail_min_share: float = 0.0
+) -> Gate:
+    """The gate of a finished report's ``groups``: which fail the run (an outcome ``fail_on``
+    counts, not in the baseline, not below a usage threshold), which a threshold keeps from
+    failing and why, and the exit code. Decided once, here; the renderers read it."""
+    failing = []
+    below = {}
+    for group in groups:
+        if group.outcome not in FAILING_OUTCOMES[fail_on] or group.baselined:
+            continue
+        reason = _below(group, fail_min_calls, fail_min_share)
+        if reason is None:
+            failing.append(group.fingerprint)
+        else:
+            below[group.fingerprint] = reason
+    return Gate(frozenset(failing), below, EXIT_FOUND if failing else EXIT_OK)
+
+
 def failing_groups(report: Report) -> list[Group]:
-    """Groups that fail the run: an outcome ``report.fail_on`` counts, not in the baseline,
-    not below a usage threshold."""
-    return [g for g in _gated(report) if below_threshold(report, g) is None]
+    """Groups that fail the run, in the report's order (``report.gate``)."""
+    return [g for g in report.groups if g.fingerprint in report.gate.failing]
 
 
 def below_threshold_groups(report: Report) -> list[Group]:
     """Groups that would fail the run but for a usage threshold (the gate still reports them)."""
-    return [g for g in _gated(report) if below_threshold(report, g) is not None]
+    return [g for g in report.groups if g.fingerprint in report.gate.below]
+
+
+def fails(report: Report, group: Group) -> bool:
+    """Whether ``group`` fails the run."""
+    return group.fingerprint in report.gate.failing
 
 
 def below_threshold(report: Report, group: Group) -> str | None:
     """Why ``group`` does not fail the run although ``--fail-on`` counts it and no baseline
     accepts it: the thresholds it is below (``below --fail-min-calls 5``); None when it is not
-    such a group (it fails, or it would not fail anyway).
+    such a group (it fails, or it would not fail anyway)."""
+    return report.gate.below.get(group.fingerprint)
+
+
+def _below(group: Group, fail_min_calls: int, fail_min_share: float) -> str | None:
+    """The thresholds a group that would fail is below, or None.
 
     Below means strictly fewer: a group of exactly ``fail_min_calls`` calls, or exactly
     ``fail_min_share`` of its tool's calls, fails. The share is compared exactly (as
     fractions), so 7 of 100 calls is not below ``0.07``.
     """
-    if group.outcome not in FAILING_OUTCOMES[report.fail_on] or group.baselined:
-        return None
     reasons = []
-    if group.count < report.fail_min_calls:
-        reasons.append(f"--fail-min-calls {report.fail_min_calls}")
-    if Fraction(group.count, max(group.tool_calls, 1)) < _exact(report.fail_min_share):
-        reasons.append(f"--fail-min-share {share_text(report.fail_min_share)}")
+    if group.count < fail_min_calls:
+        reasons.append(f"--fail-min-calls {fail_min_calls}")
+    if Fraction(group.count, max(group.tool_calls, 1)) < _exact(fail_min_share):
+        reasons.append(f"--fail-min-share {share_text(fail_min_share)}")
     return f"below {' and '.join(reasons)}" if reasons else None
 
 
@@ -76,11 +107,5 @@ def _exact(share: float) -> Fraction:
 
 
 def exit_code(report: Report) -> int:
-    """0 when no group fails the run, 1 when one does."""
-    return 1 if failing_groups(report) else 0
-
-
-def _gated(report: Report) -> list[Group]:
-    """Groups of an outcome ``--fail-on`` counts that no baseline accepts."""
-    outcomes = FAILING_OUTCOMES[report.fail_on]
-    return [g for g in report.groups if g.outcome in outcomes and not g.baselined]
+    """0 when no group fails the run, 1 when one does (``report.gate``)."""
+    return report.gate.exit_code

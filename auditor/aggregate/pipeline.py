@@ -16,6 +16,7 @@ from typing import Final, Protocol
 from auditor import __version__
 from auditor.aggregate.baseline import Baseline
 from auditor.aggregate.evidence import evidence_line
+from auditor.aggregate.gate import decide
 from auditor.aggregate.groups import DEFAULT_EXAMPLES, GroupCollector
 from auditor.aggregate.loosen import FileSide, eligible, suggest
 from auditor.aggregate.redact import DEFAULT_LIMIT, Sanitizer, tool_name
@@ -582,6 +583,7 @@ def build_report(
         counterexamples=tuple(
             _shown(c, sanitizer) for c in _counterexamples(replays, tally, summaries, searches)
         ),
+        gate=decide(groups, settings.fail_on, settings.fail_min_calls, settings.fail_min_share),
     )
 
 

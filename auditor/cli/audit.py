@@ -69,6 +69,7 @@ from auditor.schema.normalize import DEFAULT_RULES
 if TYPE_CHECKING:
     from auditor.inputs.catalogs import Catalogs
     from auditor.inputs.git_catalogs import GitRevision
+    from auditor.schema.edit import CatalogEdits
 
 MULTI_VALUE_OPTIONS = ("--schemas", "--logs", "--new-schemas")
 """Options of this command that take several values (`--logs a.jsonl b.jsonl`)."""
@@ -907,16 +908,17 @@ def run(options: AuditOptions) -> int:
     # Writing a baseline accepts the current state: that run does not fail.
     code = EXIT_OK if options.generate_baseline is not None else exit_code(report)
     written = _write_reports(report, options)
+    edits = _loosenings(report, options)
     for fmt, path in options.outputs:
-        text = _rendered(report, fmt, path, code, options.max_catalog_bytes)
+        text = _rendered(report, fmt, path, code, edits)
         emit(text, path, within=options.outputs_within)
         if not names_stdout(path):
             written.append(Path(path))
     if options.generate_baseline is not None:
         write_text(Path(options.generate_baseline), render_baseline(report.groups))
         written.append(Path(options.generate_baseline))
-    if options.suggest_patch is not None:
-        _write_patch(report, options.suggest_patch, options)
+    if edits is not None and options.suggest_patch is not None:
+        _write_patch(edits, options.suggest_patch, options)
         if not names_stdout(options.suggest_patch):
             written.append(Path(options.suggest_patch))
     to_stdout = [path for _, path in options.outputs] + [options.suggest_patch or ""]
@@ -936,25 +938,31 @@ def run(options: AuditOptions) -> int:
 
 
 def _rendered(
-    report: Report,
-    fmt: Format,
-    path: str,
-    code: int,
-    max_catalog_bytes: int = DEFAULT_MAX_CATALOG_BYTES,
+    report: Report, fmt: Format, path: str, code: int, edits: CatalogEdits | None = None
 ) -> str:
     """``fmt`` for ``path``: the table fits the terminal's width (``COLUMNS``, else the
     terminal's, else 80) on stdout and ``table.DEFAULT_WIDTH`` in a file, and names the exit
-    code of the run."""
-    if fmt is Format.SARIF:  # with the verified loosenings as fixes, read from the catalogs
+    code of the run; SARIF carries the loosenings ``edits`` wrote into the catalogs as fixes."""
+    if fmt is Format.SARIF:
         from auditor.report import sarif
 
-        return sarif.render(report, sarif.verified_fixes(report, max_catalog_bytes))
+        return sarif.render(report, sarif.loosening_fixes(report, edits.alone if edits else {}))
     if fmt is not Format.TABLE:
         return render(report, fmt)
     from auditor.report import table
 
     width = shutil.get_terminal_size((table.DEFAULT_WIDTH, 24)).columns
     return table.render(report, width if names_stdout(path) else table.DEFAULT_WIDTH, code)
+
+
+def _loosenings(report: Report, options: AuditOptions) -> CatalogEdits | None:
+    """The suggested loosenings written into their catalog files, once for the run: when a
+    SARIF report (its fixes) or ``--suggest-patch`` asks for them."""
+    if options.suggest_patch is None and all(f is not Format.SARIF for f, _ in options.outputs):
+        return None
+    from auditor.schema.edit import loosening_edits  # reads and edits YAML: only when asked
+
+    return loosening_edits(report.groups, options.max_catalog_bytes)
 
 
 def _coloured(choice: ColorChoice) -> bool:
@@ -988,26 +996,25 @@ def _check_traffic(calls: int, empty: Sequence[LogProblem], options: AuditOption
         )
 
 
-def _write_patch(report: Report, path: str, options: AuditOptions) -> None:
+def _write_patch(edits: CatalogEdits, path: str, options: AuditOptions) -> None:
     """The suggested loosenings as one unified diff of the catalog files; a loosening that
     cannot be written into its file is said on stderr (the report says why)."""
-    from auditor.schema.edit import patch_catalogs, unified_diff
+    from auditor.schema.diffs import unified_diff
 
-    files = patch_catalogs(
-        [(g.tool, g.patch) for g in report.groups if g.patch is not None],
-        options.max_catalog_bytes,
-    )
     diff = "".join(
-        unified_diff(_diff_path(f.path), f.before, f.after) for f in files if f.after != f.before
+        unified_diff(_diff_path(f.path), f.before, f.after)
+        for f in edits.files
+        if f.after != f.before
     )
     emit(diff, path, within=options.suggest_patch_within)
     if not options.quiet:
-        for problem in (problem for f in files for problem in f.problems):
+        for problem in (problem for f in edits.files for problem in f.problems):
             typer.echo(f"auditor: not in the patch: {terminal(one_line(problem))}", err=True)
 
 
 def _diff_path(path: str) -> str:
-    """A catalog's path as a diff names it: relative to the working directory, with ``/``."""
+    """A catalog's path as a diff names it: relative to the working directory, with ``/``
+    (``unified_diff`` quotes it as git does where it holds a line break or a control)."""
     relative = os.path.relpath(path) if os.path.isabs(path) else os.path.normpath(path)
     return Path(relative).as_posix()
 

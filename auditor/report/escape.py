@@ -68,19 +68,51 @@ _MD_PUNCTUATION: Final = re.compile(r"([\\`*\[\]|~!$]|^#|(?<![A-Za-z0-9])_|_(?![
 (GitHub reads ``$ref '#/$defs`` as a formula), a heading's ``#``. An ``_`` between two
 letters or digits cannot emphasize (``search_docs`` stays as it is). ``<``, ``>`` and ``&``
 are written as entities (no HTML, no entity of the data's own)."""
-_MENTION: Final = re.compile(r"(?<![A-Za-z0-9_.+-])@(?=[A-Za-z0-9])")
-"""An ``@`` that starts a mention (an e-mail address is not one)."""
+_LINKED: Final = re.compile(
+    r"(?:@(?=[a-z0-9])"  # a mention (@octocat), an e-mail address, user@sha
+    r"|#(?=[0-9])"  # an issue or pull request: #12, owner/repo#12
+    r"|(?<![a-z0-9])GH-(?=[0-9])"  # GH-12
+    r"|:(?=//)"  # a URL: http://, https://, ftp://
+    r"|(?<![a-z0-9])www(?=\.))"  # www.example.com
+    r"|(?P<hex>(?<![a-z0-9_])[0-9a-f]{7,}(?![a-z0-9_]))",  # a commit: 7 to 40 hex digits
+    re.IGNORECASE,
+)
+"""Text GitHub turns into a link or a notification where Markdown it renders shows it:
+GitHub-flavoured Markdown's autolinks (``www.``, ``http://``, e-mail addresses) and
+GitHub's references (mentions, issues, commits). Code spans and code blocks are left alone;
+in text, an invisible zero-width space after the character that starts one is enough."""
+_BREAK: Final = "&#8203;"
+"""A zero-width space, as an entity: shown as nothing, and no autolink or reference spans it."""
+
+
+def _unlinked(markup: str) -> str:
+    """Escaped Markdown text or HTML text in which nothing links or mentions (``_LINKED``)."""
+
+    def broken(match: re.Match[str]) -> str:
+        digits = match.group("hex")
+        if digits is None:
+            return match.group() + _BREAK
+        return _BREAK.join(digits[i : i + 6] for i in range(0, len(digits), 6))
+
+    return _LINKED.sub(broken, markup)
 
 
 def md_text(text: str) -> str:
     """Inline Markdown text (also a table cell): shown as written, acting as nothing.
 
-    A zero-width space after ``@`` keeps a name from becoming a mention that notifies someone
-    (as Renovate does); everything else that could start markup is escaped.
+    What could start markup is escaped; a zero-width space after ``@`` keeps a name from
+    becoming a mention that notifies someone (as Renovate does), and one in each URL, issue
+    reference and commit-like run of hex digits keeps GitHub from linking it (``_LINKED``).
     """
     text = _MD_PUNCTUATION.sub(r"\\\1", visible(text))
-    text = html.escape(text, quote=False)
-    return _MENTION.sub("@&#8203;", text)
+    return _unlinked(html.escape(text, quote=False))
+
+
+def md_html(text: str) -> str:
+    """Text inside the HTML of a Markdown document (a ``<summary>``, where Markdown is not
+    read): HTML-escaped, and nothing in it links or mentions (as in ``md_text``). Inside
+    ``<code>``, where GitHub links and mentions nothing, ``html_text`` is enough."""
+    return _unlinked(html_text(text))
 
 
 def md_quoted(text: str) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from auditor.aggregate.gate import below_threshold, below_threshold_groups, failing_groups
+from auditor.aggregate.gate import below_threshold, below_threshold_groups, failing_groups, fails
 from auditor.models import Group, Outcome, Report
 from auditor.report.common import decision_lines, group_location, group_title, plain, plural
 from auditor.report.escape import (
@@ -45,8 +45,8 @@ __all__ = ["escape_data", "escape_property", "render"]
 def render(report: Report) -> str:
     """Annotations, failures first, then one summary line."""
     failing = failing_groups(report)
-    ordered = failing + [g for g in report.groups if g not in failing]
-    lines = [_annotation(report, g, g in failing) for g in ordered[:MAX_ANNOTATIONS]]
+    ordered = failing + [g for g in report.groups if not fails(report, g)]
+    lines = [_annotation(report, g, fails(report, g)) for g in ordered[:MAX_ANNOTATIONS]]
     lines.append(_summary(report, failing, len(ordered) - len(lines)))
     return "\n".join(lines) + "\n"
 

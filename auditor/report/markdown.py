@@ -52,6 +52,7 @@ from auditor.report.escape import (
     md_cell,
     md_code,
     md_fence,
+    md_html,
     md_quoted,
     md_text,
     visible,
@@ -389,7 +390,7 @@ def _rewrites(report: Report, budget: _Budget) -> list[str]:
         lines = [
             f"<details><summary><code>{html_text(tool.name)}</code>: "
             f"{plural(len(tool.rewrites), unit)}, {plural(len(tool.findings), 'finding')} "
-            f"({html_text(str(tool.location))})</summary>",
+            f"({md_html(str(tool.location))})</summary>",
             "",
         ]
         lines += [

@@ -4,7 +4,8 @@ Each outcome that changes with the upgrade is a rule; a group's fingerprint is i
 fingerprint, so code scanning tracks it across runs, and with ``--baseline`` each result says
 whether it is new or accepted (``baselineState``). A group whose verified loosening can be
 written into its catalog file carries it as a SARIF ``fix`` when the command line passes the
-fixes in (``verified_fixes``, which reads the catalog files; the renderer itself reads none).
+fixes in (``loosening_fixes``, from the edits ``auditor.schema.edit.catalog_edits`` made once
+for the run; the renderer itself reads no file).
 """
 
 from __future__ import annotations
@@ -12,21 +13,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from auditor.aggregate.gate import below_threshold, failing_groups
+from auditor.aggregate.gate import below_threshold, fails
 from auditor.models import Group, Report
 from auditor.report.common import group_location, group_title, plain
 from auditor.report.escape import visible
 from auditor.report.rules import AUDIT_RULES as RULES
 from auditor.report.sarif_log import (
     artifact_uri,
-    line_replacement,
     physical_location,
     render_log,
+    replacement,
 )
+from auditor.schema.diffs import LineChange
 
 
 def render(report: Report, fixes: Mapping[str, dict[str, Any]] | None = None) -> str:
-    """The SARIF log, one run; ``fixes`` by group fingerprint (``verified_fixes``)."""
+    """The SARIF log, one run; ``fixes`` by group fingerprint (``loosening_fixes``)."""
     extra: dict[str, Any] = {
         "properties": {
             "oldRuntime": report.old_runtime.value,
@@ -44,36 +46,32 @@ def render(report: Report, fixes: Mapping[str, dict[str, Any]] | None = None) ->
     )
 
 
-def verified_fixes(report: Report, max_bytes: int) -> dict[str, dict[str, Any]]:
+def loosening_fixes(report: Report, changes: Mapping[str, LineChange]) -> dict[str, dict[str, Any]]:
     """A SARIF ``fix`` for each group whose suggested loosening applies to its catalog file
-    as the file is now (the edit ``--suggest-patch`` writes, one group at a time): the lines
-    it changes and what replaces them. A group whose patch does not apply gets none."""
-    from auditor.schema.edit import patch_catalogs  # reads and edits YAML: only when asked
-
-    fixes: dict[str, dict[str, Any]] = {}
+    as the file is now (``changes``: ``auditor.schema.edit.loosening_edits``, each loosening
+    by itself, by group fingerprint): the lines it changes and what replaces them."""
+    found: dict[str, dict[str, Any]] = {}
     for group in report.groups:
-        patch = group.patch
-        if patch is None or patch.problem is not None or patch.file_problem is not None:
-            continue
-        edited = patch_catalogs([(group.tool, patch)], max_bytes)
-        if len(edited) != 1 or edited[0].problems or edited[0].after == edited[0].before:
-            continue
-        fixes[group.fingerprint] = {
+        patch, change = group.patch, changes.get(group.fingerprint)
+        written = patch is not None and patch.problem is None and patch.file_problem is None
+        if change is None or patch is None or not written:
+            continue  # (a patch with a problem is written into no file: no change either)
+        found[group.fingerprint] = {
             "description": {"text": visible(plain(patch.summary))},
             "artifactChanges": [
                 {
-                    "artifactLocation": {"uri": artifact_uri(edited[0].path)},
-                    "replacements": [line_replacement(edited[0].before, edited[0].after)],
+                    "artifactLocation": {"uri": artifact_uri(change.path)},
+                    "replacements": [replacement(change)],
                 }
             ],
         }
-    return fixes
+    return found
 
 
 def _result(report: Report, group: Group, fix: dict[str, Any] | None = None) -> dict[str, Any]:
     rule_id, level = RULES[group.outcome].code, RULES[group.outcome].level or "note"
     below = below_threshold(report, group)
-    if group in failing_groups(report):
+    if fails(report, group):
         level = "error"  # whatever its outcome, it fails the run under --fail-on
     elif below and level == "error":
         level = "warning"  # it would fail the run, but for a usage threshold

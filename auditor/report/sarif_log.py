@@ -12,6 +12,7 @@ from auditor.models import Location
 from auditor.project import HOME
 from auditor.report.escape import json_text
 from auditor.report.json_dump import dumps_indented
+from auditor.schema.diffs import LineChange, changed_lines
 
 SCHEMA_URI: Final = "https://json.schemastore.org/sarif-2.1.0.json"
 
@@ -32,36 +33,25 @@ def physical_location(location: Location) -> dict[str, Any]:
     return physical
 
 
-def line_replacement(before: str, after: str) -> dict[str, Any]:
-    """A SARIF ``replacement`` that turns ``before`` into ``after``: the lines that differ
-    (whole lines, without the last one's line break), and the lines that take their place.
-
-    Exact by construction: what lies outside the region is the same in both texts. A block
-    that would be empty on one side (lines only added, or only removed) takes a neighbouring
-    line on both, so the region and its replacement each hold at least one line."""
-    a, b = before.split("\n"), after.split("\n")
-    same = min(len(a), len(b))
-    start = 0
-    while start < same and a[start] == b[start]:
-        start += 1
-    tail = 0
-    while tail < same - start and a[-1 - tail] == b[-1 - tail]:
-        tail += 1
-    if start == len(a) - tail or start == len(b) - tail:
-        if start > 0:
-            start -= 1
-        else:
-            tail -= 1
-    last = len(a) - tail  # the region's last line, 1-based
+def replacement(change: LineChange) -> dict[str, Any]:
+    """A SARIF ``replacement``: the lines ``change`` replaces (whole lines, without the last
+    one's line break), and the lines that take their place."""
     return {
         "deletedRegion": {
-            "startLine": start + 1,
+            "startLine": change.first,
             "startColumn": 1,
-            "endLine": last,
-            "endColumn": len(a[last - 1]) + 1,
+            "endLine": change.last,
+            "endColumn": change.last_length + 1,
         },
-        "insertedContent": {"text": "\n".join(b[start : len(b) - tail])},
+        "insertedContent": {"text": change.text},
     }
+
+
+def line_replacement(before: str, after: str) -> dict[str, Any]:
+    """A SARIF ``replacement`` that turns ``before`` into ``after``: the lines that differ
+    (``auditor.schema.diffs.changed_lines``: exact by construction, what lies outside the
+    region is the same in both texts, and each side holds at least one line)."""
+    return replacement(changed_lines("", before, after))
 
 
 def render_log(

@@ -1,29 +1,38 @@
-"""Apply a catalog file's rewrites to its text in place, changing nothing else.
+"""Apply a catalog file's rewrites, or the suggested loosenings, to its text in place,
+changing nothing else.
 
 The file is composed (not loaded) so every key and value keeps its exact span in the text;
 each rewrite becomes a splice of one span, written in the style the file already uses
 (quoting, flow or block). The result is parsed again and must give exactly the normalized
-schemas: a file that cannot be edited that way is left alone and reported.
+(or patched) schemas: a file that cannot be edited that way is left alone and reported.
+
+The loosenings of a run (``catalog_edits``: the SARIF fixes and the ``--suggest-patch``
+diff) read, parse and compose each file once, and each is made in the smallest node of the
+file that holds it and can be taken alone (``_Catalog``), so that a thousand loosenings of
+one large catalog cost a thousand small edits, not a thousand readings of the file.
 """
 
 from __future__ import annotations
 
+import bisect
 import copy
-import difflib
+import functools
+import itertools
 import json
 import os
-import re
-from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Final
 
 import yaml
 
 from auditor.inputs.catalogs import parse_document, read_catalog, recognisable
-from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES
+from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES, MAX_PARSE_NESTING, on_deep_stack
 from auditor.inputs.positions import composable
 from auditor.models import (
     JSON,
     Change,
+    Group,
     Location,
     PatchOp,
     PatchOperation,
@@ -33,6 +42,9 @@ from auditor.models import (
     ToolSchema,
 )
 from auditor.schema import pointers
+from auditor.schema.diffs import LineChange, changed_lines, window_change
+from auditor.schema.diffs import minimal_diff as minimal_diff  # where the CLI finds it
+from auditor.schema.diffs import unified_diff as unified_diff
 from auditor.schema.jsonpatch import PatchError, apply_patch
 from auditor.schema.normalize import DEFAULT_RULES, Normalized, normalize
 
@@ -324,29 +336,35 @@ def patch_text(
     return bom + body
 
 
-def _patch_one(text: str, is_json: bool, operation: PatchOperation) -> str:
+class _Uncomposable(EditError):
+    """The text could not be composed (its message names a line and column of that text)."""
+
+
+def _patch_one(text: str, is_json: bool, operation: PatchOperation, base: str = "") -> str:
+    """``text`` with one operation applied; ``base``: the pointer of ``text``'s root in the
+    file, when ``text`` is one node of it (``operation.path`` is then relative to it)."""
     try:
         root = yaml.compose(composable(text, is_json), Loader=yaml.SafeLoader)
     except yaml.YAMLError as error:
-        raise EditError(f"cannot compose the file: {error}") from error
+        raise _Uncomposable(f"cannot compose the file: {error}") from error
     if root is None:
         raise EditError("the file is empty")
     entries = _index(root)
     pointer = operation.path
     if operation.op is PatchOp.ADD:
         holder_pointer = pointers.parent(pointer)
-        holder = root if not holder_pointer else _value_at(entries, holder_pointer)
+        holder = root if not holder_pointer else _value_at(entries, holder_pointer, base)
         last = pointers.split(pointer)[-1]
         if isinstance(holder, yaml.SequenceNode) and last == "-":
             splice = _append_item(text, is_json, holder, operation.value)
         elif isinstance(holder, yaml.MappingNode) and pointer not in entries:
             splice = _add_entry(text, is_json, holder, last, operation.value)
         else:
-            raise EditError(f"cannot add at {pointer}")
+            raise EditError(f"cannot add at {base + pointer}")
     else:
         entry = entries.get(pointer)
         if entry is None:
-            raise EditError(f"nothing at {pointer}")
+            raise EditError(f"nothing at {base + pointer}")
         if operation.op is PatchOp.REPLACE:
             start, end = _span(entry.value)
             style = entry.value.style if isinstance(entry.value, yaml.ScalarNode) else None
@@ -358,10 +376,10 @@ def _patch_one(text: str, is_json: bool, operation: PatchOperation) -> str:
     return text[: splice.start] + splice.text + text[splice.end :]
 
 
-def _value_at(entries: dict[str, _Entry], pointer: str) -> yaml.Node:
+def _value_at(entries: dict[str, _Entry], pointer: str, base: str = "") -> yaml.Node:
     entry = entries.get(pointer)
     if entry is None:
-        raise EditError(f"nothing at {pointer}")
+        raise EditError(f"nothing at {base + pointer}")
     return entry.value
 
 
@@ -463,49 +481,37 @@ def _item_removal(text: str, entry: _Entry) -> _Splice:
     return _Splice(start, end, "")
 
 
-def unified_diff(path: str, before: str, after: str) -> str:
-    """A unified diff of one file, ``a/PATH`` to ``b/PATH`` as ``git apply`` reads it."""
-    return minimal_diff(before, after, f"a/{path}", f"b/{path}")
+@dataclass(frozen=True)
+class CatalogEdits:
+    """The suggested loosenings of a run written into their catalog files as the files are
+    now, each file read, parsed and composed once (``catalog_edits``)."""
+
+    files: tuple[FilePatch, ...] = ()
+    """Each file with every loosening that applies, one after the other (``--suggest-patch``)."""
+    alone: Mapping[str, LineChange] = field(default_factory=dict)
+    """Each loosening applied by itself to its file as it is, by key (a group's fingerprint):
+    the lines it changes (a SARIF fix). One that does not apply, or changes nothing, has none."""
 
 
-def minimal_diff(before: str, after: str, fromfile: str, tofile: str, context: int = 3) -> str:
-    """A unified diff that shows only lines that changed.
-
-    ``difflib.unified_diff`` matches with ``autojunk``: in a file of 200 lines or more, a
-    line that makes up more than 1% of it (``type: string``) is junk to the matcher, and
-    unchanged copies of it come out removed and added again. This is the same format, from
-    a matcher without that heuristic.
-    """
-    a, b = _lines(before), _lines(after)
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    out: list[str] = []
-    for group in matcher.get_grouped_opcodes(context):
-        if not out:
-            out += [f"--- {fromfile}\n", f"+++ {tofile}\n"]
-        first, last = group[0], group[-1]
-        old = _hunk_range(first[1], last[2])
-        new = _hunk_range(first[3], last[4])
-        out.append(f"@@ -{old} +{new} @@\n")
-        for tag, i1, i2, j1, j2 in group:
-            if tag == "equal":
-                out += [" " + line for line in a[i1:i2]]
-                continue
-            out += ["-" + line for line in a[i1:i2]]
-            out += ["+" + line for line in b[j1:j2]]
-    return "".join(
-        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in out
+def loosening_edits(
+    groups: Sequence[Group], max_bytes: int = DEFAULT_MAX_CATALOG_BYTES
+) -> CatalogEdits:
+    """The suggested loosening of every group that has one written into its catalog file
+    (``catalog_edits``), each by itself keyed by the group's fingerprint."""
+    return catalog_edits(
+        [(g.fingerprint, g.tool, g.patch) for g in groups if g.patch is not None], max_bytes
     )
 
 
-def _hunk_range(start: int, stop: int) -> str:
-    """``start,length`` as a hunk header writes it (difflib's ``_format_range_unified``)."""
-    length = stop - start
-    beginning = start + 1 if length else start
-    return str(beginning) if length == 1 else f"{beginning},{length}"
-
-
-def _lines(text: str) -> list[str]:
-    return [line for line in re.split(r"(?<=\n)", text) if line]
+def catalog_edits(
+    patches: Sequence[tuple[str, str, SchemaPatch]], max_bytes: int = DEFAULT_MAX_CATALOG_BYTES
+) -> CatalogEdits:
+    """The ``(key, tool, patch)`` loosenings written into their catalog files: all of them
+    together, file by file (each applied to the text the previous ones left), and each by
+    itself on the file as it is (``CatalogEdits.alone``, by ``key``). Each file is read,
+    parsed and composed once."""
+    files, alone = _edit_files(patches, max_bytes)
+    return CatalogEdits(files, alone)
 
 
 def patch_catalogs(
@@ -513,11 +519,19 @@ def patch_catalogs(
 ) -> tuple[FilePatch, ...]:
     """Every catalog file the ``(tool, patch)`` pairs edit, before and after all of them that
     apply (in order: each is applied to the text the previous ones left)."""
-    by_file: dict[str, list[tuple[str, SchemaPatch]]] = {}
-    for tool, patch in patches:
+    keyed = [(str(i), tool, patch) for i, (tool, patch) in enumerate(patches)]
+    return catalog_edits(keyed, max_bytes).files
+
+
+def _edit_files(
+    patches: Sequence[tuple[str, str, SchemaPatch]], max_bytes: int
+) -> tuple[tuple[FilePatch, ...], dict[str, LineChange]]:
+    by_file: dict[str, list[tuple[str, str, SchemaPatch]]] = {}
+    for key, tool, patch in patches:
         if patch.location is not None and patch.file_operations:
-            by_file.setdefault(patch.location.path, []).append((tool, patch))
+            by_file.setdefault(patch.location.path, []).append((key, tool, patch))
     results = []
+    alone: dict[str, LineChange] = {}
     for path, edits in by_file.items():
         try:
             if os.path.getsize(path) > max_bytes:
@@ -527,12 +541,397 @@ def patch_catalogs(
         except (OSError, UnicodeDecodeError) as error:
             results.append(FilePatch(path, "", "", (f"{path}: cannot read: {error}",)))
             continue
-        after = before
+        # Composing, copying and comparing recurse once per level: a tool nested thousands
+        # of levels deep (unusable, but loaded) must not end the run beside one that is not.
+        work = functools.partial(_edit_file, path, before, edits)
+        result, changes = on_deep_stack(work, _EDIT_DEPTH)
+        results.append(result)
+        alone.update(changes)
+    return tuple(results), alone
+
+
+_EDIT_DEPTH: Final = 4 * MAX_PARSE_NESTING
+"""Frames an edit may take: a few per level of the deepest document a catalog can hold."""
+
+
+def _edit_file(
+    path: str, text: str, edits: Sequence[tuple[str, str, SchemaPatch]]
+) -> tuple[FilePatch, dict[str, LineChange]]:
+    catalog = _Catalog(path, text)
+    after, problems = catalog.all_of([(tool, patch) for _, tool, patch in edits])
+    alone = {}
+    for key, _, patch in edits:
+        change = catalog.alone(patch.tool_pointer, patch.file_operations)
+        if change is not None:
+            alone[key] = change
+    return FilePatch(path, text, after, problems), alone
+
+
+@dataclass(frozen=True)
+class _Done:
+    """One loosening made in one node of a file: the node's region of the text (``start`` to
+    ``end``, offsets in the text without its byte-order mark) becomes ``text``, and the value
+    at ``pointer`` in the document becomes ``value``."""
+
+    start: int
+    end: int
+    node: yaml.CollectionNode
+    text: str
+    pointer: str
+    value: JSON
+
+
+class _Edited:
+    """A file as the loosenings made so far left it: the text with some nodes' regions
+    replaced (disjoint, by start), and the document it must parse to."""
+
+    def __init__(self, document: JSON) -> None:
+        self.document = document
+        self.regions: dict[int, _Done] = {}
+        self.starts: list[int] = []
+        self.by_node: dict[int, int] = {}
+        """id(node) -> the start of its region, for the nodes whose region was replaced."""
+
+    def inside(self, start: int, end: int) -> list[_Done]:
+        """The replaced regions within ``start`` to ``end``, in order."""
+        first = bisect.bisect_left(self.starts, start)
+        last = bisect.bisect_left(self.starts, end)
+        return [self.regions[at] for at in self.starts[first:last]]
+
+    def record(self, done: _Done) -> None:
+        """``done`` replaces every region within its own, and the document changes with it."""
+        for inner in self.inside(done.start, done.end):
+            del self.regions[inner.start]
+            del self.by_node[id(inner.node)]
+        first = bisect.bisect_left(self.starts, done.start)
+        last = bisect.bisect_left(self.starts, done.end)
+        self.starts[first:last] = [done.start]
+        self.regions[done.start] = done
+        self.by_node[id(done.node)] = done.start
+        self.document = _with_value(self.document, pointers.split(done.pointer), done.value)
+
+    def text(self, body: str, start: int = 0, end: int | None = None) -> str:
+        """``body[start:end]`` as the replaced regions within it read now."""
+        end = len(body) if end is None else end
+        out = []
+        for done in self.inside(start, end):
+            out += [body[start : done.start], done.text]
+            start = done.end
+        out.append(body[start:end])
+        return "".join(out)
+
+
+class _Catalog:
+    """One catalog file: read, parsed and (when an edit needs it) composed once; each
+    loosening is made in the smallest node of the file that holds it.
+
+    A node's text, taken alone, is composed, edited by ``_patch_one`` and parsed again as the
+    whole text would be: the edits of a node never reach outside its region, and what the
+    region parses to must be what the document holds at the node, before and after. A node
+    cannot be taken alone where the file's text means more than the node's (a YAML anchor
+    or alias inside it or around it, a mapping with a repeated or merge key around it): the
+    edit is then made on the whole text, as ``patch_text`` does. The edits of all loosenings
+    of a file, put together, are checked against the whole document once; should they not
+    agree, every edit of the file is made on the whole text again.
+    """
+
+    def __init__(self, path: str, text: str) -> None:
+        self.path = path
+        self.text = text
+        self.bom = _BOM if text.startswith(_BOM) else ""
+        self.body = text[len(self.bom) :]
+        self.is_json = path.lower().endswith(".json")
+        document, problem = parse_document(path, self.body, self.is_json)
+        self.document = document
+        self.problem = None if problem is None else problem.message
+        self.in_nodes = True
+        """False once the edits made node by node did not check out against the document."""
+        self._tree: _Tree | None = None
+        self._whole_problem: str | None = None
+        """Why no edit can be made in the text at all (it cannot be composed), once known."""
+        self._lines: tuple[list[str], list[int]] | None = None
+
+    def all_of(self, edits: Sequence[tuple[str, SchemaPatch]]) -> tuple[str, tuple[str, ...]]:
+        """The text with every loosening that applies, in order, and why each other one was
+        left out (``tool: summary: reason``)."""
+        if self.problem is not None:
+            return self.text, tuple(f"{tool}: {p.summary}: {self.problem}" for tool, p in edits)
+        state = _Edited(copy.deepcopy(self.document))
+        problems = []
+        whole: str | None = None  # the text, once an edit could not be made in a node
+        for tool, patch in edits:
+            try:
+                if whole is None:
+                    done = self._in_node(state, patch.tool_pointer, patch.file_operations)
+                    if done is not None:
+                        state.record(done)
+                        continue
+                    whole = self.bom + state.text(self.body)
+                whole = patch_text(self.path, whole, patch.tool_pointer, patch.file_operations)
+            except EditError as error:
+                problems.append(f"{tool}: {patch.summary}: {error}")
+        if whole is not None:
+            return whole, tuple(problems)
+        body = state.text(self.body)
+        if state.regions and parse_document(self.path, body, self.is_json) != (
+            state.document,
+            None,
+        ):
+            self.in_nodes = False
+            return self._one_after_another(edits)
+        return self.bom + body, tuple(problems)
+
+    def alone(self, tool_pointer: str, operations: Sequence[PatchOperation]) -> LineChange | None:
+        """The lines one loosening changes, applied by itself to the text as read; None when
+        it cannot be applied, or changes nothing."""
+        if self.problem is not None:
+            return None
+        try:
+            if self.in_nodes:
+                done = self._in_node(_Edited(self.document), tool_pointer, operations)
+                if done is not None:
+                    return self._change(done.start, done.end, done.text)
+            after = patch_text(self.path, self.text, tool_pointer, operations)
+        except EditError:
+            return None
+        return None if after == self.text else changed_lines(self.path, self.text, after)
+
+    def _one_after_another(
+        self, edits: Sequence[tuple[str, SchemaPatch]]
+    ) -> tuple[str, tuple[str, ...]]:
+        after = self.text
         problems = []
         for tool, patch in edits:
             try:
-                after = patch_text(path, after, patch.tool_pointer, patch.file_operations)
+                after = patch_text(self.path, after, patch.tool_pointer, patch.file_operations)
             except EditError as error:
                 problems.append(f"{tool}: {patch.summary}: {error}")
-        results.append(FilePatch(path, before, after, tuple(problems)))
-    return tuple(results)
+        return after, tuple(problems)
+
+    def _tree_or_problem(self) -> _Tree | None:
+        if self._tree is None and self._whole_problem is None:
+            try:
+                root = yaml.compose(composable(self.body, self.is_json), Loader=yaml.SafeLoader)
+            except yaml.YAMLError as error:
+                self._whole_problem = f"cannot compose the file: {error}"
+                return None
+            if root is None:
+                self._whole_problem = "the file is empty"
+                return None
+            self._tree = _Tree(self.body, root)
+        return self._tree
+
+    def _in_node(
+        self, state: _Edited, tool_pointer: str, operations: Sequence[PatchOperation]
+    ) -> _Done | None:
+        """The loosening made in the smallest node that holds it and can be taken alone, on
+        the text as ``state`` has it; None when it must be made on the whole text instead.
+        ``EditError`` when it cannot be made at all, saying why as ``patch_text`` would."""
+        located = [PatchOperation(op.op, tool_pointer + op.path, op.value) for op in operations]
+        if any(not op.path for op in located):
+            return None
+        holder = _common(pointers.parent(op.path) for op in located)
+        tree = self._tree_or_problem()
+        if tree is None:
+            # The text as read cannot be composed, and no edit changed it: ``patch_text``
+            # fails on the first operation, after checking the patch against the document.
+            _expected(state.document, _deepest(state.document, holder), located)
+            raise EditError(self._whole_problem)
+        node = tree.editable(tree.node_at(holder))
+        if node is None:
+            return None
+        outer = [state.by_node[id(a)] for a in tree.ancestors(node) if id(a) in state.by_node]
+        if outer:  # a region around it was edited already: edit that one again
+            node = state.regions[outer[-1]].node
+        base = tree.pointer[id(node)]  # one path leads to it: every operation is below it
+        start, end, blanks = tree.region(node)
+        found, before = pointers.resolve(state.document, base)
+        local = " " * blanks + state.text(self.body, start, end)
+        if not found or parse_document(self.path, local, self.is_json) != (before, None):
+            return None
+        value = _expected(state.document, base, located)
+        edited = local
+        try:
+            for operation in located:
+                relative = PatchOperation(
+                    operation.op, operation.path[len(base) :], operation.value
+                )
+                edited = _patch_one(edited, self.is_json, relative, base)
+        except _Uncomposable:
+            return None  # its message would name a line of the node's text, not the file's
+        document, problem = parse_document(self.path, edited, self.is_json)
+        if problem is not None or not edited.startswith(" " * blanks):
+            return None
+        if document != value:
+            raise EditError("the edit would change more than the patch")
+        return _Done(start, end, node, edited[blanks:], base, value)
+
+    def _change(self, start: int, end: int, text: str) -> LineChange | None:
+        """The lines that change when ``start`` to ``end`` of the text (without its byte-order
+        mark) becomes ``text``: found in those lines and their neighbours only."""
+        start, end = start + len(self.bom), end + len(self.bom)
+        if self.text[start:end] == text:
+            return None
+        if self._lines is None:
+            lines = self.text.split("\n")
+            offsets = list(itertools.accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
+            self._lines = lines, offsets
+        lines, offsets = self._lines
+        first = bisect.bisect_right(offsets, start) - 1
+        stop = bisect.bisect_right(offsets, end)  # past the line ``end`` is on
+        line_end = offsets[stop - 1] + len(lines[stop - 1])
+        window = self.text[offsets[first] : start] + text + self.text[end:line_end]
+        return window_change(self.path, lines, first, stop, window.split("\n"))
+
+
+class _Tree:
+    """A file's composed nodes: where each is, its parent, and which can be taken alone."""
+
+    def __init__(self, body: str, root: yaml.Node) -> None:
+        self.body = body
+        self.root = root
+        self.entries = _index(root)
+        self.pointer: dict[int, str] = {id(root): ""}
+        self.parent: dict[int, yaml.Node] = {}
+        parents: dict[int, list[yaml.Node]] = {}
+        nodes: dict[int, yaml.Node] = {id(root): root}
+        shared: list[yaml.Node] = []
+        irregular: list[yaml.Node] = []
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            for name, child in _children(node):
+                parents.setdefault(id(child), []).append(node)
+                if id(child) in nodes:  # an alias: the node is in two places
+                    shared.append(child)
+                    continue
+                nodes[id(child)] = child
+                self.parent[id(child)] = node
+                if name is not None:
+                    self.pointer[id(child)] = pointers.join(self.pointer[id(node)], name)
+                stack.append(child)
+            if isinstance(node, yaml.MappingNode) and not _regular(node):
+                irregular.append(node)
+        self.holding = _reach(shared, lambda node: parents.get(id(node), []))
+        """Nodes that are, or hold, a node that is in two places."""
+        self.within = _reach([*shared, *irregular], lambda node: [c for _, c in _children(node)])
+        """Nodes that are, or are within, a node that is in two places or a mapping whose
+        keys do not each name one entry: their pointer may not be the document's."""
+
+    def node_at(self, pointer: str) -> yaml.Node:
+        """The node at ``pointer``, else at the longest part of it that names one."""
+        while pointer:
+            entry = self.entries.get(pointer)
+            if entry is not None:
+                return entry.value
+            pointer = pointers.parent(pointer)
+        return self.root
+
+    def ancestors(self, node: yaml.Node) -> list[yaml.Node]:
+        """``node`` and the nodes around it, innermost first."""
+        found = [node]
+        while id(found[-1]) in self.parent:
+            found.append(self.parent[id(found[-1])])
+        return found
+
+    def editable(self, node: yaml.Node | None) -> yaml.CollectionNode | None:
+        """The innermost collection at or around ``node`` whose text can be taken alone."""
+        while node is not None:
+            if id(node) in self.holding:
+                return None
+            if id(node) not in self.within and isinstance(
+                node, (yaml.MappingNode, yaml.SequenceNode)
+            ):
+                start = node.start_mark.index
+                if (
+                    node.flow_style
+                    or not self.body[self.body.rfind("\n", 0, start) + 1 : start].strip()
+                ):
+                    return node
+            node = self.parent.get(id(node))
+        return None
+
+    def region(self, node: yaml.CollectionNode) -> tuple[int, int, int]:
+        """Where ``node``'s text starts and ends, and how many blanks stand for what its first
+        line holds before it. A block collection takes its lines whole (from the indentation
+        of its first to the line break of its last: an entry added after the last one goes
+        after that line's comment); a flow collection is its brackets and what is between."""
+        start, end = _span(node)
+        line_start = self.body.rfind("\n", 0, start) + 1
+        if node.flow_style:
+            return start, end, start - line_start
+        return line_start, _next_line(self.body, end), 0
+
+
+def _children(node: yaml.Node) -> list[tuple[str | None, yaml.Node]]:
+    """A collection's nodes with the pointer segment of each value (None for a key)."""
+    if isinstance(node, yaml.MappingNode):
+        return [
+            item for key, value in node.value for item in ((None, key), (str(key.value), value))
+        ]
+    if isinstance(node, yaml.SequenceNode):
+        return [(str(i), item) for i, item in enumerate(node.value)]
+    return []
+
+
+def _regular(node: yaml.MappingNode) -> bool:
+    """Whether each key of a mapping names its entry alone (no repeated key, no merge key)."""
+    keys = [key for key, _ in node.value]  # a collection as a key does not load: never here
+    if any(key.tag == "tag:yaml.org,2002:merge" for key in keys):
+        return False
+    return len({str(key.value) for key in keys}) == len(keys)
+
+
+def _reach(
+    starts: Sequence[yaml.Node], step: Callable[[yaml.Node], Sequence[yaml.Node]]
+) -> set[int]:
+    """The ids of ``starts`` and of every node ``step`` leads to from them, step by step."""
+    reached: set[int] = set()
+    stack = list(starts)
+    while stack:
+        node = stack.pop()
+        if id(node) not in reached:
+            reached.add(id(node))
+            stack.extend(step(node))
+    return reached
+
+
+def _common(pointers_: Iterable[str]) -> str:
+    """The longest pointer that every one of ``pointers_`` is or is below."""
+    common: list[str] | None = None
+    for pointer in pointers_:
+        segments = pointer.split("/")
+        if common is None:
+            common = segments
+            continue
+        same = 0
+        while same < min(len(common), len(segments)) and common[same] == segments[same]:
+            same += 1
+        common = common[:same]
+    return "/".join(common or [""])
+
+
+def _deepest(document: JSON, pointer: str) -> str:
+    """The longest part of ``pointer`` that names a value in ``document``."""
+    segments = pointers.split(pointer)
+    while segments and not pointers.resolve(document, pointers.from_segments(segments))[0]:
+        segments.pop()
+    return pointers.from_segments(segments)
+
+
+def _expected(document: JSON, at: str, operations: Sequence[PatchOperation]) -> JSON:
+    """The value at ``at`` (which holds every operation) once ``operations`` are applied to
+    ``document``, or ``EditError`` with the reason ``apply_patch`` gives: found from a copy
+    of that value alone, set in containers that hold nothing else on the way to it."""
+    path = pointers.split(at)
+    holders: list[JSON] = []
+    value = document
+    for segment in path:
+        holders.append(value)
+        value = pointers.resolve(value, pointers.join("", segment))[1]
+    for holder, segment in zip(reversed(holders), reversed(path), strict=True):
+        value = [None] * int(segment) + [value] if isinstance(holder, list) else {segment: value}
+    try:
+        return pointers.resolve(apply_patch(value, operations), at)[1]
+    except PatchError as error:
+        raise EditError(str(error)) from error
