@@ -17,7 +17,9 @@ import pytest
 
 from auditor.aggregate.pipeline import evaluate_call, prepare
 from auditor.models import JSON, Call, Location, OldRuntime, Outcome, ToolSchema
+from auditor.replay.tool import _read_leniently
 from auditor.schema.lenient import DANGLING_REF, REMOTE_REF
+from tests.conftest import cpu_seconds, seconds
 
 URN = "urn:uuid:deadbeef-1234-00ff-ff00-4321feebdaed"
 TOOLS: dict[str, Any] = {
@@ -119,3 +121,24 @@ def test_the_lenient_reading_sets_aside_only_what_the_new_side_cannot_resolve() 
         assert [(r.pointer, r.reason) for r in replay.readings] == READINGS.get(name, []), name
         # Both verdicts come from one validator: they cannot differ.
         assert replay.old is replay.new, name
+
+
+def test_looking_references_up_takes_time_in_proportion_to_the_schema() -> None:
+    # 5,000 anchors, 5,000 references to them, 5,000 to anchors no schema defines and 5,000
+    # to other documents. A lookup that finds nothing in an uncrawled registry crawls the
+    # whole schema again: that took more than 10 minutes; crawled once, a fraction of a second.
+    n = 5_000
+    schema: JSON = {
+        "$defs": {f"d{i}": {"$anchor": f"a{i}", "type": "string"} for i in range(n)},
+        "properties": {
+            **{f"k{i}": {"$ref": f"#a{i}"} for i in range(n)},
+            **{f"m{i}": {"$ref": f"#missing{i}"} for i in range(n)},
+            **{f"r{i}": {"$ref": f"https://tools.example.com/{i}.json"} for i in range(n)},
+        },
+    }
+    started = cpu_seconds()
+    _, readings = _read_leniently(schema)
+    assert cpu_seconds() - started < seconds(5)
+    reasons = [r.reason for r in readings]
+    assert reasons.count(DANGLING_REF) == n and reasons.count(REMOTE_REF) == n
+    assert len(readings) == 2 * n  # the 5,000 that resolve are kept
