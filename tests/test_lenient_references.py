@@ -67,6 +67,8 @@ TOOLS: dict[str, Any] = {
     # What the new side cannot resolve either: another document, and a place that is not there.
     "remote": {"properties": {"r": {"$ref": "https://tools.example.com/other.json"}}},
     "dangling": {"properties": {"d": {"$ref": "#/$defs/missing"}}},
+    # Not even a URI (an unclosed IPv6 host): looking it up raises, on the new side too.
+    "malformed": {"properties": {"u": {"$ref": "http://[::1/s.json"}}},
 }
 CALLS: list[tuple[str, JSON, Outcome]] = [
     # (tool, arguments, outcome): what the schema says of them, the same before and after.
@@ -90,10 +92,12 @@ CALLS: list[tuple[str, JSON, Outcome]] = [
     ("remote", {}, Outcome.ACCEPTED),
     ("dangling", {"d": 1}, Outcome.SCHEMA_ERROR_AFTER),
     ("dangling", {}, Outcome.ACCEPTED),
+    ("malformed", {"u": 1}, Outcome.SCHEMA_ERROR_AFTER),
 ]
 READINGS = {
     "remote": [("/properties/r/$ref", REMOTE_REF)],
     "dangling": [("/properties/d/$ref", DANGLING_REF)],
+    "malformed": [("/properties/u/$ref", REMOTE_REF)],
 }
 """The only places the lenient reading sets aside: references the new side cannot resolve."""
 
