@@ -22,6 +22,7 @@ from auditor.models import (
     Outcome,
     Report,
     Rewrite,
+    RollUp,
     RollUpEntry,
     RollUpKind,
     SchemaPatch,
@@ -628,13 +629,13 @@ ROLLUP_ERRORS: Final = 3
 """Unusable schemas named one by one in the roll-up's fix-the-schema line."""
 
 
-def rollup_lines(report: Report) -> list[str]:
-    """What to do: one line of Markdown per entry of the roll-up that holds a group, in the
-    roll-up's order (``**Fix the callers:** 11 groups (14 calls); callers: `cursor` (6
+def rollup_lines(rollup: RollUp) -> list[str]:
+    """What to do (``Report.rollup``): one line of Markdown per entry that holds a group, in
+    the roll-up's order (``**Fix the callers:** 11 groups (14 calls); callers: `cursor` (6
     calls)…``); none when the report has no group."""
     return [
         f"**{ROLLUP_LABELS[entry.kind]}:** {_ROLLUP_TEXT[entry.kind](entry)}"
-        for entry in report.rollup.entries
+        for entry in rollup.entries
         if entry.groups
     ]
 

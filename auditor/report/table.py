@@ -290,7 +290,7 @@ def _section_title(report: Report, outcome: Outcome, groups: list[Group]) -> str
 
 
 def _rollup(report: Report) -> list[Line]:
-    lines = rollup_lines(report)
+    lines = rollup_lines(report.rollup)
     if not lines:
         return [("What to do: nothing (no call changes its outcome).", None)]
     return [("What to do:", None), *((f"  {terminal(plain(line))}", 4) for line in lines)]
