@@ -317,3 +317,20 @@ def test_the_roll_up_words_say_every_count_in_the_singular_and_plural() -> None:
         "Loosen the schema: 3 groups (6 calls); 2 with a verified patch: --suggest-patch PATH "
         "writes them (1 more verified but not writable into the catalog file: see the group).",
     ]
+
+
+def test_the_roll_up_says_when_no_patch_is_verified_and_counts_the_schemas_it_does_not_name() -> (
+    None
+):
+    groups = [_group("a", HintKind.LOOSEN_SCHEMA, 2, patch=NONE)]
+    groups += [
+        _group(
+            f"e{i}", HintKind.FIX_SCHEMA, 1, Outcome.SCHEMA_ERROR_AFTER, tool=f"u{i}", error="bad"
+        )
+        for i in range(5)
+    ]
+    assert [plain(line) for line in rollup_lines(roll_up(groups))] == [
+        "Loosen the schema: 1 group (2 calls); none with a verified patch.",
+        # Three named, the other two counted.
+        "Fix the schema: u0 (bad), u1 (bad), u2 (bad) and 2 more; 5 calls will fail.",
+    ]

@@ -295,3 +295,43 @@ def test_the_gate_line_wraps_a_long_report_path_and_names_no_file_when_none_is_w
         capsys,
     )
     assert err == "auditor: 1 group fails --fail-on newly-rejected; see a.html\n"
+
+
+def test_a_name_is_escaped_before_it_is_measured(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("COLUMNS", "40")
+    # 30 characters that show as 120 (each control written as its \x.. escape).
+    name = "\x1b" * 30
+    code, out, err = run_cli(_catalog(tmp_path, {name: 1}, [(name, {"p0": "x"})]), capsys)
+    assert code == 1
+    assert "\x1b" not in out + err
+    assert all(cell_len(line) <= 40 for line in out.splitlines()), out
+    # Shown, not acted on; in the table, cut to the 19 cells 40 leave it, "…" the last.
+    assert "\n" + "\\x1b" * 4 + "\\x…  " in out
+
+
+def test_unusable_schemas_alone_and_a_baselined_group_are_said_as_such(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("COLUMNS", "100")
+    catalog = {"broken": {"type": "object", "properties": {"r": {"$ref": "#/$defs/none"}}}}
+    (tmp_path / "tools.json").write_text(json.dumps(catalog), encoding="utf-8")
+    log = json.dumps({"tool": "broken", "arguments": {"r": 1}}) + "\n"
+    (tmp_path / "calls.jsonl").write_text(log * 2, encoding="utf-8")
+    args = ["audit", "--schemas", "tools.json", "--logs", "calls.jsonl", "--no-report-files"]
+    # Whatever the gate makes of them (here it fails on nothing), the verdict says they fail.
+    code, out, err = run_cli([*args, "--fail-on", "never"], capsys)
+    assert (code, err) == (0, "")
+    assert out.splitlines()[-1] == (
+        "no call would be newly rejected (2 calls read), but 2 calls will fail on an unusable "
+        "schema; exit 0"
+    )
+    # A group the baseline accepts is marked, and does not fail the run.
+    args = [*_catalog(tmp_path, {"t": 1}, [("t", {"p0": "x"})]), "--no-report-files"]
+    assert run_cli([*args, "--generate-baseline", "baseline.json"], capsys)[0] == 0
+    code, out, err = run_cli([*args, "--baseline", "baseline.json"], capsys)
+    assert (code, err) == (0, "")
+    assert "1 call   t: minLength at /properties/p0/minLength; review, patch (baseline)" in out
