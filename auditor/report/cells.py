@@ -42,6 +42,8 @@ def wrap(text: str, width: int, hang: int | None = None) -> list[str]:
     ``width`` cells, a word longer than a line cut where it reaches the end; the lines after
     the first are indented by ``hang`` cells (default: the text's own indent and two more)."""
     width = max(width, MIN_TEXT_CELLS)
+    if cell_len(text) <= width:  # most lines: no need to divide them
+        return [text.rstrip(" ")]
     if hang is None:
         hang = len(text) - len(text.lstrip(" ")) + 2
     if width - hang < MIN_TEXT_CELLS:
