@@ -250,8 +250,8 @@ def _group_lines(report: Report, groups: list[Group], detail: bool) -> list[Line
 
 
 def _detail(group: Group) -> list[str]:
-    """Today's detail of a group, plain text: cause and example, error, evidence, hint,
-    values sent, callers, patch and fingerprint (what a baseline names)."""
+    """The detail of a group, plain text: cause and first call, error, evidence, hint, values
+    sent, callers, patch and fingerprint (what a baseline names)."""
     lines = []
     if group.outcome is Outcome.NEWLY_REJECTED:
         lines.append(f"caused by {cause_text(group.causes)}; e.g. {group.first}")
@@ -272,20 +272,11 @@ def _detail(group: Group) -> list[str]:
     return lines
 
 
-SECTIONS: Final[tuple[Outcome, ...]] = (
-    Outcome.SCHEMA_ERROR_AFTER,
-    Outcome.NEWLY_REJECTED,
-    Outcome.SCHEMA_ERROR_BEFORE,
-    Outcome.NEWLY_ACCEPTED,
-)
-"""The groups' outcomes, in the report's order of groups."""
-
-
 def _section_title(report: Report, outcome: Outcome, groups: list[Group]) -> str:
     calls = plural(sum(g.count for g in groups), "call")
     where = f"{calls} in {plural(len(groups), 'group')}"
     if outcome is Outcome.SCHEMA_ERROR_AFTER:
-        return f"Will fail, {words(report).new_schema} being unusable: {where}"
+        return f"Will fail on an unusable {words(report).new_schema.removeprefix('the ')}: {where}"
     return f"{OUTCOME_LABELS[outcome].capitalize()}: {where}"
 
 
@@ -342,11 +333,11 @@ def render(report: Report, width: int = DEFAULT_WIDTH, code: int | None = None) 
         if line:
             context.append((terminal(plain(line)), None))
     groups: list[Line] = []
-    for outcome in SECTIONS:
+    # One section per outcome, in the report's order of groups (unusable schemas first).
+    for outcome in dict.fromkeys(g.outcome for g in report.groups):
         members = [g for g in report.groups if g.outcome is outcome]
-        if members:
-            groups.append((_section_title(report, outcome, members), None))
-            groups += _group_lines(report, members, detail=True)
+        groups.append((_section_title(report, outcome, members), None))
+        groups += _group_lines(report, members, detail=True)
     if not groups:
         groups.append(("No call would be newly rejected.", None))
     coverage = [coverage_line(report), constraint_line(report)]
