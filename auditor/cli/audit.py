@@ -127,7 +127,7 @@ class LogFormatChoice(str, Enum):
 
 
 class ColorChoice(str, Enum):
-    """``--color``: when the summary line on stdout is coloured."""
+    """``--color``: when the verdict on stdout is coloured."""
 
     AUTO = AUTO
     """On a terminal, unless ``NO_COLOR`` is set (to anything but the empty string)."""
@@ -495,8 +495,8 @@ def audit(
             rich_help_panel=OUTPUTS,
             metavar="WHEN",
             show_default=True,
-            help="Colour the table's summary line: auto (on a terminal, unless NO_COLOR is "
-            "set), always, never.",
+            help="Colour the verdict (the last lines on stdout): auto (on a terminal, unless "
+            "NO_COLOR is set), always, never.",
         ),
     ] = ColorChoice.AUTO,
     catalog_format: Annotated[
