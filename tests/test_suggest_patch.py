@@ -109,7 +109,8 @@ def test_the_diff_names_the_patch_on_the_terminal_and_a_patch_it_cannot_write(
     text = text.replace("max_length: 8  # IATA", "max_length: &short 8  # IATA")
     text = text.replace("note: {type: string}", "note: {type: string, max_length: *short}")
     catalog.write_text(text, encoding="utf-8")
-    code, out, err = run_cli([*AUDIT, "--suggest-patch", "loosen.diff"], capsys)
+    # The terminal's detail (--verbose) names each group's patch and where it goes.
+    code, out, err = run_cli([*AUDIT, "--suggest-patch", "loosen.diff", "--verbose"], capsys)
     assert code == 1
     assert "patch: raise maxLength 8 → 13 at catalogs/tools.yaml:9:11" in out
     assert "auditor: not in the patch: book_flight: raise maxLength 8 → 13:" in err

@@ -19,6 +19,7 @@ from auditor.models import (
     Outcome,
     Report,
     Rewrite,
+    RollUp,
     SchemaPatch,
     ToolSummary,
     ValidationIssue,
@@ -76,11 +77,36 @@ def as_dict(report: Report) -> dict[str, Any]:
             "fail_min_share": report.fail_min_share,
             "failing_groups": [g.fingerprint for g in failing_groups(report)],
         },
+        "rollup": _rollup(report.rollup),
         "tools": [_tool(tool) for tool in report.tools],
         "groups": [_group(group, below_threshold(report, group)) for group in report.groups],
         "calls": [_call(result) for result in report.calls],
         "calls_omitted": report.calls_omitted,
         "counterexamples": [_counterexample(c) for c in report.counterexamples],
+    }
+
+
+def _rollup(rollup: RollUp) -> dict[str, Any]:
+    """What to do: every entry, empty ones included, so that the shape never varies."""
+    return {
+        "groups": rollup.groups,
+        "entries": [
+            {
+                "kind": entry.kind.value,
+                "groups": entry.groups,
+                "calls": entry.calls,
+                "fingerprints": list(entry.fingerprints),
+                "outcomes": {outcome.value: count for outcome, count in entry.outcomes},
+                "tools": list(entry.tools),
+                "callers": [{"caller": name, "calls": calls} for name, calls in entry.callers],
+                "more_callers": entry.more_callers,
+                "patches": entry.patches,
+                "unwritable_patches": entry.unwritable_patches,
+                "patch_command": entry.patch_command,
+                "errors": [{"tool": tool, "error": error} for tool, error in entry.errors],
+            }
+            for entry in rollup.entries
+        ],
     }
 
 
