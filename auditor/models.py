@@ -600,6 +600,70 @@ class Gate:
     """1 when a group fails the run, else 0."""
 
 
+class RollUpKind(str, Enum):
+    """An entry of the roll-up (what to do): one per hint kind, and the groups of a tool the
+    change removed (whatever their hint), which ask the tool's callers to move. A new hint
+    kind gets an entry here and in ``auditor.aggregate.rollup.KIND_OF_HINT`` (a test checks
+    that every hint kind lands in one)."""
+
+    FIX_CALLERS = "fix-callers"
+    LOOSEN_SCHEMA = "loosen-schema"
+    REVIEW = "review"
+    TOOLS_REMOVED = "tools-removed"
+    FIX_SCHEMA = "fix-schema"
+
+
+@dataclass(frozen=True)
+class RollUpEntry:
+    """The report's groups of one kind of decision, and what a reader acts on: the callers
+    to fix, the verified patches to apply, the schema errors to fix."""
+
+    kind: RollUpKind
+    fingerprints: tuple[str, ...] = ()
+    """The entry's groups, in the report's order."""
+    calls: int = 0
+    """The groups' calls added up (a call failing two constraints is in two groups)."""
+    outcomes: tuple[tuple[Outcome, int], ...] = ()
+    """Groups per outcome, in the order of ``Outcome``; only outcomes with a group."""
+    tools: tuple[str, ...] = ()
+    """The groups' tools, each once, in the report's order."""
+    callers: tuple[tuple[str, int], ...] = ()
+    """The callers the groups name, with the groups' calls of each, most first (at most
+    ``auditor.aggregate.rollup.ROLLUP_CALLERS``)."""
+    more_callers: bool = False
+    """Callers beyond those listed exist (past that bound, or past a group's own)."""
+    patches: int = 0
+    """Groups with a verified loosening that ``--suggest-patch`` writes into a catalog file."""
+    unwritable_patches: int = 0
+    """Groups with a loosening verified on the schema that cannot be written into its file."""
+    patch_command: str | None = None
+    """The option that writes the patches (``--suggest-patch PATH``); None without one."""
+    errors: tuple[tuple[str, str], ...] = ()
+    """(tool, problem) of each unusable new schema, each pair once, in the report's order."""
+
+    @property
+    def groups(self) -> int:
+        return len(self.fingerprints)
+
+
+@dataclass(frozen=True)
+class RollUp:
+    """What to do, computed once when the report is finished
+    (``auditor.aggregate.rollup.roll_up``): every group of the report in exactly one entry,
+    one entry per ``RollUpKind`` in that order (empty ones included)."""
+
+    entries: tuple[RollUpEntry, ...] = ()
+
+    def entry(self, kind: RollUpKind) -> RollUpEntry:
+        """The entry of ``kind`` (an empty one when the roll-up has none)."""
+        return next((e for e in self.entries if e.kind is kind), RollUpEntry(kind))
+
+    @property
+    def groups(self) -> int:
+        """Every group of the entries: the report's groups."""
+        return sum(entry.groups for entry in self.entries)
+
+
 @dataclass(frozen=True)
 class Report:
     """Everything the renderers need; built by the pipeline, never by a renderer."""
@@ -648,6 +712,9 @@ class Report:
     or why none exists. Never counted among the logged calls."""
     gate: Gate = field(kw_only=True)
     """What fails the run under ``fail_on`` and the thresholds, decided from ``groups`` when the
+    report was finished."""
+    rollup: RollUp = field(kw_only=True)
+    """What to do: the groups by the decision they ask for, computed from ``groups`` when the
     report was finished."""
 
     @property

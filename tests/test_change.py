@@ -104,13 +104,15 @@ def test_every_format_says_what_the_change_is(
     base, head = str(FIXTURE / "base.json"), str(FIXTURE / "head.json")
     args = ["audit", "--schemas", base, "--new-schemas", head, "--logs", LOG, *NO_FILES]
     for fmt in Format:
-        code, out, err = run_cli([*args, "--format", fmt.value], capsys)
+        # The terminal says what the change is with the detail (--verbose), as files do.
+        detail = ["--verbose"] if fmt is Format.TABLE else []
+        code, out, err = run_cli([*args, "--format", fmt.value, *detail], capsys)
         assert code == 0, err
         if fmt in (Format.TABLE, Format.MARKDOWN, Format.HTML):
             assert "The change:" in out and "legacy_export" in out and "send_email" in out, fmt
         if fmt is not Format.JSON:  # JSON lists removed_tools (checked above)
             assert "to a tool the change removed" in out, fmt
-    code, out, _ = run_cli([*args, "--format", "table"], capsys)
+    code, out, _ = run_cli([*args, "--format", "table", "--verbose"], capsys)
     assert "caused by /additionalProperties: added false" in out
     assert "caused by tool legacy_export removed" in out
     assert "1 of 12 changes were never exercised" in out

@@ -57,7 +57,11 @@ def test_the_default_audit_fails_and_every_format_says_so(
 ) -> None:
     code, err = _audit(tmp_path, capsys)
     assert code == 1
-    assert "fails on 1 group: t: 1 call fails type at /properties/n/type" in err
+    # Once, short, on stderr; the groups are named in the reports (here the Markdown).
+    said = f"auditor: 1 group fails --fail-on newly-rejected; see {tmp_path / 'out.markdown'}"
+    assert " ".join(err.split()) == said
+    table = " ".join(_read(tmp_path, "table").split())
+    assert "fails on 1 group: t: 1 call fails type at /properties/n/type" in table
     data = json.loads(_read(tmp_path, "json"))
     assert data["old_runtime"] == "lenient"
     assert data["totals"]["newly_rejected"] == 1 and data["totals"]["still_rejected"] == 1
@@ -120,7 +124,9 @@ def test_a_failing_gate_names_its_groups_on_stderr_whatever_the_level(
     assert code == 1
     # schema_error_before calls are grouped by what the new schema says of them: one passes
     # it, one fails type, one fails required.
-    assert "--fail-on schema_error fails on 3 groups: t: 1 call schema error before" in err
-    assert "t: 1 call fails required at /required" in err
+    assert " ".join(err.split()).startswith("auditor: 3 groups fail --fail-on schema-error; see")
+    table = " ".join(_read(tmp_path, "table").split())
+    assert "--fail-on schema-error fails on 3 groups: t: 1 call schema error before" in table
+    assert "t: 1 call fails required at /required" in table
     github = _read(tmp_path, "github")
     assert github.startswith("::error ")  # a failing group is an error, whatever its outcome

@@ -1,5 +1,6 @@
-"""The terminal table: fitted to the width it is given, zero columns left out, unknown tools
-counted only under "unknown tool", thousands separators, and a last summary line."""
+"""The terminal table: fitted to the width it is given (in cells), zero columns left out,
+unknown tools counted only under "unknown tool", thousands separators, and a last summary
+line: the verdict."""
 
 from __future__ import annotations
 
@@ -15,10 +16,12 @@ GATEWAY = ["--schemas", "sample_logs/openai_gateway/tools.json"]
 GATEWAY += ["--logs", "sample_logs/openai_gateway/calls.jsonl", "--no-report-files"]
 # sample_logs/openai_gateway: 62 calls; no call is newly accepted or a schema error before,
 # so those two columns are left out; 2 calls name unknown tools, 1 names none.
-LAST = (
-    "10 calls in 4 tools would be newly rejected; 7 groups; 2 calls meet an unusable new "
-    "schema; exit 1"
-)
+LAST = "10 calls would be newly rejected and 2 will fail on an unusable schema; exit 1"
+
+
+def verdict(out: str) -> str:
+    """The last paragraph of the terminal answer, its wrapped lines joined again."""
+    return " ".join(line.strip() for line in out.rstrip("\n").rpartition("\n\n")[2].splitlines())
 
 
 def _table(
@@ -28,7 +31,7 @@ def _table(
     monkeypatch.setenv("COLUMNS", str(columns))
     code, out, _ = run_cli(["audit", *GATEWAY], capsys)
     assert code == 1
-    assert out.splitlines()[-1] == LAST
+    assert verdict(out) == LAST
     return out.partition("\n\n")[0].splitlines()
 
 
@@ -69,20 +72,26 @@ def test_an_80_column_terminal_gets_abbreviated_labels_within_80(
     assert table[-1].split() == ["total", "62", "10", "2", "10", "35", "3", "2", "7"]
 
 
-def test_a_narrow_terminal_gets_one_line_per_tool(
+def test_a_narrow_terminal_gets_one_line_per_tool_wrapped_at_its_width(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     table = _table(40, capsys, monkeypatch)
-    assert (
-        table[0] == "escalate: 6 calls: 1 newly rejected, 1 still rejected, 4 accepted; 1 rewrite"
-    )
-    assert table[5:] == [
-        "cancel_subscription: 1 call: 1 unknown tool",
+    # Broken at the last space that keeps 40 cells; the rest indented by two.
+    assert table[:2] == [
+        "escalate: 6 calls: 1 newly rejected, 1",
+        "  still rejected, 4 accepted; 1 rewrite",
+    ]
+    assert table[-8:] == [
+        "cancel_subscription: 1 call: 1 unknown",
+        "  tool",
         "refund_order: 1 call: 1 unknown tool",
         "(no tool named): 1 call: 1 unparseable",
-        "total: 62 calls: 10 newly rejected, 2 schema error after, 10 still rejected, "
-        "35 accepted, 3 unparseable, 2 unknown tool; 7 rewrites",
+        "total: 62 calls: 10 newly rejected, 2",
+        "  schema error after, 10 still rejected,",
+        "  35 accepted, 3 unparseable, 2 unknown",
+        "  tool; 7 rewrites",
     ]
+    assert max(map(len, table)) <= 40
 
 
 def test_a_table_in_a_file_has_the_fixed_width_whatever_the_terminal(
@@ -119,7 +128,8 @@ def test_long_tool_names_are_cut_to_fit(
     table = out.partition("\n\n")[0].splitlines()
     assert table[3].split() == [name[:22] + "…", "1", "0", "1", "1"]
     assert max(map(len, table)) == 50
-    assert out.splitlines()[-1] == "no call would be newly rejected (1 call read); exit 0"
+    # 52 characters: the verdict too is wrapped at 50.
+    assert out.splitlines()[-2:] == ["no call would be newly rejected (1 call read);", "  exit 0"]
 
 
 def test_thousands_separators_everywhere(
@@ -129,11 +139,22 @@ def test_thousands_separators_everywhere(
     monkeypatch.setenv("COLUMNS", "200")
     code, out, _ = run_cli(args, capsys)
     assert code == 1
-    table = out.partition("\n\n")[0].splitlines()
-    assert table[2].split() == ["search", "1,200", "1,200", "1"]
+    table, groups, todo, verdict = out.split("\n\n")
+    assert table.splitlines()[2].split() == ["search", "1,200", "1,200", "1"]
+    # Every call fails minItems: the constraint contradicts real use, and lowering it to the
+    # shortest list sent (0 items) is a patch.
+    assert (
+        groups == "1,200 calls  search: minItems at /properties/tags/minItems; loosen-schema, patch"
+    )
+    assert todo.splitlines()[1] == (
+        "  Loosen the schema: 1 group (1,200 calls); 1 with a verified patch: --suggest-patch "
+        "PATH writes it."
+    )
+    assert verdict == "1,200 calls would be newly rejected; exit 1\n"
+    # The detail: every group with its cause, under --verbose.
+    code, out, _ = run_cli([*args, "--verbose"], capsys)
     assert "Newly rejected: 1,200 calls in 1 group" in out
-    assert "  1,200  search: 1,200 calls fail minItems at /properties/tags/minItems" in out
-    assert out.splitlines()[-1] == "1,200 calls in 1 tool would be newly rejected; 1 group; exit 1"
+    assert "  1,200 calls  search: minItems at /properties/tags/minItems; loosen-schema" in out
 
 
 def test_a_run_writing_a_baseline_says_it_exits_0(
@@ -142,7 +163,7 @@ def test_a_run_writing_a_baseline_says_it_exits_0(
     args = _inputs(tmp_path, "search", [{"tags": []}])
     code, out, _ = run_cli([*args, "--generate-baseline", str(tmp_path / "b.json")], capsys)
     assert code == 0
-    assert out.splitlines()[-1] == "1 call in 1 tool would be newly rejected; 1 group; exit 0"
+    assert out.splitlines()[-1] == "1 call would be newly rejected; exit 0"
 
 
 RED, GREEN, RESET = "\x1b[1;31m", "\x1b[1;32m", "\x1b[0m"
@@ -177,7 +198,7 @@ def test_colour_only_on_a_terminal_unless_asked(
         monkeypatch.setenv("NO_COLOR", no_color)
     code, out, err = run_cli([*args, *option], capsys)
     assert code == 1
-    last = "1 call in 1 tool would be newly rejected; 1 group; exit 1"
+    last = "1 call would be newly rejected; exit 1"
     *rest, end = out.splitlines()
     assert end == (f"{RED}{last}{RESET}" if coloured else last)
     assert "\x1b" not in "\n".join(rest) + err  # the summary line only, stdout only

@@ -21,6 +21,7 @@ from auditor.aggregate.groups import DEFAULT_EXAMPLES, GroupCollector
 from auditor.aggregate.loosen import FileSide, eligible, suggest
 from auditor.aggregate.redact import DEFAULT_LIMIT, Sanitizer, tool_name
 from auditor.aggregate.repeats import AcceptedRepeats
+from auditor.aggregate.rollup import roll_up
 from auditor.defaults import DEFAULT_MAX_CALLS
 from auditor.models import (
     JSON,
@@ -584,6 +585,7 @@ def build_report(
             _shown(c, sanitizer) for c in _counterexamples(replays, tally, summaries, searches)
         ),
         gate=decide(groups, settings.fail_on, settings.fail_min_calls, settings.fail_min_share),
+        rollup=roll_up(groups),
     )
 
 

@@ -127,7 +127,7 @@ class LogFormatChoice(str, Enum):
 
 
 class ColorChoice(str, Enum):
-    """``--color``: when the summary line on stdout is coloured."""
+    """``--color``: when the verdict on stdout is coloured."""
 
     AUTO = AUTO
     """On a terminal, unless ``NO_COLOR`` is set (to anything but the empty string)."""
@@ -154,6 +154,8 @@ class AuditOptions:
     allow_override: bool
     quiet: bool
     color: ColorChoice = ColorChoice.AUTO
+    verbose: bool = False
+    """The terminal gets each group's detail, not only its line (report files always do)."""
     fail_on: FailOn = FailOn.NEWLY_REJECTED
     fail_min_calls: int = 1
     fail_min_share: float = 0.0
@@ -473,7 +475,19 @@ def audit(
             "-q",
             rich_help_panel=OUTPUTS,
             metavar="",
-            help="Print nothing but errors (and the config file used).",
+            help="Print nothing but errors and the gate's one line (and the config file used).",
+        ),
+    ] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose",
+            "-v",
+            rich_help_panel=OUTPUTS,
+            metavar="",
+            help="Print every group with its detail (cause, evidence, hint, values sent, "
+            "callers, patch, fingerprint), the old-runtime notes and coverage, as the report "
+            "files hold them. Command line only.",
         ),
     ] = False,
     color: Annotated[
@@ -483,8 +497,8 @@ def audit(
             rich_help_panel=OUTPUTS,
             metavar="WHEN",
             show_default=True,
-            help="Colour the table's summary line: auto (on a terminal, unless NO_COLOR is "
-            "set), always, never.",
+            help="Colour the verdict (the last lines on stdout): auto (on a terminal, unless "
+            "NO_COLOR is set), always, never.",
         ),
     ] = ColorChoice.AUTO,
     catalog_format: Annotated[
@@ -637,7 +651,7 @@ def audit(
 ) -> None:
     """Replay logged calls against old and normalized schemas; exit 1 per --fail-on.
 
-    Every option but --quiet, --timestamp, --generate-baseline, --follow-links,
+    Every option but --quiet, --verbose, --timestamp, --generate-baseline, --follow-links,
     --allow-config-uris, --allow-web-uris and --repo can be set in auditor.toml, or in
     pyproject.toml's tool.auditor table, named in snake_case; the command line wins. Paths the
     file names stay inside the working directory, and it cannot lift a safety bound.
@@ -654,6 +668,8 @@ def audit(
         source = ctx.get_parameter_source(name)
         return source is not None and source.name == "COMMANDLINE"
 
+    if quiet and verbose:
+        raise UsageFailure("--quiet prints no answer, --verbose all of it: give one")
     cwd = Path.cwd()
     _check_inputs(ctx, cwd, allow_config_uris, allow_web_uris)
     outputs = pair_outputs(list(format or []), list(output or []))
@@ -687,6 +703,7 @@ def audit(
         report_dir=report_folder,
         allow_override=allow_override,
         quiet=quiet,
+        verbose=verbose,
         color=color,
         fail_on=fail_on,
         fail_min_calls=fail_min_calls,
@@ -728,6 +745,7 @@ def audit(
 CLI_ONLY: Final = frozenset(
     {
         "quiet",
+        "verbose",
         "timestamp",
         "generate_baseline",
         "follow_links",
@@ -911,8 +929,9 @@ def run(options: AuditOptions) -> int:
     code = EXIT_OK if options.generate_baseline is not None else exit_code(report)
     written = _write_reports(report, options)
     edits = _loosenings(report, options)
+    detail_in = _detail_file(options)
     for fmt, path in options.outputs:
-        text = _rendered(report, fmt, path, code, edits)
+        text = _rendered(report, fmt, path, code, edits, options.verbose, detail_in)
         emit(text, path, within=options.outputs_within)
         if not names_stdout(path):
             written.append(Path(path))
@@ -925,26 +944,62 @@ def run(options: AuditOptions) -> int:
             written.append(Path(options.suggest_patch))
     to_stdout = [path for _, path in options.outputs] + [options.suggest_patch or ""]
     if not options.quiet and not any(names_stdout(path) for path in to_stdout):
-        text = _rendered(report, Format.TABLE, "-", code)
+        text = _rendered(report, Format.TABLE, "-", code, None, options.verbose, detail_in)
         coloured = _coloured(options.color)
-        typer.echo(_colour_last_line(text, code) if coloured else text, nl=False, color=coloured)
+        typer.echo(_colour_verdict(text, code) if coloured else text, nl=False, color=coloured)
     if written and not options.quiet:  # stderr: stdout may be a pipe that wants the data only
         typer.echo(f"auditor: wrote {terminal(', '.join(shown(p) for p in written))}", err=True)
     if options.generate_baseline is not None:
         return code
-    from auditor.report.common import gate_line, plain
+    from auditor.report.cells import wrap
+    from auditor.report.common import gate_summary
 
-    if line := gate_line(report):
-        typer.echo(f"auditor: {one_line(plain(line))}", err=True)  # a failing gate says why
+    # A failing gate says so once, on stderr, even under --quiet: the fingerprints are in the
+    # report files and under --verbose, where a baseline is made.
+    if line := gate_summary(report, detail_in):
+        for piece in wrap(f"auditor: {one_line(line)}", _terminal_width(), 4):
+            typer.echo(piece, err=True)
     return code
 
 
+DETAIL_FORMATS: Final = (Format.MARKDOWN, Format.HTML, Format.TABLE, Format.JSON)
+"""The formats that list every group, in the order a reader would rather open them."""
+
+
+def _detail_file(options: AuditOptions) -> str | None:
+    """The file a reader goes to for every group (escaped for the terminal): the default
+    ``audit.md``, else the first ``--output`` file of a ``DETAIL_FORMATS`` format; None when
+    the run writes none."""
+    if options.report_dir is not None:
+        return terminal(shown(options.report_dir / "audit.md"))
+    files = [(fmt, path) for fmt, path in options.outputs if not names_stdout(path)]
+    for wanted in DETAIL_FORMATS:
+        for fmt, path in files:
+            if fmt is wanted:
+                return terminal(shown(path))
+    return None
+
+
+def _terminal_width() -> int:
+    """``COLUMNS``, else the terminal's width, else ``table.DEFAULT_WIDTH``."""
+    from auditor.report.table import DEFAULT_WIDTH
+
+    return shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns
+
+
 def _rendered(
-    report: Report, fmt: Format, path: str, code: int, edits: CatalogEdits | None = None
+    report: Report,
+    fmt: Format,
+    path: str,
+    code: int,
+    edits: CatalogEdits | None = None,
+    verbose: bool = False,
+    detail_in: str | None = None,
 ) -> str:
-    """``fmt`` for ``path``: the table fits the terminal's width (``COLUMNS``, else the
-    terminal's, else 80) on stdout and ``table.DEFAULT_WIDTH`` in a file, and names the exit
-    code of the run; SARIF carries the loosenings ``edits`` wrote into the catalogs as fixes."""
+    """``fmt`` for ``path``; SARIF carries the loosenings ``edits`` wrote into the catalogs as
+    fixes. The table names the exit code of the run: on stdout it is the concise answer
+    (every group's detail with ``verbose``; ``detail_in``: the report listing the groups it
+    leaves out) in the terminal's width; in a file, the detail in ``table.DEFAULT_WIDTH``."""
     if fmt is Format.SARIF:
         from auditor.report import sarif
 
@@ -953,8 +1008,11 @@ def _rendered(
         return render(report, fmt)
     from auditor.report import table
 
-    width = shutil.get_terminal_size((table.DEFAULT_WIDTH, 24)).columns
-    return table.render(report, width if names_stdout(path) else table.DEFAULT_WIDTH, code)
+    if not names_stdout(path):
+        return table.render(report, table.DEFAULT_WIDTH, code)
+    if verbose:
+        return table.render(report, _terminal_width(), code)
+    return table.concise(report, _terminal_width(), code, detail_in)
 
 
 def _loosenings(report: Report, options: AuditOptions) -> CatalogEdits | None:
@@ -974,12 +1032,14 @@ def _coloured(choice: ColorChoice) -> bool:
     return not os.environ.get(NO_COLOR) and sys.stdout.isatty()
 
 
-def _colour_last_line(text: str, code: int) -> str:
-    """The table with its summary line in bold red (the run fails) or green. The text has
-    been through ``escape.terminal``: these are the only escape sequences in it."""
-    head, _, last = text.rstrip("\n").rpartition("\n")
+def _colour_verdict(text: str, code: int) -> str:
+    """The answer with its verdict (the last paragraph, on one line or wrapped on several) in
+    bold red (the run fails) or green, each line on its own. The text has been through
+    ``escape.terminal``: these are the only escape sequences in it."""
+    head, _, last = text.rstrip("\n").rpartition("\n\n")
     colour = _BOLD_RED if code else _BOLD_GREEN
-    return f"{head}\n{colour}{last}{_RESET}\n"
+    verdict = "\n".join(f"{colour}{line}{_RESET}" for line in last.split("\n"))
+    return f"{head}\n\n{verdict}\n"
 
 
 def _check_traffic(calls: int, empty: Sequence[LogProblem], options: AuditOptions) -> None:

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
 from auditor.aggregate.gate import below_threshold, below_threshold_groups, failing_groups
+from auditor.aggregate.gate import share_text as threshold_text
 from auditor.aggregate.redact import compact_json
 from auditor.models import (
     JSON,
     CallResult,
     CounterexampleStatus,
+    FailOn,
     Group,
     LenientReading,
     Location,
@@ -20,6 +22,9 @@ from auditor.models import (
     Outcome,
     Report,
     Rewrite,
+    RollUp,
+    RollUpEntry,
+    RollUpKind,
     SchemaPatch,
     ToolSummary,
     UnparsedKind,
@@ -184,7 +189,7 @@ def gate_line(report: Report) -> str | None:
     if not failing and not below:
         return None
     said = f"{plural(len(failing), 'group')}: {_listed(report, failing)}" if failing else "no group"
-    text = f"--fail-on {report.fail_on.value} fails on {said}"
+    text = f"{fail_on_option(report.fail_on)} fails on {said}"
     if below:
         verb = "does" if len(below) == 1 else "do"
         text += (
@@ -192,6 +197,48 @@ def gate_line(report: Report) -> str | None:
             f"{_listed(report, below)}"
         )
     return text + "."
+
+
+def fail_on_option(fail_on: FailOn) -> str:
+    """``--fail-on newly-rejected``: the level as the option is spelled (``FailOn`` values
+    are the JSON report's, ``newly_rejected``)."""
+    return f"--fail-on {fail_on.value.replace('_', '-')}"
+
+
+def gate_summary(report: Report, detail_in: str | None = None) -> str | None:
+    """The gate in one short line, plain text (to be escaped), without fingerprints: ``13
+    groups fail --fail-on newly-rejected; see reports/audit.md`` (``detail_in``: where the
+    groups are listed), and how many a usage threshold keeps from failing (``1 more is below
+    --fail-min-calls 5``); None when no group fails or is kept from failing."""
+    failing = len(report.gate.failing)
+    below = len(report.gate.below)
+    if not failing and not below:
+        return None
+    option = fail_on_option(report.fail_on)
+    if failing:
+        text = f"{plural(failing, 'group')} {'fails' if failing == 1 else 'fail'} {option}"
+    else:
+        text = f"no group fails {option}"
+    if below:
+        who = f"{below:,} more" if failing else plural(below, "group")
+        text += f", {who} {'is' if below == 1 else 'are'} below {_thresholds(report)}"
+    return text + (f"; see {detail_in}" if detail_in else "")
+
+
+def _thresholds(report: Report) -> str:
+    """What the groups a usage threshold keeps from failing are below: their one reason
+    (``--fail-min-calls 5 and --fail-min-share 0.25``) when they share it, else the
+    thresholds in effect, each group below one or both (``--fail-min-calls 5 or
+    --fail-min-share 0.25``)."""
+    reasons = set(report.gate.below.values())
+    if len(reasons) == 1:
+        return reasons.pop().removeprefix("below ")
+    given = []
+    if report.fail_min_calls > 1:
+        given.append(f"--fail-min-calls {report.fail_min_calls}")
+    if report.fail_min_share > 0:
+        given.append(f"--fail-min-share {threshold_text(report.fail_min_share)}")
+    return " or ".join(given) or "a usage threshold"
 
 
 def _listed(report: Report, groups: list[Group]) -> str:
@@ -615,3 +662,101 @@ def content_capture_hint(results: Sequence[CallResult]) -> str | None:
         "(OpenTelemetry GenAI instrumentations: OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
         "=true; OpenInference: OPENINFERENCE_HIDE_INPUTS=false) and audit a new export."
     )
+
+
+ROLLUP_LABELS: Final[dict[RollUpKind, str]] = {
+    RollUpKind.FIX_CALLERS: "Fix the callers",
+    RollUpKind.LOOSEN_SCHEMA: "Loosen the schema",
+    RollUpKind.REVIEW: "Review by hand",
+    RollUpKind.TOOLS_REMOVED: "Tools removed",
+    RollUpKind.FIX_SCHEMA: "Fix the schema",
+}
+"""The name of each entry of the roll-up (what to do), in every format."""
+
+ROLLUP_ERRORS: Final = 3
+"""Unusable schemas named one by one in the roll-up's fix-the-schema line."""
+
+
+def rollup_lines(rollup: RollUp) -> list[str]:
+    """What to do (``Report.rollup``): one line of Markdown per entry that holds a group, in
+    the roll-up's order (``**Fix the callers:** 11 groups (14 calls); callers: `cursor` (6
+    calls)…``); none when the report has no group."""
+    return [
+        f"**{ROLLUP_LABELS[entry.kind]}:** {_ROLLUP_TEXT[entry.kind](entry)}"
+        for entry in rollup.entries
+        if entry.groups
+    ]
+
+
+def _rollup_groups(entry: RollUpEntry) -> str:
+    """``5 groups (9 calls): 2 newly rejected, 3 newly accepted`` (the outcomes only when
+    they are not all newly rejected)."""
+    text = f"{plural(entry.groups, 'group')} ({plural(entry.calls, 'call')})"
+    if [outcome for outcome, _ in entry.outcomes] != [Outcome.NEWLY_REJECTED]:
+        text += ": " + ", ".join(f"{n:,} {OUTCOME_LABELS[o]}" for o, n in entry.outcomes)
+    return text
+
+
+def _rollup_callers(entry: RollUpEntry, said: str) -> str:
+    if not entry.callers:
+        return "the log names no caller"
+    named = ", ".join(f"{escape.md_code(name)} ({plural(n, 'call')})" for name, n in entry.callers)
+    return f"{said}: {named}" + (" and others" if entry.more_callers else "")
+
+
+def _rollup_patches(entry: RollUpEntry) -> str:
+    """``1 with a verified patch: `--suggest-patch PATH` writes it``."""
+    if entry.patches:
+        text = (
+            f"{entry.patches:,} with a verified patch: {escape.md_code(entry.patch_command or '')}"
+            f" writes {'it' if entry.patches == 1 else 'them'}"
+        )
+    else:
+        text = "none with a verified patch"
+    if entry.unwritable_patches:
+        text += (
+            f" ({entry.unwritable_patches:,} more verified but not writable into the catalog "
+            "file: see the group)"
+        )
+    return text
+
+
+def _fix_callers(entry: RollUpEntry) -> str:
+    return f"{_rollup_groups(entry)}; {_rollup_callers(entry, 'callers')}."
+
+
+def _loosen_schema(entry: RollUpEntry) -> str:
+    return f"{_rollup_groups(entry)}; {_rollup_patches(entry)}."
+
+
+def _review(entry: RollUpEntry) -> str:
+    if entry.patches or entry.unwritable_patches:
+        return f"{_rollup_groups(entry)}; {_rollup_patches(entry)}."
+    return f"{_rollup_groups(entry)}."
+
+
+def _tools_removed(entry: RollUpEntry) -> str:
+    tools = ", ".join(escape.md_code(tool) for tool in entry.tools)
+    callers = _rollup_callers(entry, "callers still using them")
+    return f"{tools} ({plural(entry.calls, 'call')}); {callers}."
+
+
+def _fix_schema(entry: RollUpEntry) -> str:
+    named = ", ".join(
+        f"{escape.md_code(tool)} ({escape.md_text(error)})"
+        for tool, error in entry.errors[:ROLLUP_ERRORS]
+    )
+    more = len(entry.errors) - ROLLUP_ERRORS
+    if more > 0:
+        named += f" and {more:,} more"
+    return f"{named}; {plural(entry.calls, 'call')} will fail."
+
+
+_ROLLUP_TEXT: Final[dict[RollUpKind, Callable[[RollUpEntry], str]]] = {
+    RollUpKind.FIX_CALLERS: _fix_callers,
+    RollUpKind.LOOSEN_SCHEMA: _loosen_schema,
+    RollUpKind.REVIEW: _review,
+    RollUpKind.TOOLS_REMOVED: _tools_removed,
+    RollUpKind.FIX_SCHEMA: _fix_schema,
+}
+"""What each entry of the roll-up says after its name (a test checks every kind has one)."""

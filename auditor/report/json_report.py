@@ -24,6 +24,7 @@ from auditor.models import (
     Outcome,
     Report,
     Rewrite,
+    RollUp,
     SchemaPatch,
     ToolSummary,
     ValidationIssue,
@@ -83,11 +84,36 @@ def as_dict(report: Report) -> dict[str, Any]:
             "failing_outcomes": [o.value for o in Outcome if o in FAILING_OUTCOMES[report.fail_on]],
             "contradicted_groups_fail": CONTRADICTED_FAIL[report.fail_on],
         },
+        "rollup": _rollup(report.rollup),
         "tools": [_tool(tool) for tool in report.tools],
         "groups": [_group(group, below_threshold(report, group)) for group in report.groups],
         "calls": [_call(result) for result in report.calls],
         "calls_omitted": report.calls_omitted,
         "counterexamples": [_counterexample(c) for c in report.counterexamples],
+    }
+
+
+def _rollup(rollup: RollUp) -> dict[str, Any]:
+    """What to do: every entry, empty ones included, so that the shape never varies."""
+    return {
+        "groups": rollup.groups,
+        "entries": [
+            {
+                "kind": entry.kind.value,
+                "groups": entry.groups,
+                "calls": entry.calls,
+                "fingerprints": list(entry.fingerprints),
+                "outcomes": {outcome.value: count for outcome, count in entry.outcomes},
+                "tools": list(entry.tools),
+                "callers": [{"caller": name, "calls": calls} for name, calls in entry.callers],
+                "more_callers": entry.more_callers,
+                "patches": entry.patches,
+                "unwritable_patches": entry.unwritable_patches,
+                "patch_command": entry.patch_command,
+                "errors": [{"tool": tool, "error": error} for tool, error in entry.errors],
+            }
+            for entry in rollup.entries
+        ],
     }
 
 

@@ -1,10 +1,10 @@
 """The JSON Schema of the JSON report, shipped with the package.
 
 ``report.schema.json`` holds the shape; every closed set of values in it (rule families,
-outcomes, ``--fail-on`` levels, hint kinds, old runtimes, evidence, severities, and the
-outcome keys of the counts) is filled from the code's own enums when the schema is loaded,
-so that a value the code can write is never one the schema refuses. A test keeps the
-committed file equal to the filled schema, for whoever reads the file itself.
+outcomes, ``--fail-on`` levels, hint kinds, roll-up kinds, old runtimes, evidence,
+severities, and the outcome keys of the counts) is filled from the code's own enums when the
+schema is loaded, so that a value the code can write is never one the schema refuses. A test
+keeps the committed file equal to the filled schema, for whoever reads the file itself.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from auditor.models import (
     OldRuntime,
     Outcome,
     PatchOp,
+    RollUpKind,
     Rule,
     Severity,
     UnparsedKind,
@@ -44,6 +45,7 @@ ENUMS: Final[dict[str, type[Enum]]] = {
     "/$defs/call/properties/unparsed/properties/kind": UnparsedKind,
     "/$defs/patch_operation/properties/op": PatchOp,
     "/$defs/counterexample/properties/status": CounterexampleStatus,
+    "/$defs/rollup_entry/properties/kind": RollUpKind,
 }
 """Where each enum of the report schema stands (a JSON pointer), and the code's enum."""
 

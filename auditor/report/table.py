@@ -1,8 +1,13 @@
-"""The terminal summary: per-tool counts fitted to the terminal's width, the groups, one
-line each, with their hints, and a last line in the style of a linter's summary.
+"""The terminal answer: per-tool counts fitted to the terminal's width, one line per group
+(calls, tool, failing keyword at its pointer, hint kind, "patch" where one is verified), what
+to do (the roll-up), and the verdict last, in the style of a linter's summary. ``concise`` is
+what the terminal shows by default (the first groups only); ``render`` adds each group's
+detail, the old-runtime notes, coverage and the gate's fingerprints (a file, ``--verbose``).
 
 Every line is passed through ``escape.terminal``: names and messages from logs and catalogs
-cannot move the cursor, colour the terminal, reorder text or start a line of their own.
+cannot move the cursor, colour the terminal, reorder text or start a line of their own. Then
+it is wrapped at the width, with a hanging indent, measured in cells (``auditor.report.cells``:
+a CJK tool name takes two cells a character).
 
 The width is a parameter, never read here: the command line passes the terminal's for
 stdout and ``DEFAULT_WIDTH`` for a file, so the same report renders the same text."""
@@ -12,32 +17,38 @@ from __future__ import annotations
 from typing import Final
 
 from auditor.aggregate.gate import below_threshold, exit_code
-from auditor.models import Outcome, Report
+from auditor.models import Group, Outcome, Report
+from auditor.report.cells import cell_len, cut, ljust, rjust, wrap
 from auditor.report.common import (
     OUTCOME_LABELS,
     baseline_line,
     budget_line,
+    caller_suffix,
     callers_text,
     cause_text,
     constraint_line,
     counterexample_line,
     coverage_line,
     gate_line,
-    group_title,
-    groups_of,
     offending_text,
     patch_line,
     plain,
     plural,
     proven_line,
+    removes_tool,
+    rollup_lines,
     runtime_lines,
+    words,
 )
-from auditor.report.escape import one_line, terminal
+from auditor.report.escape import terminal
 
 DEFAULT_WIDTH: Final = 80
 """Columns of a table written to a file (and of the golden ``audit.txt``)."""
 MIN_TOOL_WIDTH: Final = 12
-"""Characters of a tool name kept, at least, before the table turns to one line per tool."""
+"""Cells of a tool name kept, at least, before the table turns to one line per tool."""
+SHOWN_GROUPS: Final = 10
+"""Groups the concise answer lists, in the report's order (largest first within an
+outcome); the others are counted on one line."""
 
 TABLE_OUTCOMES: Final[tuple[Outcome, ...]] = (
     # What the change does first, the headline leading; then what it leaves as it was; then
@@ -94,10 +105,6 @@ def _cell(count: int, blank: bool) -> str:
     return "" if blank and not count else f"{count:,}"
 
 
-def _cut(name: str, width: int) -> str:
-    return name if len(name) <= width else name[: width - 1] + "…"
-
-
 def _grid(rows: list[Row], outcomes: list[Outcome], style: int, tool_width: int | None) -> str:
     """The table; ``style`` 0: headers in one line, 1: in two, 2: abbreviated;
     ``tool_width``: names cut to it."""
@@ -108,7 +115,8 @@ def _grid(rows: list[Row], outcomes: list[Outcome], style: int, tool_width: int 
         labels = [SHORT_LABELS[label] for label in labels]
     cells = [
         [
-            terminal(name if tool_width is None else _cut(name, tool_width)),
+            # Escaped before it is cut: an escape is wider than the character it shows.
+            terminal(name) if tool_width is None else cut(terminal(name), tool_width),
             f"{calls:,}",
             *(_cell(counts.get(o, 0), rewrites is None) for o in outcomes),
             _cell(rewrites or 0, rewrites is None),
@@ -119,14 +127,14 @@ def _grid(rows: list[Row], outcomes: list[Outcome], style: int, tool_width: int 
     depth = max(len(head) for head in heads)
     heads = [[""] * (depth - len(head)) + head for head in heads]  # labels end on one line
     widths = [
-        max(len(text) for text in [*head, *(row[i] for row in cells)])
+        max(cell_len(text) for text in [*head, *(row[i] for row in cells)])
         for i, head in enumerate(heads)
     ]
 
     def line(values: list[str]) -> str:
         # The tool's name to the left, numbers to the right, two spaces between columns.
         return "  ".join(
-            value.rjust(width) if i else value.ljust(width)
+            rjust(value, width) if i else ljust(value, width)
             for i, (value, width) in enumerate(zip(values, widths, strict=True))
         ).rstrip()
 
@@ -144,100 +152,203 @@ def _two_lines(label: str) -> str:
 
 
 def _widest(text: str) -> int:
-    return max(len(line) for line in text.splitlines())
+    return max(cell_len(line) for line in text.splitlines())
 
 
-def _listed(rows: list[Row], outcomes: list[Outcome]) -> str:
-    """One line per tool, for a terminal too narrow for columns."""
-    lines = []
+def _listed(rows: list[Row], outcomes: list[Outcome], width: int) -> str:
+    """One line per tool (wrapped), for a terminal too narrow for columns."""
+    lines: list[str] = []
     for name, calls, counts, rewrites in rows:
         said = [f"{counts[o]:,} {OUTCOME_LABELS[o]}" for o in outcomes if counts.get(o)]
         line = f"{terminal(name)}: {plural(calls, 'call')}" + (
             f": {', '.join(said)}" if said else ""
         )
-        lines.append(line + (f"; {plural(rewrites, 'rewrite')}" if rewrites else ""))
+        lines += wrap(line + (f"; {plural(rewrites, 'rewrite')}" if rewrites else ""), width)
     return "\n".join(lines)
 
 
 def summary_table(report: Report, width: int = DEFAULT_WIDTH) -> str:
-    """The per-tool counts in at most ``width`` columns where it can be done: zero columns
+    """The per-tool counts in at most ``width`` cells where it can be done: zero columns
     left out, then headers on two lines, then abbreviated, then tool names cut; else one
-    line per tool."""
+    line per tool, wrapped."""
     rows = _rows(report)
     outcomes = [o for o in TABLE_OUTCOMES if o is Outcome.NEWLY_REJECTED or report.totals.get(o)]
     for style in range(3):
         text = _grid(rows, outcomes, style, None)
         if _widest(text) <= width:
             return text
-    longest = max(len(name) for name, *_ in rows)
+    longest = max(cell_len(terminal(name)) for name, *_ in rows)
     tool_width = max(MIN_TOOL_WIDTH, longest - (_widest(text) - width))
     if tool_width < longest:
         text = _grid(rows, outcomes, 2, tool_width)
         if _widest(text) <= width:
             return text
-    return _listed(rows, outcomes)
+    return _listed(rows, outcomes, width)
+
+
+Line = tuple[str, int | None]
+"""A line before wrapping, and the hanging indent of its continuation lines (None: its own
+indent and two more)."""
 
 
 def summary_line(report: Report, code: int) -> str:
-    """The last line, as a linter ends: ``17 calls in 6 tools would be newly rejected;
-    10 groups; exit 1``."""
+    """The verdict, last, as a linter ends: ``20 calls would be newly rejected and 5 will
+    fail on an unusable schema; exit 1``."""
     newly = report.totals.get(Outcome.NEWLY_REJECTED, 0)
+    after = report.totals.get(Outcome.SCHEMA_ERROR_AFTER, 0)
     if newly:
-        tools = {group.tool for group in groups_of(report, Outcome.NEWLY_REJECTED)}
-        groups = len(groups_of(report, Outcome.NEWLY_REJECTED))
-        parts = [
-            f"{plural(newly, 'call')} in {plural(len(tools), 'tool')} would be newly rejected",
-            plural(groups, "group"),
-        ]
+        text = f"{plural(newly, 'call')} would be newly rejected"
+        if after:
+            text += f" and {after:,} will fail on an unusable schema"
     else:
-        parts = [f"no call would be newly rejected ({plural(report.call_count, 'call')} read)"]
-    if after := report.totals.get(Outcome.SCHEMA_ERROR_AFTER, 0):
-        parts.append(f"{plural(after, 'call')} meet an unusable new schema")
-    return "; ".join([*parts, f"exit {code}"])
+        text = f"no call would be newly rejected ({plural(report.call_count, 'call')} read)"
+        if after:
+            text += f", but {plural(after, 'call')} will fail on an unusable schema"
+    return f"{text}; exit {code}"
+
+
+def group_line(report: Report, group: Group, count_width: int = 0, indent: int = 0) -> Line:
+    """``3 calls  search_code: additionalProperties at /additionalProperties; review,
+    patch``: the group's calls, tool, what fails, hint kind and marks, escaped; its
+    continuation lines line up with the tool. ``count_width``: cells of the widest count;
+    ``indent``: cells before it."""
+    count = f"{group.count:,}"
+    prefix = (
+        " " * indent + f"{rjust(count, count_width)} {'call ' if group.count == 1 else 'calls'}  "
+    )
+    tool = f"{group.tool}{plain(caller_suffix(group))}"
+    if removes_tool(group):
+        what = "to a tool the change removed"
+    elif group.keyword:
+        what = f"{group.keyword} at {group.schema_pointer or '/'}"
+    elif group.outcome is Outcome.SCHEMA_ERROR_AFTER:
+        what = f"{words(report).new_schema.removeprefix('the ')} unusable, will fail"
+    else:
+        what = OUTCOME_LABELS[group.outcome]
+    marks = group.hint.kind.value
+    if group.patch is not None and group.patch.problem is None:
+        marks += ", patch"
+    if group.baselined:
+        marks += " (baseline)"
+    if below := below_threshold(report, group):
+        marks += f" ({below})"
+    if group.proven:
+        marks += f" ({group.proven:,} proven)"
+    return prefix + terminal(f"{tool}: {what}; {marks}"), cell_len(prefix)
+
+
+def _group_lines(report: Report, groups: list[Group], detail: bool) -> list[Line]:
+    width = max((len(f"{g.count:,}") for g in groups), default=0)
+    lines: list[Line] = []
+    for group in groups:
+        line = group_line(report, group, width, 2 if detail else 0)
+        lines.append(line)
+        if detail:
+            indent = " " * (line[1] or 0)
+            lines += [(indent + terminal(text), None) for text in _detail(group)]
+    return lines
+
+
+def _detail(group: Group) -> list[str]:
+    """The detail of a group, plain text: cause and first call, error, evidence, hint, values
+    sent, callers, patch and fingerprint (what a baseline names)."""
+    lines = []
+    if group.outcome is Outcome.NEWLY_REJECTED:
+        lines.append(f"caused by {cause_text(group.causes)}; e.g. {group.first}")
+    else:
+        lines.append(f"e.g. {group.first}")
+    if group.outcome is Outcome.SCHEMA_ERROR_AFTER:
+        lines.append(f"error: {group.error}")
+    if group.evidence:
+        lines.append(f"evidence: {plain(group.evidence)}")
+    lines.append(f"hint: {plain(group.hint.text)}")
+    if values := offending_text(group):
+        lines.append(f"values sent: {plain(values)}")
+    if callers := callers_text(group):
+        lines.append(f"callers: {plain(callers)}")
+    if group.patch is not None:
+        lines.append(f"patch: {patch_line(group.patch)}")
+    lines.append(f"fingerprint: {group.fingerprint}")
+    return lines
+
+
+def _section_title(report: Report, outcome: Outcome, groups: list[Group]) -> str:
+    calls = plural(sum(g.count for g in groups), "call")
+    where = f"{calls} in {plural(len(groups), 'group')}"
+    if outcome is Outcome.SCHEMA_ERROR_AFTER:
+        return f"Will fail on an unusable {words(report).new_schema.removeprefix('the ')}: {where}"
+    return f"{OUTCOME_LABELS[outcome].capitalize()}: {where}"
+
+
+def _rollup(report: Report) -> list[Line]:
+    lines = rollup_lines(report.rollup)
+    if not lines:
+        return [("What to do: nothing (no call changes its outcome).", None)]
+    return [("What to do:", None), *((f"  {terminal(plain(line))}", 4) for line in lines)]
+
+
+def _wrapped(blocks: list[list[Line]], width: int) -> str:
+    """The blocks, each line wrapped at ``width`` cells, a blank line between blocks."""
+    texts = [
+        "\n".join(piece for text, hang in block for piece in wrap(text, width, hang))
+        for block in blocks
+    ]
+    return "\n\n".join(text for text in texts if text) + "\n"
+
+
+def concise(
+    report: Report,
+    width: int = DEFAULT_WIDTH,
+    code: int | None = None,
+    detail_in: str | None = None,
+) -> str:
+    """The terminal's default answer in ``width`` cells: the per-tool counts, one line per
+    group (the first ``SHOWN_GROUPS``, then how many more and where they are: ``detail_in``,
+    the report that lists them, and ``--verbose``), what to do, and the verdict last, naming
+    the exit code (``code``, else the gate's)."""
+    groups = list(report.groups)
+    listed = _group_lines(report, groups[:SHOWN_GROUPS], detail=False)
+    more = len(groups) - SHOWN_GROUPS
+    if more > 0:
+        where = f"see {detail_in}, or --verbose" if detail_in else "--verbose lists them"
+        listed.append((terminal(f"… and {plural(more, 'more group')} ({where})"), 2))
+    blocks: list[list[Line]] = [
+        [(line, 0) for line in summary_table(report, width).splitlines()],
+        listed,
+        _rollup(report),
+        [(summary_line(report, exit_code(report) if code is None else code), 2)],
+    ]
+    return _wrapped(blocks, width)
 
 
 def render(report: Report, width: int = DEFAULT_WIDTH, code: int | None = None) -> str:
-    """Summary table in ``width`` columns, unusable schemas first, then newly rejected groups
-    and coverage, and a summary line naming the exit code (``code``, else the gate's)."""
-    out = [summary_table(report, width), ""]
+    """The answer with its detail in ``width`` cells (a file, ``--verbose``): the per-tool
+    counts; the old runtime and what it changes; every group, by outcome, with its detail;
+    coverage, baseline and the gate with its fingerprints; what to do; and the verdict last,
+    naming the exit code (``code``, else the gate's)."""
     first, *notes = runtime_lines(report)
-    lines = [plain(first), *(f"  {plain(line)}" for line in notes), ""]
-    if proven := proven_line(report):
-        lines.append(plain(proven))
-    for group in groups_of(report, Outcome.SCHEMA_ERROR_AFTER):
-        side = "new" if report.new_schema_inputs else "normalized"
-        lines.append(f"UNUSABLE {side} schema: {group_title(group)}: {group.error}")
-    if line := budget_line(report):
-        lines.append(plain(line))
-    groups = groups_of(report, Outcome.NEWLY_REJECTED)
-    if groups:
-        newly = report.totals[Outcome.NEWLY_REJECTED]
-        lines.append(f"Newly rejected: {plural(newly, 'call')} in {plural(len(groups), 'group')}")
-        for group in groups:
-            accepted = "  (baseline)" if group.baselined else ""
-            if below := below_threshold(report, group):
-                accepted += f"  ({below})"
-            accepted += f"  ({group.proven} proven)" if group.proven else ""
-            lines.append(f"  {group.count:>5,}  {group_title(group)}{accepted}")
-            lines.append(f"         caused by {cause_text(group.causes)}; e.g. {group.first}")
-            if group.evidence:
-                lines.append(f"         evidence: {plain(group.evidence)}")
-            lines.append(f"         hint: {plain(group.hint.text)}")
-            if values := offending_text(group):
-                lines.append(f"         values sent: {plain(values)}")
-            if callers := callers_text(group):
-                lines.append(f"         callers: {plain(callers)}")
-            if group.patch is not None:
-                lines.append(f"         patch: {one_line(patch_line(group.patch))}")
-    else:
-        lines.append("No call would be newly rejected.")
-    lines.append(coverage_line(report))
-    lines.append(constraint_line(report))
-    if line := counterexample_line(report):
-        lines.append(line)
-    if line := baseline_line(report):
-        lines.append(plain(line))
-    if line := gate_line(report):
-        lines.append(plain(line))
-    lines.append(summary_line(report, exit_code(report) if code is None else code))
-    return "\n".join([*out, *map(terminal, lines)]) + "\n"
+    context: list[Line] = [(terminal(plain(first)), None)]
+    context += [(f"  {terminal(plain(line))}", None) for line in notes]
+    for line in (proven_line(report), budget_line(report)):
+        if line:
+            context.append((terminal(plain(line)), None))
+    groups: list[Line] = []
+    # One section per outcome, in the report's order of groups (unusable schemas first).
+    for outcome in dict.fromkeys(g.outcome for g in report.groups):
+        members = [g for g in report.groups if g.outcome is outcome]
+        groups.append((_section_title(report, outcome, members), None))
+        groups += _group_lines(report, members, detail=True)
+    if not groups:
+        groups.append(("No call would be newly rejected.", None))
+    coverage = [coverage_line(report), constraint_line(report)]
+    coverage += [line for line in (counterexample_line(report),) if line]
+    coverage += [plain(line) for line in (baseline_line(report), gate_line(report)) if line]
+    blocks: list[list[Line]] = [
+        [(line, 0) for line in summary_table(report, width).splitlines()],
+        context,
+        groups,
+        [(terminal(line), None) for line in coverage],
+        _rollup(report),
+        [(summary_line(report, exit_code(report) if code is None else code), 2)],
+    ]
+    return _wrapped(blocks, width)

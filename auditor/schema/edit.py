@@ -759,6 +759,12 @@ class _Catalog:
                 edited = _patch_one(edited, self.is_json, relative, base)
         except _Uncomposable:
             return None  # its message would name a line of the node's text, not the file's
+        except EditError:
+            # After an earlier operation the node's text is not what the whole file holds
+            # there (a sequence emptied in a node is no text at all; in the file, a null):
+            # the whole text says why the loosening cannot be made, as ``patch_text`` would.
+            patch_text(self.path, self.bom + state.text(self.body), tool_pointer, operations)
+            return None  # it can be made on the whole text: make it there
         document, problem = parse_document(self.path, edited, self.is_json)
         if problem is not None or not edited.startswith(" " * blanks):
             return None
