@@ -347,8 +347,14 @@ class CallResult:
 
     @property
     def proven(self) -> bool:
-        """A newly rejected call that the log shows ran: a certain regression."""
-        return self.outcome is Outcome.NEWLY_REJECTED and self.call.evidence is Evidence.RAN
+        """A newly rejected call that the log shows ran: a certain regression, unless the log
+        contradicts the old-runtime model for it and no error has a cause (no change explains
+        its rejection: ``auditor.replay.outcome.contradicted``)."""
+        return (
+            self.outcome is Outcome.NEWLY_REJECTED
+            and self.call.evidence is Evidence.RAN
+            and not (self.contradicts and not any(e.causes for e in self.errors))
+        )
 
 
 @dataclass(frozen=True)
@@ -512,6 +518,12 @@ class Group:
     offending: tuple[OffendingValue, ...] = ()
     """For groups hinted ``fix-callers`` or ``review``: the distinct values sent where the
     calls fail, most calls first, with the first and last source of each."""
+    contradicted: bool = False
+    """Newly rejected calls that the log contradicts, not regressions: the log shows each ran,
+    the old-runtime model rejects it, and no change made the error possible (it has no cause:
+    the path to the keyword is unchanged, or changed only in ways that do not explain it). A
+    group of its own (``auditor.replay.outcome.contradicted``), failing the run only under
+    ``--fail-on any-change`` (``auditor.aggregate.gate.CONTRADICTED_FAIL``)."""
 
     @property
     def share(self) -> float:

@@ -65,7 +65,7 @@ def test_audit_help_groups_the_options_in_panels() -> None:
     assert "--rules" in panels["The change audited"]
     # Choices are said in words; the metavar column stays narrow.
     flat = _flat(text)
-    assert "--fail-on WHEN What exits 1: newly-rejected;" in flat
+    assert "--fail-on WHEN What exits 1: newly-rejected (anything that breaks after" in flat
     assert "--old-runtime RUNTIME" in flat and "--catalog-format FORMAT" in flat
     assert "<newly-rejected|" not in flat
     assert "[default: keyword-case,type-case]" in flat and "[default: 3]" in flat

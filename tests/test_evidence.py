@@ -68,7 +68,9 @@ def test_reports_show_evidence_proven_regressions_first_and_contradictions() -> 
     report = audit(tools, LogReader([str(FIXTURES / "mcp.jsonl")]), ["tools.yaml"])
     data = json.loads(render(report, Format.JSON))
     assert data["old_runtime"] == "lenient"
-    assert data["proven_regressions"] == 2 and data["contradictions"] == 2
+    # Line 3 is proven (min_length -> minLength rejects the empty path it sent); line 7 ran
+    # although the model rejects it at maximum, which no change touched: a contradiction.
+    assert data["proven_regressions"] == 1 and data["contradictions"] == 2
     by_source = {c["source"]: c for c in data["calls"]}
     assert by_source[f"{FIXTURES / 'mcp.jsonl'}:3"]["evidence"] == "ran"
     assert by_source[f"{FIXTURES / 'mcp.jsonl'}:5"]["contradicts_old_runtime"] is True
@@ -81,7 +83,7 @@ def test_reports_show_evidence_proven_regressions_first_and_contradictions() -> 
         (g["proven"] > 0 for g in newly), reverse=True
     )
     markdown = render(report, Format.MARKDOWN)
-    assert markdown.index("proven regressions") < markdown.index("would be newly rejected")
+    assert markdown.index("1 proven regression") < markdown.index("would be newly rejected")
     assert "contradicts the lenient model for 2 calls (2 of `read_file`)" in markdown
     assert "the log says it ran" in markdown
 
@@ -135,7 +137,8 @@ def test_weak_evidence_never_changes_an_outcome() -> None:
 
 def test_a_type_fix_elsewhere_is_not_the_cause_of_a_proven_regression() -> None:
     # "String" on path made only path unevaluable before; limit's type was always checked.
-    # The call ran (the log says so), so it is newly rejected, but no change explains it.
+    # The call ran (the log says so), so it is newly rejected, but no change explains it:
+    # the log contradicts the model at limit's type, which is no proven regression.
     schema: JSON = {
         "type": "object",
         "properties": {"path": {"type": "String"}, "limit": {"type": "array"}},
@@ -144,7 +147,8 @@ def test_a_type_fix_elsewhere_is_not_the_cause_of_a_proven_regression() -> None:
     replays = prepare([tool], DEFAULT_RULES)
     ran = Call("l:1", "t", {"path": "a", "limit": "x"}, evidence=Evidence.RAN)
     result = evaluate_call(replays, ran)[0]
-    assert result.outcome is Outcome.NEWLY_REJECTED and result.proven
+    assert result.outcome is Outcome.NEWLY_REJECTED and result.contradicts
+    assert not result.proven
     assert [e.causes for e in result.errors] == [()]
     wrong_type = evaluate_call(replays, Call("l:2", "t", {"path": 1}))[0]
     assert [r.pointer for e in wrong_type.errors for r in e.causes] == ["/properties/path/type"]

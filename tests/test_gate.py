@@ -121,7 +121,10 @@ def test_baseline_output_is_deterministic(
     [
         ("newly_rejected", [("search", {"tags": []})], 1),
         ("never", [("search", {"tags": []})], 0),
-        ("newly_rejected", [("broken", {"ref": 1})], 0),
+        # A $ref to nothing: the lenient old reading enforced nothing there, and the new
+        # schema cannot evaluate the call (schema_error_after): it fails after the change.
+        ("newly_rejected", [("broken", {"ref": 1})], 1),
+        ("never", [("broken", {"ref": 1})], 0),
         ("schema_error", [("broken", {"ref": 1})], 1),
         ("any-change", [("broken", {"ref": 1})], 1),
         ("schema_error", [("search", {"tags": ["x"]})], 0),
@@ -132,6 +135,31 @@ def test_fail_on(
 ) -> None:
     catalog, log = write_inputs(tmp_path, CATALOG, calls)
     assert run_cli(_audit(catalog, log, "--fail-on", fail_on), capsys)[0] == code
+
+
+LEGACY = """\
+legacy:
+  type: Object
+  properties:
+    q: {type: String}
+"""
+
+
+@pytest.mark.parametrize(("fail_on", "code"), [("newly_rejected", 0), ("schema_error", 1)])
+def test_schema_error_before_fails_only_from_schema_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fail_on: str, code: int
+) -> None:
+    """Under --old-runtime standard, `type: Object` made the old schema unusable: its calls
+    were never checked before (schema_error_before), and the normalized one accepts this
+    call. Nothing breaks after the change, so the default passes; schema-error adds them."""
+    catalog, log = write_inputs(tmp_path, LEGACY, [("legacy", {"q": "x"})])
+    out = tmp_path / "r.json"
+    args = [*_audit(catalog, log, "--fail-on", fail_on, "--old-runtime", "standard")]
+    assert run_cli([*args, "--format", "json", "--output", str(out)], capsys)[0] == code
+    report = json.loads(out.read_text())
+    assert report["totals"]["schema_error_before"] == 1
+    assert len(report["gate"]["failing_groups"]) == code
+    assert ("schema_error_before" in report["gate"]["failing_outcomes"]) is (code == 1)
 
 
 def test_unusable_baseline_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -258,5 +286,6 @@ def test_every_format_and_the_exit_code_read_the_gate_the_report_holds(tmp_path:
         text = plain(render(report, fmt))
         assert "fails on 1 group: broken" in text and "below x" in text, fmt
     page = render(report, Format.HTML)
-    assert "FAIL: 1 newly rejected call; 1 group fails" in page and "below x" in page
+    badge = "FAIL: 1 newly rejected call, 1 call that will fail on an unusable new schema; 1 group"
+    assert f"{badge} fails" in page and "below x" in page
     assert gate.exit_code(replace(report, gate=Gate())) == 0

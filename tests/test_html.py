@@ -96,7 +96,7 @@ def test_every_markdown_section_is_in_the_html(scenario: Scenario) -> None:
     page = _Page(render(report, Format.HTML))
     for section in _markdown_sections(render(report, Format.MARKDOWN)):
         if section.startswith("⚠️ "):  # the warning box at the top
-            assert "Warning: normalized schemas that cannot be used" in render(report, Format.HTML)
+            assert "Calls that will fail: unusable new schemas" in render(report, Format.HTML)
         else:
             assert section in page.headings, section
     assert "script" not in page.tags
@@ -115,7 +115,7 @@ def test_the_sections_of_a_report_with_every_kind_of_call() -> None:
         "Calls not replayed",
         "Rewrites and findings",
     ]
-    assert '<div class="alert"><strong>Warning: normalized schemas that cannot be used' in text
+    assert '<div class="alert"><strong>Calls that will fail: unusable new schemas' in text
     assert "refund_order (unknown tool)" in text
 
 

@@ -137,13 +137,16 @@ def test_a_long_failure_message_is_cut_but_its_text_is_whole(
 
 def test_calls_the_new_schema_cannot_check_fail_under_the_default_gate(tmp_path: Path) -> None:
     # The $ref points to nothing: the new schema cannot evaluate the call (schema error
-    # after), which --fail-on newly_rejected does not count; the test case fails anyway, and
-    # its message is the hint (there is no evidence, patch or value for a broken schema).
+    # after), which the default --fail-on newly_rejected counts as breaking; the test case
+    # fails, and its message is the hint (there is no evidence, patch or value for a broken
+    # schema).
     catalog = "v:\n  type: object\n  properties:\n    a: {$ref: '#/$defs/missing'}\n"
     report = make_report(tmp_path, catalog, [("v", {"a": 1})])
     assert [g.outcome.value for g in report.groups] == ["schema_error_after"]
     suite = next(ET.fromstring(render(report, Format.JUNIT)).iter("testsuite"))
     failure = suite.find("testcase/failure")
     assert failure is not None and suite.get("failures") == "1"
-    assert failure.get("message", "").startswith("The normalized schema cannot be used ($ref ")
+    assert failure.get("message", "").startswith(
+        "These calls will fail after the change: the new schema cannot be used ($ref "
+    )
     assert failure.get("type") == "schema_error_after"

@@ -3,10 +3,11 @@
 Decided once, when the report is finished (``decide``, stored as ``Report.gate``); every
 renderer and the CLI read that record through the functions below, none decides again.
 
-A group fails the run when ``--fail-on`` counts its outcome, no baseline accepts it, and it is
-not below a usage threshold: ``--fail-min-calls N`` (fewer than N calls) or
-``--fail-min-share X`` (fewer than X of its tool's logged calls, as a fraction). A group
-below a threshold is still reported, marked with the threshold it is below.
+A group fails the run when ``--fail-on`` counts its outcome, no baseline accepts it, it is not
+a group the log contradicts (``CONTRADICTED_FAIL``), and it is not below a usage threshold:
+``--fail-min-calls N`` (fewer than N calls) or ``--fail-min-share X`` (fewer than X of its
+tool's logged calls, as a fraction). A group below a threshold is still reported, marked
+with the threshold it is below.
 
 Exit codes: 0 nothing fails, 1 something fails (``EXIT_FOUND``), 2 only for unusable input or
 the tool's own failure (raised elsewhere, never decided here).
@@ -23,7 +24,7 @@ from auditor.models import FailOn, Gate, Group, Outcome, Report
 
 FAILING_OUTCOMES: Final[dict[FailOn, frozenset[Outcome]]] = {
     FailOn.NEVER: frozenset(),
-    FailOn.NEWLY_REJECTED: frozenset({Outcome.NEWLY_REJECTED}),
+    FailOn.NEWLY_REJECTED: frozenset({Outcome.NEWLY_REJECTED, Outcome.SCHEMA_ERROR_AFTER}),
     FailOn.SCHEMA_ERROR: frozenset(
         {Outcome.NEWLY_REJECTED, Outcome.SCHEMA_ERROR_AFTER, Outcome.SCHEMA_ERROR_BEFORE}
     ),
@@ -36,7 +37,33 @@ FAILING_OUTCOMES: Final[dict[FailOn, frozenset[Outcome]]] = {
         }
     ),
 }
-"""Each level includes the one before: never < newly_rejected < schema_error < any-change."""
+"""Each level includes the one before: never < newly_rejected < schema_error < any-change.
+
+The default, ``newly_rejected``, is anything that breaks after the change: calls rejected now
+that passed before (a removed tool's calls among them, caused by the removal) and calls that
+meet an unusable new schema (``schema_error_after``: it fails its meta-schema, or raises for
+the call), which fail after the change just as surely. ``schema_error`` adds the old schema's
+own problems (``schema_error_before``: those calls were never checked before); ``any-change``
+adds what the change loosens (``newly_accepted``)."""
+
+
+CONTRADICTED_FAIL: Final[dict[FailOn, bool]] = {
+    FailOn.NEVER: False,
+    FailOn.NEWLY_REJECTED: False,
+    FailOn.SCHEMA_ERROR: False,
+    FailOn.ANY_CHANGE: True,
+}
+"""Whether a group the log contradicts (``Group.contradicted``) fails the run: only under
+``any-change``.
+
+Its calls ran (the log says so), the old-runtime model rejects them, and no change made the
+error possible (it has no cause): the schema asked for it before, and the old runtime did not
+enforce it. They fail after the change only if the new runtime starts enforcing that
+keyword, which the schema change does not decide and the log cannot show; failing the default
+gate on them would blame the change for what it left alone (the report says so on the group,
+and ``--old-runtime none`` makes them regressions where validation is being switched on).
+``any-change`` fails on every difference between what passed and what the new schema accepts,
+and this is one."""
 
 
 def decide(
@@ -49,6 +76,8 @@ def decide(
     below = {}
     for group in groups:
         if group.outcome not in FAILING_OUTCOMES[fail_on] or group.baselined:
+            continue
+        if group.contradicted and not CONTRADICTED_FAIL[fail_on]:
             continue
         reason = _below(group, fail_min_calls, fail_min_share)
         if reason is None:

@@ -17,7 +17,12 @@ from dataclasses import dataclass, field, replace
 from typing import Final
 
 from auditor.aggregate.bounded import KeptByDigest, added
-from auditor.aggregate.hints import hint, observation_key, removed_tool_hint
+from auditor.aggregate.hints import (
+    contradiction_hint,
+    hint,
+    observation_key,
+    removed_tool_hint,
+)
 from auditor.aggregate.loosen import Witness
 from auditor.defaults import DEFAULT_EXAMPLES
 from auditor.models import (
@@ -30,6 +35,7 @@ from auditor.models import (
     Outcome,
     Rewrite,
 )
+from auditor.replay.outcome import contradicted
 from auditor.schema import pointers
 
 GROUPED: Final = frozenset(
@@ -71,9 +77,11 @@ def fingerprint(
     schema_pointer: str,
     problem: str = "",
     caller: str | None = None,
+    contradiction: bool = False,
 ) -> str:
     """A stable 16-hex-digit key for a group: the same constraint gives the same key, and
-    with ``--group-by caller`` the same constraint and caller.
+    with ``--group-by caller`` the same constraint and caller; the calls the log contradicts
+    (``Group.contradicted``) are a group apart from the regressions at the same constraint.
 
     Remembered: a log repeats few constraints many times, and this runs per rejected call.
     """
@@ -87,6 +95,8 @@ def fingerprint(
     ]
     if caller is not None:  # only split groups carry it: other keys stay as they were
         fields.append(["caller", caller])
+    if contradiction:  # likewise
+        fields.append(["contradicted"])
     payload = json.dumps(fields, ensure_ascii=False)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
 
@@ -123,6 +133,7 @@ class _Pending:
     offending: KeptByDigest[Offending] = field(default_factory=lambda: KeptByDigest(MAX_OFFENDING))
     """Values sent at the failing place, as the report shows them, by their JSON text."""
     witness: Witness = field(default_factory=Witness)
+    contradicted: bool = False
 
 
 class GroupCollector:
@@ -152,8 +163,16 @@ class GroupCollector:
             self._count(key, result, "", "", (), problem or "", "", [])
             return
         for index, issue in enumerate(result.errors):
+            apart = contradicted(result, issue)
             key = fingerprint(
-                tool, result.outcome, issue.causes, issue.keyword, issue.schema_pointer, "", split
+                tool,
+                result.outcome,
+                issue.causes,
+                issue.keyword,
+                issue.schema_pointer,
+                "",
+                split,
+                apart,
             )
             observed = [observation_key(o) for o in issue.observed]
             if key in seen:
@@ -172,6 +191,7 @@ class GroupCollector:
                 issue.message,
                 issue.instance_pointer,
                 observed,
+                apart,
             )
             if witnessed and raw is not None:
                 self._pending[key].witness.add(raw.errors[index], raw.call.arguments, schema)
@@ -185,8 +205,9 @@ class GroupCollector:
         split = (caller or "") if self._by_caller else None
         outcome = result.outcome
         keys = [
-            fingerprint(tool, outcome, i.causes, i.keyword, i.schema_pointer, "", split)
+            fingerprint(tool, outcome, i.causes, i.keyword, i.schema_pointer, "", split, apart)
             for i in result.errors
+            for apart in (contradicted(result, i),)
         ] or [fingerprint(tool, outcome, (), "", "", result.schema_problem or "", split)]
         for key in keys:
             pending = self._pending.get(key)
@@ -214,7 +235,9 @@ class GroupCollector:
         error: str,
         instance_pointer: str,
         observed: list[str],
+        apart: bool = False,
     ) -> None:
+        """``apart``: the group of calls the log contradicts at this constraint."""
         source = result.call.source
         pending = self._pending.get(key)
         if pending is None:
@@ -228,12 +251,13 @@ class GroupCollector:
                 error=error,
                 problem=result.schema_problem or "",
                 caller=(result.call.caller or "") if self._by_caller else None,
+                contradicted=apart,
             )
         pending.count += 1
         caller = result.call.caller
         if caller is not None:
             pending.callers.add(caller, 1, added)
-        pending.proven += result.proven
+        pending.proven += result.proven and not apart  # a contradiction proves no regression
         pending.last = source
         if len(pending.examples) < self._examples:
             pending.examples.append(
@@ -267,7 +291,8 @@ class GroupCollector:
 
     def groups(self, tool_calls: Mapping[str, int], baseline: frozenset[str]) -> tuple[Group, ...]:
         """The groups, schema errors after first, then within each outcome the groups with
-        proven regressions (calls the log shows ran) first, largest first."""
+        proven regressions (calls the log shows ran) first, largest first, and last the
+        groups the log contradicts."""
         built = [
             Group(
                 fingerprint=key,
@@ -285,6 +310,8 @@ class GroupCollector:
                 examples=tuple(p.examples),
                 hint=removed_tool_hint(p.tool, p.count)
                 if any(cause.removes_tool for cause in p.causes)
+                else contradiction_hint(p.tool, p.keyword, p.schema_pointer, p.count)
+                if p.contradicted
                 else hint(
                     p.outcome,
                     p.tool,
@@ -300,6 +327,7 @@ class GroupCollector:
                 more_callers=max(0, len(p.callers) - MAX_SHOWN_CALLERS),
                 caller=p.caller,
                 offending=_offending_values(p.offending),
+                contradicted=p.contradicted,
             )
             for key, p in self._pending.items()
         ]
@@ -315,6 +343,7 @@ class GroupCollector:
                 built,
                 key=lambda g: (
                     _OUTCOME_ORDER[g.outcome],
+                    g.contradicted,  # after the regressions of their outcome
                     not g.proven,
                     -g.count,
                     g.tool,

@@ -102,6 +102,22 @@ def hint(
     )
 
 
+def contradiction_hint(tool: str, keyword: str, schema_pointer: str, count: int) -> DecisionHint:
+    """The hint for calls the log contradicts (``Group.contradicted``): what the contradiction
+    is, and what the upgrade must change for the calls to fail."""
+    calls = "this call" if count == 1 else f"these {count:,} calls"
+    them = "it" if count == 1 else "them"
+    return DecisionHint(
+        HintKind.REVIEW,
+        f"The log shows {calls} of {md_code(tool)} ran, yet the schema rejects {them} at "
+        f"{md_code(keyword)} ({md_code(schema_pointer or '/')}), where no change of this "
+        f"upgrade made the error possible: the old runtime did not enforce {md_code(keyword)}, "
+        f"against the old-runtime model (which rejects {them} before the upgrade too). The "
+        f"upgrade fails {them} only if it starts enforcing {md_code(keyword)}: a contradiction, "
+        "not a regression, which only --fail-on any-change fails on.",
+    )
+
+
 def removed_tool_hint(tool: str, count: int) -> DecisionHint:
     """The hint for calls of a tool the new catalogs no longer define."""
     return DecisionHint(
@@ -136,8 +152,8 @@ def _without_error(outcome: Outcome, problem: str) -> DecisionHint:
     if outcome is Outcome.SCHEMA_ERROR_AFTER:
         return DecisionHint(
             HintKind.FIX_SCHEMA,
-            f"The normalized schema cannot be used ({md_text(problem)}); fix the schema before "
-            "upgrading.",
+            f"These calls will fail after the change: the new schema cannot be used "
+            f"({md_text(problem)}); fix the schema before upgrading.",
         )
     if outcome is Outcome.SCHEMA_ERROR_BEFORE:
         return DecisionHint(

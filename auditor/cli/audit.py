@@ -313,8 +313,10 @@ def audit(
             rich_help_panel=GATING,
             metavar="WHEN",
             show_default="newly-rejected",
-            help="What exits 1: newly-rejected; schema-error (those and schema errors); "
-            "any-change (also newly accepted); never.",
+            help="What exits 1: newly-rejected (anything that breaks after the change: newly "
+            "rejected calls, removed tools' calls, calls meeting an unusable new schema); "
+            "schema-error (also old schemas that were unusable); any-change (also newly "
+            "accepted calls and the log's contradictions); never.",
         ),
     ] = FailOn.NEWLY_REJECTED,
     fail_min_calls: Annotated[

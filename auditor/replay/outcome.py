@@ -8,7 +8,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from auditor.models import ACCEPTS, REJECTS, Call, CallResult, Evidence, Outcome, Verdict
+from auditor.models import (
+    ACCEPTS,
+    REJECTS,
+    Call,
+    CallResult,
+    Evidence,
+    Outcome,
+    ValidationIssue,
+    Verdict,
+)
 
 
 def classify(old: Verdict | None, new: Verdict) -> Outcome:
@@ -54,3 +63,17 @@ def decide(call: Call, old: Verdict | None, new: Verdict) -> CallResult:
         else None
     )
     return CallResult(call, outcome, errors, problem, contradicts, over_budget)
+
+
+def contradicted(result: CallResult, issue: ValidationIssue) -> bool:
+    """Whether ``issue``, an error of ``result``, is the log's contradiction of the model
+    rather than a regression: the call is newly rejected only because the log shows it ran
+    although the old-runtime model rejects it, and no change made the error possible (it has
+    no cause). The schema asked for it before and the old runtime did not enforce it: the
+    change fails the call only if the new runtime starts enforcing the keyword."""
+    return (
+        result.outcome is Outcome.NEWLY_REJECTED
+        and result.contradicts
+        and result.call.evidence is Evidence.RAN
+        and not issue.causes
+    )

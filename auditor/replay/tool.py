@@ -47,7 +47,7 @@ from auditor.replay.observed import observe
 from auditor.replay.outcome import decide
 from auditor.schema import pointers
 from auditor.schema.keywords import Draft, draft_of
-from auditor.schema.lenient import read_leniently, tolerant
+from auditor.schema.lenient import REFERENCE_READINGS, read_leniently, tolerant
 from auditor.schema.normalize import Normalized
 
 MAX_ERRORS: Final = 20
@@ -186,14 +186,15 @@ class ToolReplay:
         self.old_runtime = old_runtime
         self._budget = budget or CallBudget(None)
         # Error locations are found by the identity of schema nodes, so the new validator is
-        # built over the very object the cause finder indexes. Without rewrites the two
-        # schemas are equal and one validator serves both verdicts.
+        # built over the very object the cause finder indexes.
         self.new = compile_schema(normalized.schema, self._budget)
         self.readings: tuple[LenientReading, ...] = ()
         old_schema: JSON = tool.schema
         if old_runtime is OldRuntime.LENIENT:
             old_schema, self.readings = _read_leniently(tool.schema)
-        if not normalized.rewrites and not self.readings:
+        if evaluates_alike(normalized, self.readings):
+            # One validator serves both verdicts, which are then one verdict: a tool whose
+            # schema and runtime model do not change has no newly rejected call.
             self.old = self.new
         elif old_runtime is OldRuntime.LENIENT:
             self.old = _compile_tolerant(old_schema, self._budget)
@@ -414,6 +415,21 @@ class ToolReplay:
         return tuple(issues)
 
 
+def evaluates_alike(normalized: Normalized, readings: Sequence[LenientReading]) -> bool:
+    """Whether the old runtime evaluates every call as the new side does, so that both
+    verdicts come from one validator.
+
+    So it is without rewrites (the schemas are equal) when the old runtime reads the schema as
+    written (``standard``; ``none`` decides nothing by the schema), or when the lenient
+    reading set aside only references the new side cannot resolve either (it resolves them
+    with the same registry: ``auditor.schema.lenient``): a call that reaches one raises there,
+    which makes it ``schema_error_after`` whatever the old side says, and one that does not
+    meets the same keywords on both sides. Any other lenient reading (a type name, a keyword's
+    value) is a schema the new side cannot use at all.
+    """
+    return not normalized.rewrites and all(r.reason in REFERENCE_READINGS for r in readings)
+
+
 def _subschema_check(compiled: Compiled, schema: JSON) -> Accepts | None:
     """Whether the subschema of ``schema`` at a pointer accepts an instance, evaluated by
     ``compiled``'s validator (local references resolve from the root); None when it cannot
@@ -439,7 +455,7 @@ def _read_leniently(schema: JSON) -> tuple[JSON, tuple[LenientReading, ...]]:
         return schema, ()
     draft = draft_of(schema)
     try:
-        return read_leniently(schema, draft, _FastFirstMeta(draft))
+        return read_leniently(schema, draft, _FastFirstMeta(draft), _LOCAL_ONLY)
     except RecursionError:
         return {}, (LenientReading("", None, "is nested too deeply to read"),)
 

@@ -287,8 +287,31 @@ def group_title(group: Group) -> str:
     if group.keyword:
         verb = "fails" if group.count == 1 else "fail"
         where = group.schema_pointer or "/"
-        return f"{group.tool}: {calls}{source} {verb} {group.keyword} at {where}"
+        said = f"{group.tool}: {calls}{source} {verb} {group.keyword} at {where}"
+        return said + (f" ({CONTRADICTED})" if group.contradicted else "")
     return f"{group.tool}: {calls}{source} {OUTCOME_LABELS[group.outcome]}"
+
+
+CONTRADICTED: Final = "contradicted by the log"
+"""What a group the log contradicts (``Group.contradicted``) is called where it is named."""
+CONTRADICTED_INTRO: Final = (
+    "The log shows these calls ran, yet the schema rejects them at a keyword where no change "
+    "of this upgrade made the error possible: the old runtime did not enforce that keyword, "
+    "against the old-runtime model (which rejects them before the upgrade too). The upgrade "
+    "fails them only if it starts enforcing it: they are contradictions, not regressions, and "
+    "only `--fail-on any-change` fails on them."
+)
+"""What the report says above the groups the log contradicts (Markdown code marks)."""
+
+
+def set_aside(report: Report, group: Group) -> str | None:
+    """Why a group the gate could count does not fail the run: the usage thresholds it is
+    below, or that the log contradicts it; None when it fails, or would not anyway."""
+    if below := below_threshold(report, group):
+        return below
+    if group.contradicted and group.fingerprint not in report.gate.failing:
+        return CONTRADICTED
+    return None
 
 
 def group_heading(group: Group) -> str:
@@ -301,6 +324,7 @@ def group_heading(group: Group) -> str:
         return (
             f"{escape.md_code(group.tool)}: {calls} failing "
             f"{escape.md_code(group.keyword)} at {escape.md_code(group.schema_pointer or '/')}"
+            + (f" ({CONTRADICTED})" if group.contradicted else "")
         )
     return f"{escape.md_code(group.tool)}: {calls}"
 
@@ -477,8 +501,8 @@ def verdict(report: Report) -> str:
         parts.append(proven)  # certain regressions come first
     if after:
         parts.append(
-            f"**{plural(after, 'call')} cannot be checked because {words(report).new_schema} is "
-            "unusable** "
+            f"**{plural(after, 'call')} will fail {words(report).after}: "
+            f"{words(report).new_schema} is unusable** "
             f"({', '.join(escape.md_code(t) for t in broken)})."
         )
     if newly:
@@ -490,9 +514,14 @@ def verdict(report: Report) -> str:
             f"in {plural(len(tools), 'tool')} ({names}), {plural(len(groups), 'group')} by "
             "cause and failing keyword."
         )
+        if line := contradicted_line(groups):
+            parts.append(line)
     else:
+        # Beside calls that will fail, "no call newly rejected" must not read as an all-clear.
+        usable = " by a schema that can be used" if after else ""
         parts.append(
-            f"**No logged call would be newly rejected** ({plural(total, 'call')} replayed)."
+            f"**No logged call would be newly rejected**{usable} ({plural(total, 'call')} "
+            "replayed)."
         )
     if before:
         parts.append(
@@ -510,6 +539,21 @@ def verdict(report: Report) -> str:
         )
     parts.append(coverage_line(report))
     return " ".join(parts)
+
+
+def contradicted_line(groups: Sequence[Group]) -> str | None:
+    """How many of the newly rejected ``groups`` the log contradicts, and what that means;
+    None when none."""
+    count = sum(1 for g in groups if g.contradicted)
+    if not count:
+        return None
+    one = count == 1
+    return (
+        f"Of these, {plural(count, 'group')} {'is' if one else 'are'} {CONTRADICTED}, not "
+        f"caused by the change: the log shows {'its' if one else 'their'} calls ran, yet the "
+        "schema rejects them where no change made the error possible; only `--fail-on "
+        f"any-change` fails on {'it' if one else 'them'}."
+    )
 
 
 def group_location(report: Report, group: Group) -> Location | None:
@@ -541,8 +585,12 @@ def patch_line(patch: SchemaPatch) -> str:
 
 def breaks_after(group: Group) -> bool:
     """Whether the group's calls break after the upgrade: rejected now although they passed
-    before, or the new schema cannot check them at all."""
-    return group.outcome in (Outcome.NEWLY_REJECTED, Outcome.SCHEMA_ERROR_AFTER)
+    before, or they meet a new schema that cannot be used, and will fail. Not the calls the
+    log contradicts (``Group.contradicted``): no change explains their rejection."""
+    return (
+        group.outcome in (Outcome.NEWLY_REJECTED, Outcome.SCHEMA_ERROR_AFTER)
+        and not group.contradicted
+    )
 
 
 def decision_lines(group: Group, callers: bool = True) -> list[str]:

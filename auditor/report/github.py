@@ -13,9 +13,16 @@ from __future__ import annotations
 
 from typing import Final
 
-from auditor.aggregate.gate import below_threshold, below_threshold_groups, failing_groups, fails
+from auditor.aggregate.gate import below_threshold_groups, failing_groups, fails
 from auditor.models import Group, Outcome, Report
-from auditor.report.common import decision_lines, group_location, group_title, plain, plural
+from auditor.report.common import (
+    decision_lines,
+    group_location,
+    group_title,
+    plain,
+    plural,
+    set_aside,
+)
 from auditor.report.escape import (
     escape_data,
     escape_property,
@@ -55,9 +62,9 @@ def _annotation(report: Report, group: Group, fails: bool) -> str:
     # A group that fails the run is an error whatever its outcome: the gate and the
     # annotations must tell the same story.
     level = "notice" if group.baselined else "error" if fails else _LEVELS[group.outcome]
-    below = below_threshold(report, group)
+    below = set_aside(report, group)
     if below and level == "error":
-        level = "warning"  # it would fail the run, but for a usage threshold
+        level = "warning"  # it would fail the run, but for a usage threshold or the log
     properties = []
     location = group_location(report, group)
     if location is not None:
@@ -95,9 +102,12 @@ def _cut(text: str, limit: int) -> str:
 
 def _summary(report: Report, failing: list[Group], hidden: int) -> str:
     newly = report.totals.get(Outcome.NEWLY_REJECTED, 0)
+    after = report.totals.get(Outcome.SCHEMA_ERROR_AFTER, 0)
+    unusable = f"; {plural(after, 'call')} will fail on an unusable new schema" if after else ""
     text = (
         f"{newly} of {report.call_count} logged calls would be newly rejected "
-        f"({report.proven_count} proven by the log; old runtime: {report.old_runtime.value}); "
+        f"({report.proven_count} proven by the log; old runtime: {report.old_runtime.value})"
+        f"{unusable}; "
         f"{plural(len(failing), 'group')} fail --fail-on {report.fail_on.value} and are not "
         "accepted by a baseline"
     )

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from auditor.aggregate.gate import below_threshold, failing_groups
+from auditor.aggregate.gate import failing_groups
 from auditor.models import (
     CallResult,
     Counterexample,
@@ -30,6 +30,7 @@ from auditor.models import (
     ToolSummary,
 )
 from auditor.report.common import (
+    CONTRADICTED_INTRO,
     OUTCOME_LABELS,
     SUMMARY_OUTCOMES,
     baseline_line,
@@ -51,6 +52,7 @@ from auditor.report.common import (
     patch_json,
     plural,
     runtime_lines,
+    set_aside,
     share_text,
     summary_rows,
     unexercised,
@@ -166,7 +168,10 @@ def render(report: Report) -> str:
         body.append(f"<p>{html_from_markdown(line)}</p>")
     body += _unusable_after(report)
     body += ["<h2>Summary</h2>", _chart(report.tools), _table(report)]
-    body += _groups(report, "Newly rejected calls", groups_of(report, Outcome.NEWLY_REJECTED))
+    newly = groups_of(report, Outcome.NEWLY_REJECTED)
+    body += _groups(report, "Newly rejected calls", [g for g in newly if not g.contradicted])
+    contradicted = [g for g in newly if g.contradicted]
+    body += _groups(report, "Calls the log contradicts", contradicted, CONTRADICTED_INTRO)
     body += _unusable_before(report)
     body += _groups(report, "Newly accepted calls", groups_of(report, Outcome.NEWLY_ACCEPTED))
     body += _still_rejected(report)
@@ -187,10 +192,13 @@ def render(report: Report) -> str:
 
 
 def _badge(report: Report) -> str:
-    """PASS or FAIL in words, with the headline count: the colour only repeats it."""
+    """PASS or FAIL in words, with the headline counts: the colour only repeats it."""
     newly = report.totals.get(Outcome.NEWLY_REJECTED, 0)
+    after = report.totals.get(Outcome.SCHEMA_ERROR_AFTER, 0)
     failing = failing_groups(report)
     headline = f"{newly:,} newly rejected {'call' if newly == 1 else 'calls'}"
+    if after:
+        headline += f", {plural(after, 'call')} that will fail on an unusable new schema"
     if failing:
         return (
             f'<p class="badge fail">FAIL: {headline}; {plural(len(failing), "group")} '
@@ -210,7 +218,7 @@ def _unusable_after(report: Report) -> list[str]:
         for g in groups
     )
     return [
-        '<div class="alert"><strong>Warning: normalized schemas that cannot be used</strong>'
+        '<div class="alert"><strong>Calls that will fail: unusable new schemas</strong>'
         f"<ul>{items}</ul></div>"
     ]
 
@@ -263,12 +271,13 @@ def _table(report: Report) -> str:
     )
 
 
-def _groups(report: Report, title: str, groups: list[Group]) -> list[str]:
+def _groups(report: Report, title: str, groups: list[Group], intro: str = "") -> list[str]:
     if not groups:
         return []
     return [
         f"<h2>{html_text(title)}</h2>",
-        *(_group(n, g, below_threshold(report, g)) for n, g in enumerate(groups, start=1)),
+        *([f"<p>{html_from_markdown(intro)}</p>"] if intro else []),
+        *(_group(n, g, set_aside(report, g)) for n, g in enumerate(groups, start=1)),
     ]
 
 

@@ -9,7 +9,12 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from auditor.aggregate.gate import below_threshold, failing_groups
+from auditor.aggregate.gate import (
+    CONTRADICTED_FAIL,
+    FAILING_OUTCOMES,
+    below_threshold,
+    failing_groups,
+)
 from auditor.models import (
     BaselineUse,
     CallResult,
@@ -76,6 +81,8 @@ def as_dict(report: Report) -> dict[str, Any]:
             "fail_min_calls": report.fail_min_calls,
             "fail_min_share": report.fail_min_share,
             "failing_groups": [g.fingerprint for g in failing_groups(report)],
+            "failing_outcomes": [o.value for o in Outcome if o in FAILING_OUTCOMES[report.fail_on]],
+            "contradicted_groups_fail": CONTRADICTED_FAIL[report.fail_on],
         },
         "rollup": _rollup(report.rollup),
         "tools": [_tool(tool) for tool in report.tools],
@@ -158,6 +165,7 @@ def _group(group: Group, below: str | None) -> dict[str, Any]:
         "baselined": group.baselined,
         "below_threshold": below,
         "proven": group.proven,
+        "contradicted": group.contradicted,
         "caller": group.caller,
         "callers": [{"caller": name, "calls": calls} for name, calls in group.callers],
         "more_callers": group.more_callers,

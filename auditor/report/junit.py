@@ -1,12 +1,13 @@
 """JUnit XML for CI test tabs: a test suite per tool, a test case per group.
 
 The common JUnit schema (Apache Ant's, ``tests/schemas/junit.xsd``) allows one ``failure`` per
-test case, so each group is its own case: skipped when a baseline accepted it or it is below a
-usage threshold (``--fail-min-calls``, ``--fail-min-share``); otherwise failing when its calls
-break after the upgrade (newly rejected, or the new schema is unusable) or it fails the run
-under ``--fail-on``; passing otherwise. A tool without groups has one passing case. The
-failure's message is the evidence line and the patch or the values to fix: what a CI test
-tab shows first.
+test case, so each group is its own case: skipped when a baseline accepted it, it is below a
+usage threshold (``--fail-min-calls``, ``--fail-min-share``) or the log contradicts it
+(``Group.contradicted``) and it does not fail the run; otherwise failing when its calls break
+after the upgrade (newly rejected, or they meet an unusable new schema and will fail) or it
+fails the run under ``--fail-on``; passing otherwise. A tool without groups has one passing
+case. The failure's message is the evidence line and the patch or the values to fix: what a
+CI test tab shows first.
 
 ``timestamp`` is the run's time with ``--timestamp`` and left out without it, so output stays
 byte-identical: JUnit readers (Jenkins, GitLab, JUnit 5's own legacy reporter) treat it as
@@ -18,7 +19,7 @@ from __future__ import annotations
 from typing import Final
 from xml.etree import ElementTree as ET
 
-from auditor.aggregate.gate import below_threshold, failing_groups
+from auditor.aggregate.gate import failing_groups
 from auditor.models import Group, Report, ToolSummary
 from auditor.report.common import (
     OUTCOME_LABELS,
@@ -29,6 +30,7 @@ from auditor.report.common import (
     group_title,
     plain,
     runtime_note,
+    set_aside,
 )
 from auditor.report.escape import xml_text
 
@@ -54,7 +56,7 @@ def render(report: Report) -> str:
 def _suite(
     report: Report, number: int, tool: ToolSummary, groups: list[Group], failing: set[str]
 ) -> ET.Element:
-    skipped = {g.fingerprint for g in groups if g.baselined or below_threshold(report, g)}
+    skipped = {g.fingerprint for g in groups if g.baselined or set_aside(report, g)}
     attributes = {
         "name": xml_text(tool.name),
         "package": xml_text(str(tool.location.path)) or "auditor",
@@ -95,7 +97,7 @@ def _suite(
             {"name": "no changed calls", "classname": xml_text(tool.name), "time": "0"},
         )
     for group in groups:
-        suite.append(_case(group, group.fingerprint in failing, below_threshold(report, group)))
+        suite.append(_case(group, group.fingerprint in failing, set_aside(report, group)))
     ET.SubElement(suite, "system-out").text = ""
     ET.SubElement(suite, "system-err").text = ""
     return suite

@@ -12,7 +12,6 @@ from typing import Final
 
 from tabulate import tabulate
 
-from auditor.aggregate.gate import below_threshold
 from auditor.models import (
     Counterexample,
     CounterexampleStatus,
@@ -22,6 +21,7 @@ from auditor.models import (
     SchemaPatch,
 )
 from auditor.report.common import (
+    CONTRADICTED_INTRO,
     baseline_line,
     blind_spots,
     budget_line,
@@ -41,6 +41,7 @@ from auditor.report.common import (
     offending_text,
     plural,
     runtime_lines,
+    set_aside,
     share_text,
     summary_rows,
     unexercised,
@@ -108,8 +109,16 @@ def render(report: Report, limit: int = MAX_CHARS) -> str:
     # The tool column is text even when a name looks like a number ("1e5" stays "1e5").
     table = tabulate(cells, header, tablefmt="github", disable_numparse=[0])
     body += budget.take(["## Summary", "", table, ""], "summary table")
+    newly = groups_of(report, Outcome.NEWLY_REJECTED)
     body += _groups(
-        report, "## Newly rejected calls", groups_of(report, Outcome.NEWLY_REJECTED), budget, []
+        report, "## Newly rejected calls", [g for g in newly if not g.contradicted], budget, []
+    )
+    body += _groups(
+        report,
+        "## Calls the log contradicts",
+        [g for g in newly if g.contradicted],
+        budget,
+        [CONTRADICTED_INTRO, ""],
     )
     body += _unusable_before(report, budget)
     body += _groups(
@@ -136,7 +145,7 @@ def _unusable_after(report: Report, budget: _Budget) -> list[str]:
     groups = groups_of(report, Outcome.SCHEMA_ERROR_AFTER)
     if not groups:
         return []
-    out = budget.take(["## ⚠️ Normalized schemas that cannot be used", ""], "section")
+    out = budget.take(["## ⚠️ Calls that will fail: unusable new schemas", ""], "section")
     for group in groups:
         out += budget.take(
             [
@@ -155,7 +164,7 @@ def _groups(
         return []
     out = budget.take([title, "", *intro], "section")
     for number, group in enumerate(groups, start=1):
-        out += budget.take(_group(number, group, below_threshold(report, group)), "group")
+        out += budget.take(_group(number, group, set_aside(report, group)), "group")
     return out
 
 

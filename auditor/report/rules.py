@@ -93,11 +93,12 @@ AUDIT_RULES: Final[dict[Outcome, RuleDoc]] = {
         "AUD002",
         "schema-error-after",
         RuleKind.AUDIT,
-        "The normalized schema cannot be used.",
+        "Logged calls that will fail: the new schema cannot be used.",
         "After the change the schema fails its meta-schema or cannot be evaluated (an "
         "unresolvable `$ref`, an invalid pattern, a call over `--call-timeout`): every such "
-        "call would fail. Fix: the schema at the position the error names; `auditor lint` "
-        "finds most causes before any log exists.",
+        "call will fail, and fails the run by default (`--fail-on newly-rejected`). Fix: the "
+        "schema at the position the error names; `auditor lint` finds most causes before any "
+        "log exists.",
         "error",
     ),
     Outcome.SCHEMA_ERROR_BEFORE: RuleDoc(

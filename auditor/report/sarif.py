@@ -15,7 +15,7 @@ from typing import Any
 
 from auditor.aggregate.gate import below_threshold, fails
 from auditor.models import Group, Report
-from auditor.report.common import group_location, group_title, plain
+from auditor.report.common import group_location, group_title, plain, set_aside
 from auditor.report.escape import visible
 from auditor.report.rules import AUDIT_RULES as RULES
 from auditor.report.sarif_log import (
@@ -73,8 +73,8 @@ def _result(report: Report, group: Group, fix: dict[str, Any] | None = None) -> 
     below = below_threshold(report, group)
     if fails(report, group):
         level = "error"  # whatever its outcome, it fails the run under --fail-on
-    elif below and level == "error":
-        level = "warning"  # it would fail the run, but for a usage threshold
+    elif set_aside(report, group) and level == "error":
+        level = "warning"  # it would fail the run, but for a usage threshold or the log
     result: dict[str, Any] = {
         "ruleId": rule_id,
         "ruleIndex": list(RULES).index(group.outcome),
@@ -94,6 +94,7 @@ def _result(report: Report, group: Group, fix: dict[str, Any] | None = None) -> 
             "causes": [r.describe() for r in group.causes],
             "firstCall": group.first,
             "provenCalls": group.proven,
+            "contradicted": group.contradicted,
         },
     }
     if below:

@@ -10,9 +10,12 @@ that, keyword by keyword:
   accepts anything where that is what "enforces nothing" means (a property, an ``allOf``
   branch, a ``prefixItems`` position), and takes its keyword with it where it is not (an
   ``anyOf`` or ``oneOf`` branch, ``not``);
-- a ``$ref`` that points nowhere in the schema, or outside it (never fetched), is absent;
+- a ``$ref`` the new side cannot resolve either is absent: one that points nowhere in the
+  schema, or to another document (never fetched). Every reference the new side resolves is
+  kept: to the schema's own ``$id`` (``urn:uuid:…``, a relative reference against its base),
+  an ``$anchor`` or ``$dynamicAnchor``, a bundled meta-schema (``_drop_unresolvable_refs``);
 - anything else that raises while a call is evaluated (a pattern the regex engine refuses, a
-  reference inside a nested ``$id`` resource) enforces nothing at the keyword that raised:
+  ``$dynamicRef``) enforces nothing at the keyword that raised:
   ``tolerant`` wraps every keyword function so.
 
 The rest of the schema applies. ``read_leniently`` returns the schema so read and every place
@@ -24,13 +27,21 @@ from __future__ import annotations
 import copy
 import functools
 from collections.abc import Callable, Iterator
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
+import referencing.exceptions
+import referencing.jsonschema
 from jsonschema import validators
+from jsonschema_specifications import REGISTRY as SPECIFICATIONS
+from referencing import Registry, Specification
+from referencing.exceptions import InvalidAnchor, NoSuchAnchor, PointerToNowhere
 
 from auditor.models import JSON, LenientReading
 from auditor.schema import pointers
 from auditor.schema.keywords import JSON_TYPES, VOCABULARY, Draft, Kind, schema_objects
+
+if TYPE_CHECKING:
+    from referencing._core import Resolver
 
 MAX_ROUNDS: Final = 32
 """Meta-schema passes, at most: each removes every place the last one found, so a schema
@@ -42,14 +53,18 @@ NOT_VALID = "is not valid JSON Schema"
 NOT_A_TYPE = "is not a JSON type name"
 DANGLING_REF = "points to nothing in the schema"
 REMOTE_REF = "is a remote reference (never fetched)"
+REFERENCE_READINGS: Final = frozenset({DANGLING_REF, REMOTE_REF})
+"""The readings of references the new side cannot resolve either."""
 
 
 def read_leniently(
-    schema: JSON, draft: Draft, meta: Any
+    schema: JSON, draft: Draft, meta: Any, registry: Registry[Any] = SPECIFICATIONS
 ) -> tuple[JSON, tuple[LenientReading, ...]]:
     """``schema`` with every place a lenient runtime cannot evaluate removed, and those places.
 
-    ``meta`` is the meta-schema validator of the schema's draft. The input is not modified.
+    ``meta`` is the meta-schema validator of the schema's draft; ``registry`` is what the new
+    side resolves references with beside the schema itself (the bundled meta-schemas): a
+    reference it resolves is kept. The input is not modified.
     """
     readings: list[LenientReading] = []
     if not isinstance(schema, (dict, bool)):
@@ -73,7 +88,7 @@ def read_leniently(
             return {}, (*readings, LenientReading("", schema, NOT_VALID))
     else:
         return {}, (*readings, LenientReading("", schema, NOT_VALID))
-    _drop_unresolvable_refs(work, vocabulary, readings)
+    _drop_unresolvable_refs(work, draft, vocabulary, registry, readings)
     return work, tuple(sorted(readings, key=lambda r: (r.pointer, r.reason)))
 
 
@@ -143,39 +158,93 @@ def _drop(node: dict[str, JSON], keyword: str, at: str) -> LenientReading:
 
 
 def _drop_unresolvable_refs(
-    root: JSON, vocabulary: dict[str, Kind], readings: list[LenientReading]
+    root: JSON,
+    draft: Draft,
+    vocabulary: dict[str, Kind],
+    registry: Registry[Any],
+    readings: list[LenientReading],
 ) -> None:
-    """Local ``$ref``s that point nowhere, and remote ones, enforce nothing.
+    """The ``$ref``s the new side cannot resolve enforce nothing; every other one is kept.
 
-    Only where no nested ``$id`` changes what a reference is relative to; those are left to
-    ``tolerant``, which finds them when a call reaches them.
+    Each reference is looked up as the new side's validator looks it up: ``registry`` (the
+    bundled meta-schemas, ``auditor.replay.tool``) with the schema as its root resource,
+    relative to the base URI in force where the reference stands (the root's ``$id`` and any
+    nested one). So a ``$ref`` to the document's own ``$id`` (``urn:uuid:…``, or a relative
+    reference against an http base), to an ``$anchor`` or ``$dynamicAnchor``, or to a bundled
+    meta-schema resolves on both sides alike; only what the new side cannot resolve either
+    (a remote document, never fetched, or a place that does not exist) is set aside here,
+    where evaluating it there raises (``schema_error_after``).
     """
-    nodes = list(schema_objects(root, "", vocabulary))
-    if any(isinstance(n.get("$id"), str) or isinstance(n.get("id"), str) for n, _ in nodes[1:]):
+    if not _has_ref(root, vocabulary):
         return
-    anchors = {
-        pointers.Anchor(anchor)
-        for n, _ in nodes
-        for name in ("$anchor", "$dynamicAnchor")
-        if isinstance(anchor := n.get(name), str)
-    }
-    for node, at in nodes:
-        ref = node.get("$ref")
-        if not isinstance(ref, str):
+    specification = _SPECIFICATIONS[draft]
+    resource = specification.create_resource(root)
+    base = resource.id() or ""
+    # What ``resolver_with_root`` gives, crawled once: a lookup that finds nothing in an
+    # uncrawled registry crawls the whole schema again (each of 5,000 dangling anchors and
+    # remote references did, 10 minutes for 20,000 references), a crawled one does not.
+    top = registry.with_resource(base, resource).crawl().resolver(base_uri=base)
+    stack: list[tuple[JSON, str, Resolver[Any]]] = [(root, "", top)]
+    while stack:
+        node, at, resolver = stack.pop()
+        if not isinstance(node, dict):
             continue
-        target = pointers.ref_target(ref)
-        if target is None:
-            readings.append(LenientReading(pointers.join(at, "$ref"), node.pop("$ref"), REMOTE_REF))
-        elif not _resolves(root, target, anchors):
-            readings.append(
-                LenientReading(pointers.join(at, "$ref"), node.pop("$ref"), DANGLING_REF)
-            )
+        if at:  # the root's base URI is the resolver's already
+            resolver = resolver.in_subresource(specification.create_resource(node))
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            reason = _unresolvable(resolver, ref)
+            if reason is not None:
+                readings.append(LenientReading(pointers.join(at, "$ref"), node.pop("$ref"), reason))
+        stack.extend(
+            (child, pointers.join(at, *path), resolver)
+            for child, path in _subschemas(node, vocabulary)
+        )
 
 
-def _resolves(root: JSON, target: str | pointers.Anchor, anchors: set[pointers.Anchor]) -> bool:
-    if isinstance(target, pointers.Anchor):
-        return target in anchors
-    return pointers.resolve(root, target)[0]
+_SPECIFICATIONS: Final[dict[Draft, Specification[Any]]] = {
+    Draft.DRAFT4: referencing.jsonschema.DRAFT4,
+    Draft.DRAFT6: referencing.jsonschema.DRAFT6,
+    Draft.DRAFT7: referencing.jsonschema.DRAFT7,
+    Draft.DRAFT2019: referencing.jsonschema.DRAFT201909,
+    Draft.DRAFT2020: referencing.jsonschema.DRAFT202012,
+}
+"""How each draft reads ``$id`` (``id`` in draft 4) and anchors: python-jsonschema's own."""
+
+
+def _unresolvable(resolver: Resolver[Any], ref: str) -> str | None:
+    """Why the new side cannot resolve ``ref`` from where it stands, or None when it can."""
+    try:
+        resolver.lookup(ref)
+    except referencing.exceptions.Unresolvable as error:
+        if isinstance(error, (PointerToNowhere, NoSuchAnchor, InvalidAnchor)):
+            return DANGLING_REF
+        # A reference into the document itself that still fails (an $id it cannot reach)
+        # points nowhere; any other document is remote.
+        return DANGLING_REF if pointers.ref_target(ref) is not None else REMOTE_REF
+    except Exception:  # a malformed reference raises there too, at evaluation
+        return DANGLING_REF if pointers.ref_target(ref) is not None else REMOTE_REF
+    return None
+
+
+def _has_ref(root: JSON, vocabulary: dict[str, Kind]) -> bool:
+    return any(isinstance(n.get("$ref"), str) for n, _ in schema_objects(root, "", vocabulary))
+
+
+def _subschemas(
+    node: dict[str, JSON], vocabulary: dict[str, Kind]
+) -> Iterator[tuple[JSON, tuple[str | int, ...]]]:
+    """The subschemas directly in ``node`` at keyword positions, with their path from it."""
+    for key, value in node.items():
+        kind = vocabulary.get(key)
+        if kind is Kind.SCHEMA:
+            yield value, (key,)
+        elif kind in (Kind.SCHEMA_LIST, Kind.SCHEMA_OR_LIST) and isinstance(value, list):
+            yield from ((item, (key, i)) for i, item in enumerate(value))
+        elif kind is Kind.SCHEMA_OR_LIST:
+            yield value, (key,)
+        elif kind in (Kind.SCHEMA_MAP, Kind.DEPENDENCIES) and isinstance(value, dict):
+            yield from ((item, (key, name)) for name, item in value.items())
 
 
 _Keyword = Callable[..., Any]
