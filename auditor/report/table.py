@@ -20,6 +20,7 @@ from auditor.aggregate.gate import below_threshold, exit_code
 from auditor.models import Group, Outcome, Report
 from auditor.report.cells import cell_len, cut, ljust, rjust, wrap
 from auditor.report.common import (
+    NOTHING_TO_DO,
     OUTCOME_LABELS,
     baseline_line,
     budget_line,
@@ -33,13 +34,13 @@ from auditor.report.common import (
     offending_text,
     patch_line,
     plain,
-    plural,
     proven_line,
     removes_tool,
     rollup_lines,
     runtime_lines,
     words,
 )
+from auditor.report.counts import plural
 from auditor.report.escape import terminal
 
 DEFAULT_WIDTH: Final = 80
@@ -283,7 +284,7 @@ def _section_title(report: Report, outcome: Outcome, groups: list[Group]) -> str
 def _rollup(report: Report) -> list[Line]:
     lines = rollup_lines(report.rollup)
     if not lines:
-        return [("What to do: nothing (no call changes its outcome).", None)]
+        return [(f"What to do: {NOTHING_TO_DO}.", None)]
     return [("What to do:", None), *((f"  {terminal(plain(line))}", 4) for line in lines)]
 
 
