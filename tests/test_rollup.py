@@ -101,8 +101,8 @@ def test_a_group_the_log_contradicts_is_an_entry_of_its_own_whatever_its_hint() 
     assert rollup.entry(RollUpKind.FIX_CALLERS).fingerprints == ("fix",)
     assert [plain(line) for line in rollup_lines(rollup)][-1] == (
         "Contradicted by the log: 1 group (1 call); the log shows this call ran where no "
-        "change made the error possible: check the old-runtime model (--old-runtime); only "
-        "--fail-on any-change fails on it."
+        "change made the error possible: check the old-runtime model (--old-runtime) before "
+        "counting it as a regression."
     )
 
 
@@ -294,7 +294,8 @@ def test_the_roll_up_of_each_kind_of_decision_in_the_json_and_on_the_terminal(
         "writes it.",
         "  Review by hand: 1 group (1 call); 1 with a verified patch: --suggest-patch PATH "
         "writes it.",
-        f"  Fix the schema: broken ({error['error']}); 2 calls will fail.",
+        f"  Fix the schema: 1 group (2 calls) will fail on an unusable schema: broken "
+        f"({error['error']}).",
     ]
 
 
@@ -318,8 +319,8 @@ def test_a_removed_tool_names_the_callers_still_using_it(
         {"caller": "agent-c", "calls": 2},
     ]
     assert (
-        "  Tools removed: lookup, broken, notes (14 calls); callers still using them: agent-a "
-        "(4 calls), agent-c (2 calls)."
+        "  Tools removed: 3 groups (14 calls) name a tool the change removed: lookup, broken, "
+        "notes; callers still using them: agent-a (4 calls), agent-c (2 calls)."
     ) in out.splitlines()
 
 
@@ -351,5 +352,17 @@ def test_the_roll_up_says_when_no_patch_is_verified_and_counts_the_schemas_it_do
     assert [plain(line) for line in rollup_lines(roll_up(groups))] == [
         "Loosen the schema: 1 group (2 calls); none with a verified patch.",
         # Three named, the other two counted.
-        "Fix the schema: u0 (bad), u1 (bad), u2 (bad) and 2 more; 5 calls will fail.",
+        "Fix the schema: 5 groups (5 calls) will fail on an unusable schema: u0 (bad), u1 "
+        "(bad), u2 (bad) and 2 more.",
     ]
+
+
+def test_the_tools_removed_line_names_five_and_counts_the_rest() -> None:
+    groups = [
+        _group(f"g{i}", HintKind.REVIEW, 1, tool=f"tool{i}", causes=(REMOVED,)) for i in range(7)
+    ]
+    [line] = [plain(line) for line in rollup_lines(roll_up(groups))]
+    assert line == (
+        "Tools removed: 7 groups (7 calls) name a tool the change removed: tool0, tool1, tool2, "
+        "tool3, tool4 and 2 more; the log names no caller."
+    )

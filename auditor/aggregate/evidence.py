@@ -117,4 +117,3 @@ def _text(detail: JSON, is_value: bool) -> str:
 
 def _number(value: float) -> str:
     return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
-

@@ -159,11 +159,11 @@ def _without_error(outcome: Outcome, problem: str) -> DecisionHint:
     if outcome is Outcome.SCHEMA_ERROR_BEFORE:
         return DecisionHint(
             HintKind.REVIEW,
-            f"The schema as written could not be used ({md_text(problem)}); the normalized schema "
+            f"The schema as written could not be used ({md_text(problem)}); the new schema "
             "accepts these calls, so they were never checked before and pass now.",
         )
     return DecisionHint(
         HintKind.REVIEW,
-        "Rejected before and accepted after: a rewrite changed what the schema allows; check "
+        "Rejected before and accepted after: the change widened what the schema allows; check "
         "that nothing relied on the rejection.",
     )

@@ -291,10 +291,11 @@ def groups_of(report: Report, outcome: Outcome) -> list[Group]:
     return [g for g in report.groups if g.outcome is outcome]
 
 
-def cause_text(causes: tuple[Rewrite, ...]) -> str:
-    """``/properties/limit/min_items: min_items → minItems`` (or why there is none)."""
+def cause_text(causes: tuple[Rewrite, ...], unit: str = "rewrite") -> str:
+    """``/properties/limit/min_items: min_items → minItems`` (or why there is none: no
+    ``unit``, the report's word for a change, found on the error's path)."""
     if not causes:
-        return "no rewrite found on the error's path"
+        return f"no {unit} found on the error's path"
     return "; ".join(r.describe() for r in causes)
 
 
@@ -431,14 +432,19 @@ def constraint_line(report: Report) -> str:
     blind = sum(1 for c in uses if not c.reached)
     failed = sum(1 for c in uses if c.failed)
     reached = len(uses) - blind
-    text = (
-        f"Constraint coverage: {reached:,} of {plural(len(uses), 'constraint keyword')} of the "
-        f"called tools' new schemas {agree(reached, 'was', 'were')} reached by a logged call, "
-        f"{failed:,} of them rejecting at least one"
-    )
+    keywords = plural(len(uses), "constraint keyword")
+    rejecting = f"{failed:,} of them rejecting at least one"
     if not blind:
-        return text + "; every one was reached."
-    return text + f"; {blind:,} {agree(blind, 'was', 'were')} not reached by any (blind spots)."
+        every = "the" if len(uses) == 1 else "every one of the"
+        return (
+            f"Constraint coverage: {every} {keywords} of the called tools' new schemas was "
+            f"reached by a logged call, {rejecting}."
+        )
+    return (
+        f"Constraint coverage: {reached:,} of {keywords} of the called tools' new schemas "
+        f"{agree(reached, 'was', 'were')} reached by a logged call, {rejecting}; {blind:,} "
+        f"{agree(blind, 'was', 'were')} not reached by any (blind spots)."
+    )
 
 
 def blind_spots(tool: ToolSummary) -> list[str]:
@@ -791,7 +797,7 @@ def rollup_lines(rollup: RollUp) -> list[str]:
 def _rollup_groups(entry: RollUpEntry) -> str:
     """``5 groups (9 calls): 2 newly rejected, 3 newly accepted`` (the outcomes only when
     they are not all newly rejected)."""
-    text = f"{plural(entry.groups, 'group')} ({plural(entry.calls, 'call')})"
+    text = _counted(entry)
     if [outcome for outcome, _ in entry.outcomes] != [Outcome.NEWLY_REJECTED]:
         text += ": " + ", ".join(f"{n:,} {OUTCOME_LABELS[o]}" for o, n in entry.outcomes)
     return text
@@ -849,7 +855,8 @@ def _tools_removed(entry: RollUpEntry) -> str:
     if (more := len(entry.tools) - ROLLUP_TOOLS) > 0:
         tools += f" and {more:,} more"
     callers = _rollup_callers(entry, "callers still using them")
-    return f"{tools} ({plural(entry.calls, 'call')}); {callers}."
+    name = agree(entry.groups, "names", "name")
+    return f"{_counted(entry)} {name} a tool the change removed: {tools}; {callers}."
 
 
 def _fix_schema(entry: RollUpEntry) -> str:
@@ -860,16 +867,20 @@ def _fix_schema(entry: RollUpEntry) -> str:
     more = len(entry.errors) - ROLLUP_ERRORS
     if more > 0:
         named += f" and {more:,} more"
-    return f"{named}; {plural(entry.calls, 'call')} will fail."
+    return f"{_counted(entry)} will fail on an unusable schema: {named}."
+
+
+def _counted(entry: RollUpEntry) -> str:
+    """``3 groups (14 calls)``: where every entry's line starts, so that they add up."""
+    return f"{plural(entry.groups, 'group')} ({plural(entry.calls, 'call')})"
 
 
 def _contradicted(entry: RollUpEntry) -> str:
     calls = agree(entry.calls, "this call", "these calls")
-    them = agree(entry.groups, "it", "them")
+    them = agree(entry.groups, "it as a regression", "them as regressions")
     return (
         f"{_rollup_groups(entry)}; the log shows {calls} ran where no change made the error "
-        "possible: check the old-runtime model (`--old-runtime`); only `--fail-on any-change` "
-        f"fails on {them}."
+        f"possible: check the old-runtime model (`--old-runtime`) before counting {them}."
     )
 
 

@@ -1,7 +1,8 @@
 """GitHub Actions workflow commands: annotations on the catalog for the first groups.
 
 GitHub shows only a handful of annotations per step, so the first ``MAX_ANNOTATIONS`` groups
-(failures first) are annotated and one summary line counts the rest. Each annotation says what
+(failures first) are annotated, and one summary annotation says the verdict, counts the rest
+and says what to do (the roll-up, an entry a line). Each annotation says what
 to do: the hint, the evidence line, the loosening patch or the values to fix, the error, each
 on a line of its own, cut to GitHub's limits (``MAX_MESSAGE``, ``MAX_TITLE``) with the
 fingerprint kept at the end. Values are made one visible line each and escaped the way the
@@ -128,8 +129,8 @@ def _summary(report: Report, failing: list[Group], hidden: int) -> str:
         )
     if hidden:
         text += f"; {plural(hidden, 'more group')} not annotated (see the report)"
-    todo = [f"What to do: {plain(line)}" for line in rollup_lines(report.rollup)]
+    todo = [f"- {plain(line)}" for line in rollup_lines(report.rollup)]
     level = "error" if failing else "notice"
-    lines = [text + ".", *(todo or [f"What to do: {NOTHING_TO_DO}."])]
+    lines = [text + ".", *(["What to do:", *todo] if todo else [f"What to do: {NOTHING_TO_DO}."])]
     body = _cut("\n".join(visible(line) for line in lines), MAX_MESSAGE)
     return f"::{level} title=auditor summary::{escape_data(body)}"

@@ -135,6 +135,10 @@ def _style() -> str:
         "table{border-collapse:collapse}td,th{border:1px solid var(--line);padding:2px 8px;"
         "text-align:right;overflow-wrap:normal}td:first-child,th:first-child{text-align:left;"
         "overflow-wrap:anywhere;min-width:8em}"
+        # The groups table is text but for its number and calls: left, those two right.
+        ".groups td,.groups th{text-align:left}.groups td:first-child,.groups th:first-child"
+        "{min-width:0}.groups td:nth-child(-n+2),.groups th:nth-child(-n+2){text-align:right;"
+        "white-space:nowrap;overflow-wrap:normal}"
         "details{border:1px solid var(--line);border-radius:6px;margin:.5em 0;padding:.3em .8em}"
         "summary{cursor:pointer;font-weight:600}"
         ".badge{display:inline-block;font-weight:700;color:#000;border-radius:6px;"
@@ -347,15 +351,15 @@ def _numbers(report: Report) -> dict[str, int]:
 def _groups(report: Report, heading: str, groups: list[Group], intro: str = "") -> list[str]:
     if not groups:
         return []
-    numbers = _numbers(report)
+    numbers, unit = _numbers(report), words(report).unit
     return [
         f"<h2>{html_text(heading)}</h2>",
         *([f"<p>{html_from_markdown(intro)}</p>"] if intro else []),
-        *(_group(numbers[g.fingerprint], g, set_aside(report, g)) for g in groups),
+        *(_group(numbers[g.fingerprint], g, set_aside(report, g), unit) for g in groups),
     ]
 
 
-def _group(number: int, group: Group, below: str | None) -> str:
+def _group(number: int, group: Group, below: str | None, unit: str) -> str:
     title = html_from_markdown(group_heading(group))
     facts = []
     if group.evidence:
@@ -365,7 +369,7 @@ def _group(number: int, group: Group, below: str | None) -> str:
     if values := offending_text(group):
         facts.append(("Values sent", html_from_markdown(values)))
     facts += [
-        ("Cause", html_text(cause_text(group.causes))),
+        ("Cause", html_text(cause_text(group.causes, unit))),
         ("Error", html_text(group.error)),
         (
             "Share",
@@ -441,7 +445,7 @@ def _unusable_before(report: Report) -> list[str]:
         f"{html_text(said.new_schema.capitalize())} can be used; the groups below are what it "
         "makes of them.</p>",
         f"<ul>{items}</ul>",
-        *(_group(numbers[g.fingerprint], g, None) for g in groups),
+        *(_group(numbers[g.fingerprint], g, None, said.unit) for g in groups),
     ]
 
 

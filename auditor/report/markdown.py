@@ -1,4 +1,7 @@
-"""Markdown for change reviews: verdict first, then what breaks, why, and what to do.
+"""Markdown for change reviews, the answer first: the verdict, what to do (the roll-up), the
+first groups in a table; then the per-tool summary (columns of zeros left out), each group's
+detail, coverage and counterexamples; last the notes (the old runtime, the change, the gate
+with its fingerprints), for whoever checks how the verdict was made.
 
 It must fit a pull-request comment whatever the log size (GitHub refuses more than 65,536
 characters), so sections are added in order of importance while a budget lasts, and a line
@@ -244,7 +247,9 @@ def _groups(
     out = budget.take([title, "", *intro], "section")
     for group in groups:
         number = numbers[group.fingerprint]
-        out += budget.take(_group(number, group, set_aside(report, group)), "group")
+        out += budget.take(
+            _group(number, group, set_aside(report, group), words(report).unit), "group"
+        )
     return out
 
 
@@ -265,7 +270,7 @@ def _patch(patch: SchemaPatch | None) -> list[str]:
     ]
 
 
-def _group(number: int, group: Group, below: str | None) -> list[str]:
+def _group(number: int, group: Group, below: str | None, unit: str) -> list[str]:
     title = f"### {number}. {group_heading(group)}"
     callers = callers_text(group)
     fingerprint = (
@@ -280,7 +285,7 @@ def _group(number: int, group: Group, below: str | None) -> list[str]:
         *([f"- **Evidence:** {group.evidence}"] if group.evidence else []),
         *([f"- **Callers:** {callers}"] if callers else []),
         *([f"- **Values sent:** {values}"] if (values := offending_text(group)) else []),
-        f"- **Cause:** {md_text(cause_text(group.causes))}"
+        f"- **Cause:** {md_text(cause_text(group.causes, unit))}"
         + (f"; **error:** {md_text(group.error)}" if group.error else ""),
         f"- **Share:** {share_text(group)}; first {md_code(group.first)}, last "
         f"{md_code(group.last)}; {fingerprint}",
