@@ -942,8 +942,6 @@ def group_rows(report: Report, groups: Sequence[Group]) -> list[GroupRow]:
         marks = []
         if group.patch is not None and group.patch.problem is None:
             marks.append("verified patch")
-        if group.contradicted:
-            marks.append(CONTRADICTED)
         if group.proven:
             marks.append(f"{group.proven:,} proven")
         if group.baselined:

@@ -105,7 +105,10 @@ def _result(report: Report, group: Group, fix: dict[str, Any] | None = None) -> 
         "level": "note" if group.baselined else level,
         # Shown to people as is: one visible line. The properties keep the data as it was.
         "message": {
-            "text": visible(f"{group_title(group)}. {plain(group.hint.text)} Error: {group.error}")
+            "text": visible(
+                f"{group_title(group)}. {plain(group.hint.text)}"
+                + (f" Error: {group.error}" if group.error else "")
+            )
         },
         "partialFingerprints": {"auditorGroup/v1": group.fingerprint},
         "properties": {
