@@ -39,6 +39,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import cached_property
 from typing import Any, Final
 
 import orjson
@@ -211,7 +212,8 @@ def _search(
     stopped = ""
     seen: set[bytes] = set()
     given_up: object = _ABSENT  # the argument whose edits ran past the call budget
-    for source, start, patch in _candidates(replay, rewrite, samples, ceiling):
+    built = budget.sides(replay).built
+    for source, start, patch in _candidates(replay, rewrite, samples, ceiling, built):
         if start is given_up:
             continue
         generated += 1
@@ -333,6 +335,14 @@ class _Sides:
         )
         self._known: dict[bytes, tuple[Verdict | None, Verdict] | None] = {}
         self._known_bytes = 0
+
+    @cached_property
+    def built(self) -> JSON:
+        """The argument built from the new schema (``minimal``): every change's search edits
+        it, and building it for each change walked every required property of the tool each
+        time. Never edited: candidates are patched copies."""
+        schema = self.replay.normalized.schema
+        return minimal(schema, schema)
 
     def verdicts(self, arguments: JSON, key: bytes | None) -> tuple[Verdict | None, Verdict] | None:
         """``ToolReplay.verdicts`` of ``arguments``, or None when they cannot bite: the new
@@ -1051,10 +1061,15 @@ def _copied(value: JSON) -> JSON:
 
 
 def _candidates(
-    replay: ToolReplay, rewrite: Rewrite, samples: Sequence[Sample], ceiling: SearchCeiling
+    replay: ToolReplay,
+    rewrite: Rewrite,
+    samples: Sequence[Sample],
+    ceiling: SearchCeiling,
+    built: JSON,
 ) -> Iterator[tuple[str | None, JSON, Patch]]:
     """(source or None, argument to edit, one-operation patch), most promising first; the
-    patterns they are built from are matched within ``ceiling``'s steps."""
+    patterns they are built from are matched within ``ceiling``'s steps. ``built``: the
+    argument built from the new schema (``_Sides.built``), edited after the samples."""
     schema = replay.normalized.schema
     position = keyword_position(rewrite)
     holder_pointer = pointers.parent(position) if position else ""
@@ -1077,7 +1092,7 @@ def _candidates(
     starts: list[tuple[str | None, JSON]] = [
         (source, args) for _, (source, args) in ordered[:MAX_STARTS]
     ]
-    starts += [(None, minimal(schema, schema)), (None, {})]
+    starts += [(None, built), (None, {})]
     for source, start in starts:
         for location, value, wrap in _places(start, template):
             edits = _edits(keyword, holder, location, value, entry, schema, ceiling, hints)
