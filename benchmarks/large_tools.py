@@ -5,10 +5,10 @@ counterexample searches of the changes no call tested.
     python3 benchmarks/large_tools.py --auditor-tree /path/to/other/tree --sizes 125 250 \
         --rounds 1 --timeout 600 --keep /tmp/large-tools-before
 
-One catalog of one tool, ``wide``, of N string properties, each written ``max_length: 1``
-(a dialect spelling the normalization wakes up: a rewrite per property) with a description
-of about 300 characters (500 properties: about 200 KB, as a generated API's tool can be).
-Three workloads per size:
+One catalog of one tool, ``wide``, of N properties, strings unless said otherwise, each
+written ``max_length: 1`` (a dialect spelling the normalization wakes up: a rewrite per
+property) with a description of about 300 characters (500 properties: about 200 KB, as a
+generated API's tool can be). Three workloads per size:
 
 - ``groups``: 9 calls, each sending 20 of the properties too long (a call's errors stop at
   ``replay.tool.MAX_ERRORS``, 20), a different 20 each: min(N, 180) groups, each failing 1
@@ -17,10 +17,12 @@ Three workloads per size:
   searched for counterexamples too. More calls make no more patched groups: a group failing
   at most a tenth of its tool's calls is ``fix-callers``, which gets no patch, so a tool
   has at most about 200 of them.
-- ``searches``: the properties are strings and integers in turn, and 5 calls send nothing
-  too long: every rewrite is untested, N counterexample searches and no group. An integer's
-  ``maxLength`` is proved harmless (its ``type`` admits no string, and nothing changed it),
-  a string's is shown by a counterexample one edit away from a logged call.
+- ``searches``: the properties are strings and integers in turn, each with ``max_length``,
+  ``min_length`` and ``max_items``, and 5 calls send nothing too long: every rewrite is
+  untested, 3N counterexample searches and no group. A keyword for another type than the
+  property's is proved harmless (its ``type`` admits no value it applies to, and nothing
+  changed the type); a string's length bounds are shown by a counterexample one edit away
+  from a logged call.
 - ``required``: string properties, all of them required, and the same calls (rejected for
   what they leave out, so none is edited): each search edits the argument built from the
   schema, which holds every property.
@@ -57,6 +59,8 @@ GROUP_CALLS = 9
 """Calls of the ``groups`` workload: each group fails 1 of 9, between the hints' thresholds
 (``hints.CALLER_BUG_SHARE`` 0.1 and ``LOOSEN_SHARE`` 0.5), so each gets a patch."""
 SEARCH_CALLS = 5
+SEARCHED = ("max_length", "min_length", "max_items")
+"""The dialect keywords of each property of the ``searches`` workload."""
 DESCRIPTION = (
     "The {i}th field of a generated API: a value the service reads as written, documented at "
     "length as generated catalogs document every field, with what it means, where it comes "
@@ -64,13 +68,19 @@ DESCRIPTION = (
 )
 
 
-def catalog(size: int, kinds: tuple[str, ...] = ("string",), required: bool = False) -> str:
-    """One tool of ``size`` properties, each ``max_length: 1`` with a long description, of
-    the types ``kinds`` in turn; all of them ``required`` when asked."""
+def catalog(
+    size: int,
+    kinds: tuple[str, ...] = ("string",),
+    keywords: tuple[str, ...] = ("max_length",),
+    required: bool = False,
+) -> str:
+    """One tool of ``size`` properties of the types ``kinds`` in turn, each with each of
+    ``keywords`` (dialect spellings) at 1 and a long description; all of them ``required``
+    when asked."""
     properties = {
         f"p{i}": {
             "type": kinds[i % len(kinds)],
-            "max_length": 1,
+            **dict.fromkeys(keywords, 1),
             "description": DESCRIPTION.format(i=i),
         }
         for i in range(size)
@@ -105,7 +115,9 @@ class Workload:
 
 WORKLOADS: dict[str, Workload] = {
     "groups": Workload(catalog, groups_log),
-    "searches": Workload(partial(catalog, kinds=("string", "integer")), quiet_log),
+    "searches": Workload(
+        partial(catalog, kinds=("string", "integer"), keywords=SEARCHED), quiet_log
+    ),
     "required": Workload(partial(catalog, required=True), quiet_log),
 }
 
