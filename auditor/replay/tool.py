@@ -333,7 +333,7 @@ class ToolReplay:
         return self._coverage.reached(call.arguments)
 
     def replay(self, call: Call) -> CallResult:
-        """The outcome of a parsed call of this tool (see DESIGN.md for the order)."""
+        """The outcome of a parsed call of this tool (see docs/architecture.md for the order)."""
         return decide(call, *self.verdicts(call.arguments))
 
     def surely_accepted(self, arguments: JSON) -> bool:
