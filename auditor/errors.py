@@ -33,7 +33,7 @@ EXIT_CODES: Final[dict[int, str]] = {
     EXIT_SIGINT: "interrupted (SIGINT, Ctrl-C)",
     EXIT_SIGTERM: "stopped (SIGTERM)",
 }
-"""Every exit code, for ``--help`` and the README (a test keeps them in step)."""
+"""Every exit code, for ``--help``, the README and docs/audit.md (a test keeps them in step)."""
 
 REPORT_REQUEST: Final = "please report it with the command you ran and 'auditor --version'"
 """What an internal error asks of the user. The project publishes no issue tracker address,

@@ -18,8 +18,8 @@ JSON: TypeAlias = "dict[str, JSON] | list[JSON] | str | int | float | bool | Non
 class Outcome(str, Enum):
     """What replaying one call against the old and the new schema showed.
 
-    The members are declared in the order they are checked (see DESIGN.md): the first that
-    applies is the call's outcome.
+    The members are declared in the order they are checked (see docs/architecture.md): the
+    first that applies is the call's outcome.
     """
 
     UNKNOWN_TOOL = "unknown_tool"

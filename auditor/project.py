@@ -1,4 +1,4 @@
-"""Where auditor is published: its home, its distribution name, and links into its README.
+"""Where auditor is published: its home, its distribution name, and links into its docs.
 
 Reports link here (SARIF ``informationUri`` and each rule's ``helpUri``); the import package
 and the command are ``auditor``, the distribution on the package index is ``DISTRIBUTION``.
@@ -12,9 +12,10 @@ HOME: Final = "https://github.com/tool-schema-auditor/auditor"
 """The project's published home."""
 DISTRIBUTION: Final = "tool-schema-auditor"
 """The name ``pip install`` and ``pipx install`` take."""
-README: Final = f"{HOME}/blob/main/README.md"
+RULES_PAGE: Final = f"{HOME}/blob/main/docs/rules.md"
+"""The page that documents every code (generated from ``auditor.report.rules``)."""
 
 
-def readme_anchor(name: str) -> str:
-    """The address of anchor ``name`` (an ``id`` in README.md, or a heading's slug)."""
-    return f"{README}#{name}"
+def rules_anchor(name: str) -> str:
+    """The address of anchor ``name`` (an ``id`` in docs/rules.md)."""
+    return f"{RULES_PAGE}#{name}"

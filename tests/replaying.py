@@ -34,7 +34,7 @@ class CallList:
 
 
 def replay_call(replays: Mapping[str, ToolReplay], call: Call) -> CallResult:
-    """One call's result, checked in the order DESIGN.md gives."""
+    """One call's result, checked in the order docs/architecture.md gives."""
     return evaluate_call(replays, call)[0]
 
 

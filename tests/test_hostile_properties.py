@@ -111,7 +111,8 @@ def test_every_line_is_a_call_blank_or_unparseable(
     assert sorted(numbers) == [i for i in range(1, len(physical) + 1) if i not in blank]
     assert stats.calls == len(calls) == report.call_count
     assert sum(report.totals.values()) == len(calls)
-    # An unknown tool is checked first (DESIGN.md): its broken arguments count as unknown_tool.
+    # An unknown tool is checked first (docs/architecture.md): its broken arguments count as
+    # unknown_tool.
     unusable = [c for c in calls if c.tool is None or (c.unparsed and c.tool == "search")]
     assert report.totals[Outcome.UNPARSEABLE] == len(unusable)
     assert all(call.unparsed is None or call.unparsed.reason for call in calls)
@@ -216,7 +217,7 @@ REJECTED = {Outcome.NEWLY_REJECTED, Outcome.STILL_REJECTED}
 
 
 def _assert_consistent(result: CallResult, runtime: OldRuntime) -> None:
-    """The outcome invariants of DESIGN.md for a parsed call of a known tool."""
+    """The outcome invariants of docs/architecture.md for a parsed call of a known tool."""
     outcome = result.outcome
     # A parsed call of a known tool is never unknown_tool nor unparseable.
     assert outcome not in (Outcome.UNKNOWN_TOOL, Outcome.UNPARSEABLE), result

@@ -1,5 +1,5 @@
 """Every option in one place: CLI > config > default for each, config values checked as the
-command line checks them, and the README, the config keys and action.yml kept in step."""
+command line checks them, and docs/options.md, the config keys and action.yml kept in step."""
 
 from __future__ import annotations
 
@@ -211,12 +211,21 @@ def test_a_config_value_is_refused_as_the_command_line_refuses_it(
     assert seen == []
 
 
-def _readme_rows() -> list[list[str]]:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    table = readme.partition("<!-- options:")[2].partition("-->\n")[2].partition("\n\n")[0]
-    rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in table.splitlines()]
-    assert rows[0] == ["option", "config key", "Action input", "default"]
-    return rows[2:]
+def _docs_rows() -> dict[str, list[str]]:
+    """The rows of docs/options.md's tables of ``audit`` (one per --help panel), by flag."""
+    page = (ROOT / "docs" / "options.md").read_text(encoding="utf-8")
+    audit = page.partition("## auditor audit\n")[2].partition("\n## ")[0]
+    header = "| option | config key | Action input | default | what it does |"
+    rows: dict[str, list[str]] = {}
+    for table in audit.split(header)[1:]:
+        lines = table.strip().partition("\n\n")[0].splitlines()[1:]  # below the rule line
+        for line in lines:
+            cells = [cell.strip() for cell in re.split(r"(?<!\\)\|", line.strip("|"))]
+            flag = re.match(r"`(--[a-z-]+)", cells[0])
+            assert flag is not None, line
+            assert flag.group(1) not in rows, line
+            rows[flag.group(1)] = cells[:4]
+    return rows
 
 
 def _action() -> dict[str, Any]:
@@ -229,15 +238,14 @@ def _code(cell: str) -> str | None:
     return None if cell == "—" else cell.strip("`")
 
 
-def test_the_readme_lists_every_option_its_config_key_and_action_input() -> None:
-    rows = _readme_rows()
-    flags = [re.match(r"`(--[a-z-]+)", row[0]) for row in rows]
-    assert [f.group(1) if f else None for f in flags] == [o.flag for o in OPTIONS.values()]
-    assert [_code(row[1]) for row in rows] == [
-        name if name in SETTINGS else None for name in OPTIONS
-    ]
+def test_the_docs_list_every_option_its_config_key_and_action_input() -> None:
+    rows = _docs_rows()
+    assert sorted(rows) == sorted(o.flag for o in OPTIONS.values())
+    assert {flag: _code(row[1]) for flag, row in rows.items()} == {
+        o.flag: name if name in SETTINGS else None for name, o in OPTIONS.items()
+    }
     inputs = set(_action()["inputs"]) - ACTION_ONLY
-    listed = {_code(row[2]) for row in rows} - {None}
+    listed = {_code(row[2]) for row in rows.values()} - {None}
     assert listed == inputs
 
 
@@ -298,12 +306,12 @@ def test_help_shows_real_defaults_and_readable_metavars(
 
 
 def _shown(default: Any) -> str:
-    """A default as the README's table writes it (worked out by hand for each kind)."""
+    """A default as docs/options.md writes it (worked out by hand for each kind)."""
     if isinstance(default, bool):
         return "on" if default else "off"
     if default is None:
         return "none"
-    if isinstance(default, Enum):  # the README spells values with "-"
+    if isinstance(default, Enum):  # the docs spell values with "-"
         return str(default.value).replace("_", "-")
     if isinstance(default, float) and default.is_integer():
         return str(int(default))
@@ -312,12 +320,14 @@ def _shown(default: Any) -> str:
     return str(default)
 
 
-def test_the_readme_gives_each_option_its_real_default() -> None:
+def test_the_docs_give_each_option_its_real_default() -> None:
     parameters = inspect.signature(audit_command.audit).parameters
-    # Defaults the code leaves to the run, in the words the README and --help use.
+    # Defaults the code leaves to the run, in the words the docs and --help use.
     worded = {"jobs": "one per core", "output": "-"}
-    for name, row in zip(OPTIONS, _readme_rows(), strict=True):
-        cell = row[3].replace("`", "")
+    rows = _docs_rows()
+    assert len(rows) == len(OPTIONS)
+    for name, option in OPTIONS.items():
+        cell = rows[option.flag][3].replace("`", "")
         expected = worded.get(name) or _shown(parameters[name].default)
         assert re.split(r" \(|: | when", cell)[0] == expected, (name, cell)
 

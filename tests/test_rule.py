@@ -10,7 +10,7 @@ import pytest
 
 from auditor import __version__
 from auditor.models import Rule
-from auditor.project import DISTRIBUTION, HOME, readme_anchor
+from auditor.project import DISTRIBUTION, HOME, rules_anchor
 from auditor.report import RENDERERS, Format, render
 from auditor.report.lint import LINT_RENDERERS, LintFormat
 from auditor.report.lint import sarif as lint_sarif
@@ -26,7 +26,7 @@ from auditor.schema.findings import RULES as FINDING_RULES
 from tests.conftest import ROOT, run_cli
 from tests.samples import run, scenarios
 
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+RULES_PAGE = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
 SARIF_SCHEMA = json.loads((ROOT / "tests" / "schemas" / "sarif-2.1.0.json").read_text())
 
 
@@ -43,11 +43,11 @@ def test_every_code_is_in_the_registry_once() -> None:
     assert len(codes) == len(set(codes))
 
 
-def test_every_rule_has_its_anchor_in_the_readme() -> None:
-    anchors = set(re.findall(r'<a id="([^"]+)"></a>', README))
+def test_every_rule_has_its_anchor_in_the_rules_page() -> None:
+    anchors = set(re.findall(r'<a id="([^"]+)"></a>', RULES_PAGE))
     assert {rule.anchor for rule in ALL_RULES} <= anchors
-    assert "\n## Rules\n" in README
-    assert readme_anchor("kw001") == f"{HOME}/blob/main/README.md#kw001"
+    assert RULES_PAGE.startswith("# Rules\n")
+    assert rules_anchor("kw001") == f"{HOME}/blob/main/docs/rules.md#kw001"
     assert DISTRIBUTION == "tool-schema-auditor"
 
 
@@ -73,7 +73,8 @@ def test_rule_explains_a_code(capsys: pytest.CaptureFixture[str]) -> None:
     assert out.startswith("TY001 (type-case): lint finding, error\n\n")
     assert FINDING_RULES["TY001"].summary in out
     assert " ".join(out.split()).count("`type: String` is not a JSON type") == 1
-    assert out.endswith(f"More: {HOME}/blob/main/README.md#ty001\n")
+    # The address, too long to share a line with "More:", stays whole on a line of its own.
+    assert out.endswith(f"More:\n{HOME}/blob/main/docs/rules.md#ty001\n")
     assert max(len(line) for line in out.splitlines()) <= 80
 
 
@@ -112,7 +113,7 @@ def _check_rules(rules: list[dict[str, object]]) -> None:
         assert set(rule) >= {"id", "name", "shortDescription", "fullDescription", "help"}
         found = find_rule(str(rule["id"]))
         assert found is not None
-        assert rule["helpUri"] == f"{HOME}/blob/main/README.md#{found.anchor}"
+        assert rule["helpUri"] == f"{HOME}/blob/main/docs/rules.md#{found.anchor}"
         assert rule["help"] == {
             "text": f"{found.summary} {found.doc}",
             "markdown": f"**{found.title()}**: {found.summary}\n\n{found.doc}\n\n"

@@ -12,7 +12,7 @@ The replay validates whatever JSON the arguments are (a number, a list: the sche
 as ``auditor audit`` does with such a logged call), so each test's data is given as it is,
 unwrapped: a wrapper would move the root that ``"$ref": "#"`` names and change the test.
 
-What must hold, reasoned from the models (DESIGN.md, "old runtime"):
+What must hold, reasoned from the models (docs/architecture.md, "old runtime"):
 
 - ``lenient`` and ``standard``: the old runtime reads an unchanged, usable schema as the new
   side does, references included (the lenient reading resolves every ``$ref`` the new side

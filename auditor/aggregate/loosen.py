@@ -37,8 +37,18 @@ import json
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Final
 
+from auditor.aggregate.local_checks import (
+    Usable,
+    Whole,
+    Written,
+    alone_usable,
+    normalizes_to,
+    usable_after,
+)
+from auditor.inputs.limits import MAX_NESTING
 from auditor.inputs.paths import STDIN, STDIN_NAME
 from auditor.models import (
     JSON,
@@ -60,7 +70,7 @@ from auditor.replay.budget import (
     UnusablePattern,
     compiled_pattern,
 )
-from auditor.replay.tool import compile_schema
+from auditor.replay.tool import Compiled, build_validator, compile_schema, schema_problem
 from auditor.schema import pointers
 from auditor.schema.jsonpatch import PatchError, apply_patch
 from auditor.schema.normalize import normalize
@@ -302,6 +312,36 @@ class FileSide:
     rules: Collection[Rule] = ()
 
 
+class ToolPatches:
+    """What the patches of one tool's groups share, worked out once for all of them: whether
+    a reference stands under a negative keyword, what the checks ask of the new schema as a
+    whole, the file's schema and the keys its normalization renames. Each group's patch is
+    then checked on the schema object it edits (``auditor.aggregate.local_checks``): asking
+    the whole schema for each group made the patches of a large tool cost its groups times
+    its size."""
+
+    def __init__(self, new_schema: JSON, side: FileSide | None = None) -> None:
+        self.new_schema = new_schema
+        self.side = side
+        self.whole = Whole(new_schema)
+
+    @cached_property
+    def refers_from_negative(self) -> bool:
+        """``_refers_from_negative`` of the new schema."""
+        return _refers_from_negative(self.new_schema)
+
+    @cached_property
+    def written(self) -> Written | None:
+        """The schema written in ``side``'s file, with its normalization; None when it is too
+        deep to normalize (or there is no file)."""
+        if self.side is None:
+            return None
+        try:
+            return Written(self.side.tool.schema, self.side.rules, self.new_schema)
+        except RecursionError:
+            return None
+
+
 @dataclass(frozen=True)
 class _Change:
     summary: str
@@ -334,10 +374,14 @@ def suggest(
     redact: bool = False,
     side: FileSide | None = None,
     ceiling: SearchCeiling | None = None,
+    shared: ToolPatches | None = None,
 ) -> SchemaPatch:
     """The verified loosening of ``keyword`` at ``schema_pointer`` in ``new_schema`` that
     accepts every call ``witness`` summarizes, located in ``side``'s catalog file; checked
-    within a step of ``ceiling`` (the audit's searches share it)."""
+    within a step of ``ceiling`` (the audit's searches share it). ``shared``: what the
+    patches of the tool share, ``ToolPatches(new_schema, side)`` made once for its groups."""
+    if shared is None or shared.new_schema is not new_schema or shared.side is not side:
+        shared = ToolPatches(new_schema, side)
     rule = RULES.get(keyword)
     if rule is None:
         return SchemaPatch(problem=f"no loosening rule for {keyword}")
@@ -345,7 +389,7 @@ def suggest(
     found, holder = pointers.resolve(new_schema, holder_pointer)
     if not found or not isinstance(holder, dict) or keyword not in holder:
         return SchemaPatch(problem=f"no {keyword} at {schema_pointer} in the new schema")
-    if not positive(new_schema, schema_pointer):
+    if not _positive_place(schema_pointer) or shared.refers_from_negative:
         return SchemaPatch(
             problem=f"{schema_pointer} is under not, if, oneOf or contains (or a $ref under "
             "one of them could reach it): loosening it could reject more"
@@ -359,13 +403,14 @@ def suggest(
             "--redact to see it"
         )
     try:
-        patched = apply_patch(new_schema, change.operations)
+        # Nothing edits either schema afterwards: the patched one shares what it leaves.
+        patched = apply_patch(new_schema, change.operations, share=True)
     except PatchError as error:
         return SchemaPatch(problem=f"{NO_SINGLE_CHANGE} ({error})")
-    problem = verify(keyword, holder_pointer, patched, witness, ceiling)
+    problem = verify(keyword, holder_pointer, patched, witness, ceiling, shared, change.operations)
     if problem is not None:
         return SchemaPatch(problem=problem)
-    located = _in_file(change.operations, patched, side)
+    located = _in_file(change.operations, patched, holder_pointer, shared)
     if isinstance(located, str):
         return SchemaPatch(change.summary, change.operations, file_problem=located)
     location, file_operations = located
@@ -382,6 +427,11 @@ def positive(schema: JSON, pointer: str) -> bool:
     """Whether ``pointer`` (of a keyword) lies only in places where a looser subschema makes
     the whole schema looser: not under ``not``, ``if``, ``oneOf`` or ``contains``, in a schema
     where no reference stands under one of them (it could reach the keyword from there)."""
+    return _positive_place(pointer) and not _refers_from_negative(schema)
+
+
+def _positive_place(pointer: str) -> bool:
+    """Whether no segment of ``pointer`` (of a keyword) is a negative keyword."""
     segments = pointers.split(pointer)[:-1]
     index = 0
     while index < len(segments):
@@ -394,7 +444,7 @@ def positive(schema: JSON, pointer: str) -> bool:
             index += 2
         else:
             index += 1
-    return not _refers_from_negative(schema)
+    return True
 
 
 def _refers_from_negative(schema: JSON) -> bool:
@@ -565,12 +615,20 @@ def verify(
     patched: JSON,
     witness: Witness,
     ceiling: SearchCeiling | None = None,
+    shared: ToolPatches | None = None,
+    operations: tuple[PatchOperation, ...] = (),
 ) -> str | None:
     """None when the patched schema is usable and its keyword accepts every extreme value the
-    group logged; else why not. The values are checked within one step of ``ceiling``."""
-    compiled = compile_schema(patched)
-    if compiled.problem is not None:
-        return f"{NO_SINGLE_CHANGE}: the patched schema {compiled.problem}"
+    group logged; else why not. The values are checked within one step of ``ceiling``.
+    ``shared`` and ``operations`` (what made ``patched`` of its tool's new schema) let the
+    schema's usability be shown from the holder alone (``local_checks``)."""
+    shown = (
+        None if shared is None else usable_after(shared.whole, patched, operations, holder_pointer)
+    )
+    if shown is None:
+        problem = schema_problem(patched)
+        if problem is not None:
+            return f"{NO_SINGLE_CHANGE}: the patched schema {problem}"
     _, holder = pointers.resolve(patched, holder_pointer)
     holder = holder if isinstance(holder, dict) else {}
     alone: dict[str, JSON] = {
@@ -583,7 +641,7 @@ def verify(
     ceiling = ceiling or SearchCeiling()
     # Evaluated on the budgeted engine: a pattern that backtracks on a logged name (the
     # regex engine answers ``^(a+)+$`` at once, Python's re took days) stops at the step.
-    check = compile_schema(alone, ceiling.step)
+    check = _compiled(alone, ceiling.step, shown, shared)
     if check.validator is None:
         return f"{NO_SINGLE_CHANGE}: {check.problem}"
     validator = check.validator
@@ -596,6 +654,16 @@ def verify(
         except (CallTimeout, UnusablePattern) as error:
             return f"the patch could not be checked: {error}"
     return None if accepted else NO_SINGLE_CHANGE
+
+
+def _compiled(
+    alone: dict[str, JSON], budget: CallBudget, shown: Usable | None, shared: ToolPatches | None
+) -> Compiled:
+    """``compile_schema(alone, budget)``, without checking the definitions ``alone`` carries
+    again where the patched schema was shown usable (``shown``): its meta-schema accepted them."""
+    if shown is not None and shared is not None and alone_usable(alone, shown, shared.whole.draft):
+        return Compiled(build_validator(alone, budget), None)
+    return compile_schema(alone, budget)
 
 
 def _instances(keyword: str, holder: dict[str, JSON], witness: Witness) -> list[JSON]:
@@ -626,60 +694,40 @@ def _instances(keyword: str, holder: dict[str, JSON], witness: Witness) -> list[
 
 
 def _in_file(
-    operations: tuple[PatchOperation, ...], patched: JSON, side: FileSide | None
+    operations: tuple[PatchOperation, ...], patched: JSON, holder_pointer: str, shared: ToolPatches
 ) -> tuple[Location, tuple[PatchOperation, ...]] | str:
     """Where the patch edits the catalog file, and the operations on the schema as written
     there; or why it cannot be written into the file."""
+    side = shared.side
     if side is None:
         return "the tool's catalog is not known"
     tool = side.tool
     if tool.location.path in (STDIN, STDIN_NAME):
         return "the catalog was read from standard input"
-    written = tool.schema
-    renamed = _renamed(written, side.rules)
-    if renamed is None:
+    written = shared.written
+    if written is None:
         return "the catalog's schema is too deep to map"
     file_operations = tuple(
-        PatchOperation(o.op, _old_pointer(o.path, renamed), o.value) for o in operations
+        PatchOperation(o.op, written.old_pointer(o.path), o.value) for o in operations
     )
     try:
-        edited = apply_patch(written, file_operations)
-        again = normalize(edited, side.rules).schema if side.rules else edited
+        # Shared with the file's schema where it is not too deep to copy: copying one that
+        # is ends in the RecursionError the message below gives, as it always did.
+        shallow = written.depth <= MAX_NESTING
+        edited = apply_patch(tool.schema, file_operations, share=shallow)
+        same = None
+        if shallow:
+            same = normalizes_to(
+                written, shared.whole, edited, file_operations, operations, holder_pointer, patched
+            )
+        if same is None:
+            again = normalize(edited, side.rules).schema if side.rules else edited
+            same = again == patched
     except (PatchError, RecursionError) as error:
         return f"the edit does not apply to the schema as written ({error})"
-    if again != patched:
+    if not same:
         return "the catalog's normalization would not give the patched schema"
     return _location(tool, file_operations[0]), file_operations
-
-
-_last_renamed: list[tuple[JSON, Collection[Rule], dict[str, str] | None]] = []
-"""``_renamed`` of the tool patched last: its groups' patches ask it again and again, and
-normalizing the whole tool for each was half of a patch's cost."""
-
-
-def _renamed(written: JSON, rules: Collection[Rule]) -> dict[str, str] | None:
-    """The keys ``rules`` rename in ``written``, new pointer to old; None: too deep to map."""
-    if _last_renamed and _last_renamed[0][0] is written and _last_renamed[0][1] is rules:
-        return _last_renamed[0][2]
-    try:
-        rewrites = normalize(written, rules).rewrites if rules else ()
-        renamed: dict[str, str] | None = {
-            r.new_pointer: r.pointer for r in rewrites if r.change.value == "rename"
-        }
-    except RecursionError:
-        renamed = None
-    _last_renamed[:] = [(written, rules, renamed)]
-    return renamed
-
-
-def _old_pointer(pointer: str, renamed: Mapping[str, str]) -> str:
-    """``pointer`` in the new schema, spelled as the file writes it (renamed keys undone)."""
-    segments = pointers.split(pointer)
-    for cut in range(len(segments), 0, -1):
-        prefix = pointers.from_segments(segments[:cut])
-        if prefix in renamed:
-            return renamed[prefix] + pointers.from_segments(segments[cut:])
-    return pointer
 
 
 def _location(tool: ToolSchema, operation: PatchOperation) -> Location:

@@ -18,7 +18,7 @@ from auditor.aggregate.baseline import Baseline
 from auditor.aggregate.evidence import evidence_line
 from auditor.aggregate.gate import decide
 from auditor.aggregate.groups import DEFAULT_EXAMPLES, GroupCollector
-from auditor.aggregate.loosen import FileSide, eligible, suggest
+from auditor.aggregate.loosen import FileSide, ToolPatches, eligible, suggest
 from auditor.aggregate.redact import DEFAULT_LIMIT, Sanitizer, tool_name
 from auditor.aggregate.repeats import AcceptedRepeats
 from auditor.aggregate.rollup import roll_up
@@ -552,8 +552,9 @@ def build_report(
     groups = tally.collector.groups({t.name: t.call_count for t in summaries}, accepted)
     # The counterexample searches and the patches' checks share one CPU-time ceiling.
     searches = SearchCeiling(replays.call_timeout)
+    shared: dict[str, ToolPatches] = {}  # by tool: what its groups' patches share
     groups = tuple(
-        _with_patch(g, replays, tally.collector, settings.redact, searches) for g in groups
+        _with_patch(g, replays, tally.collector, settings.redact, searches, shared) for g in groups
     )
     groups = tuple(_with_evidence(g, replays, tally.collector) for g in groups)
     return Report(
@@ -611,19 +612,32 @@ def _with_patch(
     collector: GroupCollector,
     redact: bool,
     searches: SearchCeiling,
+    shared: dict[str, ToolPatches],
 ) -> Group:
-    """``group`` with its suggested loosening, where it gets one (``loosen.eligible``)."""
+    """``group`` with its suggested loosening, where it gets one (``loosen.eligible``);
+    ``shared`` keeps what the patches of each tool share, made at its first group (groups
+    of several tools come in any order)."""
     witness = collector.witness(group.fingerprint)
     if not eligible(group) or witness is None or group.tool not in replays:
         return group
-    tool, normalized, _ = replays.summary(group.tool)
-    if replays.new_catalogs is None:
-        side: FileSide | None = FileSide(tool, replays.rules)
-    else:
-        new = replays.new_tool(group.tool)
-        side = None if new is None else FileSide(new, replays.new_catalogs.rules)
+    patches = shared.get(group.tool)
+    if patches is None:
+        tool, normalized, _ = replays.summary(group.tool)
+        if replays.new_catalogs is None:
+            side: FileSide | None = FileSide(tool, replays.rules)
+        else:
+            new = replays.new_tool(group.tool)
+            side = None if new is None else FileSide(new, replays.new_catalogs.rules)
+        patches = shared[group.tool] = ToolPatches(normalized.schema, side)
     patch = suggest(
-        group.keyword, group.schema_pointer, normalized.schema, witness, redact, side, searches
+        group.keyword,
+        group.schema_pointer,
+        patches.new_schema,
+        witness,
+        redact,
+        patches.side,
+        searches,
+        patches,
     )
     return replace(group, patch=patch)
 

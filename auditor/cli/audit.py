@@ -795,7 +795,7 @@ config file's value goes through the same function when it is read."""
 
 def read_options(command: Callable[..., Any]) -> dict[str, Setting]:
     """The options of ``command`` by parameter name, read off its typer signature: the one
-    table of options and defaults that the config keys (``SETTINGS``), the README's table
+    table of options and defaults that the config keys (``SETTINGS``), docs/options.md
     and the Action's inputs (``action.yml``) follow; a test holds them together."""
     hints = get_type_hints(command, include_extras=True)
     defaults = inspect.signature(command).parameters

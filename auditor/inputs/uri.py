@@ -10,7 +10,7 @@ logs or reports them, and a password written into a URI is masked wherever the U
 Every input is named as the user gave it: an object found below a prefix is the prefix as
 given, plus its path below the prefix.
 
-Which URIs are read at all (``check_uri``): the object stores the README lists and local
+Which URIs are read at all (``check_uri``): the object stores docs/inputs.md lists and local
 files, never a chained URL (``zip://a::s3://b``) or a caching one (``simplecache::``), never
 fsspec's other file systems (``reference://``, ``dir://``, ``tar://``, ``github://`` …);
 ``http(s)://`` and ``ftp://`` only where the command line allows the network (the command
@@ -35,7 +35,7 @@ _SCHEME: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://")
 _PASSWORD: Final = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*://[^/@:]*):[^/@]*@")
 _QUERY: Final = re.compile(r"\?.*", re.DOTALL)
 STORES: Final = ("s3", "s3a", "gs", "gcs", "abfs", "abfss", "az", "file", "memory")
-"""The schemes read: the object stores the README lists, local files and fsspec's memory."""
+"""The schemes read: the object stores docs/inputs.md lists, local files and fsspec's memory."""
 WEB: Final = ("http", "https", "ftp")
 """The schemes read only where the command line allows the network (``--allow-web-uris``)."""
 WEB_FLAG: Final = "--allow-web-uris"

@@ -39,6 +39,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import cached_property
 from typing import Any, Final
 
 import orjson
@@ -211,7 +212,8 @@ def _search(
     stopped = ""
     seen: set[bytes] = set()
     given_up: object = _ABSENT  # the argument whose edits ran past the call budget
-    for source, start, patch in _candidates(replay, rewrite, samples, ceiling):
+    built = budget.sides(replay).built
+    for source, start, patch in _candidates(replay, rewrite, samples, ceiling, built):
         if start is given_up:
             continue
         generated += 1
@@ -333,6 +335,14 @@ class _Sides:
         )
         self._known: dict[bytes, tuple[Verdict | None, Verdict] | None] = {}
         self._known_bytes = 0
+
+    @cached_property
+    def built(self) -> JSON:
+        """The argument built from the new schema (``minimal``): every change's search edits
+        it, and building it for each change walked every required property of the tool each
+        time. Never edited: candidates are patched copies."""
+        schema = self.replay.normalized.schema
+        return minimal(schema, schema)
 
     def verdicts(self, arguments: JSON, key: bytes | None) -> tuple[Verdict | None, Verdict] | None:
         """``ToolReplay.verdicts`` of ``arguments``, or None when they cannot bite: the new
@@ -691,10 +701,10 @@ def _siblings_admit_nothing_it_refuses(
 
 
 def _unchanged(replay: ToolReplay, place: str) -> bool:
-    """Whether no change and no lenient reading lies at or below ``place``."""
-    return not any(
-        pointers.is_within(keyword_position(other), place) for other in replay.normalized.rewrites
-    ) and not any(pointers.is_within(reading.pointer, place) for reading in replay.readings)
+    """Whether no change and no lenient reading lies at or below ``place``: asked of the
+    tool's index (a loop over every change, for each change, was the square of their
+    number)."""
+    return not _places_of(replay).at_or_below(place)
 
 
 def _text(value: JSON) -> bytes:
@@ -726,9 +736,7 @@ def _members_refused_before(
             return None
         old_holder_at = pointers.from_segments(old[:at])
         _, before = pointers.resolve(replay.tool.schema, old_holder_at)
-        if not isinstance(before, dict) or any(
-            pointers.is_within(reading.pointer, old_holder_at) for reading in replay.readings
-        ):
+        if not isinstance(before, dict) or _places_of(replay).read_at_or_below(old_holder_at):
             return None
         _, now = pointers.resolve(replay.normalized.schema, pointers.join(holder, keyword))
         member = new[at + 1] if at + 1 < len(new) else None
@@ -870,16 +878,13 @@ class _Places:
         self.replay = replay
         self.any_reference = any(r.pointer.endswith("/$ref") or r.removes_tool for r in rewrites)
         """A ``$ref`` changed (or the tool was removed): no schema object is evaluated alike."""
-        points = [keyword_position(r) for r in rewrites] + [r.pointer for r in replay.readings]
+        readings = [r.pointer for r in replay.readings]
+        points = [keyword_position(r) for r in rewrites] + readings
         self._points = set(points)
-        self._above: set[str] = set()
+        self._above = _with_ancestors(points)
         """Every point and each pointer above it."""
-        for point in points:
-            while point not in self._above:
-                self._above.add(point)
-                if not point:
-                    break
-                point = pointers.parent(point)
+        self._readings_above = _with_ancestors(readings)
+        """Every lenient reading's pointer (of the old schema) and each pointer above it."""
 
     def on_the_way(self, holder: str) -> bool:
         """Whether a point is ``holder`` or above it."""
@@ -892,6 +897,22 @@ class _Places:
     def at_or_below(self, pointer: str) -> bool:
         """Whether a point is ``pointer`` or below it."""
         return pointer in self._above
+
+    def read_at_or_below(self, pointer: str) -> bool:
+        """Whether a lenient reading stands at ``pointer`` (of the old schema) or below it."""
+        return pointer in self._readings_above
+
+
+def _with_ancestors(points: Iterable[str]) -> set[str]:
+    """The pointers, and each pointer above each of them."""
+    found: set[str] = set()
+    for point in points:
+        while point not in found:
+            found.add(point)
+            if not point:
+                break
+            point = pointers.parent(point)
+    return found
 
 
 _last_places: list[_Places] = []
@@ -1040,10 +1061,15 @@ def _copied(value: JSON) -> JSON:
 
 
 def _candidates(
-    replay: ToolReplay, rewrite: Rewrite, samples: Sequence[Sample], ceiling: SearchCeiling
+    replay: ToolReplay,
+    rewrite: Rewrite,
+    samples: Sequence[Sample],
+    ceiling: SearchCeiling,
+    built: JSON,
 ) -> Iterator[tuple[str | None, JSON, Patch]]:
     """(source or None, argument to edit, one-operation patch), most promising first; the
-    patterns they are built from are matched within ``ceiling``'s steps."""
+    patterns they are built from are matched within ``ceiling``'s steps. ``built``: the
+    argument built from the new schema (``_Sides.built``), edited after the samples."""
     schema = replay.normalized.schema
     position = keyword_position(rewrite)
     holder_pointer = pointers.parent(position) if position else ""
@@ -1066,7 +1092,7 @@ def _candidates(
     starts: list[tuple[str | None, JSON]] = [
         (source, args) for _, (source, args) in ordered[:MAX_STARTS]
     ]
-    starts += [(None, minimal(schema, schema)), (None, {})]
+    starts += [(None, built), (None, {})]
     for source, start in starts:
         for location, value, wrap in _places(start, template):
             edits = _edits(keyword, holder, location, value, entry, schema, ceiling, hints)

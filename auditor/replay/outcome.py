@@ -1,7 +1,7 @@
 """The outcome of a call from its two verdicts, and what the log's evidence changes.
 
-Pure and small on purpose: the order of DESIGN.md's outcomes lives in ``classify`` alone, and
-the tests hold it to a truth table.
+Pure and small on purpose: the order of the outcomes (docs/architecture.md) lives in
+``classify`` alone, and the tests hold it to a truth table.
 """
 
 from __future__ import annotations

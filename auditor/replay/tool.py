@@ -104,9 +104,16 @@ def compile_schema(schema: JSON, budget: CallBudget | None = None) -> Compiled:
     problem = schema_problem(schema)
     if problem is not None:
         return Compiled(None, problem)
+    return Compiled(build_validator(schema, budget), None)
+
+
+def build_validator(schema: JSON, budget: CallBudget | None = None) -> Validator:
+    """The validator ``compile_schema`` builds, for a schema already shown to be usable
+    (``schema_problem`` would say None)."""
     cls: Any = VALIDATORS[draft_of(schema)]
     evaluator = cls if budget is None else budgeted(cls, budget)
-    return Compiled(evaluator(schema, registry=_LOCAL_ONLY), None)
+    validator: Validator = evaluator(schema, registry=_LOCAL_ONLY)
+    return validator
 
 
 def schema_problem(schema: JSON) -> str | None:
@@ -326,7 +333,7 @@ class ToolReplay:
         return self._coverage.reached(call.arguments)
 
     def replay(self, call: Call) -> CallResult:
-        """The outcome of a parsed call of this tool (see DESIGN.md for the order)."""
+        """The outcome of a parsed call of this tool (see docs/architecture.md for the order)."""
         return decide(call, *self.verdicts(call.arguments))
 
     def surely_accepted(self, arguments: JSON) -> bool:

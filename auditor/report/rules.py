@@ -3,8 +3,8 @@ and the SARIF ``rules[]`` of both ``audit`` and ``lint``.
 
 Three kinds: the outcomes an audit groups calls by (``AUD001``...), the lint findings
 (``KW001``..., described in ``auditor.schema.findings``) and the rewrite families ``--rules``
-selects (``keyword-case``...). Each has an anchor in the README's "Rules" section, which
-``helpUri`` points to (a test holds them together).
+selects (``keyword-case``...). Each has an anchor in docs/rules.md, which ``helpUri`` points
+to (the page is generated from this registry, and a test holds them together).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from enum import Enum
 from typing import Any, Final
 
 from auditor.models import Outcome, Rule, Severity
-from auditor.project import readme_anchor
+from auditor.project import rules_anchor
 from auditor.schema.findings import RULES as FINDING_RULES
 from auditor.schema.normalize import DEFAULT_RULES
 
@@ -39,12 +39,12 @@ class RuleDoc:
 
     @property
     def anchor(self) -> str:
-        """The ``id`` of this rule's row in the README."""
+        """The ``id`` of this rule's row in docs/rules.md."""
         return f"rule-{self.code}" if self.kind is RuleKind.REWRITE else self.code.lower()
 
     @property
     def help_uri(self) -> str:
-        return readme_anchor(self.anchor)
+        return rules_anchor(self.anchor)
 
     def title(self) -> str:
         return self.code if self.code == self.name else f"{self.code} ({self.name})"
@@ -151,7 +151,7 @@ _FAMILIES: Final[dict[Rule, tuple[str, str]]] = {
     Rule.GOOGLE_GENAI: (
         "Upgrade profile: what google-genai's `process_schema` does to a tool schema.",
         "Renames its snake_case spellings and turns `nullable` into a `null` type, where the "
-        "SDK recurses. See the README's upgrade profiles.",
+        "SDK recurses. See docs/profiles.md.",
     ),
     Rule.OPENAI_STRICT: (
         "Upgrade profile: OpenAI strict function calling.",

@@ -17,12 +17,43 @@ class PatchError(ValueError):
     """An operation whose path does not name a place it can apply to."""
 
 
-def apply_patch(document: JSON, operations: Iterable[PatchOperation]) -> JSON:
-    """``document`` with ``operations`` applied in order, as RFC 6902 says."""
-    result = copy.deepcopy(document)
+def apply_patch(document: JSON, operations: Iterable[PatchOperation], share: bool = False) -> JSON:
+    """``document`` with ``operations`` applied in order, as RFC 6902 says.
+
+    ``share``: copy only the containers on each operation's way, the rest of the result being
+    ``document``'s own (for callers that edit neither afterwards): a patch of one keyword of
+    a large schema then costs the depth of its place, not the schema's size."""
+    result = document if share else copy.deepcopy(document)
+    copied: set[int] = set()  # containers of the result already copied from ``document``
     for operation in operations:
+        if share:
+            result = _copy_way(result, operation.path, copied)
         result = _apply(result, operation)
     return result
+
+
+def _copy_way(document: JSON, path: str, copied: set[int]) -> JSON:
+    """``document`` with every container ``_apply`` would enter to reach ``path``'s holder
+    (found as ``pointers.resolve`` finds it) a copy of its own, made once (``copied``)."""
+    top = _own(document, copied)
+    node = top
+    for segment in pointers.split(path)[:-1]:
+        if isinstance(node, dict) and segment in node:
+            node[segment] = child = _own(node[segment], copied)
+        elif isinstance(node, list) and segment.isdigit() and int(segment) < len(node):
+            node[int(segment)] = child = _own(node[int(segment)], copied)
+        else:
+            break  # nothing there: _apply refuses it before editing anything
+        node = child
+    return top
+
+
+def _own(value: JSON, copied: set[int]) -> JSON:
+    if id(value) in copied or not isinstance(value, (dict, list)):
+        return value
+    mine: JSON = dict(value) if isinstance(value, dict) else list(value)
+    copied.add(id(mine))
+    return mine
 
 
 def _apply(document: JSON, operation: PatchOperation) -> JSON:
