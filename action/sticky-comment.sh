@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Post a Markdown report as one pull-request comment and update that comment in place on
-# every later push, instead of adding a comment per push. Used by action.yml; needs `gh`,
-# GH_TOKEN, PR_NUMBER and GITHUB_REPOSITORY (all present in a GitHub Actions pull-request
-# job).
+# Post a Markdown file (the Action's auditor-reports/comment.md: `auditor audit --format
+# comment`, the short answer with a link to the run's reports) as one pull-request comment and
+# update that comment in place on every later push, instead of adding a comment per push. Used
+# by action.yml; needs `gh`, GH_TOKEN, PR_NUMBER and GITHUB_REPOSITORY (all present in a
+# GitHub Actions pull-request job).
 #
 # The comment is found again by a hidden marker on its first line AND by its author: the
 # identity of the token, the one that posted it. Anyone can write a comment that starts

@@ -382,6 +382,9 @@ class ToolSummary:
     """Calls whose strong evidence contradicts the old-runtime model."""
     constraints: tuple[ConstraintUse, ...] = ()
     """Every constraint keyword of the new schema, with the calls that reached and failed it."""
+    text_edits: int = 0
+    """Between two catalogs: edits of annotations only (``description``, ``title``,
+    ``examples``, ``$comment``), counted apart from ``rewrites`` (no validator enforces them)."""
 
     @property
     def call_count(self) -> int:
@@ -601,16 +604,18 @@ class Gate:
 
 
 class RollUpKind(str, Enum):
-    """An entry of the roll-up (what to do): one per hint kind, and the groups of a tool the
-    change removed (whatever their hint), which ask the tool's callers to move. A new hint
-    kind gets an entry here and in ``auditor.aggregate.rollup.KIND_OF_HINT`` (a test checks
-    that every hint kind lands in one)."""
+    """An entry of the roll-up (what to do): one per hint kind, the groups of a tool the
+    change removed (whatever their hint), which ask the tool's callers to move, and the groups
+    the log contradicts (``Group.contradicted``), which ask to check the old-runtime model. A
+    new hint kind gets an entry here and in ``auditor.aggregate.rollup.KIND_OF_HINT`` (a test
+    checks that every hint kind lands in one)."""
 
     FIX_CALLERS = "fix-callers"
     LOOSEN_SCHEMA = "loosen-schema"
     REVIEW = "review"
     TOOLS_REMOVED = "tools-removed"
     FIX_SCHEMA = "fix-schema"
+    CONTRADICTED = "contradicted"
 
 
 @dataclass(frozen=True)
@@ -744,6 +749,11 @@ class Report:
     def removed_tools(self) -> tuple[str, ...]:
         """Tools the new catalogs no longer define."""
         return tuple(t.name for t in self.tools if any(r.removes_tool for r in t.rewrites))
+
+    @property
+    def text_edit_count(self) -> int:
+        """Text-only edits of every tool: differences no validator enforces, not changes."""
+        return sum(t.text_edits for t in self.tools)
 
     @property
     def unexercised_count(self) -> int:

@@ -345,3 +345,76 @@ def test_the_comment_step_runs_only_on_pull_requests_when_asked() -> None:
     assert "inputs.pr-comment == 'true'" in condition
     assert "github.event_name == 'pull_request'" in condition
     assert step["env"]["PR_NUMBER"] == "${{ github.event.pull_request.number }}"
+
+
+RUN = "https://github.com/acme/tools/actions/runs/42"
+"""This run's page, as the audit step's env builds it from github.server_url, repository and
+run_id."""
+
+
+def test_the_audit_step_writes_a_short_comment_pointing_at_the_runs_reports(
+    tmp_path: Path,
+) -> None:
+    step = _step(step_id="audit")
+    assert step["env"]["AUDITOR_RUN_URL"] == (
+        "${{ github.server_url }}/${{ github.repository }}/actions/runs/${{ github.run_id }}"
+    )
+    scenario = ROOT / "sample_logs" / "mcp_files"
+    for name in ("tools.json", "calls.jsonl"):
+        (tmp_path / name).write_bytes((scenario / name).read_bytes())
+    done = _run_audit_step(
+        tmp_path,
+        REAL,
+        AUDITOR_SCHEMAS="tools.json",
+        AUDITOR_LOGS="calls.jsonl",
+        AUDITOR_RUN_URL=RUN,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "out").read_text() == "exit-code=1\n"  # the sample breaks calls
+    comment = (tmp_path / "auditor-reports" / "comment.md").read_text(encoding="utf-8")
+    lines = comment.splitlines()
+    assert lines[0].startswith("### auditor: normalization audit: **FAIL**")
+    assert len(lines) <= 60
+    assert lines[-1] == (
+        f"**Full report:** the `auditor-reports` artifact of [this run]({RUN}) (`audit.md`, "
+        "`audit.json`)."
+    )
+    # The full report is beside it, in the folder the artifact uploads; the job summary has it.
+    assert (tmp_path / "auditor-reports" / "audit.md").exists()
+    assert (tmp_path / "summary.md").read_text(encoding="utf-8").startswith("# auditor: ")
+
+
+def test_the_reports_are_uploaded_and_the_comment_posted_is_the_short_one(
+    tmp_path: Path,
+) -> None:
+    upload = _step(name="Upload the reports")
+    assert upload["uses"] == "actions/upload-artifact@v4"
+    assert upload["with"] == {"name": "auditor-reports", "path": "auditor-reports/"}
+    comment_step = _step(name="Comment on the pull request")
+    assert "hashFiles('auditor-reports/comment.md')" in comment_step["if"]
+    steps = [
+        s.get("name") for s in yaml.safe_load((ROOT / "action.yml").read_text())["runs"]["steps"]
+    ]
+    assert steps.index("Upload the reports") < steps.index("Comment on the pull request")
+    # The step's own command, run with a stand-in gh: what it posts is comment.md.
+    (tmp_path / "auditor-reports").mkdir()
+    comment = "### auditor: normalization audit: **PASS**\n\nshort\n"
+    (tmp_path / "auditor-reports" / "comment.md").write_text(comment)
+    (tmp_path / "auditor-reports" / "audit.md").write_text("# the long report\n")
+    answered = tmp_path / "gh"
+    answered.mkdir()
+    _stand_in(tmp_path / "bin", "gh", GH)
+    (answered / "comments.json").write_text("[]")
+    env = {
+        "PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin",
+        "GITHUB_REPOSITORY": "acme/tools",
+        "PR_NUMBER": "17",
+        "GH_TOKEN": "t",
+        "GH_DIR": str(answered),
+    }
+    command = comment_step["run"].replace("${{ github.action_path }}", str(ROOT))
+    done = subprocess.run(
+        ["bash", "-c", command], env=env, cwd=tmp_path, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert _sent(tmp_path) == f"{MARKER}\n{comment}"

@@ -71,7 +71,7 @@ def test_a_contradiction_is_a_group_apart_from_the_regression_at_its_side(
     # Last among the groups, in a section of its own.
     assert report["groups"][-1] is not None and report["groups"][-1]["contradicted"] is True
     markdown = texts["markdown"]
-    assert markdown.index("## Newly rejected calls") < markdown.index("`minLength`")
+    assert markdown.index("## Newly rejected calls") < markdown.index("### 1. `")
     section = markdown.index("## Calls the log contradicts")
     assert section < markdown.index("`maximum` at `/properties/limit/maximum` (contradicted")
     assert "Of these, 1 group is contradicted by the log, not caused by the change" in markdown

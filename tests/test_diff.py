@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from auditor.models import JSON, Change, Location, Rewrite, Rule, ToolSchema
 from auditor.replay.causes import keyword_position
-from auditor.schema.diff import MAX_SHOWN, compare, diff, same
+from auditor.schema.diff import MAX_SHOWN, compare, diff, difference, same
 
 
 def _changes(old: JSON, new: JSON) -> list[tuple[str, str, str, str, Change]]:
@@ -149,3 +149,55 @@ def test_the_new_side_is_normalized_only_by_the_rules_given() -> None:
     assert [(r.new_pointer, r.change) for r in normalized.rewrites] == [
         ("/minProperties", Change.ADD)
     ]
+
+
+def test_annotations_edited_alone_are_text_only_edits_counted_apart() -> None:
+    old: JSON = {
+        "type": "object",
+        "description": "Find a city.",
+        "title": "Search",
+        "properties": {
+            "city": {"type": "string", "examples": ["Oslo"], "$comment": "kept short"},
+            "limit": {"type": "integer"},
+        },
+    }
+    new: JSON = {
+        "type": "object",
+        "description": "Find a city by name.",  # replaced
+        "properties": {  # the title removed
+            "city": {"type": "string", "examples": ["Oslo", "Rome"]},  # replaced; removed
+            "limit": {"type": "integer", "description": "At most."},  # added
+        },
+    }
+    found = difference(old, new)
+    assert (found.changes, found.text_edits) == ((), 5)
+    assert diff(old, new) == ()  # none of them is a change
+
+
+def test_an_annotation_beside_a_change_is_counted_apart_from_it() -> None:
+    old: JSON = {"properties": {"q": {"type": "string", "maxLength": 5}}}
+    new: JSON = {"properties": {"q": {"type": "string", "maxLength": 3, "title": "Query"}}}
+    found = difference(old, new)
+    at = "/properties/q/maxLength"
+    assert [(r.pointer, r.change) for r in found.changes] == [(at, Change.REPLACE)]
+    assert found.text_edits == 1
+
+
+def test_what_looks_like_an_annotation_but_is_not_one_is_a_change() -> None:
+    # A property named "description" is data of properties: adding it changes what passes.
+    named: JSON = {"properties": {"description": {"type": "string"}}}
+    assert [r.pointer for r in diff({"properties": {}}, named)] == ["/properties/description"]
+    # A title that is no string fails the meta-schema: a change, whatever it says.
+    assert [r.change for r in diff({"title": "A"}, {"title": 1})] == [Change.REPLACE]
+    # A whole subschema added with its description is one change, not a text-only edit.
+    added = difference({}, {"properties": {"a": {"description": "x"}}})
+    assert ([r.pointer for r in added.changes], added.text_edits) == (["/properties"], 0)
+    # examples must be a list to be an annotation.
+    assert [r.change for r in diff({}, {"examples": "a"})] == [Change.ADD]
+
+
+def test_compare_carries_the_text_only_edits_to_the_report() -> None:
+    old = _tool("t", {"type": "object", "description": "old words"})
+    new = _tool("t", {"type": "object", "description": "new words"})
+    side = compare(old, new, ())
+    assert (side.rewrites, side.text_edits) == ((), 1)

@@ -107,16 +107,21 @@ def test_the_sections_of_a_report_with_every_kind_of_call() -> None:
     # calls and unknown tools besides its newly rejected groups.
     report = run(next(s for s in scenarios() if s.name == "openai_gateway"))
     text = render(report, Format.HTML)
+    # What to do and the first groups first; the old runtime's notes and the gate last.
     assert _Page(text).headings == [
+        "What to do",
+        "Groups",
         "Summary",
         "Newly rejected calls",
         "Still rejected",
         "Coverage",
         "Calls not replayed",
         "Rewrites and findings",
+        "Notes",
     ]
     assert '<div class="alert"><strong>Calls that will fail: unusable new schemas' in text
-    assert "refund_order (unknown tool)" in text
+    # An unknown tool's row counts its call under "unknown tool" (the last outcome column).
+    assert "<tr><td>refund_order</td><td>1</td>" in text
 
 
 def test_a_change_between_catalogs_says_what_changed(capsys: pytest.CaptureFixture[str]) -> None:
@@ -130,7 +135,8 @@ def test_a_change_between_catalogs_says_what_changed(capsys: pytest.CaptureFixtu
     assert "Tools removed: <code>legacy_export</code>." in text
     # expected.yaml: no logged call sends labels, so its maxItems change is never reached.
     assert (
-        "<details><summary>Changes no logged call reached</summary><ul><li><code>create_branch"
+        "<details><summary>Changes not reached by any logged call</summary><ul><li><code>"
+        "create_branch"
         "</code> <code>/properties/labels/maxItems</code>: <code>5</code> → <code>3</code>"
     ) in text
 
@@ -139,7 +145,7 @@ def test_the_badge_says_fail_with_the_headline_count(tmp_path: Path) -> None:
     text = render(make_report(tmp_path, DECIDED, DECIDED_CALLS), Format.HTML)
     assert (
         '<p class="badge fail">FAIL: 7 newly rejected calls; 2 groups fail --fail-on '
-        "newly_rejected</p>"
+        "newly-rejected</p>"
     ) in text
     assert "badge pass" not in text
 

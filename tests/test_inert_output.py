@@ -60,7 +60,7 @@ IDS = [f"hostile{n}" for n in range(len(HOSTILE))]
 
 _ACTIVE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 """What must never be written raw to a human-readable output (\\t and \\n are layout)."""
-FORMATS = ["table", "markdown", "json", "sarif", "junit", "github", "html"]
+FORMATS = ["table", "markdown", "json", "sarif", "junit", "github", "html", "comment"]
 
 
 def _schema(name: str) -> dict[str, Any]:
@@ -126,9 +126,9 @@ def _check_markdown(text: str, names: list[str], shown: list[str]) -> None:
     tokens = _MD.parse(text)
     headings = [_text(tokens[i + 1]) for i, t in enumerate(tokens) if t.type == "heading_open"]
     levels = [t.tag for t in tokens if t.type == "heading_open"]
-    assert levels.count("h1") == 1 and headings[0] == "auditor: pre-upgrade audit"
+    assert levels.count("h1") == 1 and headings[0] == "auditor: normalization audit"
     ours = {"Summary", "Newly rejected calls", "Coverage", "Calls not replayed"}
-    ours |= {"Rewrites and findings", "Still rejected"}
+    ours |= {"Rewrites and findings", "Still rejected", "What to do", "Groups", "Notes"}
     for level, heading in zip(levels[1:], headings[1:], strict=True):
         if level == "h2":
             assert heading in ours, heading
@@ -146,15 +146,52 @@ def _check_markdown(text: str, names: list[str], shown: list[str]) -> None:
     assert github_links(text) == []
     # The summary table: one row per tool, per unknown tool and the total, no forged row; the
     # first cells are the names, whole.
-    start = next(i for i, t in enumerate(tokens) if t.type == "table_open")
-    end = next(i for i, t in enumerate(tokens) if t.type == "table_close")
-    rows = [i for i in range(start, end) if tokens[i].type == "tr_open"]
-    assert len(rows) == 1 + 2 * len(names) + 1
+    summary = headings.index("Summary")
+    after = [i for i, t in enumerate(tokens) if t.type == "heading_open"][summary]
+    first = _first_cells(tokens, after)
+    assert len(first) == 2 * len(names) + 1
     # A zero-width space, in a name that could link or mention, is what keeps it from it.
-    first = [_text(tokens[i + 2]).replace("\u200b", "") for i in rows[1:-1]]
-    assert sorted(first) == sorted([*shown, *(f"unknown {s} (unknown tool)" for s in shown)])
+    assert sorted(first[:-1]) == sorted([*shown, *(f"unknown {s}" for s in shown)])
+    _check_group_table(tokens, shown)
     rendered = _rendered_text(tokens).replace("\u200b", "")
     assert all(s in rendered for s in shown)
+
+
+def _first_cells(tokens: list[Token], after: int = 0) -> list[str]:
+    """The first cell of each body row of the first table after token ``after``."""
+    start = next(i for i, t in enumerate(tokens) if i > after and t.type == "table_open")
+    end = next(i for i, t in enumerate(tokens) if i > start and t.type == "table_close")
+    rows = [i for i in range(start, end) if tokens[i].type == "tr_open"][1:]
+    return [_text(tokens[i + 2]).replace("\u200b", "") for i in rows]
+
+
+def _check_group_table(tokens: list[Token], shown: list[str]) -> None:
+    """The groups table: a row per group, numbered, each naming its tool whole in the tool
+    cell (the third): no forged row."""
+    start = next(i for i, t in enumerate(tokens) if t.type == "table_open")
+    end = next(i for i, t in enumerate(tokens) if i > start and t.type == "table_close")
+    rows = [i for i in range(start, end) if tokens[i].type == "tr_open"][1:]
+    assert rows
+    for number, row in enumerate(rows, start=1):
+        cells = [i for i in range(row, end) if tokens[i].type == "td_open"][:3]
+        assert _text(tokens[cells[0] + 1]) == str(number)
+        assert _text(tokens[cells[2] + 1]).replace("\u200b", "") in shown
+
+
+def _check_comment(text: str, shown: list[str]) -> None:
+    """The pull-request comment: inert as the Markdown report, on one screen, its groups
+    table a row per group, nothing forged."""
+    assert not _ACTIVE.search(text)
+    assert not any(line.startswith("::") for line in text.splitlines())
+    assert len(text.splitlines()) <= 60
+    tokens = _MD.parse(text)
+    for token in tokens:
+        if token.type == "inline":
+            for child in token.children or []:
+                assert child.type not in ("image", "html_inline", "link_open"), child
+        assert token.type != "html_block"
+    assert github_links(text) == []
+    _check_group_table(tokens, shown)
 
 
 def _rendered_text(tokens: list[Token]) -> str:
@@ -252,6 +289,7 @@ def test_hostile_data_is_inert_in_every_audit_format(
         _check_github(out["github"])
         _check_html(out["html"], shown_names)
         _check_table(out["table"], names, shown_names)
+        _check_comment(out["comment"], shown_names)
 
 
 @pytest.mark.parametrize(("hostile", "shown"), HOSTILE, ids=IDS)
@@ -323,6 +361,8 @@ def test_a_non_utf8_file_name_never_writes_invalid_utf8(
             assert first == f"{shown}:1"
         elif fmt == "table":  # 80 columns: a path longer than a line is cut into lines
             assert shown in "".join(text.split())
+        elif fmt == "comment":  # one screen: it names the full report, not the inputs
+            assert f"{tmp_path}/reports/audit.md" in text
         elif fmt != "github":  # annotations name the catalog, not the log
             assert shown in html.unescape(text)
     for name in ("audit.md", "audit.json"):

@@ -266,7 +266,8 @@ def test_every_action_input_is_an_option_passed_only_when_given(tmp_path: Path) 
     env = {key: "" for key in step["env"]}
     env |= {"PATH": f"{bin_dir}:/usr/bin:/bin", "GITHUB_OUTPUT": str(tmp_path / "out")}
     fixed = ["--report-dir", "auditor-reports", "--format", "sarif", "--output"]
-    fixed += ["auditor-reports/audit.sarif", "--format", "github", "--output", "-"]
+    fixed += ["auditor-reports/audit.sarif", "--format", "comment", "--output"]
+    fixed += ["auditor-reports/comment.md", "--format", "github", "--output", "-"]
     done = subprocess.run(
         ["bash", "-c", step["run"]], env=env, cwd=tmp_path, capture_output=True, text=True
     )

@@ -68,13 +68,16 @@ def _group(
 
 
 def test_every_hint_kind_lands_in_an_entry_and_every_entry_has_its_words() -> None:
-    # The extension point: a new hint kind (a contradiction, say) needs an entry, a label and
-    # its sentence before any group of it can be rolled up.
+    # The extension point: a new hint kind needs an entry, a label and its sentence before
+    # any group of it can be rolled up.
     assert set(KIND_OF_HINT) == set(HintKind)
-    assert {*KIND_OF_HINT.values(), RollUpKind.TOOLS_REMOVED} == set(RollUpKind)
+    assert {*KIND_OF_HINT.values(), RollUpKind.TOOLS_REMOVED, RollUpKind.CONTRADICTED} == set(
+        RollUpKind
+    )
     assert set(ROLLUP_LABELS) == set(_ROLLUP_TEXT) == set(RollUpKind)
     groups = [_group(kind.value, kind) for kind in HintKind]
     groups.append(_group("gone", HintKind.REVIEW, causes=(REMOVED,)))
+    groups.append(_group("ran", HintKind.REVIEW, contradicted=True))
     rollup = roll_up(groups)
     assert [entry.kind for entry in rollup.entries] == list(RollUpKind)
     assert all(entry.groups == 1 for entry in rollup.entries)
@@ -85,6 +88,22 @@ def test_a_removed_tool_asks_its_callers_to_move_whatever_its_hint() -> None:
     kept = _group("kept", HintKind.REVIEW)
     assert kind_of(gone) is RollUpKind.TOOLS_REMOVED
     assert kind_of(kept) is RollUpKind.REVIEW
+
+
+def test_a_group_the_log_contradicts_is_an_entry_of_its_own_whatever_its_hint() -> None:
+    # No change explains its rejection: not a caller to fix nor a schema to loosen, but a
+    # model of the old runtime to check; counted once, and said in the singular.
+    ran = _group("ran", HintKind.FIX_CALLERS, 1, contradicted=True)
+    fix = _group("fix", HintKind.FIX_CALLERS, 2)
+    assert kind_of(ran) is RollUpKind.CONTRADICTED
+    rollup = roll_up([fix, ran])
+    assert rollup.entry(RollUpKind.CONTRADICTED).fingerprints == ("ran",)
+    assert rollup.entry(RollUpKind.FIX_CALLERS).fingerprints == ("fix",)
+    assert [plain(line) for line in rollup_lines(rollup)][-1] == (
+        "Contradicted by the log: 1 group (1 call); the log shows this call ran where no "
+        "change made the error possible: check the old-runtime model (--old-runtime) before "
+        "counting it as a regression."
+    )
 
 
 def test_the_entries_hold_every_group_once_and_add_up() -> None:
@@ -275,7 +294,8 @@ def test_the_roll_up_of_each_kind_of_decision_in_the_json_and_on_the_terminal(
         "writes it.",
         "  Review by hand: 1 group (1 call); 1 with a verified patch: --suggest-patch PATH "
         "writes it.",
-        f"  Fix the schema: broken ({error['error']}); 2 calls will fail.",
+        f"  Fix the schema: 1 group (2 calls) will fail on an unusable schema: broken "
+        f"({error['error']}).",
     ]
 
 
@@ -299,8 +319,8 @@ def test_a_removed_tool_names_the_callers_still_using_it(
         {"caller": "agent-c", "calls": 2},
     ]
     assert (
-        "  Tools removed: lookup, broken, notes (14 calls); callers still using them: agent-a "
-        "(4 calls), agent-c (2 calls)."
+        "  Tools removed: 3 groups (14 calls) name a tool the change removed: lookup, broken, "
+        "notes; callers still using them: agent-a (4 calls), agent-c (2 calls)."
     ) in out.splitlines()
 
 
@@ -332,5 +352,17 @@ def test_the_roll_up_says_when_no_patch_is_verified_and_counts_the_schemas_it_do
     assert [plain(line) for line in rollup_lines(roll_up(groups))] == [
         "Loosen the schema: 1 group (2 calls); none with a verified patch.",
         # Three named, the other two counted.
-        "Fix the schema: u0 (bad), u1 (bad), u2 (bad) and 2 more; 5 calls will fail.",
+        "Fix the schema: 5 groups (5 calls) will fail on an unusable schema: u0 (bad), u1 "
+        "(bad), u2 (bad) and 2 more.",
     ]
+
+
+def test_the_tools_removed_line_names_five_and_counts_the_rest() -> None:
+    groups = [
+        _group(f"g{i}", HintKind.REVIEW, 1, tool=f"tool{i}", causes=(REMOVED,)) for i in range(7)
+    ]
+    [line] = [plain(line) for line in rollup_lines(roll_up(groups))]
+    assert line == (
+        "Tools removed: 7 groups (7 calls) name a tool the change removed: tool0, tool1, tool2, "
+        "tool3, tool4 and 2 more; the log names no caller."
+    )

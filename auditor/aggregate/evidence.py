@@ -20,11 +20,13 @@ from typing import Final
 from auditor.aggregate.loosen import RANGED, SIZED, Witness
 from auditor.aggregate.redact import compact_json
 from auditor.models import JSON
+from auditor.report.counts import plural
 from auditor.report.escape import md_code
 
-_UNITS: Final[dict[type, str]] = {str: "characters", list: "items", dict: "properties"}
+_UNITS: Final[dict[type, str]] = {str: "character", list: "item", dict: "property"}
 SIZES: Final[dict[str, str]] = {keyword: _UNITS[kind] for keyword, kind in SIZED.items()}
-"""Length limits, and what their lengths count."""
+"""Length limits, and what their lengths count (one of it: ``plural`` says how many)."""
+_PLURALS: Final = {"character": "characters", "item": "items", "property": "properties"}
 LISTED: Final[dict[str, str]] = {
     "additionalProperties": "extra property",
     "unevaluatedProperties": "extra property",
@@ -71,10 +73,10 @@ def _sent(keyword: str, witness: Witness | None, observed: Counter[str]) -> str:
         shortest, longest = witness.shortest, witness.longest
         unit = SIZES[keyword]
         if shortest == longest:
-            return f"sent {longest} {unit}"
+            return f"sent {plural(longest, unit, _PLURALS[unit])}"
         median = witness.median()
         middle = "" if median is None else f" (median {_number(median)})"
-        return f"sent {shortest} to {longest} {unit}{middle}"
+        return f"sent {shortest:,} to {longest:,} {_PLURALS[unit]}{middle}"
     if keyword in RANGED and witness is not None and witness.largest is not None:
         low, high = witness.smallest, witness.largest
         if low is None or low == high:
@@ -101,9 +103,9 @@ def _listed(observed: Counter[str], kinds: set[str] | None) -> str:
             shown = md_code(_text(detail, is_value))
         entries.append((shown, calls))
     entries.sort(key=lambda entry: (-entry[1], entry[0]))
-    named = ", ".join(f"{shown} ({_calls(n)})" for shown, n in entries[:MAX_LISTED])
+    named = ", ".join(f"{shown} ({plural(n, 'call')})" for shown, n in entries[:MAX_LISTED])
     rest = len(entries) - MAX_LISTED
-    return named + (f" and {rest} more" if rest > 0 else "")
+    return named + (f" and {rest:,} more" if rest > 0 else "")
 
 
 def _text(detail: JSON, is_value: bool) -> str:
@@ -115,7 +117,3 @@ def _text(detail: JSON, is_value: bool) -> str:
 
 def _number(value: float) -> str:
     return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
-
-
-def _calls(count: int) -> str:
-    return f"{count} call" if count == 1 else f"{count} calls"

@@ -15,6 +15,7 @@ from collections import Counter
 from typing import Final
 
 from auditor.models import JSON, DecisionHint, HintKind, Observation, Outcome
+from auditor.report.counts import plural
 from auditor.report.escape import md_code, md_text
 
 LOOSEN_SHARE: Final = 0.5
@@ -65,7 +66,7 @@ def hint(
         return _without_error(outcome, problem)
     verb = "fails" if count == 1 else "fail"
     what = (
-        f"{count} of {tool_calls} calls of {md_code(tool)} {verb} {md_code(keyword)}"
+        f"{count:,} of {plural(tool_calls, 'call')} of {md_code(tool)} {verb} {md_code(keyword)}"
         f"{_evidence(count, observed)}"
     )
     share = count / tool_calls
@@ -122,8 +123,8 @@ def removed_tool_hint(tool: str, count: int) -> DecisionHint:
     """The hint for calls of a tool the new catalogs no longer define."""
     return DecisionHint(
         HintKind.REVIEW,
-        f"{md_code(tool)} is not in the new catalogs, and the log holds {count} "
-        f"{'call' if count == 1 else 'calls'} of it: keep the tool (or an alias) until its "
+        f"{md_code(tool)} is not in the new catalogs, and the log holds {plural(count, 'call')} "
+        "of it: keep the tool (or an alias) until its "
         "callers have moved to its replacement.",
     )
 
@@ -133,7 +134,7 @@ def _evidence(count: int, observed: Counter[str]) -> str:
         return ""
     key, seen = min(observed.items(), key=lambda item: (-item[1], item[0]))
     kind, detail, is_value = json.loads(key)
-    who = ("it" if count == 1 else "all") if seen >= count else f"{seen} of them"
+    who = ("it" if count == 1 else "all") if seen >= count else f"{seen:,} of them"
     if kind == "nearest branch":
         return f"; {who} came nearest to {md_code(str(detail))}"
     text = describe(Observation(kind, detail, is_value))
@@ -158,11 +159,11 @@ def _without_error(outcome: Outcome, problem: str) -> DecisionHint:
     if outcome is Outcome.SCHEMA_ERROR_BEFORE:
         return DecisionHint(
             HintKind.REVIEW,
-            f"The schema as written could not be used ({md_text(problem)}); the normalized schema "
+            f"The schema as written could not be used ({md_text(problem)}); the new schema "
             "accepts these calls, so they were never checked before and pass now.",
         )
     return DecisionHint(
         HintKind.REVIEW,
-        "Rejected before and accepted after: a rewrite changed what the schema allows; check "
+        "Rejected before and accepted after: the change widened what the schema allows; check "
         "that nothing relied on the rejection.",
     )

@@ -663,6 +663,7 @@ def _summary(name: str, replays: Replays, tally: Tally) -> ToolSummary:
         proven=tally.proven.get(name, 0),
         contradictions=tally.contradictions.get(name, 0),
         constraints=_constraints(name, replays, tally, len(normalized.rewrites)),
+        text_edits=normalized.text_edits,
     )
 
 

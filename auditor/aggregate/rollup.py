@@ -3,8 +3,10 @@
 Computed once, when the report is finished (``roll_up``, stored as ``Report.rollup``); every
 format renders that record and none regroups. Each group lands in exactly one entry: the
 entry of its hint kind (``KIND_OF_HINT``), except a group of calls to a tool the change
-removed, which asks the tool's callers to move whatever its hint (``TOOLS_REMOVED``). So the
-entries' groups add up to the report's groups.
+removed, which asks the tool's callers to move whatever its hint (``TOOLS_REMOVED``), and a
+group the log contradicts (``Group.contradicted``: no change explains its rejection), which
+asks whether the old-runtime model is right (``CONTRADICTED``). So the entries' groups add up
+to the report's groups.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ def kind_of(group: Group) -> RollUpKind:
     """The roll-up entry ``group`` lands in."""
     if any(cause.removes_tool for cause in group.causes):
         return RollUpKind.TOOLS_REMOVED
+    if group.contradicted:
+        return RollUpKind.CONTRADICTED
     return KIND_OF_HINT[group.hint.kind]
 
 

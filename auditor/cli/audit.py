@@ -205,6 +205,9 @@ class AuditOptions:
     """The folder ``suggest_patch`` must stay in when the configuration file named it."""
     follow_links: bool = False
     """Links in catalog and log folders whose target is outside the folder are read."""
+    run_url: str | None = None
+    """The CI run's page, where the pull-request comment says the full report is
+    (``AUDITOR_RUN_URL``; read only for ``--format comment``)."""
 
 
 def audit(
@@ -738,8 +741,22 @@ def audit(
         suggest_patch=suggest_patch,
         suggest_patch_within=patch_within,
         follow_links=follow_links,
+        run_url=_run_url(outputs),
     )
     raise typer.Exit(run(options))
+
+
+def _run_url(outputs: Sequence[tuple[Format, str]]) -> str | None:
+    """``AUDITOR_RUN_URL`` when a pull-request comment is rendered (checked before anything is
+    read: a link the comment cannot hold is unusable input); None otherwise."""
+    if all(fmt is not Format.COMMENT for fmt, _ in outputs):
+        return None
+    from auditor.report.comment import RUN_URL, run_url
+
+    try:
+        return run_url(os.environ.get(RUN_URL))
+    except ValueError as error:
+        raise UsageFailure(str(error)) from error
 
 
 CLI_ONLY: Final = frozenset(
@@ -931,7 +948,7 @@ def run(options: AuditOptions) -> int:
     edits = _loosenings(report, options)
     detail_in = _detail_file(options)
     for fmt, path in options.outputs:
-        text = _rendered(report, fmt, path, code, edits, options.verbose, detail_in)
+        text = _rendered(report, fmt, path, code, edits, options.verbose, detail_in, options)
         emit(text, path, within=options.outputs_within)
         if not names_stdout(path):
             written.append(Path(path))
@@ -995,15 +1012,26 @@ def _rendered(
     edits: CatalogEdits | None = None,
     verbose: bool = False,
     detail_in: str | None = None,
+    options: AuditOptions | None = None,
 ) -> str:
     """``fmt`` for ``path``; SARIF carries the loosenings ``edits`` wrote into the catalogs as
     fixes. The table names the exit code of the run: on stdout it is the concise answer
     (every group's detail with ``verbose``; ``detail_in``: the report listing the groups it
-    leaves out) in the terminal's width; in a file, the detail in ``table.DEFAULT_WIDTH``."""
+    leaves out) in the terminal's width; in a file, the detail in ``table.DEFAULT_WIDTH``.
+    The pull-request comment says where the full report is: the report folder of
+    ``options``, and the CI run's page that keeps it."""
     if fmt is Format.SARIF:
         from auditor.report import sarif
 
         return sarif.render(report, sarif.loosening_fixes(report, edits.alone if edits else {}))
+    if fmt is Format.COMMENT:
+        from auditor.report import comment
+
+        folder = run_url = None
+        if options is not None:
+            folder = None if options.report_dir is None else shown(options.report_dir)
+            run_url = options.run_url
+        return comment.render(report, comment.FullReport(folder, run_url))
     if fmt is not Format.TABLE:
         return render(report, fmt)
     from auditor.report import table

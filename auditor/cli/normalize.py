@@ -80,7 +80,7 @@ def run(
     catalog folder are read (and, with ``write``, still not written) when ``follow_links``."""
     # The readers and YAML, imported here: ``--help`` does not need them.
     from auditor.inputs.catalogs import catalog_files
-    from auditor.report.common import plural
+    from auditor.report.counts import plural
     from auditor.schema.edit import rewrite_file
 
     results: list[FileRewrite] = []

@@ -24,6 +24,7 @@ class Format(str, Enum):
     JUNIT = "junit"
     GITHUB = "github"
     HTML = "html"
+    COMMENT = "comment"
 
 
 RENDERERS: Final[LazyRenderers[Format, Callable[[Report], str]]] = LazyRenderers(
@@ -36,6 +37,7 @@ RENDERERS: Final[LazyRenderers[Format, Callable[[Report], str]]] = LazyRenderers
         Format.JUNIT: "junit",
         Format.GITHUB: "github",
         Format.HTML: "html",
+        Format.COMMENT: "comment",
     },
 )
 """Each format's renderer, by module: imported when first used, not by ``--help``."""

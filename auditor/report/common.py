@@ -12,6 +12,7 @@ from auditor.aggregate.redact import compact_json
 from auditor.models import (
     JSON,
     CallResult,
+    ChangeKind,
     CounterexampleStatus,
     FailOn,
     Group,
@@ -30,6 +31,7 @@ from auditor.models import (
     UnparsedKind,
 )
 from auditor.report import escape
+from auditor.report.counts import agree, plural
 from auditor.schema.lenient import DANGLING_REF, REMOTE_REF
 
 MAX_ARGUMENTS: Final = 300
@@ -114,20 +116,43 @@ def runtime_lines(report: Report) -> list[str]:
 
 @dataclass(frozen=True)
 class Words:
-    """How a report names its new side: the normalization of ``--schemas``, or a change
-    between catalogs (``--new-schemas``, ``--against``)."""
+    """How a report names the change it audits (``Report.change_kind``): the normalization
+    of ``--schemas``, or a change between catalogs (``--new-schemas``, ``--against``)."""
 
+    title: str
+    """What the report is: ``normalization audit``, ``schema change audit``."""
     after: str
+    before: str
     new_schema: str
     unit: str
+    """One difference between the old and the new schema: a rewrite, a change."""
+
+    @property
+    def units(self) -> str:
+        return self.unit + "s"
 
 
-NORMALIZATION: Final = Words("after normalization", "the normalized schema", "rewrite")
-CATALOG_CHANGE: Final = Words("after the change", "the new schema", "change")
+NORMALIZATION: Final = Words(
+    "normalization audit",
+    "after normalization",
+    "before normalization",
+    "the normalized schema",
+    "rewrite",
+)
+CATALOG_CHANGE: Final = Words(
+    "schema change audit", "after the change", "before the change", "the new schema", "change"
+)
 
 
 def words(report: Report) -> Words:
-    return CATALOG_CHANGE if report.new_schema_inputs else NORMALIZATION
+    """The words of ``report``'s kind of change."""
+    return NORMALIZATION if report.change_kind is ChangeKind.NORMALIZE else CATALOG_CHANGE
+
+
+def title(report: Report) -> str:
+    """``auditor: normalization audit``, ``auditor: schema change audit``: every format's
+    title."""
+    return f"auditor: {words(report).title}"
 
 
 def removes_tool(group: Group) -> bool:
@@ -172,7 +197,7 @@ def contradiction_lines(report: Report) -> list[str]:
     tools = [t for t in report.tools if t.contradictions]
     if not tools:
         return []
-    per_tool = ", ".join(f"{t.contradictions} of {escape.md_code(t.name)}" for t in tools)
+    per_tool = ", ".join(f"{t.contradictions:,} of {escape.md_code(t.name)}" for t in tools)
     return [
         f"Evidence in the log contradicts the {report.old_runtime.value} model for "
         f"{plural(report.contradiction_count, 'call')} ({per_tool}): a call it rejects ran, "
@@ -257,11 +282,6 @@ GATE_LISTED: Final = 10
 """Failing groups named one by one where the gate is explained."""
 
 
-def plural(count: int, word: str) -> str:
-    """``1 call``, ``2 calls``, ``1,234 calls``."""
-    return f"{count:,} {word}" if count == 1 else f"{count:,} {word}s"
-
-
 def compact(value: JSON, limit: int = MAX_ARGUMENTS) -> str:
     """One-line JSON, cut at ``limit`` characters."""
     return compact_json(value, limit)
@@ -271,10 +291,11 @@ def groups_of(report: Report, outcome: Outcome) -> list[Group]:
     return [g for g in report.groups if g.outcome is outcome]
 
 
-def cause_text(causes: tuple[Rewrite, ...]) -> str:
-    """``/properties/limit/min_items: min_items → minItems`` (or why there is none)."""
+def cause_text(causes: tuple[Rewrite, ...], unit: str = "rewrite") -> str:
+    """``/properties/limit/min_items: min_items → minItems`` (or why there is none: no
+    ``unit``, the report's word for a change, found on the error's path)."""
     if not causes:
-        return "no rewrite found on the error's path"
+        return f"no {unit} found on the error's path"
     return "; ".join(r.describe() for r in causes)
 
 
@@ -360,38 +381,69 @@ def caller_suffix(group: Group) -> str:
 
 
 def share_text(group: Group) -> str:
-    return f"{group.count} of {group.tool_calls} calls of the tool ({group.share:.0%})"
+    return f"{group.count:,} of {plural(group.tool_calls, 'call')} of the tool ({group.share:.0%})"
 
 
 def coverage_line(report: Report) -> str:
-    """``7 of 12 rewrites were never exercised by the log`` and what that means."""
+    """``29 of 30 rewrites were reached by a logged call; 1 was not reached by any, …``: what
+    the log tested of the change (the same counts as ``counterexample_line``'s)."""
+    unit = words(report).unit
     total = report.rewrite_count
     never = report.unexercised_count
-    word = "change" if report.new_schema_inputs else "rewrite"
+    text = text_edit_text(report)
     if not total:
-        return (
-            "The catalogs do not differ." if word == "change" else "The normalizer rewrote nothing."
+        said = (
+            "The catalogs do not differ" if unit == "change" else "The normalizer rewrote nothing"
         )
+        if text:
+            said = f"The catalogs differ only by {text}"
+        return said + "."
+    also = f" ({text}, not counted among them)" if text else ""
+    reached = total - never
     if not never:
-        return f"Every one of the {plural(total, word)} was exercised by at least one call."
+        every = "The" if total == 1 else "Every one of the"
+        return f"{every} {plural(total, unit)}{also} was reached by a logged call."
     return (
-        f"{never} of {plural(total, word)} were never exercised by the log: no logged call "
-        f"reached the {'changed' if word == 'change' else 'rewritten'} keyword, so the log says "
-        "nothing about what they will reject."
+        f"{reached:,} of {plural(total, unit)}{also} {agree(reached, 'was', 'were')} reached by "
+        f"a logged call; {never:,} {agree(never, 'was', 'were')} not reached by any, so the log "
+        f"says nothing about what {agree(never, 'it', 'they')} will reject."
     )
 
 
+TEXT_EDIT: Final = "text-only edit"
+"""A change of annotations only (``description``, ``title``, ``examples``, ``$comment``):
+counted apart from the changes, since no validator enforces them."""
+
+
+def text_edit_text(report: Report) -> str | None:
+    """``1 text-only edit (description, title, examples, $comment)``; None without one."""
+    edits = report.text_edit_count
+    if not edits:
+        return None
+    return f"{plural(edits, TEXT_EDIT)} (description, title, examples, $comment)"
+
+
 def constraint_line(report: Report) -> str:
-    """``12 of 40 constraint keywords ... no logged call reached``: the logs' blind spots."""
+    """``Constraint coverage: 121 of 132 constraint keywords … were reached by a logged call,
+    …; 11 were not reached by any (blind spots)``."""
     uses = [c for t in report.tools for c in t.constraints]
     if not uses:
         return "No called tool has a constraint keyword in its new schema."
     blind = sum(1 for c in uses if not c.reached)
     failed = sum(1 for c in uses if c.failed)
+    reached = len(uses) - blind
+    keywords = plural(len(uses), "constraint keyword")
+    rejecting = f"{failed:,} of them rejecting at least one"
+    if not blind:
+        every = "the" if len(uses) == 1 else "every one of the"
+        return (
+            f"Constraint coverage: {every} {keywords} of the called tools' new schemas was "
+            f"reached by a logged call, {rejecting}."
+        )
     return (
-        f"Constraint coverage: {blind} of {plural(len(uses), 'constraint keyword')} of the "
-        f"called tools' new schemas were reached by no logged call (blind spots); "
-        f"{failed} rejected at least one call."
+        f"Constraint coverage: {reached:,} of {keywords} of the called tools' new schemas "
+        f"{agree(reached, 'was', 'were')} reached by a logged call, {rejecting}; {blind:,} "
+        f"{agree(blind, 'was', 'were')} not reached by any (blind spots)."
     )
 
 
@@ -401,26 +453,50 @@ def blind_spots(tool: ToolSummary) -> list[str]:
 
 
 def counterexample_line(report: Report) -> str | None:
-    """How the changes the logs never tested fared: shown to bite, harmless, or unknown."""
+    """How the changes no logged call's rejection came from fared: shown to bite, harmless,
+    blocked or unknown; the unreached among them are ``coverage_line``'s."""
     found = report.counterexamples
     if not found:
         return None
+    unit = words(report).unit
     counts = {status: 0 for status in CounterexampleStatus}
     for c in found:
         counts[c.status] += 1
-    blocked = ""
-    if counts[CounterexampleStatus.UNUSABLE]:
-        blocked = (
-            f"{counts[CounterexampleStatus.UNUSABLE]} blocked by a schema error of the new "
-            "schema (the calls they would reject are schema errors after), "
+    reached_by = {
+        (tool.name, rewrite): calls
+        for tool in report.tools
+        for rewrite, calls in zip(tool.rewrites, tool.reached, strict=True)
+    }
+    unreached = sum(1 for c in found if not reached_by.get((c.tool, c.change), 0))
+    reached = len(found) - unreached
+    split = []
+    if unreached:
+        split.append(f"{unreached:,} not reached by any")
+    if reached:
+        split.append(f"{reached:,} reached without being the cause of a rejection")
+    statuses = [
+        f"{counts[CounterexampleStatus.FOUND]:,} shown to bite by a counterexample",
+        f"{counts[CounterexampleStatus.HARMLESS]:,} harmless",
+    ]
+    if blocked := counts[CounterexampleStatus.UNUSABLE]:
+        statuses.append(
+            f"{blocked:,} blocked by a schema error of the new schema (the calls "
+            f"{agree(blocked, 'it', 'they')} would reject are schema errors after)"
         )
-    return (
-        f"Changes the logs never tested (no call reached them, or none failed them): "
-        f"{plural(len(found), 'change')}; {counts[CounterexampleStatus.FOUND]} shown to bite "
-        f"by a counterexample, {counts[CounterexampleStatus.HARMLESS]} harmless, {blocked}"
-        f"{counts[CounterexampleStatus.NOT_FOUND]} without a counterexample within the search "
-        "bound. Counterexamples are not logged calls and are counted nowhere else."
+    statuses.append(
+        f"{counts[CounterexampleStatus.NOT_FOUND]:,} without a counterexample within the search "
+        "bound"
     )
+    return (
+        f"{len(found):,} of {plural(report.rewrite_count, unit)} caused no logged call's "
+        f"rejection ({', '.join(split)}): {', '.join(statuses)}. Counterexamples are not "
+        "logged calls and are counted nowhere else."
+    )
+
+
+def reached_text(calls: int) -> str:
+    """``reached by 3 calls``, ``not reached by any call``: what the log did to a rewrite."""
+    return f"reached by {plural(calls, 'call')}" if calls else "not reached by any call"
 
 
 def unexercised(tool: ToolSummary) -> list[Rewrite]:
@@ -448,44 +524,51 @@ def baseline_line(report: Report) -> str | None:
         f"Baseline {escape.md_code(use.path)} accepted {plural(use.accepted_groups, 'group')} "
         f"({plural(use.accepted_calls, 'call')})"
     )
-    if use.stale:
-        return f"{text}; {plural(len(use.stale), 'stale entry')} no longer occur: " + ", ".join(
+    if stale := len(use.stale):
+        occur = agree(stale, "no longer occurs", "no longer occur")
+        return f"{text}; {plural(stale, 'stale entry', 'stale entries')} {occur}: " + ", ".join(
             escape.md_text(entry) for entry in use.stale
         )
     return text + "."
 
 
-def summary_rows(report: Report) -> tuple[list[str], list[list[object]]]:
-    """Header and rows of the per-tool summary, with unknown tools and a total row."""
-    header = ["tool", "calls", *(OUTCOME_LABELS[o] for o in SUMMARY_OUTCOMES), "rewrites"]
-    rows: list[list[object]] = [_tool_row(tool) for tool in report.tools]
-    for name, count in report.unknown_tools.items():
-        rows.append([f"{name} (unknown tool)", count, *([0] * len(SUMMARY_OUTCOMES)), "-"])
+TABLE_OUTCOMES: Final[tuple[Outcome, ...]] = (*SUMMARY_OUTCOMES, Outcome.UNKNOWN_TOOL)
+"""Outcome columns of the per-tool summary table (unknown tools' calls last)."""
+
+Cell = str | int
+"""A cell of the per-tool summary: text, or a count (each format writes it ``1,234``)."""
+
+
+def summary_columns(report: Report) -> list[Outcome]:
+    """The table's outcome columns: those some call falls in, and the headline always (as the
+    terminal's table: a column of zeros says nothing)."""
+    return [o for o in TABLE_OUTCOMES if o is Outcome.NEWLY_REJECTED or report.totals.get(o)]
+
+
+def summary_rows(report: Report) -> tuple[list[str], list[list[Cell]]]:
+    """Header and rows of the per-tool summary: a row per tool, unknown tool names (counted
+    under unknown tool and nowhere else) and calls naming no tool (unparseable), and the
+    total; the outcome columns of ``summary_columns``, then the rewrites (or changes). A row
+    that is no tool leaves its zeros and its rewrites empty."""
+    outcomes = summary_columns(report)
+    header = ["tool", "calls", *(OUTCOME_LABELS[o] for o in outcomes), words(report).units]
+
+    def row(name: str, counts: dict[Outcome, int], rewrites: int | None) -> list[Cell]:
+        calls = sum(counts.values())
+        cells: list[Cell] = [counts.get(o, 0) for o in outcomes]
+        if rewrites is None:
+            cells = [cell or "" for cell in cells]
+        return [name, calls, *cells, "" if rewrites is None else rewrites]
+
+    rows = [row(tool.name, dict(tool.counts), len(tool.rewrites)) for tool in report.tools]
+    unknown = list(report.unknown_tools.items())
     if report.unknown_tools_other:
-        count = report.unknown_tools_other
-        rows.append(["(other unknown tools)", count, *([0] * len(SUMMARY_OUTCOMES)), "-"])
+        unknown.append(("(other unknown tools)", report.unknown_tools_other))
+    rows += [row(name, {Outcome.UNKNOWN_TOOL: n}, None) for name, n in unknown]
     if report.nameless_calls:
-        nameless = [0] * len(SUMMARY_OUTCOMES)
-        nameless[SUMMARY_OUTCOMES.index(Outcome.UNPARSEABLE)] = report.nameless_calls
-        rows.append(["(no tool named)", report.nameless_calls, *nameless, "-"])
-    rows.append(
-        [
-            "total",
-            report.call_count,
-            *(report.totals.get(o, 0) for o in SUMMARY_OUTCOMES),
-            report.rewrite_count,
-        ]
-    )
+        rows.append(row("(no tool named)", {Outcome.UNPARSEABLE: report.nameless_calls}, None))
+    rows.append(row("total", dict(report.totals), report.rewrite_count))
     return header, rows
-
-
-def _tool_row(tool: ToolSummary) -> list[object]:
-    return [
-        tool.name,
-        tool.call_count,
-        *(tool.counts.get(o, 0) for o in SUMMARY_OUTCOMES),
-        len(tool.rewrites),
-    ]
 
 
 def verdict(report: Report) -> str:
@@ -503,16 +586,15 @@ def verdict(report: Report) -> str:
         parts.append(
             f"**{plural(after, 'call')} will fail {words(report).after}: "
             f"{words(report).new_schema} is unusable** "
-            f"({', '.join(escape.md_code(t) for t in broken)})."
+            f"({tool_names(broken)})."
         )
     if newly:
         groups = groups_of(report, Outcome.NEWLY_REJECTED)
         tools = sorted({g.tool for g in groups})
-        names = ", ".join(escape.md_code(t) for t in tools)
         parts.append(
-            f"**{newly} of {total} logged calls would be newly rejected** {words(report).after}, "
-            f"in {plural(len(tools), 'tool')} ({names}), {plural(len(groups), 'group')} by "
-            "cause and failing keyword."
+            f"**{newly:,} of {plural(total, 'logged call')} would be newly rejected** "
+            f"{words(report).after}, in {plural(len(tools), 'tool')} ({tool_names(tools)}), "
+            f"{plural(len(groups), 'group')} by cause and failing keyword."
         )
         if line := contradicted_line(groups):
             parts.append(line)
@@ -525,20 +607,37 @@ def verdict(report: Report) -> str:
         )
     if before:
         parts.append(
-            f"{plural(before, 'call')} {'was' if before == 1 else 'were'} replayed against schemas "
-            "that were unusable before "
-            f"{words(report).after.removeprefix('after ')}; see below what "
-            f"{words(report).new_schema}s make of them."
+            f"{plural(before, 'call')} {agree(before, 'was', 'were')} replayed against a schema "
+            f"that was unusable {words(report).before}; see below what "
+            f"{words(report).new_schema} makes of {agree(before, 'it', 'them')}."
         )
     unparseable = report.totals.get(Outcome.UNPARSEABLE, 0)
     unknown = report.totals.get(Outcome.UNKNOWN_TOOL, 0)
-    if unparseable or unknown:
-        parts.append(
-            f"{plural(unparseable, 'call')} {'was' if unparseable == 1 else 'were'} unparseable "
-            f"and {unknown} named unknown tools."
+    skipped = []
+    if unparseable:
+        skipped.append(
+            f"{plural(unparseable, 'call')} {agree(unparseable, 'was', 'were')} unparseable"
         )
+    if unknown:
+        skipped.append(
+            f"{plural(unknown, 'call')} named {agree(unknown, 'an unknown tool', 'unknown tools')}"
+        )
+    if skipped:
+        parts.append(" and ".join(skipped) + ".")
     parts.append(coverage_line(report))
     return " ".join(parts)
+
+
+VERDICT_TOOLS: Final = 5
+"""Tools the verdict names one by one; the others are counted."""
+
+
+def tool_names(names: Sequence[str]) -> str:
+    """The first ``VERDICT_TOOLS`` names as code spans, each cut to ``ROLLUP_NAME``
+    characters, and how many more (``and 3 more``)."""
+    named = ", ".join(_name(name) for name in names[:VERDICT_TOOLS])
+    more = len(names) - VERDICT_TOOLS
+    return named + (f" and {more:,} more" if more > 0 else "")
 
 
 def contradicted_line(groups: Sequence[Group]) -> str | None:
@@ -670,11 +769,18 @@ ROLLUP_LABELS: Final[dict[RollUpKind, str]] = {
     RollUpKind.REVIEW: "Review by hand",
     RollUpKind.TOOLS_REMOVED: "Tools removed",
     RollUpKind.FIX_SCHEMA: "Fix the schema",
+    RollUpKind.CONTRADICTED: "Contradicted by the log",
 }
 """The name of each entry of the roll-up (what to do), in every format."""
 
 ROLLUP_ERRORS: Final = 3
 """Unusable schemas named one by one in the roll-up's fix-the-schema line."""
+ROLLUP_TOOLS: Final = 5
+"""Removed tools named one by one in the roll-up's tools-removed line."""
+ROLLUP_NAME: Final = 80
+"""Characters of a name (a tool, a caller) in the roll-up: a catalog may hold long ones."""
+ROLLUP_ERROR: Final = 200
+"""Characters of an unusable schema's error in the roll-up."""
 
 
 def rollup_lines(rollup: RollUp) -> list[str]:
@@ -691,16 +797,25 @@ def rollup_lines(rollup: RollUp) -> list[str]:
 def _rollup_groups(entry: RollUpEntry) -> str:
     """``5 groups (9 calls): 2 newly rejected, 3 newly accepted`` (the outcomes only when
     they are not all newly rejected)."""
-    text = f"{plural(entry.groups, 'group')} ({plural(entry.calls, 'call')})"
+    text = _counted(entry)
     if [outcome for outcome, _ in entry.outcomes] != [Outcome.NEWLY_REJECTED]:
         text += ": " + ", ".join(f"{n:,} {OUTCOME_LABELS[o]}" for o, n in entry.outcomes)
     return text
 
 
+def _name(name: str) -> str:
+    """A name in the roll-up as a code span, cut to ``ROLLUP_NAME`` characters."""
+    return escape.md_code(_cut(name, ROLLUP_NAME))
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def _rollup_callers(entry: RollUpEntry, said: str) -> str:
     if not entry.callers:
         return "the log names no caller"
-    named = ", ".join(f"{escape.md_code(name)} ({plural(n, 'call')})" for name, n in entry.callers)
+    named = ", ".join(f"{_name(name)} ({plural(n, 'call')})" for name, n in entry.callers)
     return f"{said}: {named}" + (" and others" if entry.more_callers else "")
 
 
@@ -736,20 +851,37 @@ def _review(entry: RollUpEntry) -> str:
 
 
 def _tools_removed(entry: RollUpEntry) -> str:
-    tools = ", ".join(escape.md_code(tool) for tool in entry.tools)
+    tools = ", ".join(_name(tool) for tool in entry.tools[:ROLLUP_TOOLS])
+    if (more := len(entry.tools) - ROLLUP_TOOLS) > 0:
+        tools += f" and {more:,} more"
     callers = _rollup_callers(entry, "callers still using them")
-    return f"{tools} ({plural(entry.calls, 'call')}); {callers}."
+    name = agree(entry.groups, "names", "name")
+    return f"{_counted(entry)} {name} a tool the change removed: {tools}; {callers}."
 
 
 def _fix_schema(entry: RollUpEntry) -> str:
     named = ", ".join(
-        f"{escape.md_code(tool)} ({escape.md_text(error)})"
+        f"{_name(tool)} ({escape.md_text(_cut(error, ROLLUP_ERROR))})"
         for tool, error in entry.errors[:ROLLUP_ERRORS]
     )
     more = len(entry.errors) - ROLLUP_ERRORS
     if more > 0:
         named += f" and {more:,} more"
-    return f"{named}; {plural(entry.calls, 'call')} will fail."
+    return f"{_counted(entry)} will fail on an unusable schema: {named}."
+
+
+def _counted(entry: RollUpEntry) -> str:
+    """``3 groups (14 calls)``: where every entry's line starts, so that they add up."""
+    return f"{plural(entry.groups, 'group')} ({plural(entry.calls, 'call')})"
+
+
+def _contradicted(entry: RollUpEntry) -> str:
+    calls = agree(entry.calls, "this call", "these calls")
+    them = agree(entry.groups, "it as a regression", "them as regressions")
+    return (
+        f"{_rollup_groups(entry)}; the log shows {calls} ran where no change made the error "
+        f"possible: check the old-runtime model (`--old-runtime`) before counting {them}."
+    )
 
 
 _ROLLUP_TEXT: Final[dict[RollUpKind, Callable[[RollUpEntry], str]]] = {
@@ -758,5 +890,87 @@ _ROLLUP_TEXT: Final[dict[RollUpKind, Callable[[RollUpEntry], str]]] = {
     RollUpKind.REVIEW: _review,
     RollUpKind.TOOLS_REMOVED: _tools_removed,
     RollUpKind.FIX_SCHEMA: _fix_schema,
+    RollUpKind.CONTRADICTED: _contradicted,
 }
 """What each entry of the roll-up says after its name (a test checks every kind has one)."""
+
+
+NOTHING_TO_DO: Final = "nothing (no call changes its outcome)"
+"""What the roll-up says when the report has no group, in every format."""
+
+
+def rollup_kinds(rollup: RollUp) -> dict[str, RollUpKind]:
+    """Each group's entry in the roll-up, by fingerprint (read from ``Report.rollup``)."""
+    return {fingerprint: e.kind for e in rollup.entries for fingerprint in e.fingerprints}
+
+
+@dataclass(frozen=True)
+class GroupRow:
+    """One group in a line of the groups table (Markdown, HTML, the pull-request comment),
+    as plain text for each format to escape: the group's calls, tool (and caller), what fails
+    (a keyword at a pointer, or the words for a group without one), what to do (its roll-up
+    entry) and its marks."""
+
+    calls: int
+    tool: str
+    caller: str | None
+    keyword: str
+    pointer: str
+    what: str
+    """The words for a group without a keyword (``to a tool the change removed``)."""
+    todo: str
+    marks: tuple[str, ...]
+
+
+ROW_TEXT: Final = 120
+"""Characters of a name, keyword or pointer in a row of the groups table."""
+GROUP_HEADER: Final = ("calls", "tool", "what fails", "what to do", "notes")
+"""Columns of the groups table, after the group's number."""
+
+
+def group_rows(report: Report, groups: Sequence[Group]) -> list[GroupRow]:
+    """The table rows of ``groups``, in their order."""
+    kinds = rollup_kinds(report.rollup)
+    rows = []
+    for group in groups:
+        if removes_tool(group):
+            what = "to a tool the change removed"
+        elif group.outcome is Outcome.SCHEMA_ERROR_AFTER:
+            what = f"{words(report).new_schema} is unusable: will fail"
+        else:
+            what = OUTCOME_LABELS[group.outcome]
+        marks = []
+        if group.patch is not None and group.patch.problem is None:
+            marks.append("verified patch")
+        if group.proven:
+            marks.append(f"{group.proven:,} proven")
+        if group.baselined:
+            marks.append("accepted by the baseline")
+        if below := below_threshold(report, group):
+            marks.append(below)
+        kind = kinds.get(group.fingerprint)
+        rows.append(
+            GroupRow(
+                calls=group.count,
+                tool=_cut(group.tool, ROW_TEXT),
+                caller=None if group.caller is None else _cut(group.caller, ROW_TEXT),
+                keyword="" if removes_tool(group) else _cut(group.keyword, ROW_TEXT),
+                pointer=_cut(group.schema_pointer or "/", ROW_TEXT),
+                what=what,
+                todo=ROLLUP_LABELS[kind] if kind is not None else "",
+                marks=tuple(marks),
+            )
+        )
+    return rows
+
+
+SHOWN_GROUPS: Final = 10
+"""Groups the groups table lists (the report's first, failures first as the report orders
+them); how many more there are is said below it."""
+
+
+def more_groups(report: Report, shown: int, where: str) -> str | None:
+    """``… and 3 more groups (below)``: the groups a table leaves out, and where they are;
+    None when it lists them all."""
+    more = len(report.groups) - shown
+    return f"… and {plural(more, 'more group')} ({where})" if more > 0 else None

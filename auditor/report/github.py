@@ -1,7 +1,8 @@
 """GitHub Actions workflow commands: annotations on the catalog for the first groups.
 
 GitHub shows only a handful of annotations per step, so the first ``MAX_ANNOTATIONS`` groups
-(failures first) are annotated and one summary line counts the rest. Each annotation says what
+(failures first) are annotated, and one summary annotation says the verdict, counts the rest
+and says what to do (the roll-up, an entry a line). Each annotation says what
 to do: the hint, the evidence line, the loosening patch or the values to fix, the error, each
 on a line of its own, cut to GitHub's limits (``MAX_MESSAGE``, ``MAX_TITLE``) with the
 fingerprint kept at the end. Values are made one visible line each and escaped the way the
@@ -16,17 +17,19 @@ from typing import Final
 from auditor.aggregate.gate import below_threshold_groups, failing_groups, fails
 from auditor.models import Group, Outcome, Report
 from auditor.report.common import (
+    NOTHING_TO_DO,
     decision_lines,
+    fail_on_option,
     group_location,
     group_title,
     plain,
-    plural,
+    rollup_lines,
     set_aside,
 )
+from auditor.report.counts import agree, plural
 from auditor.report.escape import (
     escape_data,
     escape_property,
-    github_data,
     github_property,
     visible,
 )
@@ -101,22 +104,33 @@ def _cut(text: str, limit: int) -> str:
 
 
 def _summary(report: Report, failing: list[Group], hidden: int) -> str:
+    """The verdict on its first line, then what to do (``Report.rollup``), a line an entry."""
     newly = report.totals.get(Outcome.NEWLY_REJECTED, 0)
     after = report.totals.get(Outcome.SCHEMA_ERROR_AFTER, 0)
     unusable = f"; {plural(after, 'call')} will fail on an unusable new schema" if after else ""
+    option = fail_on_option(report.fail_on)
+    if failing:
+        count = len(failing)
+        gate = (
+            f"{plural(count, 'group')} {agree(count, 'fails', 'fail')} {option} and "
+            f"{agree(count, 'is', 'are')} not accepted by a baseline"
+        )
+    else:
+        gate = f"no group fails {option}"
     text = (
-        f"{newly} of {report.call_count} logged calls would be newly rejected "
-        f"({report.proven_count} proven by the log; old runtime: {report.old_runtime.value})"
-        f"{unusable}; "
-        f"{plural(len(failing), 'group')} fail --fail-on {report.fail_on.value} and are not "
-        "accepted by a baseline"
+        f"{newly:,} of {plural(report.call_count, 'logged call')} would be newly rejected "
+        f"({report.proven_count:,} proven by the log; old runtime: {report.old_runtime.value})"
+        f"{unusable}; {gate}"
     )
     if below := below_threshold_groups(report):
         text += (
             f"; {plural(len(below), 'group')} below --fail-min-calls or --fail-min-share "
-            f"{'does' if len(below) == 1 else 'do'} not fail"
+            f"{agree(len(below), 'does', 'do')} not fail"
         )
     if hidden:
         text += f"; {plural(hidden, 'more group')} not annotated (see the report)"
+    todo = [f"- {plain(line)}" for line in rollup_lines(report.rollup)]
     level = "error" if failing else "notice"
-    return f"::{level} title=auditor summary::{github_data(text + '.')}"
+    lines = [text + ".", *(["What to do:", *todo] if todo else [f"What to do: {NOTHING_TO_DO}."])]
+    body = _cut("\n".join(visible(line) for line in lines), MAX_MESSAGE)
+    return f"::{level} title=auditor summary::{escape_data(body)}"

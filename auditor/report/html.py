@@ -31,10 +31,16 @@ from auditor.models import (
 )
 from auditor.report.common import (
     CONTRADICTED_INTRO,
+    GROUP_HEADER,
+    NOTHING_TO_DO,
     OUTCOME_LABELS,
+    SHOWN_GROUPS,
     SUMMARY_OUTCOMES,
+    TEXT_EDIT,
+    GroupRow,
     baseline_line,
     blind_spots,
+    budget_line,
     callers_text,
     cause_text,
     compact,
@@ -42,23 +48,29 @@ from auditor.report.common import (
     content_capture_hint,
     counterexample_line,
     coverage_line,
+    fail_on_option,
     gate_line,
     group_heading,
+    group_rows,
     groups_of,
     log_counts,
+    more_groups,
     not_replayed,
     not_replayed_reason,
     offending_text,
     patch_json,
-    plural,
+    reached_text,
+    rollup_lines,
     runtime_lines,
     set_aside,
     share_text,
     summary_rows,
+    title,
     unexercised,
     verdict,
     words,
 )
+from auditor.report.counts import agree, plural
 from auditor.report.escape import html_from_markdown, html_text, md_code, md_quoted
 
 COLORS: Final[dict[Outcome, str]] = {
@@ -123,6 +135,10 @@ def _style() -> str:
         "table{border-collapse:collapse}td,th{border:1px solid var(--line);padding:2px 8px;"
         "text-align:right;overflow-wrap:normal}td:first-child,th:first-child{text-align:left;"
         "overflow-wrap:anywhere;min-width:8em}"
+        # The groups table is text but for its number and calls: left, those two right.
+        ".groups td,.groups th{text-align:left}.groups td:first-child,.groups th:first-child"
+        "{min-width:0}.groups td:nth-child(-n+2),.groups th:nth-child(-n+2){text-align:right;"
+        "white-space:nowrap;overflow-wrap:normal}"
         "details{border:1px solid var(--line);border-radius:6px;margin:.5em 0;padding:.3em .8em}"
         "summary{cursor:pointer;font-weight:600}"
         ".badge{display:inline-block;font-weight:700;color:#000;border-radius:6px;"
@@ -152,22 +168,21 @@ def _style() -> str:
 
 
 def render(report: Report) -> str:
-    """The page."""
+    """The page: the verdict, what to do and the first groups first; the detail after; the
+    old runtime's notes and the gate at the end."""
     body = [
-        "<h1>auditor: pre-upgrade audit</h1>",
+        f"<h1>{html_text(title(report))}</h1>",
         _badge(report),
         f"<p>{html_from_markdown(verdict(report))}</p>",
+        *_rollup(report),
     ]
-    first, *notes = runtime_lines(report)
-    body.append(f"<p>{html_from_markdown(first)}</p>")
-    if notes:
-        body.append("<ul>" + "".join(f"<li>{html_from_markdown(n)}</li>" for n in notes) + "</ul>")
-    if line := gate_line(report):
-        body.append(f"<p>{html_from_markdown(line)}</p>")
     if line := baseline_line(report):
         body.append(f"<p>{html_from_markdown(line)}</p>")
-    body += _unusable_after(report)
+    if line := budget_line(report):
+        body.append(f"<p>{html_from_markdown(line)}</p>")
+    body += _group_table(report)
     body += ["<h2>Summary</h2>", _chart(report.tools), _table(report)]
+    body += _unusable_after(report)
     newly = groups_of(report, Outcome.NEWLY_REJECTED)
     body += _groups(report, "Newly rejected calls", [g for g in newly if not g.contradicted])
     contradicted = [g for g in newly if g.contradicted]
@@ -180,15 +195,70 @@ def render(report: Report) -> str:
     body += _counterexamples(report)
     body += _not_replayed(report)
     body += _rewrites(report)
+    body += _notes(report)
     body.append(_inputs(report))
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width,initial-scale=1">'
         '<meta name="color-scheme" content="light dark">'
-        f"<title>auditor report</title><style>{_style()}</style></head>\n<body>\n"
+        f"<title>{html_text(title(report))}</title><style>{_style()}</style></head>\n<body>\n"
         + "\n".join(body)
         + "\n</body></html>\n"
     )
+
+
+def _rollup(report: Report) -> list[str]:
+    """What to do (``Report.rollup``), an item an entry."""
+    lines = rollup_lines(report.rollup)
+    if not lines:
+        return [f"<p><strong>What to do:</strong> {html_text(NOTHING_TO_DO)}.</p>"]
+    items = "".join(f"<li>{html_from_markdown(line)}</li>" for line in lines)
+    return ["<h2>What to do</h2>", f'<ul class="todo">{items}</ul>']
+
+
+def _group_table(report: Report) -> list[str]:
+    """The first groups, a row each, and how many more there are (below)."""
+    groups = report.groups[:SHOWN_GROUPS]
+    if not groups:
+        return []
+    head = "".join(f'<th scope="col">{html_text(h)}</th>' for h in ("#", *GROUP_HEADER))
+    rows = "".join(
+        f"<tr><td>{number}</td>{''.join(f'<td>{cell}</td>' for cell in _group_cells(row))}</tr>"
+        for number, row in enumerate(group_rows(report, groups), start=1)
+    )
+    more = more_groups(report, len(groups), "below")
+    return [
+        "<h2>Groups</h2>",
+        '<div class="scroll" tabindex="0" role="region" aria-label="Groups">'
+        f'<table class="groups"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
+        "</div>",
+        *([f"<p>{html_text(more)}</p>"] if more else []),
+    ]
+
+
+def _group_cells(row: GroupRow) -> list[str]:
+    tool = f"<code>{html_text(row.tool)}</code>"
+    if row.caller is not None:
+        tool += (
+            f" from <code>{html_text(row.caller)}</code>" if row.caller else " from no named caller"
+        )
+    if row.keyword:
+        what = f"<code>{html_text(row.keyword)}</code> at <code>{html_text(row.pointer)}</code>"
+    else:
+        what = html_text(row.what)
+    return [f"{row.calls:,}", tool, what, html_text(row.todo), html_text("; ".join(row.marks))]
+
+
+def _notes(report: Report) -> list[str]:
+    """The old runtime and what it changes, the change audited, the log's contradictions
+    and the gate with its fingerprints: last, for whoever checks how the verdict was made."""
+    first, *notes = runtime_lines(report)
+    out = ["<h2>Notes</h2>", f"<p>{html_from_markdown(first)}</p>"]
+    if notes:
+        out.append("<ul>" + "".join(f"<li>{html_from_markdown(n)}</li>" for n in notes) + "</ul>")
+    if line := gate_line(report):
+        out.append(f"<p>{html_from_markdown(line)}</p>")
+    return out
 
 
 def _badge(report: Report) -> str:
@@ -196,14 +266,14 @@ def _badge(report: Report) -> str:
     newly = report.totals.get(Outcome.NEWLY_REJECTED, 0)
     after = report.totals.get(Outcome.SCHEMA_ERROR_AFTER, 0)
     failing = failing_groups(report)
-    headline = f"{newly:,} newly rejected {'call' if newly == 1 else 'calls'}"
+    headline = plural(newly, "newly rejected call")
     if after:
         headline += f", {plural(after, 'call')} that will fail on an unusable new schema"
     if failing:
         return (
             f'<p class="badge fail">FAIL: {headline}; {plural(len(failing), "group")} '
-            f"{'fails' if len(failing) == 1 else 'fail'} --fail-on "
-            f"{html_text(report.fail_on.value)}</p>"
+            f"{agree(len(failing), 'fails', 'fail')} "
+            f"{html_text(fail_on_option(report.fail_on))}</p>"
         )
     return f'<p class="badge pass">PASS: {headline}; no group fails the run</p>'
 
@@ -212,9 +282,11 @@ def _unusable_after(report: Report) -> list[str]:
     groups = groups_of(report, Outcome.SCHEMA_ERROR_AFTER)
     if not groups:
         return []
+    numbers = _numbers(report)
     items = "".join(
-        f"<li><strong><code>{html_text(g.tool)}</code></strong> ({plural(g.count, 'call')}, "
-        f"first <code>{html_text(g.first)}</code>): {html_text(g.error)}</li>"
+        f"<li>{numbers[g.fingerprint]}. <strong><code>{html_text(g.tool)}</code></strong> "
+        f"({plural(g.count, 'call')}, first <code>{html_text(g.first)}</code>): "
+        f"{html_text(g.error)}</li>"
         for g in groups
     )
     return [
@@ -271,17 +343,23 @@ def _table(report: Report) -> str:
     )
 
 
-def _groups(report: Report, title: str, groups: list[Group], intro: str = "") -> list[str]:
+def _numbers(report: Report) -> dict[str, int]:
+    """Each group's number, by fingerprint: its place in the report and the groups table."""
+    return {group.fingerprint: n for n, group in enumerate(report.groups, start=1)}
+
+
+def _groups(report: Report, heading: str, groups: list[Group], intro: str = "") -> list[str]:
     if not groups:
         return []
+    numbers, unit = _numbers(report), words(report).unit
     return [
-        f"<h2>{html_text(title)}</h2>",
+        f"<h2>{html_text(heading)}</h2>",
         *([f"<p>{html_from_markdown(intro)}</p>"] if intro else []),
-        *(_group(n, g, set_aside(report, g)) for n, g in enumerate(groups, start=1)),
+        *(_group(numbers[g.fingerprint], g, set_aside(report, g), unit) for g in groups),
     ]
 
 
-def _group(number: int, group: Group, below: str | None) -> str:
+def _group(number: int, group: Group, below: str | None, unit: str) -> str:
     title = html_from_markdown(group_heading(group))
     facts = []
     if group.evidence:
@@ -291,7 +369,7 @@ def _group(number: int, group: Group, below: str | None) -> str:
     if values := offending_text(group):
         facts.append(("Values sent", html_from_markdown(values)))
     facts += [
-        ("Cause", html_text(cause_text(group.causes))),
+        ("Cause", html_text(cause_text(group.causes, unit))),
         ("Error", html_text(group.error)),
         (
             "Share",
@@ -359,23 +437,32 @@ def _unusable_before(report: Report) -> list[str]:
         for t in tools
     )
     groups = groups_of(report, Outcome.SCHEMA_ERROR_BEFORE)
+    said = words(report)
+    numbers = _numbers(report)
     return [
-        "<h2>Schemas that were unusable before normalization</h2>",
-        "<p>Calls of these tools were never really validated. The normalized schema can be "
-        "used; the groups below are what it makes of them.</p>",
+        f"<h2>Schemas that were unusable {html_text(said.before)}</h2>",
+        "<p>Calls of these tools were never really validated. "
+        f"{html_text(said.new_schema.capitalize())} can be used; the groups below are what it "
+        "makes of them.</p>",
         f"<ul>{items}</ul>",
-        *(_group(n, g, None) for n, g in enumerate(groups, start=1)),
+        *(_group(numbers[g.fingerprint], g, None, said.unit) for g in groups),
     ]
 
 
 def _still_rejected(report: Report) -> list[str]:
-    items = "".join(
-        f"<li><code>{html_text(t.name)}</code>: "
-        f"{plural(t.counts[Outcome.STILL_REJECTED], 'call')} rejected before and after</li>"
+    tools = [
+        f"<code>{html_text(t.name)}</code> ({t.counts[Outcome.STILL_REJECTED]:,})"
         for t in report.tools
         if t.counts.get(Outcome.STILL_REJECTED)
-    )
-    return ["<h2>Still rejected</h2>", f"<ul>{items}</ul>"] if items else []
+    ]
+    if not tools:
+        return []
+    still = report.totals.get(Outcome.STILL_REJECTED, 0)
+    return [
+        "<h2>Still rejected</h2>",
+        f"<p>{plural(still, 'call')} {agree(still, 'was', 'were')} rejected before and after: "
+        f"{', '.join(tools)}.</p>",
+    ]
 
 
 def _coverage(report: Report) -> list[str]:
@@ -387,8 +474,8 @@ def _coverage(report: Report) -> list[str]:
     )
     if items:
         out.append(
-            f"<details><summary>{words(report).unit.capitalize()}s no logged call reached"
-            f"</summary><ul>{items}</ul></details>"
+            f"<details><summary>{words(report).units.capitalize()} not reached by any logged "
+            f"call</summary><ul>{items}</ul></details>"
         )
     return out
 
@@ -404,7 +491,8 @@ def _constraints(report: Report) -> list[str]:
     )
     if items:
         out.append(
-            "<details><summary>Constraints no logged call reached (blind spots)</summary>"
+            "<details><summary>Constraints not reached by any logged call (blind spots)"
+            "</summary>"
             f"<ul>{items}</ul></details>"
         )
     return out
@@ -418,8 +506,8 @@ def _counterexamples(report: Report) -> list[str]:
     return [
         "<h2>Counterexamples: what the logs never tried</h2>",
         f"<p>{html_text(line)}</p>",
-        "<details><summary>Each change, with its counterexample or why there is none</summary>"
-        f"<ul>{items}</ul></details>",
+        f"<details><summary>Each {words(report).unit}, with its counterexample or why there is "
+        f"none</summary><ul>{items}</ul></details>",
     ]
 
 
@@ -477,14 +565,18 @@ def _capture_hint(results: list[CallResult]) -> list[str]:
 
 
 def _rewrites(report: Report) -> list[str]:
-    tools = [t for t in report.tools if t.rewrites or t.findings]
+    tools = [t for t in report.tools if t.rewrites or t.findings or t.text_edits]
     if not tools:
         return []
     unit = words(report).unit
     out = [f"<h2>{unit.capitalize()}s and findings</h2>"]
     for tool in tools:
+        counted = [plural(len(tool.rewrites), unit)]
+        if tool.text_edits:
+            counted.append(plural(tool.text_edits, TEXT_EDIT))
+        counted.append(plural(len(tool.findings), "finding"))
         items = [
-            f"<li>{_rewrite(r)} ({html_text(r.rule.value)}; reached by {plural(n, 'call')})</li>"
+            f"<li>{_rewrite(r)} ({html_text(r.rule.value)}; {reached_text(n)})</li>"
             for r, n in zip(tool.rewrites, tool.reached, strict=True)
         ]
         items += [
@@ -493,8 +585,7 @@ def _rewrites(report: Report) -> list[str]:
             for f in tool.findings
         ]
         out.append(
-            f"<details><summary><code>{html_text(tool.name)}</code>: "
-            f"{plural(len(tool.rewrites), unit)}, {plural(len(tool.findings), 'finding')} "
+            f"<details><summary><code>{html_text(tool.name)}</code>: {', '.join(counted)} "
             f"({html_text(str(tool.location))})</summary><ul>{''.join(items)}</ul></details>"
         )
     return out

@@ -55,6 +55,7 @@ def as_dict(report: Report) -> dict[str, Any]:
             "against": report.against,
             "added_tools": list(report.added_tools),
             "removed_tools": list(report.removed_tools),
+            "text_only_edits": report.text_edit_count,
         },
         "inputs": {
             "schemas": list(report.schema_inputs),
@@ -227,6 +228,7 @@ def _tool(tool: ToolSummary) -> dict[str, Any]:
                 tool.rewrites, tool.rewrite_locations, tool.reached, strict=True
             )
         ],
+        "text_only_edits": tool.text_edits,
         "findings": [_finding(f) for f in tool.findings],
         "outcomes": {"calls": sum(tool.counts.values()), **_counts(tool.counts)},
         "proven_regressions": tool.proven,

@@ -31,6 +31,7 @@ from auditor.report.common import (
     plain,
     runtime_note,
     set_aside,
+    words,
 )
 from auditor.report.escape import xml_text
 
@@ -57,6 +58,7 @@ def _suite(
     report: Report, number: int, tool: ToolSummary, groups: list[Group], failing: set[str]
 ) -> ET.Element:
     skipped = {g.fingerprint for g in groups if g.baselined or set_aside(report, g)}
+    unit = words(report).unit
     attributes = {
         "name": xml_text(tool.name),
         "package": xml_text(str(tool.location.path)) or "auditor",
@@ -97,13 +99,14 @@ def _suite(
             {"name": "no changed calls", "classname": xml_text(tool.name), "time": "0"},
         )
     for group in groups:
-        suite.append(_case(group, group.fingerprint in failing, set_aside(report, group)))
+        case = _case(group, group.fingerprint in failing, set_aside(report, group), unit)
+        suite.append(case)
     ET.SubElement(suite, "system-out").text = ""
     ET.SubElement(suite, "system-err").text = ""
     return suite
 
 
-def _case(group: Group, fails: bool, below: str | None) -> ET.Element:
+def _case(group: Group, fails: bool, below: str | None, unit: str) -> ET.Element:
     case = ET.Element(
         "testcase",
         {
@@ -125,20 +128,20 @@ def _case(group: Group, fails: bool, below: str | None) -> ET.Element:
         failure = ET.SubElement(
             case, "failure", {"message": xml_text(message), "type": group.outcome.value}
         )
-        failure.text = _details(group, decision)
+        failure.text = _details(group, decision, unit)
     return case
 
 
-def _details(group: Group, decision: list[str]) -> str:
+def _details(group: Group, decision: list[str], unit: str) -> str:
     lines = [
         *decision,
         f"hint ({group.hint.kind.value}): {plain(group.hint.text)}",
         f"outcome: {OUTCOME_LABELS[group.outcome]}",
         f"error: {group.error}",
-        f"cause: {cause_text(group.causes)}",
-        f"calls: {group.count} of {group.tool_calls}; first {group.first}, last {group.last}",
+        f"cause: {cause_text(group.causes, unit)}",
+        f"calls: {group.count:,} of {group.tool_calls:,}; first {group.first}, last {group.last}",
     ]
     if group.proven:
-        lines.append(f"proven: {group.proven} of these calls ran before (the log says so)")
+        lines.append(f"proven: {group.proven:,} of these calls ran before (the log says so)")
     lines += [f"example {e.source}: {compact(e.arguments)}" for e in group.examples]
     return "\n".join(map(xml_text, lines))

@@ -1,4 +1,7 @@
-"""Markdown for change reviews: verdict first, then what breaks, why, and what to do.
+"""Markdown for change reviews, the answer first: the verdict, what to do (the roll-up), the
+first groups in a table; then the per-tool summary (columns of zeros left out), each group's
+detail, coverage and counterexamples; last the notes (the old runtime, the change, the gate
+with its fingerprints), for whoever checks how the verdict was made.
 
 It must fit a pull-request comment whatever the log size (GitHub refuses more than 65,536
 characters), so sections are added in order of importance while a budget lasts, and a line
@@ -22,6 +25,11 @@ from auditor.models import (
 )
 from auditor.report.common import (
     CONTRADICTED_INTRO,
+    GROUP_HEADER,
+    NOTHING_TO_DO,
+    SHOWN_GROUPS,
+    TEXT_EDIT,
+    GroupRow,
     baseline_line,
     blind_spots,
     budget_line,
@@ -34,29 +42,32 @@ from auditor.report.common import (
     coverage_line,
     gate_line,
     group_heading,
+    group_rows,
     groups_of,
     log_counts,
+    more_groups,
     not_replayed,
     not_replayed_reason,
     offending_text,
-    plural,
+    reached_text,
+    rollup_lines,
     runtime_lines,
     set_aside,
     share_text,
     summary_rows,
+    title,
     unexercised,
     verdict,
     words,
 )
+from auditor.report.counts import agree, plural
 from auditor.report.escape import (
     html_text,
     md_cell,
     md_code,
-    md_fence,
     md_html,
     md_quoted,
     md_text,
-    visible,
 )
 
 MAX_CHARS: Final = 60_000
@@ -90,25 +101,18 @@ class _Budget:
 
 
 def render(report: Report, limit: int = MAX_CHARS) -> str:
-    """The Markdown report, at most ``limit`` characters."""
+    """The Markdown report, at most ``limit`` characters: the verdict, what to do and the
+    first groups first; the detail after; the old runtime's notes and the gate at the end."""
     inputs = _inputs(report)
     budget = _Budget(limit - NOTICE_ROOM - len(inputs) - 1)  # the notice and inputs always fit
-    head = ["# auditor: pre-upgrade audit", "", verdict(report), ""]
-    first, *notes = runtime_lines(report)
-    head += [first, "", *(f"- {line}" for line in notes), *([""] if notes else [])]
-    if line := gate_line(report):
-        head += [line, ""]
-    if line := baseline_line(report):
-        head += [line, ""]
-    if line := budget_line(report):
-        head += [line, ""]
+    head = [f"# {title(report)}", "", verdict(report), "", *rollup_block(report)]
+    for line in (baseline_line(report), budget_line(report)):
+        if line:
+            head += [line, ""]
     body = [*budget.take(head, "header")]  # a copy: the notice goes in after the head
+    body += budget.take(group_table(report, "details below"), "group table")
+    body += budget.take(["## Summary", "", summary_table(report), ""], "summary table")
     body += _unusable_after(report, budget)
-    header, rows = summary_rows(report)
-    cells = [[md_cell(cell) if isinstance(cell, str) else cell for cell in row] for row in rows]
-    # The tool column is text even when a name looks like a number ("1e5" stays "1e5").
-    table = tabulate(cells, header, tablefmt="github", disable_numparse=[0])
-    body += budget.take(["## Summary", "", table, ""], "summary table")
     newly = groups_of(report, Outcome.NEWLY_REJECTED)
     body += _groups(
         report, "## Newly rejected calls", [g for g in newly if not g.contradicted], budget, []
@@ -130,6 +134,7 @@ def render(report: Report, limit: int = MAX_CHARS) -> str:
     body += _counterexamples(report, budget)
     body += _unparseable(report, budget)
     body += _rewrites(report, budget)
+    body += _notes(report, budget)
     body += [inputs]
     if budget.cut:
         cut = ", ".join(plural(n, what) for what, n in sorted(budget.cut.items()))
@@ -141,16 +146,92 @@ def render(report: Report, limit: int = MAX_CHARS) -> str:
     return "\n".join(body).rstrip("\n") + "\n"
 
 
+def rollup_block(report: Report, heading: str = "## What to do") -> list[str]:
+    """What to do (``Report.rollup``), one bullet an entry, under ``heading``; one line when
+    there is nothing to do."""
+    lines = rollup_lines(report.rollup)
+    if not lines:
+        return [f"**What to do:** {NOTHING_TO_DO}.", ""]
+    return [heading, "", *(f"- {line}" for line in lines), ""]
+
+
+def group_table(
+    report: Report, where: str, shown: int = SHOWN_GROUPS, heading: str | None = "## Groups"
+) -> list[str]:
+    """The first ``shown`` groups, one table row each, under ``heading``, and a line saying
+    how many more there are and ``where``; nothing when the report has no group."""
+    groups = report.groups[:shown]
+    if not groups:
+        return []
+    rows = [
+        [number, *_group_cells(row)]
+        for number, row in enumerate(group_rows(report, groups), start=1)
+    ]
+    table = tabulate(
+        rows,
+        ["#", *GROUP_HEADER],
+        tablefmt="pipe",
+        colalign=("right", "right", "left", "left", "left", "left"),
+        disable_numparse=True,
+    )
+    more = more_groups(report, len(groups), where)
+    return [*([heading, ""] if heading else []), table, "", *([more, ""] if more else [])]
+
+
+def _group_cells(row: GroupRow) -> list[str]:
+    tool = md_code(row.tool, cell=True)
+    if row.caller is not None:
+        tool += f" from {md_code(row.caller, cell=True)}" if row.caller else " from no named caller"
+    if row.keyword:
+        what = f"{md_code(row.keyword, cell=True)} at {md_code(row.pointer, cell=True)}"
+    else:
+        what = md_cell(row.what)
+    return [f"{row.calls:,}", tool, what, md_cell(row.todo), md_cell("; ".join(row.marks))]
+
+
+def summary_table(report: Report) -> str:
+    """The per-tool summary as a Markdown table, counts to the right, ``1,234``."""
+    header, rows = summary_rows(report)
+    cells = [
+        [md_cell(cell) if isinstance(cell, str) else f"{cell:,}" for cell in row] for row in rows
+    ]
+    return tabulate(
+        cells,
+        header,
+        tablefmt="pipe",
+        colalign=("left", *(["right"] * (len(header) - 1))),
+        disable_numparse=True,
+    )
+
+
+def _notes(report: Report, budget: _Budget) -> list[str]:
+    """The old runtime and what it changes, the change audited, the log's contradictions
+    and the gate, with its fingerprints: last, for whoever checks how the verdict was made."""
+    first, *notes = runtime_lines(report)
+    lines = ["## Notes", "", first, "", *(f"- {line}" for line in notes), *([""] if notes else [])]
+    if line := gate_line(report):
+        lines += [line, ""]
+    return budget.take(lines, "section")
+
+
+def _numbers(report: Report) -> dict[str, int]:
+    """Each group's number, by fingerprint: its place in the report (and in the groups
+    table), so that a table row and a group's section carry the same number."""
+    return {group.fingerprint: n for n, group in enumerate(report.groups, start=1)}
+
+
 def _unusable_after(report: Report, budget: _Budget) -> list[str]:
     groups = groups_of(report, Outcome.SCHEMA_ERROR_AFTER)
     if not groups:
         return []
+    numbers = _numbers(report)
     out = budget.take(["## ⚠️ Calls that will fail: unusable new schemas", ""], "section")
     for group in groups:
         out += budget.take(
             [
-                f"- **{md_code(group.tool)}** ({plural(group.count, 'call')}, first "
-                f"{md_code(group.first)}): {md_text(group.error)}"
+                f"- **{numbers[group.fingerprint]}.** **{md_code(group.tool)}** "
+                f"({plural(group.count, 'call')}, first {md_code(group.first)}): "
+                f"{md_text(group.error)}"
             ],
             "unusable schema",
         )
@@ -162,9 +243,13 @@ def _groups(
 ) -> list[str]:
     if not groups:
         return []
+    numbers = _numbers(report)
     out = budget.take([title, "", *intro], "section")
-    for number, group in enumerate(groups, start=1):
-        out += budget.take(_group(number, group, set_aside(report, group)), "group")
+    for group in groups:
+        number = numbers[group.fingerprint]
+        out += budget.take(
+            _group(number, group, set_aside(report, group), words(report).unit), "group"
+        )
     return out
 
 
@@ -178,20 +263,21 @@ def _patch(patch: SchemaPatch | None) -> list[str]:
         where = f" (not written to the catalog: {md_text(patch.file_problem or '')})"
     else:
         where = f" at {md_code(str(patch.location))}"
-    operations = visible(compact([operation.as_json() for operation in patch.operations]))
-    fence = md_fence(operations)
+    operations = compact([operation.as_json() for operation in patch.operations])
     return [
-        f"- **Patch:** {md_text(patch.summary)}{where}; as a JSON Patch on the new schema:",
-        "",
-        f"  {fence}json",
-        f"  {operations}",
-        f"  {fence}",
+        f"- **Patch:** {md_text(patch.summary)}{where}; as a JSON Patch on the new schema: "
+        f"{md_code(operations)}"
     ]
 
 
-def _group(number: int, group: Group, below: str | None) -> list[str]:
+def _group(number: int, group: Group, below: str | None, unit: str) -> list[str]:
     title = f"### {number}. {group_heading(group)}"
     callers = callers_text(group)
+    fingerprint = (
+        f"fingerprint `{group.fingerprint}`"
+        + (" (accepted by the baseline)" if group.baselined else "")
+        + (f" ({below}: reported, does not fail the run)" if below else "")
+    )
     out = [
         title,
         "",
@@ -199,38 +285,28 @@ def _group(number: int, group: Group, below: str | None) -> list[str]:
         *([f"- **Evidence:** {group.evidence}"] if group.evidence else []),
         *([f"- **Callers:** {callers}"] if callers else []),
         *([f"- **Values sent:** {values}"] if (values := offending_text(group)) else []),
-        f"- **Cause:** {md_text(cause_text(group.causes))}",
-        f"- **Error:** {md_text(group.error)}",
+        f"- **Cause:** {md_text(cause_text(group.causes, unit))}"
+        + (f"; **error:** {md_text(group.error)}" if group.error else ""),
         f"- **Share:** {share_text(group)}; first {md_code(group.first)}, last "
-        f"{md_code(group.last)}",
+        f"{md_code(group.last)}; {fingerprint}",
         *(
             [f"- **Proven:** the log shows {plural(group.proven, 'call')} of it ran before"]
             if group.proven
             else []
         ),
-        f"- **Fingerprint:** `{group.fingerprint}`"
-        + (" (accepted by the baseline)" if group.baselined else "")
-        + (f" ({below}: reported, does not fail the run)" if below else ""),
         *_patch(group.patch),
         "",
     ]
     if group.examples:
-        out += ["<details><summary>Example arguments</summary>", ""]
+        out += [f"<details><summary>Example arguments ({len(group.examples):,})</summary>", ""]
         for example in group.examples:
-            # Valid JSON still: what visible() escapes, JSON writes the same way.
-            arguments = visible(compact(example.arguments))
-            fence = md_fence(arguments)
             ran = f"; the log says it {example.evidence.value}" if example.evidence else ""
-            out += [
-                f"{md_code(example.source)} (failing at "
-                f"{md_code(example.instance_pointer or '/')}{ran})",
-                "",
-                fence + "json",
-                arguments,
-                fence,
-                "",
-            ]
-        out += ["</details>", ""]
+            out.append(
+                f"- {md_code(example.source)} (failing at "
+                f"{md_code(example.instance_pointer or '/')}{ran}): "
+                f"{md_code(compact(example.arguments))}"
+            )
+        out += ["", "</details>", ""]
     return out
 
 
@@ -238,38 +314,43 @@ def _unusable_before(report: Report, budget: _Budget) -> list[str]:
     tools = [t for t in report.tools if t.counts.get(Outcome.SCHEMA_ERROR_BEFORE)]
     if not tools:
         return []
+    said = words(report)
     lines = [
         f"- {md_code(t.name)} ({plural(t.counts[Outcome.SCHEMA_ERROR_BEFORE], 'call')}): the "
         f"schema as written {md_text(t.old_schema_problem or 'raised for some calls')}"
         for t in tools
     ]
+    heading = f"## Schemas that were unusable {said.before}"
     return _groups(
         report,
-        "## Schemas that were unusable before normalization",
+        heading,
         groups_of(report, Outcome.SCHEMA_ERROR_BEFORE),
         budget,
         [
-            "Calls of these tools were never really validated. The normalized schema can be "
-            "used; the groups below are what it makes of them.",
+            f"Calls of these tools were never really validated. "
+            f"{said.new_schema.capitalize()} can be used; the groups below are what it makes "
+            "of them.",
             "",
             *lines,
             "",
         ],
-    ) or budget.take(
-        ["## Schemas that were unusable before normalization", "", *lines, ""], "section"
-    )
+    ) or budget.take([heading, "", *lines, ""], "section")
 
 
 def _other_changes(report: Report, budget: _Budget) -> list[str]:
-    lines = [
-        f"- {md_code(tool.name)}: {plural(tool.counts[Outcome.STILL_REJECTED], 'call')} rejected "
-        "before and after"
+    tools = [
+        f"{md_code(tool.name)} ({tool.counts[Outcome.STILL_REJECTED]:,})"
         for tool in report.tools
         if tool.counts.get(Outcome.STILL_REJECTED)
     ]
-    if not lines:
+    if not tools:
         return []
-    return budget.take(["## Still rejected", "", *lines, ""], "section")
+    still = report.totals.get(Outcome.STILL_REJECTED, 0)
+    line = (
+        f"{plural(still, 'call')} {agree(still, 'was', 'were')} rejected before and after: "
+        f"{', '.join(tools)}."
+    )
+    return budget.take(["## Still rejected", "", line, ""], "section")
 
 
 def _coverage(report: Report, budget: _Budget) -> list[str]:
@@ -280,7 +361,8 @@ def _coverage(report: Report, budget: _Budget) -> list[str]:
     items = [f"- {md_code(t.name)} {r.describe(md_text, md_code)}" for t, r in never]
     return out + budget.take(
         [
-            "<details><summary>Rewrites no logged call reached</summary>",
+            f"<details><summary>{words(report).units.capitalize()} not reached by any logged "
+            "call</summary>",
             "",
             *items,
             "",
@@ -302,7 +384,7 @@ def _constraints(report: Report, budget: _Budget) -> list[str]:
         return out
     return out + budget.take(
         [
-            "<details><summary>Constraints no logged call reached (blind spots)</summary>",
+            "<details><summary>Constraints not reached by any logged call (blind spots)</summary>",
             "",
             *items,
             "",
@@ -322,41 +404,36 @@ def _counterexamples(report: Report, budget: _Budget) -> list[str]:
         "",
         line,
         "",
-        "<details><summary>Each change, with its counterexample or why there is none</summary>",
+        f"<details><summary>Each {words(report).unit}, with its counterexample or why there is "
+        "none</summary>",
         "",
     ]
-    closing = ["</details>", ""]
+    closing = ["", "</details>", ""]
     if not budget.take([*opening, *closing], "section"):  # paid first: always closed
         return []
     items: list[str] = []
     for found in report.counterexamples:
-        items += budget.take(_counterexample(found), "counterexample")
+        items += budget.take([_counterexample(found)], "counterexample")
     return [*opening, *items, *closing]
 
 
-def _counterexample(found: Counterexample) -> list[str]:
+def _counterexample(found: Counterexample) -> str:
     change = f"{md_code(found.tool)} {found.change.describe(md_code, md_code)}"
     if found.status is CounterexampleStatus.HARMLESS:
-        return [f"- {change}: **harmless**: {md_text(found.reason)}", ""]
+        return f"- {change}: **harmless**: {md_text(found.reason)}"
     if found.status is CounterexampleStatus.NOT_FOUND:
-        return [f"- {change}: **no counterexample found**: {md_text(found.reason)}", ""]
+        return f"- {change}: **no counterexample found**: {md_text(found.reason)}"
     if found.status is CounterexampleStatus.UNUSABLE:
-        return [f"- {change}: **blocked by a schema error**: {md_text(found.reason)}", ""]
-    arguments = visible(compact(found.arguments))
-    fence = md_fence(arguments)
+        return f"- {change}: **blocked by a schema error**: {md_text(found.reason)}"
     if found.derived_from is None:
         origin = "generated from the schema"
     else:
-        edit = visible(compact(list(found.patch)))
+        edit = compact(list(found.patch))
         origin = f"{md_code(found.derived_from)} edited by the JSON Patch {md_code(edit)}"
-    return [
-        f"- {change}: **bites**: the old runtime accepts and the new schema rejects ({origin}):",
-        "",
-        fence + "json",
-        arguments,
-        fence,
-        "",
-    ]
+    return (
+        f"- {change}: **bites**: the old runtime accepts and the new schema rejects "
+        f"{md_code(compact(found.arguments))} ({origin})"
+    )
 
 
 def _unparseable(report: Report, budget: _Budget) -> list[str]:
@@ -377,11 +454,11 @@ def _unparseable(report: Report, budget: _Budget) -> list[str]:
         "<details><summary>"
         f"{plural(len(results), 'call')}: unparseable or naming an unknown tool</summary>",
         "",
-        tabulate(rows, ["source", "tool", "why"], tablefmt="github", disable_numparse=True),
+        tabulate(rows, ["source", "tool", "why"], tablefmt="pipe", disable_numparse=True),
         "",
     ]
     if len(results) > MAX_LISTED:
-        out += [f"({len(results) - MAX_LISTED} more not listed; see the JSON report)", ""]
+        out += [f"({len(results) - MAX_LISTED:,} more not listed; see the JSON report)", ""]
     out += ["</details>", ""]
     hint = content_capture_hint(results)
     if hint is not None:  # outside the fold: the fix for a whole export
@@ -390,24 +467,27 @@ def _unparseable(report: Report, budget: _Budget) -> list[str]:
 
 
 def _rewrites(report: Report, budget: _Budget) -> list[str]:
-    tools = [t for t in report.tools if t.rewrites or t.findings]
+    tools = [t for t in report.tools if t.rewrites or t.findings or t.text_edits]
     if not tools:
         return []
     unit = words(report).unit
     out = budget.take([f"## {unit.capitalize()}s and findings", ""], "section")
     for tool in tools:
+        counted = [plural(len(tool.rewrites), unit)]
+        if tool.text_edits:
+            counted.append(plural(tool.text_edits, TEXT_EDIT))
+        counted.append(plural(len(tool.findings), "finding"))
         lines = [
-            f"<details><summary><code>{html_text(tool.name)}</code>: "
-            f"{plural(len(tool.rewrites), unit)}, {plural(len(tool.findings), 'finding')} "
+            f"<details><summary><code>{html_text(tool.name)}</code>: {', '.join(counted)} "
             f"({md_html(str(tool.location))})</summary>",
             "",
         ]
         lines += [
-            f"- {r.describe(md_code, md_code)} ({r.rule.value}; reached by {plural(n, 'call')})"
+            f"- {r.describe(md_code, md_code)} ({r.rule.value}; {reached_text(n)})"
             for r, n in zip(tool.rewrites, tool.reached, strict=True)
         ]
         lines += [f"- {f.code} {md_code(f.pointer)}: {md_quoted(f.message)}" for f in tool.findings]
-        out += budget.take([*lines, "", "</details>", ""], "tool's rewrites")
+        out += budget.take([*lines, "", "</details>", ""], "rewrite list")
     return out
 
 

@@ -15,7 +15,14 @@ from typing import Any
 
 from auditor.aggregate.gate import below_threshold, fails
 from auditor.models import Group, Report
-from auditor.report.common import group_location, group_title, plain, set_aside
+from auditor.report.common import (
+    group_location,
+    group_title,
+    plain,
+    rollup_lines,
+    set_aside,
+    verdict,
+)
 from auditor.report.escape import visible
 from auditor.report.rules import AUDIT_RULES as RULES
 from auditor.report.sarif_log import (
@@ -31,6 +38,9 @@ def render(report: Report, fixes: Mapping[str, dict[str, Any]] | None = None) ->
     """The SARIF log, one run; ``fixes`` by group fingerprint (``loosening_fixes``)."""
     extra: dict[str, Any] = {
         "properties": {
+            # The run's summary: the verdict, then what to do (Report.rollup), entry by entry.
+            "verdict": visible(plain(verdict(report))),
+            "whatToDo": _what_to_do(report),
             "oldRuntime": report.old_runtime.value,
             "provenRegressions": report.proven_count,
             "contradictions": report.contradiction_count,
@@ -44,6 +54,20 @@ def render(report: Report, fixes: Mapping[str, dict[str, Any]] | None = None) ->
         [_result(report, group, (fixes or {}).get(group.fingerprint)) for group in report.groups],
         **extra,
     )
+
+
+def _what_to_do(report: Report) -> list[dict[str, Any]]:
+    """The roll-up's entries that hold a group: kind, groups, calls, and what it says."""
+    entries = [entry for entry in report.rollup.entries if entry.groups]
+    return [
+        {
+            "kind": entry.kind.value,
+            "groups": entry.groups,
+            "calls": entry.calls,
+            "text": visible(plain(line)),
+        }
+        for entry, line in zip(entries, rollup_lines(report.rollup), strict=True)
+    ]
 
 
 def loosening_fixes(report: Report, changes: Mapping[str, LineChange]) -> dict[str, dict[str, Any]]:
@@ -81,7 +105,10 @@ def _result(report: Report, group: Group, fix: dict[str, Any] | None = None) -> 
         "level": "note" if group.baselined else level,
         # Shown to people as is: one visible line. The properties keep the data as it was.
         "message": {
-            "text": visible(f"{group_title(group)}. {plain(group.hint.text)} Error: {group.error}")
+            "text": visible(
+                f"{group_title(group)}. {plain(group.hint.text)}"
+                + (f" Error: {group.error}" if group.error else "")
+            )
         },
         "partialFingerprints": {"auditorGroup/v1": group.fingerprint},
         "properties": {

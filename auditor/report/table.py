@@ -20,6 +20,7 @@ from auditor.aggregate.gate import below_threshold, exit_code
 from auditor.models import Group, Outcome, Report
 from auditor.report.cells import cell_len, cut, ljust, rjust, wrap
 from auditor.report.common import (
+    NOTHING_TO_DO,
     OUTCOME_LABELS,
     baseline_line,
     budget_line,
@@ -33,13 +34,13 @@ from auditor.report.common import (
     offending_text,
     patch_line,
     plain,
-    plural,
     proven_line,
     removes_tool,
     rollup_lines,
     runtime_lines,
     words,
 )
+from auditor.report.counts import plural
 from auditor.report.escape import terminal
 
 DEFAULT_WIDTH: Final = 80
@@ -75,6 +76,7 @@ SHORT_LABELS: Final[dict[str, str]] = {
     OUTCOME_LABELS[Outcome.UNPARSEABLE]: "unpar-\nseable",
     OUTCOME_LABELS[Outcome.UNKNOWN_TOOL]: "unkn.\ntool",
     "rewrites": "rewr.",
+    "changes": "chg.",
 }
 """Column headers of a narrow terminal (schema errors are the new or old schema's)."""
 
@@ -105,10 +107,12 @@ def _cell(count: int, blank: bool) -> str:
     return "" if blank and not count else f"{count:,}"
 
 
-def _grid(rows: list[Row], outcomes: list[Outcome], style: int, tool_width: int | None) -> str:
+def _grid(
+    rows: list[Row], outcomes: list[Outcome], style: int, tool_width: int | None, unit: str
+) -> str:
     """The table; ``style`` 0: headers in one line, 1: in two, 2: abbreviated;
-    ``tool_width``: names cut to it."""
-    labels = ["calls", *(OUTCOME_LABELS[o] for o in outcomes), "rewrites"]
+    ``tool_width``: names cut to it; ``unit``: the last column's word (rewrite, change)."""
+    labels = ["calls", *(OUTCOME_LABELS[o] for o in outcomes), unit + "s"]
     if style == 1:
         labels = [_two_lines(label) for label in labels]
     elif style == 2:
@@ -155,7 +159,7 @@ def _widest(text: str) -> int:
     return max(cell_len(line) for line in text.splitlines())
 
 
-def _listed(rows: list[Row], outcomes: list[Outcome], width: int) -> str:
+def _listed(rows: list[Row], outcomes: list[Outcome], width: int, unit: str) -> str:
     """One line per tool (wrapped), for a terminal too narrow for columns."""
     lines: list[str] = []
     for name, calls, counts, rewrites in rows:
@@ -163,7 +167,7 @@ def _listed(rows: list[Row], outcomes: list[Outcome], width: int) -> str:
         line = f"{terminal(name)}: {plural(calls, 'call')}" + (
             f": {', '.join(said)}" if said else ""
         )
-        lines += wrap(line + (f"; {plural(rewrites, 'rewrite')}" if rewrites else ""), width)
+        lines += wrap(line + (f"; {plural(rewrites, unit)}" if rewrites else ""), width)
     return "\n".join(lines)
 
 
@@ -172,18 +176,19 @@ def summary_table(report: Report, width: int = DEFAULT_WIDTH) -> str:
     left out, then headers on two lines, then abbreviated, then tool names cut; else one
     line per tool, wrapped."""
     rows = _rows(report)
+    unit = words(report).unit
     outcomes = [o for o in TABLE_OUTCOMES if o is Outcome.NEWLY_REJECTED or report.totals.get(o)]
     for style in range(3):
-        text = _grid(rows, outcomes, style, None)
+        text = _grid(rows, outcomes, style, None, unit)
         if _widest(text) <= width:
             return text
     longest = max(cell_len(terminal(name)) for name, *_ in rows)
     tool_width = max(MIN_TOOL_WIDTH, longest - (_widest(text) - width))
     if tool_width < longest:
-        text = _grid(rows, outcomes, 2, tool_width)
+        text = _grid(rows, outcomes, 2, tool_width, unit)
         if _widest(text) <= width:
             return text
-    return _listed(rows, outcomes, width)
+    return _listed(rows, outcomes, width, unit)
 
 
 Line = tuple[str, int | None]
@@ -245,16 +250,19 @@ def _group_lines(report: Report, groups: list[Group], detail: bool) -> list[Line
         lines.append(line)
         if detail:
             indent = " " * (line[1] or 0)
-            lines += [(indent + terminal(text), None) for text in _detail(group)]
+            lines += [
+                (indent + terminal(text), None) for text in _detail(group, words(report).unit)
+            ]
     return lines
 
 
-def _detail(group: Group) -> list[str]:
+def _detail(group: Group, unit: str) -> list[str]:
     """The detail of a group, plain text: cause and first call, error, evidence, hint, values
     sent, callers, patch and fingerprint (what a baseline names)."""
     lines = []
     if group.outcome is Outcome.NEWLY_REJECTED:
-        lines.append(f"caused by {cause_text(group.causes)}; e.g. {group.first}")
+        cause = cause_text(group.causes, unit)
+        lines.append(f"{'caused by ' if group.causes else ''}{cause}; e.g. {group.first}")
     else:
         lines.append(f"e.g. {group.first}")
     if group.outcome is Outcome.SCHEMA_ERROR_AFTER:
@@ -283,7 +291,7 @@ def _section_title(report: Report, outcome: Outcome, groups: list[Group]) -> str
 def _rollup(report: Report) -> list[Line]:
     lines = rollup_lines(report.rollup)
     if not lines:
-        return [("What to do: nothing (no call changes its outcome).", None)]
+        return [(f"What to do: {NOTHING_TO_DO}.", None)]
     return [("What to do:", None), *((f"  {terminal(plain(line))}", 4) for line in lines)]
 
 

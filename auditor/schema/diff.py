@@ -15,6 +15,13 @@ causes and coverage work unchanged:
 - ``$ref`` targets are followed by the cause finder itself: a change inside ``$defs`` is on
   the path of every error whose evaluation went through a reference to it.
 
+A **text-only edit** is a difference in an annotation keyword alone (``TEXT_KEYWORDS``:
+``description``, ``title``, ``examples``, ``$comment``), its value of the type the meta-schema
+asks on both sides (a string; ``examples`` a list): no validator enforces it, so it cannot
+change what a call gets. It is counted apart (``Difference.text_edits``), never a change: it
+is no cause, no coverage gap and no counterexample's subject. Anything else in the same
+schema (a ``title`` that is a number, a property added with its description) is a change.
+
 Whole entries of a map of subschemas (a property added to or removed from ``properties``) are
 changes at the entry (``/properties/email``) that belong to the map's keyword: an added
 property explains errors below it, and a removed one explains the ``additionalProperties``
@@ -38,6 +45,14 @@ MAX_SHOWN: Final = 200
 
 _TOOL_REMOVED: Final = "tool removed"
 
+TEXT_KEYWORDS: Final[dict[str, type]] = {
+    "description": str,
+    "title": str,
+    "$comment": str,
+    "examples": list,
+}
+"""Annotation keywords no validator enforces, with the type of value the meta-schemas ask."""
+
 
 @dataclass(frozen=True)
 class NewCatalogs:
@@ -55,21 +70,48 @@ class NewCatalogs:
 
 def compare(old: ToolSchema, new: ToolSchema | None, rules: Collection[Rule]) -> Normalized:
     """The new side of ``old``: ``new``'s schema (normalized by ``rules``; as written when
-    there are none) with the changes from the old one, or a schema that refuses every call
-    when the change removed the tool."""
+    there are none) with the changes from the old one and its count of text-only edits, or
+    a schema that refuses every call when the change removed the tool."""
     if new is None:
         return Normalized(False, (removed_tool(old.name),), (), draft_of(old.schema))
     try:
         normalized = normalize(new.schema, rules)
-        changes = diff(old.schema, normalized.schema)
+        found = difference(old.schema, normalized.schema)
     except RecursionError:  # too deep to walk: compiling it reports the same depth problem
         return Normalized(new.schema, (), (), draft_of(new.schema))
-    return Normalized(normalized.schema, changes, normalized.findings, normalized.draft)
+    return Normalized(
+        normalized.schema, found.changes, normalized.findings, normalized.draft, found.text_edits
+    )
+
+
+@dataclass(frozen=True)
+class Difference:
+    """What differs between two schemas: the changes, and the text-only edits beside them."""
+
+    changes: tuple[Rewrite, ...]
+    """In the order of the new schema's keys."""
+    text_edits: int = 0
+
+
+def difference(old: JSON, new: JSON) -> Difference:
+    """The changes from ``old`` to ``new``, and how many text-only edits were set aside."""
+    walk = _Diff(draft_of(old), draft_of(new))
+    changes = tuple(walk.schema(old, new, "", ""))
+    return Difference(changes, walk.text_edits)
 
 
 def diff(old: JSON, new: JSON) -> tuple[Rewrite, ...]:
-    """Every change from ``old`` to ``new``, in the order of the new schema's keys."""
-    return tuple(_Diff(draft_of(old), draft_of(new)).schema(old, new, "", ""))
+    """Every change from ``old`` to ``new`` (text-only edits left out), in the order of the
+    new schema's keys."""
+    return difference(old, new).changes
+
+
+def text_only(key: str, *values: JSON) -> bool:
+    """Whether a keyword ``key`` holding ``values`` (one side's, or both sides') is an
+    annotation no validator enforces: a ``TEXT_KEYWORDS`` member whose every value has the
+    type the meta-schemas ask."""
+    wanted = TEXT_KEYWORDS.get(key)
+    return wanted is not None and all(isinstance(value, wanted) for value in values)
 
 
 def removed_tool(name: str) -> Rewrite:
@@ -105,6 +147,8 @@ class _Diff:
     def __init__(self, old_draft: Draft, new_draft: Draft) -> None:
         self._old = VOCABULARY[old_draft]
         self._new = VOCABULARY[new_draft]
+        self.text_edits = 0
+        """Text-only edits met so far (``text_only``): counted, never yielded."""
 
     def _kind(self, old_key: str, new_key: str) -> Kind:
         return self._new.get(new_key) or self._old.get(old_key) or Kind.DATA
@@ -119,7 +163,14 @@ class _Diff:
             old_key = key if key in old else renamed.get(key)
             there_old, there_new = pointers.join(at_old, old_key or key), pointers.join(at_new, key)
             if old_key is None:
+                if text_only(key, value):
+                    self.text_edits += 1
+                    continue
                 yield Rewrite(there_old, "", shown(value), Rule.EDIT, there_new, Change.ADD)
+                continue
+            if old_key == key and text_only(key, old[key], value):
+                if not same(old[key], value):
+                    self.text_edits += 1
                 continue
             if old_key != key:
                 yield Rewrite(there_old, old_key, key, Rule.EDIT, there_new, Change.RENAME)
@@ -127,7 +178,9 @@ class _Diff:
             yield from self.value(kind, old[old_key], value, there_old, there_new)
         kept = set(new) | set(renamed.values())
         for key, value in old.items():
-            if key not in kept:
+            if key not in kept and text_only(key, value):
+                self.text_edits += 1
+            elif key not in kept:
                 there = pointers.join(at_old, key)
                 yield Rewrite(
                     there, shown(value), "", Rule.EDIT, pointers.join(at_new, key), Change.REMOVE

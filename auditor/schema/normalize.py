@@ -93,6 +93,9 @@ class Normalized:
     rewrites: tuple[Rewrite, ...]
     findings: tuple[Finding, ...]
     draft: Draft
+    text_edits: int = 0
+    """Between two catalogs: annotation edits left out of ``rewrites``
+    (``auditor.schema.diff.text_only``); the normalizer makes none."""
 
 
 @dataclass

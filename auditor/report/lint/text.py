@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from auditor.report.common import plural
+from auditor.report.counts import plural
 from auditor.report.escape import terminal
 from auditor.report.rules import fixable
 from auditor.schema.lint import LocatedFinding
