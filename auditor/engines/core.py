@@ -1,5 +1,5 @@
 """The engine-neutral audit: ``audit_part`` on any worker, ``combine`` anywhere, ``merge``
-on the driver. No engine is imported here.
+on the driver, ``report_of`` at the end of every engine. No engine is imported here.
 
 A tally is exact when merged in log order (``Tally.merge``). A ``Partial`` therefore holds
 runs of consecutive parts, each keyed by the plan indices of its first and last part;
@@ -326,14 +326,15 @@ def merge(plan: AuditPlan, partials: Iterable[Partial]) -> Report:
         tally, counted = run.tally, run.stats
         if plan.scratch is not None:
             take_back(plan.scratch, run.aside, tally, plan.settings.max_calls)
-    return build_report(
-        replays,
-        tally,
-        file_stats(plan.files, counted),
-        plan.schema_inputs,
-        plan.overrides,
-        plan.settings,
-    )
+    return report_of(plan, replays, tally, file_stats(plan.files, counted))
+
+
+def report_of(
+    plan: AuditPlan, replays: Replays, tally: Tally, stats: tuple[LogStats, ...]
+) -> Report:
+    """The report of the plan's whole tally and each file's accounting: where every engine
+    ends, whatever way it merged its parts."""
+    return build_report(replays, tally, stats, plan.schema_inputs, plan.overrides, plan.settings)
 
 
 def file_stats(
