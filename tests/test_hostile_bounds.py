@@ -21,7 +21,6 @@ import pytest
 from jsonschema import validators
 from jsonschema.exceptions import ValidationError
 
-from auditor.aggregate import parallel
 from auditor.aggregate.loosen import PATTERN_TIMEOUT, Witness, suggest
 from auditor.aggregate.pipeline import (
     MAX_UNCALLED_SEARCHED,
@@ -33,6 +32,7 @@ from auditor.aggregate.pipeline import (
     prepare,
 )
 from auditor.aggregate.redact import MAX_TOOL_NAME
+from auditor.engines import local as parallel
 from auditor.inputs.parts import LogPart
 from auditor.models import (
     ACCEPTS,
@@ -69,7 +69,7 @@ from auditor.replay.tool import (
 from auditor.report import Format, render
 from auditor.schema.keywords import draft_of
 from auditor.schema.normalize import DEFAULT_RULES
-from tests.conftest import AUDITOR, ROOT, cpu_seconds, load_cases, run_cli, seconds
+from tests.conftest import AUDITOR, ROOT, cpu_seconds, load_cases, run_cli, seconds, small_parts
 from tests.replaying import CallList, replay_call
 
 REGEX_BOMB = "^(?:(?:(?:a{1000}){1000}){1000})$"
@@ -220,7 +220,7 @@ def test_a_lost_worker_is_a_loud_failure_without_a_report(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     log = _big_log(tmp_path)
-    monkeypatch.setattr(parallel, "MIN_PART_BYTES", 1024)
+    small_parts(monkeypatch, 1024)
     monkeypatch.setattr(parallel, "_work", _dying)
     reports = tmp_path / "reports"
     catalog = ROOT / "sample_logs" / "mcp_files" / "tools.json"
@@ -248,7 +248,7 @@ def test_a_failing_worker_is_a_loud_failure_without_a_report(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     log = _big_log(tmp_path)
-    monkeypatch.setattr(parallel, "MIN_PART_BYTES", 1024)
+    small_parts(monkeypatch, 1024)
     monkeypatch.setattr(parallel, "_work", _failing)
     reports = tmp_path / "reports"
     catalog = ROOT / "sample_logs" / "mcp_files" / "tools.json"

@@ -59,8 +59,8 @@ FIELDS: Final = _fields()
 def _on_command_line(kind: type, spec: Field[Any]) -> tuple[Any, Any]:
     """The type the command line reads for a field, and its default there."""
     meta = option_of(spec)
-    if meta.typed is not None:
-        return meta.typed[0] | None, None
+    if meta.typed is not None:  # its text default, which --help shows
+        return meta.typed[0], meta.show_default
     if get_origin(kind) is tuple:
         return list.__class_getitem__(get_args(kind)[0]) | None, None
     return kind, field_default(spec)
@@ -76,7 +76,8 @@ def _typer_option(meta: Option) -> Any:
         *meta.flags,
         rich_help_panel=meta.panel,
         metavar=meta.metavar,
-        show_default=meta.show_default,
+        # The default of an option read as text is that text: typer shows it as it is.
+        show_default=True if meta.typed is not None else meta.show_default,
         help=meta.help,
         **bounds,
     )
@@ -112,7 +113,7 @@ def audit(ctx: typer.Context, **values: Any) -> None:
     # command's default_map: every value here is the command line's, else the file's, else
     # the default, each parsed and checked by its option. Failures are AuditorErrors, said
     # and turned into their exit code in one place: auditor.cli.guard.
-    parts = _parts(values)
+    parts = _parts(values, lambda name: _given(ctx, name))
     request = AuditRequest(**{name: parts[name] for name, _ in PARTS})
     delivery = parts["delivery"]
     assert isinstance(delivery, Delivery)
@@ -137,14 +138,16 @@ def run(request: AuditRequest, outputs: Outputs) -> int:
     return deliver(result, outputs)
 
 
-def _parts(values: dict[str, Any]) -> dict[str, Any]:
-    """The request's parts and the delivery, from the command's parsed values."""
+def _parts(values: dict[str, Any], given: Callable[[str], bool]) -> dict[str, Any]:
+    """The request's parts and the delivery, from the command's parsed values. An option
+    read as text (``--rules``) that neither the command line nor the config file gave is
+    None: the request says that it was not named."""
     chosen: dict[str, dict[str, Any]] = {name: {} for name, _ in SOURCES}
     for part, spec, kind in FIELDS:
         value = values[spec.name]
         meta = option_of(spec)
         if meta.typed is not None:
-            value = None if value is None else meta.typed[1](value)
+            value = meta.typed[1](value) if given(spec.name) else None
         elif get_origin(kind) is tuple:
             value = tuple(value or ())
         chosen[part][spec.name] = value

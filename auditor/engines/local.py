@@ -39,7 +39,8 @@ from auditor.aggregate.progress import Progress
 from auditor.engines import inline
 from auditor.engines.core import count_item, file_stats, replays_for, report_of
 from auditor.engines.kept import put_aside, take_back
-from auditor.engines.plan import MIN_PART_BYTES, AuditPlan
+from auditor.engines import plan as plans
+from auditor.engines.plan import AuditPlan
 from auditor.errors import EXIT_INTERNAL, AuditorError
 from auditor.inputs.calls_from import CallsFrom
 from auditor.inputs.log_format_names import LogFormat
@@ -113,7 +114,7 @@ def tally_in_parallel(
     settings, aside_to = plan.settings, plan.scratch
     gzipped = [spillable(item, fmt, max_record_bytes) for item in items]
     large = [
-        found if found and os.path.getsize(found[0]) >= MIN_PART_BYTES // GZIP_RATIO else None
+        found if found and os.path.getsize(found[0]) >= plans.MIN_PART_BYTES // GZIP_RATIO else None
         for found in gzipped
     ]
     if len(items) < 2 and not any(large):
@@ -179,7 +180,7 @@ def _parts(
         if gzipped is None:
             yield item
         else:
-            yield from spill(*gzipped, scratch, MIN_PART_BYTES, calls_from)
+            yield from spill(*gzipped, scratch, plans.MIN_PART_BYTES, calls_from)
 
 
 def _size(part: WorkItem) -> int:

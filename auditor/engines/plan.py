@@ -86,7 +86,7 @@ def make_plan(
     settings: ReportSettings | None = None,
     new_catalogs: NewCatalogs | None = None,
     workers: int = 2,
-    min_part_bytes: int = MIN_PART_BYTES,
+    min_part_bytes: int | None = None,
     scratch: str | None = None,
     repeats_apart: bool = False,
     distinct_first: bool = False,
@@ -97,7 +97,8 @@ def make_plan(
     rules), cut for about ``workers`` workers as ``cut`` says. ``settings``: what the report
     keeps and how it gates (``auditor.api.settings``). ``scratch``: a folder of this run's
     own, readable here and writable by every worker, that keeps the listed calls off the
-    driver. ``repeats_apart``: a log whose calls repeat those of other files is a part of its
+    driver. ``min_part_bytes``: the least a part holds (``MIN_PART_BYTES``, read when the
+    plan is made). ``repeats_apart``: a log whose calls repeat those of other files is a part of its
     own, for an engine that finds the repeats by a shuffle (``auditor.engines.core.seen_before``);
     otherwise such logs are all one part. ``distinct_first``: see ``AuditPlan.distinct_first``."""
     settings = settings or ReportSettings()
@@ -112,7 +113,7 @@ def make_plan(
             files,
             fmt,
             workers,
-            min_part_bytes,
+            MIN_PART_BYTES if min_part_bytes is None else min_part_bytes,
             PARTS_PER_JOB,
             limits.max_record_bytes,
             inputs.calls_from,
