@@ -15,7 +15,7 @@ the warnings it would print, and the verified loosenings as edits of the catalog
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import cached_property
@@ -35,7 +35,7 @@ from auditor.inputs.log_files import (
 )
 from auditor.inputs.paths import STDIN, shown
 from auditor.inputs.uri import check_uri
-from auditor.models import DEFAULT_RULES, Call, LogStats, Report, Rule, ToolSchema
+from auditor.models import DEFAULT_RULES, Call, Report, Rule, ToolSchema
 from auditor.request import AuditRequest, Inputs
 
 if TYPE_CHECKING:
@@ -108,7 +108,7 @@ def audit(request: AuditRequest, progress: Callable[[int], Progress] | None = No
             [shown(path) for path in inputs.schemas],
             request,
             overrides=old.overrides,
-            settings=settings(request),
+            settings=_settings(request),
             new_catalogs=new,
             progress=None if progress is None else progress(_size(files)),
         )
@@ -125,22 +125,32 @@ def replay(
     calls: Iterable[Call],
     request: AuditRequest | None = None,
     schema_inputs: Sequence[str] = (),
+    settings: ReportSettings | None = None,
 ) -> Report:
-    """The report of ``calls`` already in memory (a notebook's, a test's) against ``tools``
-    and the request's change, report and gating settings, in this process. The new side is
-    the tools normalized by ``request.change.rules``; its inputs are not read."""
-    from auditor.aggregate.pipeline import build_report, count_calls, prepare
+    """The report of ``calls`` (a notebook's list, a test's, or a ``LogReader`` over log
+    files, whose accounting the report then carries) against ``tools`` and the request's
+    change, in this process. The new side is the tools normalized by the request's rules;
+    its inputs are not read. ``settings``: what the report keeps and how it gates, already
+    resolved (a baseline in memory, say) instead of the request's."""
+    from auditor.aggregate.pipeline import (
+        CallList,
+        CallSource,
+        build_report,
+        count_calls,
+        prepare,
+    )
 
     request = request or AuditRequest()
     replays = prepare(
         tools,
         _rules(request),
         call_timeout=request.limits.call_timeout or None,
-        old_runtime=request.change.old_runtime,
+        old_runtime=request.change.old_runtime if settings is None else settings.old_runtime,
     )
-    chosen = settings(request)
-    tally = count_calls(replays, _Listed(calls), chosen)
-    return build_report(replays, tally, (), schema_inputs, (), chosen)
+    chosen = settings or _settings(request)
+    source = calls if isinstance(calls, CallSource) else CallList(calls)
+    tally = count_calls(replays, source, chosen)
+    return build_report(replays, tally, source.stats(), schema_inputs, (), chosen)
 
 
 def lint(
@@ -159,7 +169,7 @@ def lint(
     return lint_paths(list(paths), list(select), list(ignore), limit, follow_links)
 
 
-def settings(request: AuditRequest) -> ReportSettings:
+def _settings(request: AuditRequest) -> ReportSettings:
     """What the report keeps and how it gates, from the request."""
     from auditor.aggregate.pipeline import ReportSettings
 
@@ -185,19 +195,6 @@ def jobs(request: AuditRequest) -> int:
 
 def columns(request: AuditRequest) -> Columns:
     return Columns(request.inputs.tool_column, request.inputs.arguments_column)
-
-
-class _Listed:
-    """Calls already in memory, as a call source with no log statistics."""
-
-    def __init__(self, calls: Iterable[Call]) -> None:
-        self._calls = calls
-
-    def __iter__(self) -> Iterator[Call]:
-        return iter(self._calls)
-
-    def stats(self) -> tuple[LogStats, ...]:
-        return ()
 
 
 def _rules(request: AuditRequest) -> frozenset[Rule]:

@@ -72,9 +72,9 @@ def history_plan(folder: Path) -> AuditPlan:
         tools,
         [str(f) for f in files],
         ["tools.json"],
+        request_for(calls_from=CallsFrom.RESPONSES),
         settings=LISTED,
         min_part_bytes=4096,
-        calls_from=CallsFrom.RESPONSES,
         scratch=str(scratch),
     )
 

@@ -157,9 +157,9 @@ def test_the_engine_core_cuts_and_merges_a_history_log_of_responses(tmp_path: Pa
         tools,
         logs,
         ["tools.json"],
+        request_for(calls_from=CallsFrom.RESPONSES),
         settings=settings,
         min_part_bytes=2048,
-        calls_from=CallsFrom.RESPONSES,
     )
     assert len(plan.parts) > 2
     partials = [audit_part(plan, part) for part in reversed(range(len(plan.parts)))]

@@ -25,10 +25,12 @@ from auditor.aggregate.loosen import PATTERN_TIMEOUT, Witness, suggest
 from auditor.aggregate.pipeline import (
     MAX_UNCALLED_SEARCHED,
     MAX_UNKNOWN_TOOLS,
+    CallList,
     ReportSettings,
     Tally,
     build_report,
     count_calls,
+    evaluate_call,
     prepare,
 )
 from auditor.aggregate.redact import MAX_TOOL_NAME
@@ -70,7 +72,6 @@ from auditor.report import Format, render
 from auditor.schema.keywords import draft_of
 from auditor.schema.normalize import DEFAULT_RULES
 from tests.conftest import AUDITOR, ROOT, cpu_seconds, load_cases, run_cli, seconds, small_parts
-from tests.replaying import CallList, replay_call
 
 REGEX_BOMB = "^(?:(?:(?:a{1000}){1000}){1000})$"
 
@@ -538,10 +539,13 @@ def test_a_schema_too_large_to_prepare_is_unusable_in_one_line() -> None:
         for name, schema in (("huge", huge), ("ordinary", ordinary))
     ]
     replays = prepare(tools, DEFAULT_RULES)
-    result = replay_call(replays, Call("log:1", "huge", {"p1": "a"}))
+    result = evaluate_call(replays, Call("log:1", "huge", {"p1": "a"}))[0]
     assert result.outcome is Outcome.SCHEMA_ERROR_AFTER
     assert result.schema_problem == "holds more than 200,000 values (too large to prepare)"
-    assert replay_call(replays, Call("log:2", "ordinary", {"p1": "a"})).outcome is Outcome.ACCEPTED
+    assert (
+        evaluate_call(replays, Call("log:2", "ordinary", {"p1": "a"}))[0].outcome
+        is Outcome.ACCEPTED
+    )
     # 150,003 values: still prepared
     assert schema_problem({"type": "object", "properties": properties(30_000)}) is None
 

@@ -38,8 +38,9 @@ EXAMPLES: Final = """Examples:
   auditor audit --schemas tools.yaml --against origin/main --logs logs/"""
 """The end of ``audit --help``, before the exit codes."""
 
-SOURCES: Final = (*PARTS, ("delivery", Delivery))
-"""Where the options come from, in ``--help`` order: the request's parts, then the run's."""
+SOURCES: Final = (*PARTS[:2], ("delivery", Delivery), *PARTS[2:])
+"""Where the options come from, in ``--help`` order: the inputs and the change, then where
+this run's outputs go, then the rest of the request."""
 
 
 def _fields() -> list[tuple[str, Field[Any], type]]:

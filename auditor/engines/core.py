@@ -124,23 +124,25 @@ _compiled: dict[str, Replays] = {}
 def replays_for(plan: AuditPlan) -> Replays:
     """The plan's tools, normalized and compiled once per process (each tool on its first
     call): a worker keeps one catalog, so memory does not grow with the plans it sees."""
+    if not plan.catalog_key:
+        return prepared(plan)
     replays = _compiled.get(plan.catalog_key)
     if replays is None:
         _compiled.clear()
-        replays = _compiled[plan.catalog_key] = prepare(
-            plan.tools,
-            plan.rules,
-            call_timeout=plan.call_timeout,
-            old_runtime=plan.settings.old_runtime,
-            new_catalogs=plan.new_catalogs,
-        )
+        replays = _compiled[plan.catalog_key] = prepared(plan)
     return replays
 
 
-def remember(plan: AuditPlan, replays: Replays) -> None:
-    """Use ``replays`` for ``plan`` in this process (and in the workers it forks)."""
-    _compiled.clear()
-    _compiled[plan.catalog_key] = replays
+def prepared(plan: AuditPlan) -> Replays:
+    """The plan's tools, normalized (or matched with the new catalogs), each compiled on its
+    first call."""
+    return prepare(
+        plan.tools,
+        plan.rules,
+        call_timeout=plan.call_timeout,
+        old_runtime=plan.settings.old_runtime,
+        new_catalogs=plan.new_catalogs,
+    )
 
 
 def count_item(

@@ -3,10 +3,10 @@ logs that must be read in one pass: standard input, a single document, request h
 
 from __future__ import annotations
 
-from auditor.aggregate.pipeline import Replays, count_calls, prepare
+from auditor.aggregate.pipeline import Replays, count_calls
 from auditor.aggregate.progress import Progress
 from auditor.aggregate.repeats import AcceptedRepeats
-from auditor.engines.core import report_of
+from auditor.engines.core import prepared, report_of
 from auditor.engines.plan import AuditPlan
 from auditor.inputs.reader import LogReader
 from auditor.models import Report
@@ -18,13 +18,7 @@ def run(
     """The report of ``plan`` read in one pass (its parts, if any, are not used); ``replays``:
     the plan's, already compiled (the local engine's, when it finds nothing to split)."""
     if replays is None:
-        replays = prepare(
-            plan.tools,
-            plan.rules,
-            call_timeout=plan.call_timeout,
-            old_runtime=plan.settings.old_runtime,
-            new_catalogs=plan.new_catalogs,
-        )
+        replays = prepared(plan)
     repeats = AcceptedRepeats()  # the reader counts accepted repeats itself
     reader = LogReader(
         plan.files,

@@ -37,9 +37,9 @@ from typing import Any, Final
 from auditor.aggregate.pipeline import Replays, ReportSettings, Tally
 from auditor.aggregate.progress import Progress
 from auditor.engines import inline
+from auditor.engines import plan as plans
 from auditor.engines.core import count_item, file_stats, replays_for, report_of
 from auditor.engines.kept import put_aside, take_back
-from auditor.engines import plan as plans
 from auditor.engines.plan import AuditPlan
 from auditor.errors import EXIT_INTERNAL, AuditorError
 from auditor.inputs.calls_from import CallsFrom

@@ -52,8 +52,9 @@ class AuditPlan:
     call_timeout: float | None = DEFAULT_CALL_TIMEOUT
     max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES
     catalog_key: str = ""
-    """What identifies the compiled catalog in a worker's cache: a digest of everything the
-    replays are built from, taken once by the driver (``make_plan``)."""
+    """What identifies the compiled catalog in a cluster worker's cache: a digest of
+    everything the replays are built from, taken once by the driver (``make_plan``); empty
+    for a plan run on this machine, whose forked workers share the driver's."""
     scratch: str | None = None
     """A folder of this run's own where each part writes its kept calls, shipping counts
     only (``auditor.engines.kept``); None: the kept calls travel in the partials."""
@@ -121,15 +122,17 @@ def make_plan(
             # Local workers read a Parquet or Arrow file whole; a cluster, in row groups.
             columns if cut is Cut.FOR_CLUSTER else None,
         )
-    compiled_from = (
-        tuple(tools),
-        sorted(rule.value for rule in rules),
-        new_catalogs,
-        call_timeout,
-        settings.old_runtime,
-    )
-    # Taken here, once: pickling a frozenset gives different bytes in another process.
-    key = hashlib.blake2b(pickle.dumps(compiled_from), digest_size=16).hexdigest()
+    key = ""
+    if cut is Cut.FOR_CLUSTER:  # a worker of a cluster keeps the compiled catalog by it
+        compiled_from = (
+            tuple(tools),
+            sorted(rule.value for rule in rules),
+            new_catalogs,
+            call_timeout,
+            settings.old_runtime,
+        )
+        # Taken here, once: pickling a frozenset gives different bytes in another process.
+        key = hashlib.blake2b(pickle.dumps(compiled_from), digest_size=16).hexdigest()
     return AuditPlan(
         tools=tuple(tools),
         files=tuple(files),
