@@ -15,7 +15,7 @@ the warnings it would print, and the verified loosenings as edits of the catalog
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import cached_property
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from auditor.inputs.catalogs import Catalogs
     from auditor.inputs.git_catalogs import GitRevision
     from auditor.schema.diff import NewCatalogs
-    from auditor.schema.edit import CatalogEdits
+    from auditor.schema.edit import CatalogEdits, FileRewrite
     from auditor.schema.lint import LintResult
 
 __all__ = ["AuditRequest", "AuditResult", "InputError", "Inputs", "audit", "lint", "replay"]
@@ -167,6 +167,51 @@ def lint(
 
     limit = DEFAULT_MAX_CATALOG_BYTES if max_catalog_bytes is None else max_catalog_bytes
     return lint_paths(list(paths), list(select), list(ignore), limit, follow_links)
+
+
+@dataclass(frozen=True)
+class NormalizeResult:
+    """What normalizing the catalogs under some paths changes (``auditor normalize``)."""
+
+    files: tuple[FileRewrite, ...]
+    """Every catalog file found, in order: its text before and after, or why it was not
+    rewritten."""
+    problems: tuple[str, ...]
+    """What could not be read: a path, or a folder holding no catalog file."""
+    confined: Mapping[str, Path]
+    """The folder each file found in a folder must stay in when it is written back."""
+
+    @property
+    def changed(self) -> tuple[FileRewrite, ...]:
+        return tuple(result for result in self.files if result.changed)
+
+
+def normalize(
+    paths: Iterable[str],
+    rules: frozenset[Rule] = DEFAULT_RULES,
+    max_catalog_bytes: int | None = None,
+    follow_links: bool = False,
+) -> NormalizeResult:
+    """Normalize every catalog file under ``paths`` by ``rules``, in memory: nothing is
+    written. Links out of a catalog folder are read only with ``follow_links``."""
+    from auditor.inputs.catalogs import catalog_files
+    from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES
+    from auditor.schema.edit import rewrite_file
+
+    limit = DEFAULT_MAX_CATALOG_BYTES if max_catalog_bytes is None else max_catalog_bytes
+    results: list[FileRewrite] = []
+    problems: list[str] = []
+    confined: dict[str, Path] = {}
+    for path in paths:
+        files, unreadable = catalog_files(path, follow_links)
+        problems.extend(str(problem) for problem in unreadable)
+        if not files and not unreadable:
+            problems.append(f"{shown(path)}: no catalog files (.json, .yaml, .yml)")
+        in_directory = path != STDIN and Path(path).is_dir()
+        results.extend(rewrite_file(file, rules, limit, in_directory) for file in files)
+        if in_directory:
+            confined.update((file, Path(path)) for file in files)
+    return NormalizeResult(tuple(results), tuple(problems), confined)
 
 
 def _settings(request: AuditRequest) -> ReportSettings:
