@@ -10,18 +10,18 @@ import pytest
 from auditor.api import InputError, audit, lint, normalize, replay
 from auditor.errors import EXIT_FOUND, EXIT_OK, EXIT_UNUSABLE
 from auditor.inputs.log_files import TooFewCalls
-from auditor.models import Call, FailOn, Outcome, Rule
+from auditor.models import JSON, Call, FailOn, Outcome, Rule
 from auditor.report import Format, render
 from auditor.request import AuditRequest, Gating, Inputs, TheChange
 
 CATALOG = {"search": {"type": "object", "properties": {"tags": {"type": "array", "min_items": 2}}}}
 """``min_items`` is no keyword of JSON Schema: the old schema accepts any list of tags;
 normalized to ``minItems``, it rejects a list of one."""
-CALLS = [{"tags": ["a"]}, {"tags": ["a", "b"]}, {"tags": []}]
+CALLS: list[JSON] = [{"tags": ["a"]}, {"tags": ["a", "b"]}, {"tags": []}]
 """One tag, two, none: the first and the last are rejected by ``minItems: 2``."""
 
 
-def _inputs(folder: Path, calls: list[dict[str, object]] = CALLS) -> Inputs:
+def _inputs(folder: Path, calls: list[JSON] = CALLS) -> Inputs:
     catalog = folder / "tools.json"
     catalog.write_text(json.dumps(CATALOG), encoding="utf-8")
     log = folder / "calls.jsonl"

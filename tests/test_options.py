@@ -16,8 +16,8 @@ import yaml
 
 from auditor.cli import audit as audit_command
 from auditor.cli import expand_multi_value_options
-from auditor.cli.audit import CLI_ONLY, OPTIONS, SETTINGS
 from auditor.cli.delivery import ColorChoice, Outputs
+from auditor.cli.options import CLI_ONLY, OPTIONS, SETTINGS
 from auditor.inputs.calls_from import CallsFrom
 from auditor.inputs.catalogs import CatalogFormat
 from auditor.inputs.columns import Columns
