@@ -93,6 +93,8 @@ class Rule(str, Enum):
 
 RULE_FAMILIES: Final[tuple[Rule, ...]] = tuple(rule for rule in Rule if rule is not Rule.EDIT)
 """The rule families ``--rules`` can select."""
+DEFAULT_RULES: Final = frozenset({Rule.KEYWORD_CASE, Rule.TYPE_CASE})
+"""The normalization audited when ``--rules`` names none: keyword and type-name case."""
 
 
 class GroupBy(str, Enum):

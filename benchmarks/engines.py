@@ -69,18 +69,19 @@ def drive(
     engine: str, catalog: Path, log: Path, workers: int, parts: int, distinct_first: bool
 ) -> dict[str, object]:
     """One audit as a driver process would run it (in this process)."""
-    from auditor.aggregate.parallel import audit_logs
-    from auditor.engines.choice import Engine
+    from auditor.engines.choice import audit_logs
     from auditor.inputs.catalogs import load_catalogs
     from auditor.inputs.log_files import log_files
     from auditor.report import Format, render
+    from auditor.request import AuditRequest, Engine, Limits
 
     started = time.perf_counter()
     tools = load_catalogs([str(catalog)]).tools
     files, _ = log_files(str(log))
     stage = {"cpu": 0.0, "wall": 0.0}
     if engine == "local":
-        report = audit_logs(tools, files, [catalog.name], jobs=workers, engine=Engine(engine))
+        request = AuditRequest(limits=Limits(jobs=workers, engine=Engine(engine)))
+        report = audit_logs(tools, files, [catalog.name], request)
         cpu = tree_cpu()
     else:
         report, cpu = on_engine(

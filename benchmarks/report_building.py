@@ -36,15 +36,16 @@ import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
-from auditor.aggregate.parallel import audit_logs
 from auditor.aggregate.pipeline import ReportSettings
+from auditor.engines.choice import audit_logs
 from auditor.inputs.catalogs import load_catalogs
 from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES
 from auditor.inputs.log_files import check_logs
 from auditor.models import GroupBy, OldRuntime, Report
 from auditor.report import Format, render
+from auditor.request import AuditRequest, Limits
 
 TOOLS = 200
 PROPERTIES = 20
@@ -87,12 +88,16 @@ def callers_log(callers: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+ONE_JOB: Final = AuditRequest(limits=Limits(jobs=1))
+"""As the benchmark has always run: one pass in this process."""
+
+
 def audited(catalog: Path, log: Path, settings: ReportSettings) -> Report:
     """The report of one audit, as ``auditor audit`` builds it."""
     catalogs = load_catalogs([str(catalog)])
     files, problems = check_logs([str(log)])
     assert not catalogs.problems and not problems, (catalogs.problems, problems)
-    return audit_logs(catalogs.tools, files, [str(catalog)], settings=settings)
+    return audit_logs(catalogs.tools, files, [str(catalog)], ONE_JOB, settings=settings)
 
 
 def _edits(report: Report) -> Any:

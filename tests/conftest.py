@@ -14,6 +14,8 @@ import yaml
 from hypothesis import settings
 
 from auditor.cli import main
+from auditor.inputs.calls_from import CallsFrom
+from auditor.request import AuditRequest, Engine, Inputs, Limits
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = Path(__file__).resolve().parent / "cases"
@@ -62,3 +64,58 @@ def load_cases(folder: str) -> list[Any]:
         for case in yaml.safe_load(path.read_text(encoding="utf-8")):
             params.append(pytest.param(case, id=f"{path.stem}: {case['name']}"))
     return params
+
+
+def request_for(
+    jobs: int = 1,
+    engine: Engine = Engine.LOCAL,
+    calls_from: CallsFrom = CallsFrom.ALL,
+    scratch: str | None = None,
+) -> AuditRequest:
+    """The request of an audit run on ``jobs`` local workers (one: in this process)."""
+    return AuditRequest(
+        inputs=Inputs(calls_from=calls_from),
+        limits=Limits(jobs=jobs, engine=engine, scratch=scratch),
+    )
+
+
+def small_parts(monkeypatch: pytest.MonkeyPatch, size: int) -> None:
+    """Cut logs in parts of ``size`` bytes (and spill gzip logs so), for small test logs."""
+    from auditor.engines import plan
+
+    monkeypatch.setattr(plan, "MIN_PART_BYTES", size)
+
+
+def local_plan(tools: Any, files: list[str], jobs: int = 2) -> Any:
+    """The plan the local engine runs with ``jobs`` workers."""
+    from auditor.engines.plan import Cut, make_plan
+
+    return make_plan(tools, files, ["tools.json"], workers=jobs, cut=Cut.FOR_LOCAL)
+
+
+def what_runs(request: AuditRequest, outputs: Any) -> Any:
+    """What an audit runs with, flat, as the command line resolved it: every field of the
+    request's parts and of the run's outputs, with the values the run derives from them
+    (``jobs`` one per core, ``0`` as no limit, ``auto`` as None, the default rules)."""
+    from dataclasses import asdict
+    from types import SimpleNamespace
+
+    from auditor import api
+    from auditor.models import DEFAULT_RULES
+
+    flat: dict[str, Any] = {}
+    for part in (request.inputs, request.change, request.keep, request.gating, request.limits):
+        flat.update({name: getattr(part, name) for name in asdict(part)})
+    flat.update({name: getattr(outputs, name) for name in asdict(outputs)})
+    flat.update(
+        jobs=api.jobs(request),
+        max_calls=request.keep.max_calls or None,
+        call_timeout=request.limits.call_timeout or None,
+        catalog_format=request.inputs.catalog_format.to_format(),
+        log_format=request.inputs.log_format.to_format(),
+        rules=DEFAULT_RULES if request.change.rules is None else request.change.rules,
+        columns=api.columns(request),
+        outputs=outputs.formats,
+        outputs_within=outputs.formats_within,
+    )
+    return SimpleNamespace(**flat)

@@ -14,15 +14,15 @@ from typing import Any
 
 import pytest
 
-from auditor.aggregate import parallel
 from auditor.aggregate.pipeline import ReportSettings
+from auditor.engines import choice
 from auditor.engines.plan import AuditPlan, make_plan
 from auditor.inputs.calls_from import CallsFrom
 from auditor.inputs.catalogs import load_catalogs
 from auditor.inputs.parts import ColumnarPart
 from auditor.models import Report
 from auditor.report import Format, render
-from tests.conftest import ROOT, run_cli
+from tests.conftest import ROOT, request_for, run_cli
 from tests.samples import scenarios
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"
@@ -72,9 +72,9 @@ def history_plan(folder: Path) -> AuditPlan:
         tools,
         [str(f) for f in files],
         ["tools.json"],
+        request_for(calls_from=CallsFrom.RESPONSES),
         settings=LISTED,
         min_part_bytes=4096,
-        calls_from=CallsFrom.RESPONSES,
         scratch=str(scratch),
     )
 
@@ -86,13 +86,12 @@ def one_pass(plan: AuditPlan) -> str:
         CallsFrom.ALL,
     )
     return json_of(
-        parallel.audit_logs(
+        choice.audit_logs(
             plan.tools,
             plan.files,
             plan.schema_inputs,
+            request_for(jobs=1, calls_from=calls_from),
             settings=plan.settings,
-            jobs=1,
-            calls_from=calls_from,
         )
     )
 

@@ -1,6 +1,6 @@
 """Regenerate docs/options.md and docs/rules.md from the code: ``python3 -m tests.regenerate_docs``.
 
-The options come from the commands' typer signatures (``auditor.cli.audit.OPTIONS`` for the
+The options come from the commands' typer signatures (``auditor.cli.options.OPTIONS`` for the
 config keys, ``action.yml`` for the Action's inputs), the rules from the rule registry
 (``auditor.report.rules``, whose lint findings are ``auditor.schema.findings.RULES``), so a
 new option or rule is documented where it is defined. ``tests/test_docs.py`` fails when a
@@ -19,7 +19,7 @@ import yaml
 from typer.core import TyperArgument, TyperOption
 
 from auditor.cli import app
-from auditor.cli.audit import OPTIONS, SETTINGS
+from auditor.cli.options import OPTIONS, SETTINGS
 from auditor.cli.output import write_atomic
 from auditor.report.rules import AUDIT_RULES, FIXED_BY, LINT_RULES, REWRITE_RULES, RuleDoc
 from auditor.schema.normalize import DEFAULT_RULES

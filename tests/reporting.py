@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from auditor.aggregate.pipeline import ReportSettings
+from auditor.api import replay
 from auditor.inputs.catalogs import load_catalogs
 from auditor.inputs.log_files import check_logs
 from auditor.inputs.reader import LogReader
 from auditor.models import Report
-from tests.replaying import audit
 
 
 def write_inputs(folder: Path, catalog: str, calls: list[Any]) -> tuple[Path, Path]:
@@ -34,6 +34,10 @@ def make_report(
     assert not catalogs.problems, catalogs.problems
     files, problems = check_logs([str(log_path)])
     assert not problems
-    return audit(
-        catalogs.tools, LogReader(files), [str(catalog_path)], settings=settings or ReportSettings()
+    return replay(
+        catalogs.tools,
+        LogReader(files),
+        None,
+        [str(catalog_path)],
+        settings=settings or ReportSettings(),
     )

@@ -12,13 +12,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from auditor.aggregate.pipeline import ReportSettings
+from auditor.api import replay
 from auditor.cli import main
 from auditor.inputs.catalogs import load_catalogs
 from auditor.inputs.log_files import check_logs
 from auditor.inputs.reader import LogReader
 from auditor.models import Call, LogStats, OldRuntime, Report
 from auditor.report import Format
-from tests.replaying import audit
 
 ROOT = Path(__file__).resolve().parent.parent
 REPORT_FILES = {
@@ -100,9 +100,10 @@ def run(
         files, problems = check_logs([scenario.log])
         assert not problems, problems
         reader = LogReader(files)
-        return audit(
+        return replay(
             catalogs.tools,
             reader if evidence else _WithoutEvidence(reader),
+            None,
             [scenario.catalog],
             settings=ReportSettings(old_runtime=old_runtime),
         )

@@ -10,14 +10,13 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from auditor.aggregate.pipeline import prepare
+from auditor.aggregate.pipeline import evaluate_call, prepare
 from auditor.inputs.catalogs import load_catalogs
 from auditor.inputs.log_files import check_logs
 from auditor.inputs.reader import LogReader
 from auditor.models import Outcome
 from auditor.schema.normalize import DEFAULT_RULES
 from tests.conftest import ROOT
-from tests.replaying import replay_call
 
 
 def _generator() -> ModuleType:
@@ -38,7 +37,7 @@ def test_smoke_workload_replays_identically_with_and_without_the_fast_engine(
     fast, reference = prepare(tools, DEFAULT_RULES), prepare(tools, DEFAULT_RULES, fast=False)
     counts = dict.fromkeys(Outcome, 0)
     for call in LogReader([str(tmp_path / "calls.jsonl")]):
-        one, other = replay_call(fast, call), replay_call(reference, call)
+        one, other = evaluate_call(fast, call)[0], evaluate_call(reference, call)[0]
         assert (one.outcome, one.errors, one.schema_problem) == (
             other.outcome,
             other.errors,

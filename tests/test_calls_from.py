@@ -9,17 +9,17 @@ from typing import Any
 
 import pytest
 
-from auditor.aggregate import parallel
 from auditor.aggregate.pipeline import ReportSettings
+from auditor.engines import choice
 from auditor.engines.core import audit_part, merge
-from auditor.engines.plan import make_plan
+from auditor.engines.plan import PARTS_PER_JOB, make_plan
 from auditor.inputs.calls_from import CallsFrom
 from auditor.inputs.catalogs import load_catalogs
 from auditor.inputs.log_formats import LogFormat, extract
 from auditor.inputs.parts import LogPart, WholeFiles, work_items
 from auditor.models import JSON, Report
 from auditor.report import Format, render
-from tests.conftest import run_cli
+from tests.conftest import request_for, run_cli, small_parts
 
 CONVERSATIONS = 120
 """Each: two request/response records in the first file, a third in the second."""
@@ -91,13 +91,12 @@ def _history_logs(folder: Path) -> list[str]:
 
 def _audit(folder: Path, logs: list[str], jobs: int, calls_from: CallsFrom) -> Report:
     tools = load_catalogs([str(folder / "tools.json")]).tools
-    return parallel.audit_logs(
+    return choice.audit_logs(
         tools,
         logs,
         ["tools.json"],
+        request_for(jobs=jobs, calls_from=calls_from),
         settings=ReportSettings(examples=1, max_calls=7),
-        jobs=jobs,
-        calls_from=calls_from,
     )
 
 
@@ -109,13 +108,13 @@ def test_responses_count_each_call_once_and_split_without_changing_the_report(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     logs = _history_logs(tmp_path)
-    monkeypatch.setattr(parallel, "MIN_PART_BYTES", 1024)
+    small_parts(monkeypatch, 1024)
     # The history log is cut in parts only when its responses alone are read.
-    cut = work_items(logs, None, 2, 1024, parallel.PARTS_PER_JOB, calls_from=CallsFrom.RESPONSES)
+    cut = work_items(logs, None, 2, 1024, PARTS_PER_JOB, calls_from=CallsFrom.RESPONSES)
     parts = [item for item in cut if isinstance(item, LogPart)]
     assert len(parts) == len(cut) > 2
     assert {part.file for part in parts} == set(logs)
-    whole = work_items(logs, None, 2, 1024, parallel.PARTS_PER_JOB)
+    whole = work_items(logs, None, 2, 1024, PARTS_PER_JOB)
     assert [type(item) for item in whole] == [WholeFiles]
 
     one = _audit(tmp_path, logs, 1, CallsFrom.RESPONSES)
@@ -158,9 +157,9 @@ def test_the_engine_core_cuts_and_merges_a_history_log_of_responses(tmp_path: Pa
         tools,
         logs,
         ["tools.json"],
+        request_for(calls_from=CallsFrom.RESPONSES),
         settings=settings,
         min_part_bytes=2048,
-        calls_from=CallsFrom.RESPONSES,
     )
     assert len(plan.parts) > 2
     partials = [audit_part(plan, part) for part in reversed(range(len(plan.parts)))]

@@ -4,17 +4,16 @@ URIs of nested resources (tests/cases/replay/corners.yaml has the end-to-end cas
 
 from __future__ import annotations
 
-from auditor.aggregate.pipeline import prepare
+from auditor.aggregate.pipeline import evaluate_call, prepare
 from auditor.models import JSON, Call, Location, OldRuntime, Outcome, ToolSchema
 from auditor.replay.causes import CauseFinder
 from auditor.schema.normalize import DEFAULT_RULES, normalize
-from tests.replaying import replay_call
 
 
 def _causes(schema: JSON, arguments: JSON, runtime: OldRuntime = OldRuntime.LENIENT) -> list[str]:
     tool = ToolSchema("t", schema, Location("t.json"), "", "mapping")
     replays = prepare([tool], DEFAULT_RULES, old_runtime=runtime)
-    result = replay_call(replays, Call("x:1", "t", arguments))
+    result = evaluate_call(replays, Call("x:1", "t", arguments))[0]
     assert result.outcome is Outcome.NEWLY_REJECTED
     return sorted({r.pointer for e in result.errors for r in e.causes})
 

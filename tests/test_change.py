@@ -20,7 +20,7 @@ import yaml
 
 from auditor.report import Format
 from auditor.report.schema import report_schema
-from tests.conftest import ROOT, run_cli
+from tests.conftest import ROOT, run_cli, small_parts
 
 FIXTURE = ROOT / "tests" / "fixtures" / "change"
 EXPECTED: dict[str, Any] = yaml.safe_load((FIXTURE / "expected.yaml").read_text("utf-8"))
@@ -270,9 +270,9 @@ def test_an_added_key_is_located_at_the_object_it_is_added_to(
 def test_jobs_do_not_change_a_catalog_change_audit(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from auditor.aggregate import parallel
+    from auditor.engines import local as parallel
 
-    monkeypatch.setattr(parallel, "MIN_PART_BYTES", 1024)
+    small_parts(monkeypatch, 1024)
     in_parallel = parallel.tally_in_parallel
     taken: list[bool] = []
 

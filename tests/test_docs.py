@@ -43,7 +43,7 @@ import yaml
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from auditor.cli.audit import OPTIONS, SETTINGS
+from auditor.cli.options import OPTIONS, SETTINGS
 from tests.conftest import ROOT
 from tests.regenerate_docs import COMMAND, rendered
 

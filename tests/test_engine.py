@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from jsonschema import validators
 
-from auditor.aggregate.pipeline import prepare
+from auditor.aggregate.pipeline import evaluate_call, prepare
 from auditor.inputs.catalogs import load_catalogs
 from auditor.inputs.log_files import check_logs
 from auditor.inputs.reader import LogReader
@@ -30,7 +30,6 @@ from auditor.schema import pointers
 from auditor.schema.keywords import Draft
 from auditor.schema.normalize import DEFAULT_RULES
 from tests.conftest import ROOT, load_cases
-from tests.replaying import replay_call
 from tests.samples import scenarios
 
 PATTERNS = [
@@ -466,7 +465,7 @@ def test_unicode_and_newline_cases_go_to_the_reference() -> None:
 
 def _outcomes(tool: ToolSchema, calls: list[Call], fast: bool) -> list[str]:
     replays = prepare([tool], DEFAULT_RULES, fast=fast)
-    return [_describe(replay_call(replays, call)) for call in calls]
+    return [_describe(evaluate_call(replays, call)[0]) for call in calls]
 
 
 def _describe(result: Any) -> str:
@@ -501,7 +500,7 @@ def test_samples_give_the_same_results_with_and_without_the_fast_engine(scenario
     calls = [c for c in LogReader(files) if c.unparsed is None]
     for fast in (True, False):
         replays = prepare(catalogs.tools, DEFAULT_RULES, fast=fast)
-        results = [_describe(replay_call(replays, c)) for c in calls if c.tool in replays]
+        results = [_describe(evaluate_call(replays, c)[0]) for c in calls if c.tool in replays]
         if fast:
             with_fast = results
     assert with_fast == results

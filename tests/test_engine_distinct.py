@@ -24,6 +24,7 @@ from auditor.inputs.catalogs import load_catalogs
 from auditor.inputs.parts import LogPart
 from auditor.models import Call, CallResult, Outcome
 from auditor.replay.tool import Detailed
+from auditor.request import AuditRequest, Inputs, Limits
 from tests.engine_cases import SAMPLES, json_of, one_pass
 
 LISTED = ReportSettings(examples=1, max_calls=7)
@@ -212,7 +213,11 @@ def test_eligible_files_are_the_json_lines_logs_cut_in_parts(tmp_path: Path) -> 
     tools = load_catalogs([str(gateway / "tools.json")]).tools
     logs = [str(gateway / "calls.jsonl")]
     other = make_plan(
-        tools, logs, ["tools.json"], min_part_bytes=4096, calls_from=CallsFrom.RESPONSES
+        tools,
+        logs,
+        ["tools.json"],
+        AuditRequest(Inputs(calls_from=CallsFrom.RESPONSES)),
+        min_part_bytes=4096,
     )
     assert len(other.parts) >= 2 and distinct.eligible_files(other) == []  # OpenAI records
 
@@ -263,7 +268,12 @@ def test_a_line_longer_than_a_record_is_skipped_not_held(tmp_path: Path) -> None
     catalog.write_text(json.dumps(CATALOG))
     tools = load_catalogs([str(catalog)]).tools
     plan = make_plan(
-        tools, [str(log)], ["tools.json"], max_record_bytes=1024, min_part_bytes=1, workers=1
+        tools,
+        [str(log)],
+        ["tools.json"],
+        AuditRequest(limits=Limits(max_record_bytes=1024)),
+        min_part_bytes=1,
+        workers=1,
     )
     parts = distinct.countable_parts(plan)
     assert parts, "the log is read in byte ranges"

@@ -16,16 +16,15 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from auditor.aggregate import parallel
 from auditor.aggregate.pipeline import ReportSettings
-from auditor.engines import core
+from auditor.engines import choice, core
 from auditor.engines.choice import CLUSTER_ENGINES, Engine
 from auditor.engines.core import Partial, PartsMissing, audit_part, combine, merge
 from auditor.engines.plan import AuditPlan, make_plan
 from auditor.inputs.catalogs import load_catalogs
 from auditor.inputs.parts import LogPart, WholeFiles
 from auditor.report import Format, render
-from tests.conftest import ROOT, run_cli
+from tests.conftest import ROOT, request_for, run_cli
 
 SAMPLES = ROOT / "sample_logs"
 MCP_FILES = SAMPLES / "mcp_files"
@@ -57,8 +56,8 @@ def _plan(logs: list[str], report: ReportSettings, workers: int = 2) -> AuditPla
 
 
 def _one_pass(plan: AuditPlan) -> str:
-    report = parallel.audit_logs(
-        plan.tools, plan.files, plan.schema_inputs, settings=plan.settings, jobs=1
+    report = choice.audit_logs(
+        plan.tools, plan.files, plan.schema_inputs, request_for(jobs=1), settings=plan.settings
     )
     return render(report, Format.JSON)
 

@@ -27,10 +27,10 @@ from auditor.engines.core import (
 from auditor.engines.kept import side_file
 from auditor.engines.plan import AuditPlan, make_plan
 from auditor.inputs.catalogs import load_catalogs
-from auditor.inputs.columns import Columns
 from auditor.inputs.parts import ColumnarPart
 from auditor.models import Outcome
 from auditor.report import Format, render
+from auditor.request import AuditRequest, Inputs
 from tests.conftest import run_cli
 from tests.engine_cases import (
     COLUMNAR_STATS,
@@ -215,7 +215,11 @@ def test_engines_read_named_columns_and_refuse_missing_ones_before_starting(
             "--arguments-column); its columns: fn, payload\n"
         )
     plan = make_plan(
-        [], [str(path)], ["tools.json"], columns=Columns("fn", "payload"), min_part_bytes=1
+        [],
+        [str(path)],
+        ["tools.json"],
+        AuditRequest(Inputs(tool_column="fn", arguments_column="payload")),
+        min_part_bytes=1,
     )
     [part] = plan.parts
     assert isinstance(part, ColumnarPart) and (part.tool, part.arguments) == ("fn", "payload")

@@ -13,18 +13,18 @@ from pathlib import Path
 
 import pytest
 
-from auditor.aggregate import parallel
 from auditor.aggregate.pipeline import ReportSettings, Tally, prepare
+from auditor.engines import choice, local
 from auditor.engines.core import audit_part, combine, count_item, merge
 from auditor.engines.kept import put_aside, side_file, take_back
-from auditor.engines.plan import make_plan
+from auditor.engines.plan import PARTS_PER_JOB, make_plan
 from auditor.errors import AuditorError
 from auditor.inputs.catalogs import load_catalogs
 from auditor.inputs.parts import work_items
 from auditor.models import Report
 from auditor.report import Format, render
 from auditor.schema.normalize import DEFAULT_RULES
-from tests.conftest import ROOT, run_cli
+from tests.conftest import ROOT, request_for, run_cli, small_parts
 
 SCENARIO = ROOT / "sample_logs" / "mcp_files"
 COPIES = 6
@@ -46,7 +46,9 @@ def _rendered(report: Report) -> tuple[str, str]:
 
 def _one_pass(log: Path, settings: ReportSettings) -> tuple[str, str]:
     tools = load_catalogs([str(SCENARIO / "tools.json")]).tools
-    return _rendered(parallel.audit_logs(tools, [str(log)], ["tools.json"], settings=settings))
+    return _rendered(
+        choice.audit_logs(tools, [str(log)], ["tools.json"], request_for(), settings=settings)
+    )
 
 
 @pytest.mark.parametrize("max_calls", [7, 100, None])
@@ -81,14 +83,18 @@ def test_partials_carry_no_kept_calls_and_merge_into_the_one_pass_report(
 def test_jobs_with_a_scratch_folder_give_the_same_report_and_leave_nothing(
     big_log: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(parallel, "MIN_PART_BYTES", 2048)
-    assert len(work_items([str(big_log)], None, 2, 2048, parallel.PARTS_PER_JOB)) > 2
+    small_parts(monkeypatch, 2048)
+    assert len(work_items([str(big_log)], None, 2, 2048, PARTS_PER_JOB)) > 2
     settings = ReportSettings(examples=1, max_calls=7)
     tools = load_catalogs([str(SCENARIO / "tools.json")]).tools
     folder = tmp_path / "scratch"
     folder.mkdir()
-    spilled = parallel.audit_logs(
-        tools, [str(big_log)], ["tools.json"], settings=settings, jobs=2, scratch=str(folder)
+    spilled = choice.audit_logs(
+        tools,
+        [str(big_log)],
+        ["tools.json"],
+        request_for(jobs=2, scratch=str(folder)),
+        settings=settings,
     )
     assert _rendered(spilled) == _one_pass(big_log, settings)
     assert os.listdir(folder) == []  # the run's own folder is gone
@@ -102,14 +108,12 @@ def test_a_worker_puts_its_kept_calls_aside_and_ships_their_number(
     settings = ReportSettings(max_calls=5)
     full_from = c_int64(sys.maxsize)
     try:
-        parallel._prepared[:] = [parallel._Shared(replays, settings, 1 << 20, full_from)]
-        shipped, _, _ = parallel._work_at(1, parts[1])
-        parallel._prepared[:] = [
-            parallel._Shared(replays, settings, 1 << 20, full_from, str(tmp_path))
-        ]
-        aside, _, count = parallel._work_at(1, parts[1])
+        local._prepared[:] = [local._Shared(replays, settings, 1 << 20, full_from)]
+        shipped, _, _ = local._work_at(1, parts[1])
+        local._prepared[:] = [local._Shared(replays, settings, 1 << 20, full_from, str(tmp_path))]
+        aside, _, count = local._work_at(1, parts[1])
     finally:
-        parallel._prepared.clear()
+        local._prepared.clear()
     assert (aside.kept, count, aside.omitted) == ([], 5, shipped.omitted)
     assert len(shipped.kept) == 5
     back = Tally(replays, settings)
@@ -130,7 +134,9 @@ def test_the_driver_stops_reading_once_the_list_is_full(tmp_path: Path) -> None:
     back = Tally(prepare(tools, DEFAULT_RULES), settings)
     take_back(str(tmp_path), [(2, 0, 3), (0, 0, 7), (1, 0, 7)], back, 7)
     assert (len(back.kept), back.omitted) == (7, 10)
-    one_pass = parallel.audit_logs(tools, [str(log)], ["tools.json"], settings=settings)
+    one_pass = choice.audit_logs(
+        tools, [str(log)], ["tools.json"], request_for(), settings=settings
+    )
     assert [r.call.source for r in back.kept] == [r.call.source for r in one_pass.calls]
 
 
@@ -282,7 +288,7 @@ def test_a_run_whose_side_file_was_replaced_exits_3_naming_it(
     # the worker wrote it (here the worker itself does, forked with this stand-in).
     marker = tmp_path / "ran"
     payload = pickle.dumps(_RunsWhenUnpickled(marker))
-    written = parallel.put_aside
+    written = local.put_aside
 
     def swapped(folder: str, part: int, tally: Tally, row: int = 0) -> int:
         count = written(folder, part, tally, row)
@@ -290,8 +296,8 @@ def test_a_run_whose_side_file_was_replaced_exits_3_naming_it(
             Path(side_file(folder, part, row)).write_bytes(payload)
         return count
 
-    monkeypatch.setattr(parallel, "put_aside", swapped)
-    monkeypatch.setattr(parallel, "MIN_PART_BYTES", 2048)
+    monkeypatch.setattr(local, "put_aside", swapped)
+    small_parts(monkeypatch, 2048)
     folder = tmp_path / "scratch"
     folder.mkdir()
     args = ["audit", "--schemas", str(SCENARIO / "tools.json"), "--logs", str(big_log)]

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from auditor.aggregate.baseline import BaselineProblem
-from auditor.aggregate.parallel import WorkerLost
 from auditor.aggregate.pipeline import Tally
 from auditor.cli import EPILOG
 from auditor.cli.common import UsageFailure
 from auditor.cli.config import ConfigProblem
+from auditor.engines.local import WorkerLost
 from auditor.errors import EXIT_CODES, REPORT_REQUEST, AuditorError
 from auditor.models import CallResult
 from tests.conftest import ROOT, run_cli

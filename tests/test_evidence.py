@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from auditor.aggregate.pipeline import ReportSettings, evaluate_call, prepare
+from auditor.api import replay
 from auditor.inputs.catalogs import load_catalogs
 from auditor.inputs.log_formats import Answer
 from auditor.inputs.pairing import Pairing
@@ -18,7 +19,6 @@ from auditor.inputs.reader import LogReader
 from auditor.models import JSON, Call, Evidence, Location, OldRuntime, Outcome, ToolSchema
 from auditor.report import Format, render
 from auditor.schema.normalize import DEFAULT_RULES
-from tests.replaying import audit
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "evidence"
 EXPECTED: dict[str, Any] = yaml.safe_load((FIXTURES / "expected.yaml").read_text("utf-8"))
@@ -53,9 +53,10 @@ def test_strong_evidence_overrides_the_model(log: str, runtime: OldRuntime) -> N
     assert sum(r.proven for r in results) == want["proven"]
     assert sum(r.contradicts for r in results) == want["contradictions"]
 
-    report = audit(
+    report = replay(
         tools,
         LogReader([str(FIXTURES / log)]),
+        None,
         ["tools.yaml"],
         settings=ReportSettings(old_runtime=runtime),
     )
@@ -65,7 +66,7 @@ def test_strong_evidence_overrides_the_model(log: str, runtime: OldRuntime) -> N
 
 def test_reports_show_evidence_proven_regressions_first_and_contradictions() -> None:
     tools = load_catalogs([str(FIXTURES / "tools.yaml")]).tools
-    report = audit(tools, LogReader([str(FIXTURES / "mcp.jsonl")]), ["tools.yaml"])
+    report = replay(tools, LogReader([str(FIXTURES / "mcp.jsonl")]), None, ["tools.yaml"])
     data = json.loads(render(report, Format.JSON))
     assert data["old_runtime"] == "lenient"
     # Line 3 is proven (min_length -> minLength rejects the empty path it sent); line 7 ran

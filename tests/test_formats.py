@@ -14,6 +14,7 @@ import pytest
 import xmlschema
 
 from auditor.aggregate.pipeline import ReportSettings
+from auditor.api import replay
 from auditor.inputs.catalogs import load_catalogs
 from auditor.inputs.log_files import check_logs
 from auditor.inputs.reader import LogReader
@@ -23,7 +24,6 @@ from auditor.report.github import MAX_ANNOTATIONS, escape_data, escape_property
 from auditor.report.markdown import MAX_CHARS
 from auditor.report.schema import report_schema
 from tests.conftest import AUDITOR
-from tests.replaying import audit
 from tests.reporting import make_report, write_inputs
 from tests.samples import ROOT, Scenario, run, scenarios
 
@@ -130,7 +130,7 @@ def _many_logs_report(folder: Path, files: int) -> Report:
     catalogs = load_catalogs([str(catalog)])
     found, problems = check_logs([str(logs)])
     assert not problems and len(found) == files
-    return audit(catalogs.tools, LogReader(found), [str(catalog)], settings=ReportSettings())
+    return replay(catalogs.tools, LogReader(found), None, [str(catalog)], settings=ReportSettings())
 
 
 def test_markdown_fits_with_1200_log_files_naming_the_first_three(tmp_path: Path) -> None:

@@ -21,18 +21,20 @@ import pytest
 from jsonschema import validators
 from jsonschema.exceptions import ValidationError
 
-from auditor.aggregate import parallel
 from auditor.aggregate.loosen import PATTERN_TIMEOUT, Witness, suggest
 from auditor.aggregate.pipeline import (
     MAX_UNCALLED_SEARCHED,
     MAX_UNKNOWN_TOOLS,
+    CallList,
     ReportSettings,
     Tally,
     build_report,
     count_calls,
+    evaluate_call,
     prepare,
 )
 from auditor.aggregate.redact import MAX_TOOL_NAME
+from auditor.engines import local as parallel
 from auditor.inputs.parts import LogPart
 from auditor.models import (
     ACCEPTS,
@@ -69,8 +71,7 @@ from auditor.replay.tool import (
 from auditor.report import Format, render
 from auditor.schema.keywords import draft_of
 from auditor.schema.normalize import DEFAULT_RULES
-from tests.conftest import AUDITOR, ROOT, cpu_seconds, load_cases, run_cli, seconds
-from tests.replaying import CallList, replay_call
+from tests.conftest import AUDITOR, ROOT, cpu_seconds, load_cases, run_cli, seconds, small_parts
 
 REGEX_BOMB = "^(?:(?:(?:a{1000}){1000}){1000})$"
 
@@ -220,7 +221,7 @@ def test_a_lost_worker_is_a_loud_failure_without_a_report(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     log = _big_log(tmp_path)
-    monkeypatch.setattr(parallel, "MIN_PART_BYTES", 1024)
+    small_parts(monkeypatch, 1024)
     monkeypatch.setattr(parallel, "_work", _dying)
     reports = tmp_path / "reports"
     catalog = ROOT / "sample_logs" / "mcp_files" / "tools.json"
@@ -248,7 +249,7 @@ def test_a_failing_worker_is_a_loud_failure_without_a_report(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     log = _big_log(tmp_path)
-    monkeypatch.setattr(parallel, "MIN_PART_BYTES", 1024)
+    small_parts(monkeypatch, 1024)
     monkeypatch.setattr(parallel, "_work", _failing)
     reports = tmp_path / "reports"
     catalog = ROOT / "sample_logs" / "mcp_files" / "tools.json"
@@ -538,10 +539,13 @@ def test_a_schema_too_large_to_prepare_is_unusable_in_one_line() -> None:
         for name, schema in (("huge", huge), ("ordinary", ordinary))
     ]
     replays = prepare(tools, DEFAULT_RULES)
-    result = replay_call(replays, Call("log:1", "huge", {"p1": "a"}))
+    result = evaluate_call(replays, Call("log:1", "huge", {"p1": "a"}))[0]
     assert result.outcome is Outcome.SCHEMA_ERROR_AFTER
     assert result.schema_problem == "holds more than 200,000 values (too large to prepare)"
-    assert replay_call(replays, Call("log:2", "ordinary", {"p1": "a"})).outcome is Outcome.ACCEPTED
+    assert (
+        evaluate_call(replays, Call("log:2", "ordinary", {"p1": "a"}))[0].outcome
+        is Outcome.ACCEPTED
+    )
     # 150,003 values: still prepared
     assert schema_problem({"type": "object", "properties": properties(30_000)}) is None
 

@@ -19,8 +19,9 @@ from typing import Any
 import pytest
 
 from auditor.cli import audit as audit_command
-from auditor.cli.audit import AuditOptions
-from tests.conftest import ROOT, run_cli
+from auditor.cli.delivery import Outputs
+from auditor.request import AuditRequest
+from tests.conftest import ROOT, run_cli, what_runs
 
 fsspec = pytest.importorskip("fsspec", reason="fsspec (the cloud extra) is not installed")
 
@@ -543,12 +544,12 @@ def test_an_output_into_git_on_the_command_line_is_the_users_choice(
 
 
 @pytest.fixture
-def seen(monkeypatch: pytest.MonkeyPatch) -> list[AuditOptions]:
+def seen(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     """The options each audit would run with (the run itself is left out)."""
-    runs: list[AuditOptions] = []
+    runs: list[Any] = []
 
-    def record(options: AuditOptions) -> int:
-        runs.append(options)
+    def record(request: AuditRequest, outputs: Outputs) -> int:
+        runs.append(what_runs(request, outputs))
         return 0
 
     monkeypatch.setattr(audit_command, "run", record)
@@ -579,7 +580,7 @@ def test_the_config_file_cannot_lift_or_widen_a_safety_bound(
     value: str,
     said: str,
     repo: Path,
-    seen: list[AuditOptions],
+    seen: list[Any],
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     config = _config(repo, f"{key} = {value}\n")
@@ -589,7 +590,7 @@ def test_the_config_file_cannot_lift_or_widen_a_safety_bound(
 
 
 def test_a_safety_bound_is_lowered_by_the_file_and_lifted_on_the_command_line(
-    repo: Path, seen: list[AuditOptions], capsys: pytest.CaptureFixture[str]
+    repo: Path, seen: list[Any], capsys: pytest.CaptureFixture[str]
 ) -> None:
     _config(
         repo,

@@ -19,6 +19,7 @@ from typing import Any
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from auditor.api import replay
 from auditor.inputs.catalogs import read_catalog
 from auditor.inputs.log_files import LogFormatError
 from auditor.inputs.log_formats import LogFormat
@@ -28,7 +29,6 @@ from auditor.replay.budget import CallBudget
 from auditor.replay.tool import ToolReplay
 from auditor.schema.normalize import normalize
 from tests.conftest import seconds
-from tests.replaying import audit
 
 BOUNDED = settings(
     max_examples=400,
@@ -98,7 +98,9 @@ def test_every_line_is_a_call_blank_or_unparseable(
         reader = LogReader([str(path)], LogFormat.JSONL, max_record_bytes=200)
         calls = list(reader)
         (stats,) = reader.stats()
-        report = audit(TOOLS, LogReader([str(path)], LogFormat.JSONL, max_record_bytes=200), ["t"])
+        report = replay(
+            TOOLS, LogReader([str(path)], LogFormat.JSONL, max_record_bytes=200), None, ["t"]
+        )
     numbers = [int(call.source.split(":")[1]) for call in calls]
     physical = data.split(b"\n")
     if physical and physical[-1] == b"":

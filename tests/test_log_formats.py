@@ -294,8 +294,8 @@ def test_log_format_option_forces_the_format(
 
 
 def test_the_format_options_offer_every_format_and_auto() -> None:
-    from auditor.cli.audit import CatalogFormatChoice, LogFormatChoice
     from auditor.inputs.catalogs import CatalogFormat
+    from auditor.request import CatalogFormatChoice, LogFormatChoice
 
     assert {c.to_format() for c in LogFormatChoice} == {None, *LogFormat}
     assert {c.to_format() for c in CatalogFormatChoice} == {None, *CatalogFormat}

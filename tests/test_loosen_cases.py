@@ -7,10 +7,11 @@ from typing import Any
 import pytest
 
 from auditor.aggregate.pipeline import ReportSettings
+from auditor.api import replay
 from auditor.models import Call, Location, LogStats, OldRuntime, Outcome, Rule, ToolSchema
+from auditor.request import AuditRequest, TheChange
 from auditor.schema.normalize import DEFAULT_RULES
 from tests.conftest import load_cases
-from tests.replaying import audit
 
 
 class Calls:
@@ -32,7 +33,13 @@ def group_patch(case: dict[str, Any]) -> Any:
     calls = Calls([Call(f"calls.jsonl:{i}", "t", args) for i, args in enumerate(case["calls"], 1)])
     rules = frozenset(Rule(r) for r in case["rules"]) if "rules" in case else DEFAULT_RULES
     settings = ReportSettings(old_runtime=OldRuntime(case.get("old_runtime", "lenient")))
-    report = audit([tool], calls, ["tools.json"], rules=rules, settings=settings)
+    report = replay(
+        [tool],
+        calls,
+        AuditRequest(change=TheChange(rules=rules)),
+        ["tools.json"],
+        settings=settings,
+    )
     [group] = [
         g
         for g in report.groups

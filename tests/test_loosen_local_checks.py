@@ -32,6 +32,7 @@ from auditor.aggregate.local_checks import (
 )
 from auditor.aggregate.loosen import FileSide, ToolPatches, Witness, suggest
 from auditor.aggregate.pipeline import ReportSettings
+from auditor.api import replay
 from auditor.inputs.limits import MAX_NESTING, MAX_SCHEMA_NODES
 from auditor.models import (
     JSON,
@@ -46,11 +47,11 @@ from auditor.models import (
     ToolSchema,
 )
 from auditor.replay.tool import schema_problem
+from auditor.request import AuditRequest, TheChange
 from auditor.schema.jsonpatch import PatchError, apply_patch
 from auditor.schema.keywords import Draft
 from auditor.schema.normalize import DEFAULT_RULES, normalize
 from tests.conftest import load_cases
-from tests.replaying import audit
 from tests.test_loosen_cases import Calls
 from tests.test_loosen_properties import scenario
 
@@ -198,7 +199,13 @@ def _audit(schema: JSON, calls: list[JSON], rules: frozenset[Rule], runtime: Old
     tool = ToolSchema("t", schema, Location("tools.json"), "", "mapping")
     stream = Calls([Call(f"calls.jsonl:{i}", "t", c) for i, c in enumerate(calls, 1)])
     settings = ReportSettings(old_runtime=runtime)
-    return audit([tool], stream, ["tools.json"], rules=rules, settings=settings)
+    return replay(
+        [tool],
+        stream,
+        AuditRequest(change=TheChange(rules=rules)),
+        ["tools.json"],
+        settings=settings,
+    )
 
 
 Patches = list[tuple[str, SchemaPatch | None]]

@@ -19,11 +19,11 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from auditor.aggregate.pipeline import ReportSettings
+from auditor.api import replay
 from auditor.models import JSON, Call, Location, OldRuntime, Outcome, PatchOp, ToolSchema
 from auditor.schema import pointers
 from auditor.schema.edit import patch_text
 from auditor.schema.jsonpatch import apply_patch
-from tests.replaying import audit
 from tests.test_loosen_cases import Calls
 
 _TEXT = st.text(alphabet="abcé x", max_size=8)
@@ -112,7 +112,7 @@ def test_every_suggested_patch_verifies_as_stated(
     tool = ToolSchema("t", schema, Location("tools.json"), "", "mapping")
     stream = Calls([Call(f"calls.jsonl:{i}", "t", c) for i, c in enumerate(calls, 1)])
     settings = ReportSettings(old_runtime=OldRuntime.NONE)
-    report = audit([tool], stream, ["tools.json"], settings=settings)
+    report = replay([tool], stream, None, ["tools.json"], settings=settings)
     new = Draft202012Validator(schema)
     for group in report.groups:
         if group.outcome is not Outcome.NEWLY_REJECTED or group.patch is None:

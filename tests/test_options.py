@@ -16,15 +16,16 @@ import yaml
 
 from auditor.cli import audit as audit_command
 from auditor.cli import expand_multi_value_options
-from auditor.cli.audit import CLI_ONLY, OPTIONS, SETTINGS, AuditOptions, ColorChoice
-from auditor.engines.choice import Engine
+from auditor.cli.delivery import ColorChoice, Outputs
+from auditor.cli.options import CLI_ONLY, OPTIONS, SETTINGS
 from auditor.inputs.calls_from import CallsFrom
 from auditor.inputs.catalogs import CatalogFormat
 from auditor.inputs.columns import Columns
 from auditor.inputs.log_formats import LogFormat
 from auditor.models import FailOn, GroupBy, OldRuntime, Rule
 from auditor.report import Format
-from tests.conftest import ROOT, run_cli
+from auditor.request import DEFAULT_RULES_TEXT, AuditRequest, Engine
+from tests.conftest import ROOT, run_cli, what_runs
 
 ACTION_ONLY = {"upload-sarif", "python-version", "formats", "args", "pr-comment", "github-token"}
 """Inputs of action.yml that are about the Action itself, not options of `audit`."""
@@ -96,12 +97,12 @@ def _toml(value: Any) -> str:
 
 
 @pytest.fixture
-def seen(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[AuditOptions]:
+def seen(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[Any]:
     """The options each audit would run with (the run itself is left out)."""
-    runs: list[AuditOptions] = []
+    runs: list[Any] = []
 
-    def record(options: AuditOptions) -> int:
-        runs.append(options)
+    def record(request: AuditRequest, outputs: Outputs) -> int:
+        runs.append(what_runs(request, outputs))
         return 0
 
     monkeypatch.setattr(audit_command, "run", record)
@@ -116,7 +117,7 @@ def test_every_config_key_has_a_precedence_case() -> None:
 
 @pytest.mark.parametrize("key", list(CASES))
 def test_the_command_line_wins_over_the_config_file_over_the_default(
-    key: str, seen: list[AuditOptions], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    key: str, seen: list[Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     config_value, cli, field, from_config, from_cli, default = CASES[key]
     base = ["audit", "--schemas", "tools.json", "--logs", "calls.jsonl"]
@@ -129,7 +130,7 @@ def test_the_command_line_wins_over_the_config_file_over_the_default(
 
 
 def test_schemas_and_logs_come_from_the_config_file_unless_given(
-    seen: list[AuditOptions], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    seen: list[Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (tmp_path / "pyproject.toml").write_text(
         '[tool.auditor]\nschemas = "a.json"\nlogs = ["l1.jsonl", "l2.jsonl"]\n'
@@ -143,7 +144,7 @@ def test_schemas_and_logs_come_from_the_config_file_unless_given(
 
 
 def test_outputs_pair_with_formats_from_either_place(
-    seen: list[AuditOptions], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    seen: list[Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (tmp_path / "auditor.toml").write_text(
         'schemas = ["t.json"]\nlogs = ["c.jsonl"]\nformat = ["json", "sarif"]\n'
@@ -199,7 +200,7 @@ def test_a_config_value_is_refused_as_the_command_line_refuses_it(
     key: str,
     value: str,
     said: str,
-    seen: list[AuditOptions],
+    seen: list[Any],
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -323,7 +324,7 @@ def _shown(default: Any) -> str:
 def test_the_docs_give_each_option_its_real_default() -> None:
     parameters = inspect.signature(audit_command.audit).parameters
     # Defaults the code leaves to the run, in the words the docs and --help use.
-    worded = {"jobs": "one per core", "output": "-"}
+    worded = {"jobs": "one per core", "output": "-", "rules": DEFAULT_RULES_TEXT}
     rows = _docs_rows()
     assert len(rows) == len(OPTIONS)
     for name, option in OPTIONS.items():
@@ -365,7 +366,7 @@ def test_dash_and_underscore_are_one_character_in_values(
     cli: list[str],
     field: str,
     value: Any,
-    seen: list[AuditOptions],
+    seen: list[Any],
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     assert run_cli(["audit", "--schemas", "t.json", "--logs", "c.jsonl", *cli], capsys)[0] == 0
@@ -373,7 +374,7 @@ def test_dash_and_underscore_are_one_character_in_values(
 
 
 def test_the_config_file_takes_either_spelling_and_refuses_other_values(
-    seen: list[AuditOptions], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    seen: list[Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (tmp_path / "auditor.toml").write_text('fail_on = "schema-error"\n')
     assert run_cli(["audit", "--schemas", "t.json", "--logs", "c.jsonl"], capsys)[0] == 0

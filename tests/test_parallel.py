@@ -12,16 +12,16 @@ from pathlib import Path
 import pytest
 import yaml
 
-from auditor.aggregate import parallel
 from auditor.aggregate.pipeline import ReportSettings, prepare
 from auditor.aggregate.progress import Progress
+from auditor.engines import choice, local
 from auditor.inputs.catalogs import load_catalogs
 from auditor.inputs.log_formats import LogFormat
 from auditor.inputs.parts import WholeFiles, spill, split, work_items
 from auditor.models import Outcome
 from auditor.report import Format, render
 from auditor.schema.normalize import DEFAULT_RULES
-from tests.conftest import ROOT
+from tests.conftest import ROOT, local_plan, request_for, small_parts
 
 SCENARIO = ROOT / "sample_logs" / "mcp_files"
 
@@ -37,8 +37,8 @@ def big_log(tmp_path: Path) -> Path:
 
 def _report(log: Path, jobs: int, settings: ReportSettings) -> dict[str, str]:
     catalogs = load_catalogs([str(SCENARIO / "tools.json")])
-    report = parallel.audit_logs(
-        catalogs.tools, [str(log)], ["tools.json"], settings=settings, jobs=jobs
+    report = choice.audit_logs(
+        catalogs.tools, [str(log)], ["tools.json"], request_for(jobs=jobs), settings=settings
     )
     return {fmt.value: render(report, fmt) for fmt in (Format.JSON, Format.MARKDOWN)}
 
@@ -47,7 +47,7 @@ def _report(log: Path, jobs: int, settings: ReportSettings) -> dict[str, str]:
 def test_jobs_do_not_change_the_report(
     big_log: Path, monkeypatch: pytest.MonkeyPatch, settings: ReportSettings
 ) -> None:
-    monkeypatch.setattr(parallel, "MIN_PART_BYTES", 1024)
+    small_parts(monkeypatch, 1024)
     one = _report(big_log, 1, settings)
     two = _report(big_log, 2, settings)
     assert one == two
@@ -62,11 +62,11 @@ def test_jobs_do_not_change_the_report(
 def test_the_parallel_path_is_taken_for_a_large_jsonl_log(
     big_log: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(parallel, "MIN_PART_BYTES", 1024)
+    small_parts(monkeypatch, 1024)
     catalogs = load_catalogs([str(SCENARIO / "tools.json")])
     replays = prepare(catalogs.tools, DEFAULT_RULES)
-    counted = parallel.tally_in_parallel(
-        replays, [str(big_log)], None, 2, ReportSettings(), Progress(0)
+    counted = local.tally_in_parallel(
+        replays, local_plan(catalogs.tools, [str(big_log)]), 2, Progress(0)
     )
     assert counted is not None
     _, stats = counted
@@ -123,15 +123,17 @@ def _layout(folder: Path) -> list[str]:
 def test_gzip_and_small_logs_are_read_in_parallel_with_the_same_report(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(parallel, "MIN_PART_BYTES", 1024)
+    small_parts(monkeypatch, 1024)
     files = _layout(tmp_path)
     catalogs = load_catalogs([str(SCENARIO / "tools.json")])
     replays = prepare(catalogs.tools, DEFAULT_RULES)
-    counted = parallel.tally_in_parallel(replays, files, None, 2, ReportSettings(), Progress(0))
+    counted = local.tally_in_parallel(replays, local_plan(catalogs.tools, files), 2, Progress(0))
     assert counted is not None  # gzip files no longer make the audit one process
     settings = ReportSettings(examples=1, max_calls=7)
     reports = [
-        parallel.audit_logs(catalogs.tools, files, ["tools.json"], settings=settings, jobs=jobs)
+        choice.audit_logs(
+            catalogs.tools, files, ["tools.json"], request_for(jobs=jobs), settings=settings
+        )
         for jobs in (1, 2)
     ]
     one, two = (render(report, Format.JSON) for report in reports)
@@ -157,18 +159,18 @@ def test_a_part_after_a_full_list_of_calls_ships_none(big_log: Path) -> None:
     parts = work_items([str(big_log)], None, 2, 1024, 4)
     settings = ReportSettings(max_calls=5)
     full_from = ctypes.c_int64(sys.maxsize)
-    parallel._prepared[:] = [parallel._Shared(replays, settings, 1 << 20, full_from)]
+    local._prepared[:] = [local._Shared(replays, settings, 1 << 20, full_from)]
     try:
-        kept, _, aside = parallel._work_at(1, parts[1])
+        kept, _, aside = local._work_at(1, parts[1])
         assert aside is None  # no scratch folder: the kept calls travel
         assert len(kept.kept) == 5 and kept.omitted > 0  # nothing full yet: it keeps its own
         full_from.value = 0  # the first part filled the list
-        dropped, _, _ = parallel._work_at(1, parts[1])
+        dropped, _, _ = local._work_at(1, parts[1])
         assert dropped.kept == [] and dropped.omitted == kept.omitted + 5
-        first, _, _ = parallel._work_at(0, parts[0])
+        first, _, _ = local._work_at(0, parts[0])
         assert len(first.kept) == 5  # the part that filled it keeps its calls
     finally:
-        parallel._prepared.clear()
+        local._prepared.clear()
 
 
 def test_a_gzip_log_is_spilled_in_parts_of_whole_lines(tmp_path: Path) -> None:
@@ -194,19 +196,21 @@ def test_a_gzip_log_is_spilled_in_parts_of_whole_lines(tmp_path: Path) -> None:
 def test_one_large_gzip_log_is_replayed_by_several_workers(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(parallel, "MIN_PART_BYTES", 4096)
+    small_parts(monkeypatch, 4096)
     log = tmp_path / "calls.jsonl.gz"
     log.write_bytes(gzip.compress((SCENARIO / "calls.jsonl").read_bytes() * 10))
     catalogs = load_catalogs([str(SCENARIO / "tools.json")])
     replays = prepare(catalogs.tools, DEFAULT_RULES)
     assert (
-        parallel.tally_in_parallel(replays, [str(log)], None, 2, ReportSettings(), Progress(0))
+        local.tally_in_parallel(replays, local_plan(catalogs.tools, [str(log)]), 2, Progress(0))
         is not None
     )
     settings = ReportSettings(examples=1, max_calls=7)
     one, two = (
         render(
-            parallel.audit_logs(catalogs.tools, [str(log)], ["t"], settings=settings, jobs=jobs),
+            choice.audit_logs(
+                catalogs.tools, [str(log)], ["t"], request_for(jobs=jobs), settings=settings
+            ),
             Format.JSON,
         )
         for jobs in (1, 2)

@@ -11,7 +11,14 @@ import orjson
 import pytest
 
 from auditor.aggregate import pipeline
-from auditor.aggregate.pipeline import ReportSettings, Tally, build_report, count_calls, prepare
+from auditor.aggregate.pipeline import (
+    CallList,
+    ReportSettings,
+    Tally,
+    build_report,
+    count_calls,
+    prepare,
+)
 from auditor.aggregate.repeats import ONCE_PER_PAYLOAD, AcceptedRepeats
 from auditor.inputs import reader as reader_module
 from auditor.inputs.log_format_names import LogFormat
@@ -32,7 +39,6 @@ from auditor.models import (
 from auditor.replay.tool import Detailed
 from auditor.report import Format, render
 from auditor.schema.normalize import DEFAULT_RULES
-from tests.replaying import CallList
 
 # The lenient old runtime reads "Integer" as enforcing nothing; the normalized new schema
 # asks for an integer: {"n": "x"} is newly rejected, {"n": 1} accepted by both.

@@ -17,12 +17,11 @@ from typing import Any
 
 import pytest
 
-from auditor.aggregate.pipeline import prepare
+from auditor.aggregate.pipeline import evaluate_call, prepare
 from auditor.inputs.reader import call_from
 from auditor.models import JSON, Call, Location, OldRuntime, Outcome, Rule, ToolSchema
 from auditor.schema.normalize import DEFAULT_RULES
 from tests.conftest import load_cases
-from tests.replaying import replay_call
 
 CASES = load_cases("replay")
 
@@ -45,7 +44,9 @@ def _replay(case: dict[str, Any], runtime: str) -> list[tuple[dict[str, Any], An
     tool = ToolSchema("t", case["schema"], Location("case.yaml"), "", "mapping")
     rules = frozenset(Rule(r) for r in case["rules"]) if "rules" in case else DEFAULT_RULES
     replays = prepare([tool], rules, old_runtime=OldRuntime(runtime))
-    return [(spec, replay_call(replays, _call(i, spec))) for i, spec in enumerate(case["calls"], 1)]
+    return [
+        (spec, evaluate_call(replays, _call(i, spec))[0]) for i, spec in enumerate(case["calls"], 1)
+    ]
 
 
 def _expected(spec: dict[str, Any], runtime: str, case: dict[str, Any]) -> dict[str, Any] | None:
@@ -135,5 +136,5 @@ def test_normalizer_and_validator_agree_on_the_draft(uri: str) -> None:
     assert replays["t"].normalized.rewrites == ()
     # Draft-07 tuple `items`: the first element must be a string. 2020-12 would refuse the
     # schema (items must be one schema) and give schema_error_after instead.
-    assert replay_call(replays, Call("x:1", "t", [1])).outcome is Outcome.STILL_REJECTED
-    assert replay_call(replays, Call("x:2", "t", ["a", 1])).outcome is Outcome.ACCEPTED
+    assert evaluate_call(replays, Call("x:1", "t", [1]))[0].outcome is Outcome.STILL_REJECTED
+    assert evaluate_call(replays, Call("x:2", "t", ["a", 1]))[0].outcome is Outcome.ACCEPTED

@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import Final, Protocol
+from typing import Final, Protocol, runtime_checkable
 
 from auditor import __version__
 from auditor.aggregate.baseline import Baseline
@@ -70,12 +70,27 @@ from auditor.schema.keywords import draft_of
 from auditor.schema.normalize import Normalized, normalize
 
 
+@runtime_checkable
 class CallSource(Protocol):
     """A lazy stream of calls that can say, afterwards, how it accounted for its input."""
 
     def __iter__(self) -> Iterator[Call]: ...
 
     def stats(self) -> tuple[LogStats, ...]: ...
+
+
+class CallList:
+    """A call source over calls already in memory (a notebook's, a test's): no log, so no
+    log statistics."""
+
+    def __init__(self, calls: Iterable[Call]) -> None:
+        self._calls = calls
+
+    def __iter__(self) -> Iterator[Call]:
+        return iter(self._calls)
+
+    def stats(self) -> tuple[LogStats, ...]:
+        return ()
 
 
 class Replays(Mapping[str, ToolReplay]):

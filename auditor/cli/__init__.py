@@ -13,7 +13,7 @@ import typer
 from typer.core import TyperArgument, TyperCommand, TyperGroup
 
 from auditor import __version__
-from auditor.cli import audit, guard, lint, normalize, rule, schema
+from auditor.cli import audit, guard, lint, normalize, options, rule, schema
 from auditor.cli.config import CONFIG_FILE, Setting, load_config
 from auditor.errors import EXIT_CODES, AuditorError
 
@@ -101,7 +101,7 @@ for _name, _function, _examples in (
         cls=_Command,
     )(_function)
 
-MULTI_VALUE_OPTIONS: tuple[str, ...] = audit.MULTI_VALUE_OPTIONS
+MULTI_VALUE_OPTIONS: tuple[str, ...] = options.MULTI_VALUE_OPTIONS
 HELP = frozenset({"--help"})
 
 
@@ -148,13 +148,13 @@ def configure(ctx: typer.Context, name: str) -> None:
             if said is None:
                 raise
             raise ValueError(guard.plain_usage(said())) from None
-        if setting.key in audit.CHECKED_LATER:
+        if setting.key in options.CHECKED_LATER:
             try:
-                audit.CHECKED_LATER[setting.key](value)
+                options.CHECKED_LATER[setting.key](value)
             except AuditorError as failure:
                 raise ValueError(str(failure)) from None
 
-    config = load_config(Path.cwd(), audit.SETTINGS, validate)
+    config = load_config(Path.cwd(), options.SETTINGS, validate)
     if config.path is None:
         return
     # Settings nobody typed change what runs and where it writes: say where they are.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Annotated, Final
+from typing import Annotated
 
 import typer
 
@@ -15,8 +15,8 @@ from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES, byte_size
 from auditor.inputs.links import FOLLOW_LINKS
 from auditor.inputs.paths import shown
 from auditor.inputs.uri import WEB_FLAG, check_uri
-from auditor.models import RULE_FAMILIES, Rule
-from auditor.schema.normalize import DEFAULT_RULES
+from auditor.models import Rule
+from auditor.request import DEFAULT_RULES_TEXT, parse_rules
 
 
 class UsageFailure(AuditorError):
@@ -63,32 +63,14 @@ def split_codes(values: Iterable[str] | None) -> tuple[str, ...]:
     )
 
 
-def parse_rules(value: str | None) -> frozenset[Rule]:
-    """``keyword-case,openapi`` -> the rule families; None gives the default families."""
-    if value is None:
-        return DEFAULT_RULES
-    names = [name.strip().replace("_", "-") for name in value.split(",") if name.strip()]
-    known = {rule.value: rule for rule in RULE_FAMILIES}
-    unknown = [name for name in names if name not in known]
-    if unknown or not names:
-        raise UsageFailure(
-            f"unknown rule family {', '.join(unknown) or '(none given)'}; "
-            f"choose from {', '.join(known)}"
-        )
-    return frozenset(known[name] for name in names)
-
-
 def _rules_option(value: str | frozenset[Rule] | None) -> frozenset[Rule]:
     if isinstance(value, frozenset):
         return value  # the default, already parsed
     try:
         return parse_rules(value)
-    except UsageFailure as failure:
+    except AuditorError as failure:
         raise typer.BadParameter(str(failure)) from failure
 
-
-DEFAULT_RULES_TEXT: Final = ",".join(rule.value for rule in Rule if rule in DEFAULT_RULES)
-"""The default rule families as ``--rules`` spells them: ``keyword-case,type-case``."""
 
 RulesOption = Annotated[
     frozenset[Rule],

@@ -81,7 +81,7 @@ def load_config(
 ) -> Config:
     """Read ``auditor.toml`` (whole file) or ``pyproject.toml`` (``[tool.auditor]``).
 
-    ``settings`` are the keys accepted (``auditor.cli.audit.SETTINGS``, read off the options).
+    ``settings`` are the keys accepted (``auditor.cli.options.SETTINGS``, read off the options).
     Values are checked as the command line checks them: their TOML type, least values, finite
     numbers, then ``validate`` (the option's own parsing: choices, ranges). Lists are given
     as lists (one string is a list of one). Where the outputs it names may go is the CLI's

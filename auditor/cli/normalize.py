@@ -18,7 +18,7 @@ from auditor.cli.common import (
 )
 from auditor.errors import EXIT_FOUND, EXIT_OK, EXIT_UNUSABLE
 from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES
-from auditor.inputs.paths import STDIN, shown
+from auditor.inputs.paths import shown
 from auditor.models import Rule
 from auditor.report.escape import one_line, terminal
 from auditor.schema.normalize import DEFAULT_RULES
@@ -78,29 +78,14 @@ def run(
 ) -> int:
     """Normalize every catalog file under ``paths``; returns the exit code. Links out of a
     catalog folder are read (and, with ``write``, still not written) when ``follow_links``."""
-    # The readers and YAML, imported here: ``--help`` does not need them.
-    from auditor.inputs.catalogs import catalog_files
+    from auditor.api import normalize as normalize_paths
     from auditor.report.counts import plural
-    from auditor.schema.edit import rewrite_file
 
-    results: list[FileRewrite] = []
-    confined: dict[str, Path] = {}
-    """A file found in a directory, and its links' targets, stay in that directory."""
-    failed = False
-    for path in paths:
-        files, problems = catalog_files(path, follow_links)
-        for problem in problems:
-            typer.echo(f"auditor: error: {one_line(str(problem))}", err=True)
-        if not files and not problems:
-            typer.echo(
-                f"auditor: error: {one_line(shown(path))}: no catalog files (.json, .yaml, .yml)",
-                err=True,
-            )
-        failed = failed or bool(problems) or not files
-        in_directory = path != STDIN and Path(path).is_dir()
-        results.extend(rewrite_file(file, rules, max_bytes, in_directory) for file in files)
-        if in_directory:
-            confined.update((file, Path(path)) for file in files)
+    found = normalize_paths(paths, rules, max_bytes, follow_links)
+    for problem in found.problems:
+        typer.echo(f"auditor: error: {one_line(problem)}", err=True)
+    failed = bool(found.problems)
+    results, confined = found.files, found.confined
     changed = [r for r in results if r.changed]
     for result in results:
         if result.problem is not None:

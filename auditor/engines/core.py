@@ -1,5 +1,5 @@
 """The engine-neutral audit: ``audit_part`` on any worker, ``combine`` anywhere, ``merge``
-on the driver. No engine is imported here.
+on the driver, ``report_of`` at the end of every engine. No engine is imported here.
 
 A tally is exact when merged in log order (``Tally.merge``). A ``Partial`` therefore holds
 runs of consecutive parts, each keyed by the plan indices of its first and last part;
@@ -124,23 +124,25 @@ _compiled: dict[str, Replays] = {}
 def replays_for(plan: AuditPlan) -> Replays:
     """The plan's tools, normalized and compiled once per process (each tool on its first
     call): a worker keeps one catalog, so memory does not grow with the plans it sees."""
+    if not plan.catalog_key:
+        return prepared(plan)
     replays = _compiled.get(plan.catalog_key)
     if replays is None:
         _compiled.clear()
-        replays = _compiled[plan.catalog_key] = prepare(
-            plan.tools,
-            plan.rules,
-            call_timeout=plan.call_timeout,
-            old_runtime=plan.settings.old_runtime,
-            new_catalogs=plan.new_catalogs,
-        )
+        replays = _compiled[plan.catalog_key] = prepared(plan)
     return replays
 
 
-def remember(plan: AuditPlan, replays: Replays) -> None:
-    """Use ``replays`` for ``plan`` in this process (and in the workers it forks)."""
-    _compiled.clear()
-    _compiled[plan.catalog_key] = replays
+def prepared(plan: AuditPlan) -> Replays:
+    """The plan's tools, normalized (or matched with the new catalogs), each compiled on its
+    first call."""
+    return prepare(
+        plan.tools,
+        plan.rules,
+        call_timeout=plan.call_timeout,
+        old_runtime=plan.settings.old_runtime,
+        new_catalogs=plan.new_catalogs,
+    )
 
 
 def count_item(
@@ -326,14 +328,15 @@ def merge(plan: AuditPlan, partials: Iterable[Partial]) -> Report:
         tally, counted = run.tally, run.stats
         if plan.scratch is not None:
             take_back(plan.scratch, run.aside, tally, plan.settings.max_calls)
-    return build_report(
-        replays,
-        tally,
-        file_stats(plan.files, counted),
-        plan.schema_inputs,
-        plan.overrides,
-        plan.settings,
-    )
+    return report_of(plan, replays, tally, file_stats(plan.files, counted))
+
+
+def report_of(
+    plan: AuditPlan, replays: Replays, tally: Tally, stats: tuple[LogStats, ...]
+) -> Report:
+    """The report of the plan's whole tally and each file's accounting: where every engine
+    ends, whatever way it merged its parts."""
+    return build_report(replays, tally, stats, plan.schema_inputs, plan.overrides, plan.settings)
 
 
 def file_stats(

@@ -25,6 +25,7 @@ import os
 from collections.abc import Sequence
 from typing import Any, Final
 
+from auditor.aggregate.progress import Progress
 from auditor.aggregate.repeats import Known, Payload
 from auditor.engines import distinct
 from auditor.engines.core import (
@@ -136,7 +137,7 @@ def _candidates(plan: AuditPlan, shared: Any, cpus: float) -> list[tuple[str, st
     return distinct.take(distinct.most_called(*tops))
 
 
-def run(plan: AuditPlan, workers: int) -> Report:
+def run(plan: AuditPlan, workers: int, progress: Progress | None = None) -> Report:
     """``--engine ray``: the cluster ``RAY_ADDRESS`` names, or a local Ray of ``workers``
     CPUs; a Ray started here is shut down here."""
     try:

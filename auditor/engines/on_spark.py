@@ -36,6 +36,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, cast
 
+from auditor.aggregate.progress import Progress
 from auditor.aggregate.repeats import Known, Payload
 from auditor.engines import distinct
 from auditor.engines.core import (
@@ -299,7 +300,7 @@ def _replay(
     yield distinct.replay_candidates(shared.value, candidates)
 
 
-def run(plan: AuditPlan, workers: int) -> Report:
+def run(plan: AuditPlan, workers: int, progress: Progress | None = None) -> Report:
     """``--engine spark``: the session ``spark-submit`` configured, or a local one with
     ``workers`` cores; a session started here is stopped here."""
     try:

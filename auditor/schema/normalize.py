@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from auditor.inputs.limits import too_deep
-from auditor.models import JSON, Change, Finding, Rewrite, Rule
+from auditor.models import DEFAULT_RULES, JSON, Change, Finding, Rewrite, Rule
 from auditor.schema import findings as rules_
 from auditor.schema import pointers
 from auditor.schema.keywords import (
@@ -38,8 +38,6 @@ from auditor.schema.keywords import (
     draft_of,
 )
 from auditor.schema.profiles import GENAI_RENAMES, PROFILES, descends
-
-DEFAULT_RULES: Final = frozenset({Rule.KEYWORD_CASE, Rule.TYPE_CASE})
 
 TYPE_ALIASES: Final[dict[str, str]] = {
     "str": "string",

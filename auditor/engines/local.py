@@ -1,4 +1,5 @@
-"""Audit log files, in worker processes part by part where the logs allow it.
+"""The local engine: audit log files in forked worker processes, part by part where the logs
+allow it (``--jobs``).
 
 The logs are cut into work items (``auditor.inputs.parts``): byte ranges of large plain
 files, gzip and small files whole (decompressed in the worker). Each worker reads its own
@@ -27,39 +28,26 @@ import tempfile
 import threading
 import time
 from collections import deque
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any, Final
 
-from auditor.aggregate.pipeline import (
-    Replays,
-    ReportSettings,
-    Tally,
-    build_report,
-    count_calls,
-    prepare,
-)
+from auditor.aggregate.pipeline import Replays, ReportSettings, Tally
 from auditor.aggregate.progress import Progress
-from auditor.aggregate.repeats import AcceptedRepeats
-from auditor.engines.choice import Engine, run_plan
-from auditor.engines.core import count_item, file_stats
-from auditor.engines.kept import PREFIX, put_aside, take_back
-from auditor.engines.plan import MIN_PART_BYTES, PARTS_PER_JOB, make_plan
+from auditor.engines import inline
+from auditor.engines import plan as plans
+from auditor.engines.core import count_item, file_stats, replays_for, report_of
+from auditor.engines.kept import put_aside, take_back
+from auditor.engines.plan import AuditPlan
 from auditor.errors import EXIT_INTERNAL, AuditorError
 from auditor.inputs.calls_from import CallsFrom
-from auditor.inputs.columns import Columns
-from auditor.inputs.limits import DEFAULT_MAX_RECORD_BYTES
 from auditor.inputs.log_format_names import LogFormat
-from auditor.inputs.parts import LogPart, WorkItem, spill, spillable, work_items
-from auditor.inputs.reader import LogReader
-from auditor.models import LogStats, Override, Report, Rule, ToolSchema
-from auditor.replay.budget import DEFAULT_CALL_TIMEOUT
-from auditor.schema.diff import NewCatalogs
-from auditor.schema.normalize import DEFAULT_RULES
+from auditor.inputs.parts import LogPart, WorkItem, spill, spillable
+from auditor.models import LogStats, Report
 
-__all__ = ["MIN_PART_BYTES", "PARTS_PER_JOB", "WorkerLost", "audit_logs", "tally_in_parallel"]
+__all__ = ["WorkerLost", "run", "tally_in_parallel"]
 
 AHEAD_PER_JOB: Final = 4
 """Parts handed out and not yet merged, per worker: enough to keep the workers busy, and a
@@ -102,113 +90,31 @@ class _Shared:
 _prepared: list[_Shared] = []
 
 
-def audit_logs(
-    tools: Sequence[ToolSchema],
-    files: Sequence[str],
-    schema_inputs: Sequence[str],
-    overrides: Sequence[Override] = (),
-    rules: Collection[Rule] = DEFAULT_RULES,
-    settings: ReportSettings | None = None,
-    fmt: LogFormat | None = None,
-    jobs: int = 1,
-    progress: Progress | None = None,
-    call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
-    max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
-    new_catalogs: NewCatalogs | None = None,
-    columns: Columns | None = None,
-    engine: Engine = Engine.LOCAL,
-    calls_from: CallsFrom = CallsFrom.ALL,
-    scratch: str | None = None,
-) -> Report:
-    """The audit of log files, read by ``jobs`` worker processes where the logs allow it
-    (or on ``engine``, by about ``jobs`` workers where it starts them).
-
-    The report is the same whatever ``jobs`` and ``engine`` are: parts are merged in log
-    order. The new side is ``new_catalogs`` when given, else ``tools`` normalized by
-    ``rules``. ``columns`` names the columns of Parquet and Arrow logs (read in one pass
-    here; on an engine, in runs of row groups). ``calls_from`` says which calls of
-    request/response history logs count.
-    ``scratch``: a folder in which a run with several parts makes one of its own for the
-    parts' kept calls, so that they do not travel back (one pass keeps them anyway).
-    """
-    settings = settings or ReportSettings()
-    if engine is not Engine.LOCAL:
-        with _aside_folder(scratch) as aside_to:
-            plan = make_plan(
-                tools,
-                files,
-                schema_inputs,
-                overrides=overrides,
-                rules=rules,
-                settings=settings,
-                fmt=fmt,
-                workers=jobs,
-                new_catalogs=new_catalogs,
-                call_timeout=call_timeout,
-                max_record_bytes=max_record_bytes,
-                calls_from=calls_from,
-                scratch=aside_to,
-                repeats_apart=True,  # both engines find repeats across files by a shuffle
-                columns=columns,
-            )
-            return run_plan(engine, plan, jobs)
-    replays = prepare(
-        tools,
-        rules,
-        call_timeout=call_timeout,
-        old_runtime=settings.old_runtime,
-        new_catalogs=new_catalogs,
-    )
-    progress = progress or Progress(0)
-    with _aside_folder(scratch if jobs > 1 else None) as aside_to:
-        counted = (
-            tally_in_parallel(
-                replays,
-                files,
-                fmt,
-                jobs,
-                settings,
-                progress,
-                max_record_bytes,
-                calls_from,
-                aside_to,
-            )
-            if jobs > 1
-            else None
-        )
+def run(plan: AuditPlan, workers: int, progress: Progress) -> Report:
+    """The report of ``plan`` (cut for the local workers: ``Cut.FOR_LOCAL``), its parts
+    replayed by ``workers`` forked processes; one pass in this process when the logs cannot
+    be split or are too small to be worth it (``auditor.engines.inline``)."""
+    replays = replays_for(plan)
+    counted = tally_in_parallel(replays, plan, workers, progress)
     if counted is None:
-        repeats = AcceptedRepeats()  # the reader counts accepted repeats itself
-        reader = LogReader(
-            files, fmt, max_record_bytes, columns, calls_from, known=repeats.repeat_aside
-        )
-        calls = progress.wrap(reader, lambda: reader.bytes_read, lambda: repeats.hits)
-        tally = count_calls(replays, calls, settings, repeats)
-        counted = tally, reader.stats()
+        return inline.run(plan, workers, progress, replays)
     tally, stats = counted
-    return build_report(replays, tally, stats, schema_inputs, overrides, settings)
+    return report_of(plan, replays, tally, stats)
 
 
 def tally_in_parallel(
-    replays: Replays,
-    files: Sequence[str],
-    fmt: LogFormat | None,
-    jobs: int,
-    settings: ReportSettings,
-    progress: Progress,
-    max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
-    calls_from: CallsFrom = CallsFrom.ALL,
-    aside_to: str | None = None,
+    replays: Replays, plan: AuditPlan, jobs: int, progress: Progress
 ) -> tuple[Tally, tuple[LogStats, ...]] | None:
-    """The tally of every file, read by ``jobs`` workers; None when the logs must be read
-    in one pass (standard input, a single document, a format whose calls repeat across
-    records, or logs too small to be worth it). ``aside_to``: a folder of this run's own
-    where the workers put their kept calls (``auditor.engines.kept``)."""
-    items = work_items(
-        files, fmt, jobs, MIN_PART_BYTES, PARTS_PER_JOB, max_record_bytes, calls_from
-    )
+    """The tally of every file of ``plan``, read by ``jobs`` workers; None when the logs must
+    be read in one pass (standard input, a single document, a format whose calls repeat
+    across records, or logs too small to be worth it). The workers put their kept calls in
+    the plan's scratch folder when it has one (``auditor.engines.kept``)."""
+    items = plan.parts
+    fmt, max_record_bytes, calls_from = plan.log_format, plan.max_record_bytes, plan.calls_from
+    settings, aside_to = plan.settings, plan.scratch
     gzipped = [spillable(item, fmt, max_record_bytes) for item in items]
     large = [
-        found if found and os.path.getsize(found[0]) >= MIN_PART_BYTES // GZIP_RATIO else None
+        found if found and os.path.getsize(found[0]) >= plans.MIN_PART_BYTES // GZIP_RATIO else None
         for found in gzipped
     ]
     if len(items) < 2 and not any(large):
@@ -259,7 +165,7 @@ def tally_in_parallel(
     if aside_to is not None:
         take_back(aside_to, aside, tally, settings.max_calls)
     progress.done()
-    return tally, file_stats(files, counted)
+    return tally, file_stats(plan.files, counted)
 
 
 def _parts(
@@ -274,7 +180,7 @@ def _parts(
         if gzipped is None:
             yield item
         else:
-            yield from spill(*gzipped, scratch, MIN_PART_BYTES, calls_from)
+            yield from spill(*gzipped, scratch, plans.MIN_PART_BYTES, calls_from)
 
 
 def _size(part: WorkItem) -> int:
@@ -367,17 +273,6 @@ def _work_at(place: int, part: WorkItem) -> tuple[Tally, list[tuple[str, LogStat
     if aside_to is None:
         return tally, stats, None
     return tally, stats, put_aside(aside_to, place, tally)
-
-
-@contextlib.contextmanager
-def _aside_folder(scratch: str | None) -> Iterator[str | None]:
-    """A folder of this run's own inside ``scratch`` for the parts' kept calls, removed at
-    the end (None without ``scratch``)."""
-    if scratch is None:
-        yield None
-        return
-    with tempfile.TemporaryDirectory(prefix=PREFIX, dir=scratch) as folder:
-        yield folder
 
 
 def _work(part: WorkItem) -> tuple[Tally, list[tuple[str, LogStats]]]:
