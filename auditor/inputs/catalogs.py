@@ -23,6 +23,7 @@ from typing import Final, Protocol, TypeGuard
 
 import yaml
 
+from auditor import pointers
 from auditor.inputs import otel_tools
 from auditor.inputs.catalog_formats import CatalogFormat
 from auditor.inputs.limits import (
@@ -40,7 +41,6 @@ from auditor.inputs.records import finite_float
 from auditor.inputs.sniff import LOG_AS_CATALOG, looks_like_log
 from auditor.inputs.uri import is_uri, read_uri
 from auditor.models import JSON, Location, Override, ToolSchema
-from auditor.schema import pointers
 
 CATALOG_SUFFIXES: Final = (".json", ".yaml", ".yml")
 _Loader: Final = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain
 from typing import IO
 
+from auditor import pointers
 from auditor.inputs.calls_from import CallsFrom
 from auditor.inputs.columns import Columns
 from auditor.inputs.limits import DEFAULT_MAX_RECORD_BYTES, MAX_NESTING, too_deep
@@ -46,7 +47,6 @@ from auditor.inputs.parts import LogPart, open_part
 from auditor.inputs.positions import key_positions
 from auditor.inputs.records import MAX_RAW, Framed, Record, detect_format, loads, records
 from auditor.models import JSON, Call, Evidence, LogStats, Payload, Unparsed
-from auditor.schema import pointers
 
 
 class LogReader:
