@@ -2,7 +2,8 @@
 
 Every module of ``auditor/`` is parsed with ``ast``; every ``import`` counts, wherever it is
 written (module level, inside a function, under ``if TYPE_CHECKING:``): a lazy import is still
-a dependency. Three things must hold: no cycle between modules, no cycle between packages, and
+a dependency. Three things must hold: no cycle between modules, no cycle between packages (a
+package is a layer: ``auditor/<pkg>/``, or the top-level modules of one layer together), and
 no import from a lower layer into a higher one (``LAYER_ORDER``). A failure lists each
 offending import as ``importer -> imported (line N)``. A module named only in a string (the
 renderers' lazy registry, ``report.lazy``) is not an import: those stay inside their package.
