@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from auditor import pointers
 from auditor.inputs.catalogs import CatalogFormat, expand, load_catalogs, read_catalog
-from auditor.schema import pointers
 
 SCHEMA = {"type": "object", "properties": {"q": {"type": "string"}}}
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from auditor.inputs.sniff import SNIFF_CHARS, looks_like_catalog, looks_like_log
+from auditor.inputs.log_as_catalog import SNIFF_CHARS, looks_like_log
+from auditor.inputs.sniff import looks_like_catalog
 from tests.conftest import run_cli
 
 CATALOG = {"lookup": {"type": "object", "properties": {"id": {"type": "string"}}}}

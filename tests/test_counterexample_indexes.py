@@ -12,12 +12,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from auditor import pointers
 from auditor.models import JSON, Counterexample, Location, Rule, ToolSchema
 from auditor.replay import counterexamples
 from auditor.replay.causes import keyword_position
 from auditor.replay.counterexamples import SearchBudget, counterexample, minimal
 from auditor.replay.tool import ToolReplay
-from auditor.schema import pointers
 from auditor.schema.diff import compare
 from auditor.schema.keywords import VOCABULARY, schema_objects
 from auditor.schema.normalize import DEFAULT_RULES, normalize

@@ -20,13 +20,13 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from jsonschema import validators
 
+from auditor import pointers
 from auditor.aggregate.pipeline import evaluate_call, prepare
 from auditor.inputs.catalogs import load_catalogs
 from auditor.inputs.log_files import check_logs
 from auditor.inputs.reader import LogReader
 from auditor.models import JSON, Call, Location, ToolSchema
 from auditor.replay.engine import FastCheck, meta_valid, trusted
-from auditor.schema import pointers
 from auditor.schema.keywords import Draft
 from auditor.schema.normalize import DEFAULT_RULES
 from tests.conftest import ROOT, load_cases

@@ -21,13 +21,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from auditor import pointers
 from auditor.aggregate.pipeline import ReportSettings, Tally, prepare
 from auditor.models import JSON, REJECTS, Call, Location, Outcome, ToolSchema, ValidationIssue
 from auditor.replay import tool as tool_module
 from auditor.replay.engine import FastCheck
 from auditor.replay.fast_errors import FastErrors, keyable
 from auditor.replay.tool import MAX_ERRORS, Memo, Remembered, ToolReplay, _errors, _in_order
-from auditor.schema import pointers
 from auditor.schema.normalize import DEFAULT_RULES
 from tests.conftest import run_cli
 from tests.test_engine import (

@@ -18,10 +18,10 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
+from auditor import pointers
 from auditor.aggregate.pipeline import ReportSettings
 from auditor.api import replay
 from auditor.models import JSON, Call, Location, OldRuntime, Outcome, PatchOp, ToolSchema
-from auditor.schema import pointers
 from auditor.schema.edit import patch_text
 from auditor.schema.jsonpatch import apply_patch
 from tests.test_loosen_cases import Calls

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from auditor import pointers
 from auditor.models import JSON
-from auditor.schema import pointers
-from auditor.schema.pointers import Anchor, ref_target
+from auditor.pointers import Anchor, ref_target
 
 REFS: list[tuple[str, str | Anchor | None]] = [
     ("#", ""),

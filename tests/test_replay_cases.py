@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from auditor.aggregate.pipeline import evaluate_call, prepare
-from auditor.inputs.reader import call_from
+from auditor.inputs.arguments import call_from
 from auditor.models import JSON, Call, Location, OldRuntime, Outcome, Rule, ToolSchema
 from auditor.schema.normalize import DEFAULT_RULES
 from tests.conftest import load_cases

@@ -10,6 +10,7 @@ from unittest import mock
 import pytest
 from jsonschema import validators
 
+from auditor import pointers
 from auditor.aggregate import pipeline
 from auditor.inputs.catalogs import load_catalogs
 from auditor.models import (
@@ -22,7 +23,6 @@ from auditor.models import (
 )
 from auditor.replay.counterexamples import apply_patch, bites
 from auditor.replay.tool import ToolReplay
-from auditor.schema import pointers
 from auditor.schema.normalize import DEFAULT_RULES, normalize
 from tests.samples import ROOT, Scenario, run, scenarios
 

@@ -16,6 +16,7 @@ import yaml
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from auditor import pointers
 from auditor.aggregate.loosen import MAX_VALUES, FileSide, Witness, positive, suggest
 from auditor.aggregate.pipeline import ReportSettings, build_report, count_calls, prepare
 from auditor.inputs.paths import STDIN_NAME
@@ -32,7 +33,7 @@ from auditor.models import (
     ToolSchema,
 )
 from auditor.report import Format, render
-from auditor.schema import edit, pointers
+from auditor.schema import edit
 from auditor.schema.diffs import changed_lines, git_quoted
 from auditor.schema.edit import (
     EditError,

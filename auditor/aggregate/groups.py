@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Final
 
+from auditor import pointers
 from auditor.aggregate.bounded import KeptByDigest, added
 from auditor.aggregate.hints import (
     contradiction_hint,
@@ -36,7 +37,6 @@ from auditor.models import (
     Rewrite,
 )
 from auditor.replay.outcome import contradicted
-from auditor.schema import pointers
 
 GROUPED: Final = frozenset(
     {

@@ -44,11 +44,11 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Final
 
+from auditor import pointers
 from auditor.inputs.limits import MAX_NESTING, MAX_SCHEMA_NODES, nesting
 from auditor.models import JSON, Change, PatchOperation, Rewrite, Rule
 from auditor.replay.engine import meta_valid
 from auditor.replay.tool import schema_problem
-from auditor.schema import pointers
 from auditor.schema.keywords import VOCABULARY, Draft, Kind, draft_of, schema_objects
 from auditor.schema.normalize import normalize
 from auditor.schema.profiles import PROFILES

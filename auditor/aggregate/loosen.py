@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Final
 
+from auditor import pointers
 from auditor.aggregate.local_checks import (
     Usable,
     Whole,
@@ -71,7 +72,6 @@ from auditor.replay.budget import (
     compiled_pattern,
 )
 from auditor.replay.tool import Compiled, build_validator, compile_schema, schema_problem
-from auditor.schema import pointers
 from auditor.schema.jsonpatch import PatchError, apply_patch
 from auditor.schema.normalize import normalize
 

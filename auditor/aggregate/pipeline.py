@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Final, Protocol, runtime_checkable
 
-from auditor import __version__
+from auditor import __version__, pointers
 from auditor.aggregate.baseline import Baseline
 from auditor.aggregate.evidence import evidence_line
 from auditor.aggregate.gate import decide
@@ -64,7 +64,6 @@ from auditor.replay.tool import (
     summarize,
     text_of,
 )
-from auditor.schema import pointers
 from auditor.schema.diff import NewCatalogs, compare
 from auditor.schema.keywords import draft_of
 from auditor.schema.normalize import Normalized, normalize

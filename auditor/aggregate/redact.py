@@ -13,9 +13,9 @@ import json
 from dataclasses import dataclass, replace
 from typing import Final
 
+from auditor import pointers
 from auditor.models import JSON, CallResult, Observation, Unparsed, ValidationIssue
 from auditor.replay.tool import json_value
-from auditor.schema import pointers
 
 DEFAULT_LIMIT: Final = 80
 MAX_TOOL_NAME: Final = 200

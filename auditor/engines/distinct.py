@@ -31,10 +31,10 @@ from auditor.aggregate.pipeline import evaluate_call
 from auditor.aggregate.repeats import AcceptedRepeats, Known, Payload
 from auditor.engines.core import replays_for
 from auditor.engines.plan import AuditPlan
+from auditor.inputs.arguments import call_from
 from auditor.inputs.lines import Blank, bounded_lines
 from auditor.inputs.log_format_names import LogFormat
 from auditor.inputs.parts import LogPart, open_part
-from auditor.inputs.reader import call_from
 from auditor.models import Outcome
 from auditor.replay.tool import text_of
 

@@ -23,6 +23,7 @@ from typing import Final, Protocol, TypeGuard
 
 import yaml
 
+from auditor import pointers
 from auditor.inputs import otel_tools
 from auditor.inputs.catalog_formats import CatalogFormat
 from auditor.inputs.limits import (
@@ -33,14 +34,12 @@ from auditor.inputs.limits import (
     on_deep_stack,
     readable_value_error,
 )
-from auditor.inputs.lines import lone_surrogate
+from auditor.inputs.lines import finite_float, lone_surrogate
+from auditor.inputs.log_as_catalog import LOG_AS_CATALOG, looks_like_log
 from auditor.inputs.paths import STDIN, STDIN_NAME, InputProblem, files_in, shown
 from auditor.inputs.positions import key_positions
-from auditor.inputs.records import finite_float
-from auditor.inputs.sniff import LOG_AS_CATALOG, looks_like_log
 from auditor.inputs.uri import is_uri, read_uri
 from auditor.models import JSON, Location, Override, ToolSchema
-from auditor.schema import pointers
 
 CATALOG_SUFFIXES: Final = (".json", ".yaml", ".yml")
 _Loader: Final = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -14,6 +14,7 @@ which gzip packs into a megabyte, is read in about a second instead of minutes).
 
 from __future__ import annotations
 
+import math
 import re
 import zlib
 from collections.abc import Callable, Iterator
@@ -151,3 +152,15 @@ def lone_surrogate(text: str, value: JSON) -> bool:
         elif isinstance(node, list):
             stack.extend(node)
     return False
+
+
+def finite_float(text: str) -> float:
+    """A JSON number's text as a float, for ``json.loads(parse_float=...)``: the json module
+    reads catalogs and the logs orjson refuses, and both refuse the same numbers."""
+    # A number past a float's range (1e400) would be read as infinity, which no strict JSON
+    # report can hold: it is refused as NaN and Infinity are.
+    value = float(text)
+    if math.isinf(value):
+        shown = text if len(text) <= 40 else text[:39] + "…"
+        raise ValueError(f"number out of range: {shown}")
+    return value

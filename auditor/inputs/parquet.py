@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import IO, Any, Final
 
+from auditor.inputs.arguments import call_from
 from auditor.inputs.columns import Columns
 from auditor.inputs.limits import DEFAULT_MAX_RECORD_BYTES
 from auditor.inputs.log_files import LogFormatError, LogProblem, display_name
@@ -415,8 +416,6 @@ def _head(column: Any, row: int) -> str:
 def _call(source: str, tool: str, value: Any, arguments: str) -> Call:
     """The call of one row: its arguments JSON text (or UTF-8 bytes of it), or a struct, map
     or list value; null arguments and values JSON has no type for make it ``unparseable``."""
-    from auditor.inputs.reader import call_from  # the reader imports this module
-
     if value is None:
         return _unparsed(source, "null", f"has no '{arguments}' (null)", tool)
     if isinstance(value, bytes):

@@ -10,7 +10,7 @@ from typing import Final
 
 import yaml
 
-from auditor.schema import pointers
+from auditor import pointers
 
 _Loader: Final = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 

@@ -21,9 +21,11 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain
 from typing import IO
 
+from auditor import pointers
+from auditor.inputs.arguments import call_from, unparsed
 from auditor.inputs.calls_from import CallsFrom
 from auditor.inputs.columns import Columns
-from auditor.inputs.limits import DEFAULT_MAX_RECORD_BYTES, MAX_NESTING, too_deep
+from auditor.inputs.limits import DEFAULT_MAX_RECORD_BYTES
 from auditor.inputs.lines import Blank, Line, bounded_lines, unreadable
 from auditor.inputs.log_files import display_name, open_log
 from auditor.inputs.log_formats import (
@@ -44,9 +46,8 @@ from auditor.inputs.pairing import Pairing
 from auditor.inputs.parquet import MAGIC_BYTES, Columnar, ColumnarLog, columnar
 from auditor.inputs.parts import LogPart, open_part
 from auditor.inputs.positions import key_positions
-from auditor.inputs.records import MAX_RAW, Framed, Record, detect_format, loads, records
-from auditor.models import JSON, Call, Evidence, LogStats, Payload, Unparsed
-from auditor.schema import pointers
+from auditor.inputs.records import Framed, Record, detect_format, records
+from auditor.models import Call, LogStats, Payload
 
 
 class LogReader:
@@ -226,7 +227,7 @@ class LogReader:
         for a call already read (a repeat). ``session``: the caller of calls that name none.
         ``responses_only``: the response's calls alone, which never repeat (no dedupe)."""
         if record.problem is not None:
-            return [(_unparsed(f"{name}:{record.line}", None, record.text, record.problem), None)]
+            return [(unparsed(f"{name}:{record.line}", None, record.text, record.problem), None)]
         found = extract(fmt, record.value, responses_only)
         caller = (caller_of(fmt, record.value) or session) if found else None
         positions = {}
@@ -267,36 +268,5 @@ def _call(item: Found, record: Record, source: str, caller: str | None) -> Call:
     """A found call with its arguments decoded; a problem becomes an ``Unparsed`` reason."""
     if item.problem is not None:
         raw = json.dumps(item_at(record.value, item.at)) if item.at else record.text
-        return _unparsed(source, item.tool, raw, item.problem, caller)
+        return unparsed(source, item.tool, raw, item.problem, caller)
     return call_from(source, item.tool, item.arguments, item.evidence, caller)
-
-
-def call_from(
-    source: str,
-    tool: str | None,
-    arguments: JSON,
-    evidence: Evidence | None = None,
-    caller: str | None = None,
-) -> Call:
-    """A call whose arguments, when a string, are JSON text to decode (as OpenAI logs them);
-    text that does not decode is kept, with the reason, as an ``Unparsed`` call."""
-    if isinstance(arguments, str):
-        decoded, problem = loads(arguments)
-        if problem is not None:
-            reason = f"arguments are not valid JSON: {problem}"
-            return _unparsed(source, tool, arguments, reason, caller)
-        text, arguments = arguments, decoded
-    else:
-        text = None
-    if too_deep(arguments, text=text):  # later stages recurse into arguments: bound it here
-        raw = text if text is not None else "<not shown: nested too deeply>"
-        reason = f"arguments nest more than {MAX_NESTING} levels deep"
-        return _unparsed(source, tool, raw, reason, caller)
-    return Call(source, tool, arguments, text=text, evidence=evidence, caller=caller)
-
-
-def _unparsed(
-    source: str, tool: str | None, raw: str, reason: str, caller: str | None = None
-) -> Call:
-    clipped = raw if len(raw) <= MAX_RAW else raw[: MAX_RAW - 1] + "…"
-    return Call(source, tool, None, Unparsed(clipped, reason), caller=caller)

@@ -13,13 +13,12 @@ its reason (``problem``); the reader turns it into an ``unparseable`` call.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterable, Iterator
 from typing import Final, NamedTuple
 
 import orjson
 
-from auditor.inputs.lines import Blank, Line, Overlong, Unreadable, lone_surrogate
+from auditor.inputs.lines import Blank, Line, Overlong, Unreadable, finite_float, lone_surrogate
 from auditor.inputs.log_files import LogFormatError, LogProblem
 from auditor.inputs.log_formats import FORMATS, LogFormat, detect
 from auditor.models import JSON, Location
@@ -216,16 +215,6 @@ def detect_format(framed: Iterable[Framed], name: str) -> tuple[list[Framed], Lo
 
 def _reject_constant(name: str) -> JSON:
     raise ValueError(f"{name} is not JSON")
-
-
-def finite_float(text: str) -> float:
-    # A number past a float's range (1e400) would be read as infinity, which no strict JSON
-    # report can hold: it is refused as NaN and Infinity are.
-    value = float(text)
-    if math.isinf(value):
-        shown = text if len(text) <= 40 else text[:39] + "…"
-        raise ValueError(f"number out of range: {shown}")
-    return value
 
 
 def loads(text: str) -> tuple[JSON, str | None]:

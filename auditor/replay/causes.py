@@ -26,9 +26,9 @@ from urllib.parse import urldefrag, urljoin
 
 from jsonschema.exceptions import ValidationError
 
+from auditor import pointers
 from auditor.inputs.limits import too_deep
 from auditor.models import JSON, Change, Rewrite, Rule
-from auditor.schema import pointers
 from auditor.schema.keywords import REF_OVERRIDES_SIBLINGS, VOCABULARY, Draft, Kind
 
 # Keywords whose verdict depends on rewritten siblings in the same schema object.

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+from auditor import pointers
 from auditor.models import JSON
-from auditor.schema import pointers
 from auditor.schema.keywords import VOCABULARY, Draft, schema_objects
 
 ASSERTIONS: Final = frozenset(

@@ -44,6 +44,7 @@ from typing import Any, Final
 
 import orjson
 
+from auditor import pointers
 from auditor.models import (
     JSON,
     Change,
@@ -60,7 +61,6 @@ from auditor.replay.constraints import ASSERTIONS
 from auditor.replay.engine import trusted
 from auditor.replay.pattern_example import example_matching
 from auditor.replay.tool import VALIDATORS, ToolReplay
-from auditor.schema import pointers
 from auditor.schema.keywords import (
     ANNOTATIONS,
     VOCABULARY,

@@ -28,9 +28,9 @@ from typing import Any, Final, cast
 from jsonschema import validators
 from referencing import Registry
 
+from auditor import pointers
 from auditor.models import JSON, Change, Rewrite, Rule
 from auditor.replay.causes import keyword_position
-from auditor.schema import pointers
 
 _Site = tuple[int, str]
 """``(id(schema object), keyword)``."""

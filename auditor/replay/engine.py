@@ -50,9 +50,9 @@ from typing import Any, Final
 import jsonschema_rs
 from jsonschema import validators
 
+from auditor import pointers
 from auditor.models import JSON
 from auditor.replay.budget import MAX_PATTERN_EXPANSION, pattern_expansion
-from auditor.schema import pointers
 from auditor.schema.keywords import VOCABULARY, Draft, Kind, draft_of, schema_objects
 
 _RS_CLASSES: Final[dict[Draft, Any]] = {

@@ -45,9 +45,9 @@ from typing import Any, Final
 
 from jsonschema.exceptions import ValidationError
 
+from auditor import pointers
 from auditor.models import JSON
 from auditor.replay.engine import schema_positions
-from auditor.schema import pointers
 from auditor.schema.keywords import VOCABULARY, draft_of
 
 KINDS: Final[dict[str, str]] = {

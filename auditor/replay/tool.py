@@ -22,6 +22,7 @@ import referencing.exceptions
 from jsonschema import exceptions, validators
 from jsonschema.protocols import Validator
 
+from auditor import pointers
 from auditor.inputs.limits import MAX_NESTING, MAX_SCHEMA_NODES, too_deep, too_large
 from auditor.models import (
     ACCEPTS,
@@ -45,7 +46,6 @@ from auditor.replay.engine import FastCheck, meta_valid
 from auditor.replay.fast_errors import FastErrors, keyable
 from auditor.replay.observed import observe
 from auditor.replay.outcome import decide
-from auditor.schema import pointers
 from auditor.schema.keywords import Draft, draft_of
 from auditor.schema.lenient import REFERENCE_READINGS, read_leniently, tolerant
 from auditor.schema.normalize import Normalized

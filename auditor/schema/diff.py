@@ -35,8 +35,8 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from typing import Final
 
+from auditor import pointers
 from auditor.models import JSON, Change, Rewrite, Rule, ToolSchema
-from auditor.schema import pointers
 from auditor.schema.keywords import ANY_DRAFT_SNAKE, VOCABULARY, Draft, Kind, draft_of
 from auditor.schema.normalize import Normalized, normalize
 

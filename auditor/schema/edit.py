@@ -26,6 +26,7 @@ from typing import Final
 
 import yaml
 
+from auditor import pointers
 from auditor.inputs.catalogs import parse_document, read_catalog, recognisable
 from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES, MAX_PARSE_NESTING, on_deep_stack
 from auditor.inputs.positions import composable
@@ -41,7 +42,6 @@ from auditor.models import (
     SchemaPatch,
     ToolSchema,
 )
-from auditor.schema import pointers
 from auditor.schema.diffs import LineChange, changed_lines, window_change
 from auditor.schema.diffs import minimal_diff as minimal_diff  # where the CLI finds it
 from auditor.schema.diffs import unified_diff as unified_diff

@@ -9,8 +9,8 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterable
 
+from auditor import pointers
 from auditor.models import JSON, PatchOp, PatchOperation
-from auditor.schema import pointers
 
 
 class PatchError(ValueError):

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from enum import Enum
 from typing import Final
 
+from auditor import pointers
 from auditor.models import JSON
-from auditor.schema import pointers
 
 
 class Draft(str, Enum):

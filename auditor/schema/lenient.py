@@ -36,8 +36,8 @@ from jsonschema_specifications import REGISTRY as SPECIFICATIONS
 from referencing import Registry, Specification
 from referencing.exceptions import InvalidAnchor, NoSuchAnchor, PointerToNowhere
 
+from auditor import pointers
 from auditor.models import JSON, LenientReading
-from auditor.schema import pointers
 from auditor.schema.keywords import JSON_TYPES, VOCABULARY, Draft, Kind, schema_objects
 
 if TYPE_CHECKING:

@@ -18,10 +18,10 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Final
 
+from auditor import pointers
 from auditor.inputs.limits import too_deep
 from auditor.models import DEFAULT_RULES, JSON, Change, Finding, Rewrite, Rule
 from auditor.schema import findings as rules_
-from auditor.schema import pointers
 from auditor.schema.keywords import (
     ANNOTATIONS,
     ANY_DRAFT,
