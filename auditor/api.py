@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import cached_property
 from pathlib import Path
@@ -63,6 +63,8 @@ class AuditResult:
     request: AuditRequest
     warnings: tuple[str, ...] = ()
     """What the run should tell its user besides the report (a folder holding no log)."""
+    catalog_texts: Mapping[str, bytes] = field(default_factory=dict, repr=False)
+    """The catalog files as the audit read them, by path: where the loosenings are written."""
 
     @property
     def exit_code(self) -> int:
@@ -75,7 +77,8 @@ class AuditResult:
         (for SARIF fixes and ``--suggest-patch``): built once, on first use."""
         from auditor.schema.edit import loosening_edits  # reads and edits YAML: only when asked
 
-        return loosening_edits(self.report.groups, self.request.limits.max_catalog_bytes)
+        limit = self.request.limits.max_catalog_bytes
+        return loosening_edits(self.report.groups, limit, self.catalog_texts)
 
 
 def audit(request: AuditRequest, progress: Callable[[int], Progress] | None = None) -> AuditResult:
@@ -93,7 +96,7 @@ def audit(request: AuditRequest, progress: Callable[[int], Progress] | None = No
     scratch = request.limits.scratch
     if scratch is not None and not os.path.isdir(scratch):
         raise InputError(f"--scratch {shown(scratch)}: not a folder")
-    old, new = _catalogs(request)
+    old, new, texts = _catalogs(request)
     files, problems = check_logs(inputs.logs, inputs.follow_links)
     # A folder without logs is as empty as an empty file: the count of calls decides.
     empty = [problem for problem in problems if holds_no_log(problem)]
@@ -117,7 +120,7 @@ def audit(request: AuditRequest, progress: Callable[[int], Progress] | None = No
 
         failed = [f for f in files if display_name(f) == error.problem.location.path]
         raise InputError(catalog_given_as_log(failed) or str(error.problem)) from error
-    return AuditResult(report, request, _traffic(report.call_count, empty, request))
+    return AuditResult(report, request, _traffic(report.call_count, empty, request), texts)
 
 
 def replay(
@@ -258,8 +261,11 @@ def _traffic(calls: int, empty: Sequence[LogProblem], request: AuditRequest) -> 
     return tuple(warnings)
 
 
-def _catalogs(request: AuditRequest) -> tuple[Catalogs, NewCatalogs | None]:
-    """The old catalogs and, when the change is not a normalization, the new ones."""
+def _catalogs(
+    request: AuditRequest,
+) -> tuple[Catalogs, NewCatalogs | None, Mapping[str, bytes]]:
+    """The old catalogs and, when the change is not a normalization, the new ones; and the
+    bytes of every catalog file read from disk (``Catalogs.texts``)."""
     from auditor.inputs.git_catalogs import GitRevision
     from auditor.schema.diff import NewCatalogs
 
@@ -275,16 +281,17 @@ def _catalogs(request: AuditRequest) -> tuple[Catalogs, NewCatalogs | None]:
     elif change.new_schemas:
         new_inputs = change.new_schemas
     else:
-        return old, None
+        return old, None, old.texts
     if STDIN in new_inputs and (STDIN in inputs.schemas or STDIN in inputs.logs):
         raise InputError("standard input ('-') can feed one of the inputs, not two")
     new = _load(request, new_inputs, None)
-    return old, NewCatalogs(
+    sides = NewCatalogs(
         new.tools,
         tuple(shown(path) for path in new_inputs),
         change.rules or frozenset(),
         None if revision is None else revision.ref,
     )
+    return old, sides, {**old.texts, **new.texts}
 
 
 def _load(request: AuditRequest, paths: Sequence[str], revision: GitRevision | None) -> Catalogs:

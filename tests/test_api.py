@@ -91,3 +91,25 @@ def test_lint_and_normalize_read_the_catalog_and_write_nothing(tmp_path: Path) -
     assert Path(inputs.schemas[0]).read_text("utf-8") == before  # nothing written
     (absent,) = normalize([str(tmp_path / "absent.json")]).files
     assert absent.problem is not None and not absent.changed
+
+
+def test_the_loosenings_are_written_into_the_catalog_as_the_audit_read_it(
+    tmp_path: Path,
+) -> None:
+    # additionalProperties: false is dormant as additional_properties; normalized, it rejects
+    # the extra property every call sends: a loosening (allow "limit") lets them through.
+    catalog = tmp_path / "tools.json"
+    schema = {"type": "object", "properties": {"q": {"type": "string"}}}
+    catalog.write_text(json.dumps({"find": {**schema, "additional_properties": False}}))
+    log = tmp_path / "calls.jsonl"
+    calls = [{"tool": "find", "arguments": {"q": "x", "limit": n}} for n in range(3)]
+    log.write_text("".join(json.dumps(call) + "\n" for call in calls))
+    result = audit(AuditRequest(Inputs(schemas=(str(catalog),), logs=(str(log),))))
+    (group,) = result.report.groups
+    assert group.patch is not None and group.patch.file_operations
+    audited = catalog.read_text()
+    catalog.write_text(json.dumps({"find": schema}))  # changed on disk after the audit
+    (edited,) = result.loosenings.files
+    assert edited.before == audited and edited.after != audited
+    assert '"limit"' in edited.after
+    assert result.loosenings is result.loosenings  # built once

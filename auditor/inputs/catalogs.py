@@ -16,8 +16,8 @@ import math
 import os
 import re
 import sys
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final, Protocol, TypeGuard
 
@@ -66,6 +66,9 @@ class Catalogs:
     tools: tuple[ToolSchema, ...]
     overrides: tuple[Override, ...]
     problems: tuple[CatalogProblem, ...]
+    texts: Mapping[str, bytes] = field(default_factory=dict)
+    """The bytes of each catalog file read from disk, by path, as the tools were parsed from
+    them: the loosenings are written into these, never into a second read of the file."""
 
 
 class CatalogSource(Protocol):
@@ -75,7 +78,10 @@ class CatalogSource(Protocol):
 
     def read(
         self, path: str, fmt: CatalogFormat | None, max_bytes: int
-    ) -> tuple[list[ToolSchema], CatalogProblem | None]: ...
+    ) -> tuple[list[ToolSchema], CatalogProblem | None, bytes | None]:
+        """The tools of one file, or its problem, and the bytes read when they are the
+        file's on disk (a loosening is written into those: ``Catalogs.texts``)."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -90,8 +96,8 @@ class FileSystem:
 
     def read(
         self, path: str, fmt: CatalogFormat | None, max_bytes: int
-    ) -> tuple[list[ToolSchema], CatalogProblem | None]:
-        return read_catalog(path, fmt, max_bytes)
+    ) -> tuple[list[ToolSchema], CatalogProblem | None, bytes | None]:
+        return read_catalog_file(path, fmt, max_bytes)
 
 
 def catalog_files(path: str, follow_links: bool = False) -> tuple[list[str], list[CatalogProblem]]:
@@ -133,8 +139,11 @@ def load_catalogs(
     by_name: dict[str, ToolSchema] = {}
     overrides: list[Override] = []
     files, problems = (source or FileSystem()).expand(paths)
+    texts: dict[str, bytes] = {}
     for file in files:
-        tools, problem = (source or FileSystem()).read(file, fmt, max_bytes)
+        tools, problem, data = (source or FileSystem()).read(file, fmt, max_bytes)
+        if data is not None and file != STDIN:
+            texts[file] = data
         if problem is not None:
             problems.append(problem)
             continue
@@ -153,7 +162,7 @@ def load_catalogs(
                 overrides.append(Override(tool.name, tool.location, earlier.location))
             by_name[tool.name] = tool
     ordered = tuple(sorted(by_name.values(), key=lambda t: t.name))
-    return Catalogs(ordered, tuple(overrides), tuple(problems))
+    return Catalogs(ordered, tuple(overrides), tuple(problems), texts)
 
 
 def read_catalog(
@@ -162,22 +171,35 @@ def read_catalog(
     """The tools of one catalog file (``-``: standard input), or the problem that makes it
     unusable; ``fmt`` forces a shape instead of detecting it. A file of more than
     ``max_bytes`` is refused before it is read (a pipe: once that much has been read)."""
+    tools, problem, _ = read_catalog_file(path, fmt, max_bytes)
+    return tools, problem
+
+
+def read_catalog_file(
+    path: str, fmt: CatalogFormat | None = None, max_bytes: int = DEFAULT_MAX_CATALOG_BYTES
+) -> tuple[list[ToolSchema], CatalogProblem | None, bytes | None]:
+    """``read_catalog``, with the bytes read (None when none could be)."""
     name = STDIN_NAME if path == STDIN else shown(path)
     try:
         data = read_bounded(path, max_bytes)
         if data is None:
-            return [], CatalogProblem(
-                Location(name),
-                f"larger than the {byte_size(max_bytes)} a catalog may have (--max-catalog-bytes)",
+            return (
+                [],
+                CatalogProblem(
+                    Location(name),
+                    f"larger than the {byte_size(max_bytes)} a catalog may have "
+                    "(--max-catalog-bytes)",
+                ),
+                None,
             )
     except FileNotFoundError:
-        return [], CatalogProblem(Location(name), "no such file")
+        return [], CatalogProblem(Location(name), "no such file"), None
     except OSError as error:
-        return [], CatalogProblem(Location(name), f"cannot read: {error.strerror or error}")
+        return [], CatalogProblem(Location(name), f"cannot read: {error.strerror or error}"), None
     stem = None if path == STDIN else shown(Path(path).stem)
     # Standard input has no suffix to go by: JSON text starts with a bracket, YAML rarely does.
     as_json = None if path == STDIN else path.lower().endswith(".json")
-    return parse_catalog(name, data, as_json, fmt, stem)
+    return (*parse_catalog(name, data, as_json, fmt, stem), data)
 
 
 def parse_catalog(

@@ -172,7 +172,7 @@ class GitRevision:
 
     def read(
         self, path: str, fmt: CatalogFormat | None, max_bytes: int
-    ) -> tuple[list[ToolSchema], CatalogProblem | None]:
+    ) -> tuple[list[ToolSchema], CatalogProblem | None, bytes | None]:
         """The tools of the file at ``path`` (from the top) at this revision: one that
         ``expand`` listed, so every object it needs is here."""
         name = f"{self.ref}:{shown(path)}"
@@ -181,10 +181,13 @@ class GitRevision:
         size = int(said.strip())
         if size > max_bytes:
             message = f"larger than the {byte_size(max_bytes)} a catalog may have"
-            return [], CatalogProblem(Location(name), f"{message} (--max-catalog-bytes)")
+            return [], CatalogProblem(Location(name), f"{message} (--max-catalog-bytes)"), None
         # Neither --filters nor --textconv: the blob as stored, and no driver runs.
         data = _git(["cat-file", "blob", blob], f"{name}: cannot read it", self._repository)
-        return parse_catalog(name, data, path.lower().endswith(".json"), fmt, Path(path).stem)
+        tools, problem = parse_catalog(
+            name, data, path.lower().endswith(".json"), fmt, Path(path).stem
+        )
+        return tools, problem, None  # the revision's blob: no loosening is written into it
 
     @property
     def _repository(self) -> tuple[Path, Path]:

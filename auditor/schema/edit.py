@@ -494,23 +494,31 @@ class CatalogEdits:
 
 
 def loosening_edits(
-    groups: Sequence[Group], max_bytes: int = DEFAULT_MAX_CATALOG_BYTES
+    groups: Sequence[Group],
+    max_bytes: int = DEFAULT_MAX_CATALOG_BYTES,
+    texts: Mapping[str, bytes] | None = None,
 ) -> CatalogEdits:
     """The suggested loosening of every group that has one written into its catalog file
-    (``catalog_edits``), each by itself keyed by the group's fingerprint."""
+    (``catalog_edits``), each by itself keyed by the group's fingerprint. ``texts``: the
+    catalog files as the audit read them (``Catalogs.texts``), by path."""
     return catalog_edits(
-        [(g.fingerprint, g.tool, g.patch) for g in groups if g.patch is not None], max_bytes
+        [(g.fingerprint, g.tool, g.patch) for g in groups if g.patch is not None],
+        max_bytes,
+        texts,
     )
 
 
 def catalog_edits(
-    patches: Sequence[tuple[str, str, SchemaPatch]], max_bytes: int = DEFAULT_MAX_CATALOG_BYTES
+    patches: Sequence[tuple[str, str, SchemaPatch]],
+    max_bytes: int = DEFAULT_MAX_CATALOG_BYTES,
+    texts: Mapping[str, bytes] | None = None,
 ) -> CatalogEdits:
     """The ``(key, tool, patch)`` loosenings written into their catalog files: all of them
     together, file by file (each applied to the text the previous ones left), and each by
-    itself on the file as it is (``CatalogEdits.alone``, by ``key``). Each file is read,
-    parsed and composed once."""
-    files, alone = _edit_files(patches, max_bytes)
+    itself on the file as it is (``CatalogEdits.alone``, by ``key``). Each file is parsed
+    and composed once, from ``texts`` when it holds it (the bytes the audit read: the file
+    is not read again, and cannot have changed in between), else read now."""
+    files, alone = _edit_files(patches, max_bytes, texts or {})
     return CatalogEdits(files, alone)
 
 
@@ -524,7 +532,7 @@ def patch_catalogs(
 
 
 def _edit_files(
-    patches: Sequence[tuple[str, str, SchemaPatch]], max_bytes: int
+    patches: Sequence[tuple[str, str, SchemaPatch]], max_bytes: int, texts: Mapping[str, bytes]
 ) -> tuple[tuple[FilePatch, ...], dict[str, LineChange]]:
     by_file: dict[str, list[tuple[str, str, SchemaPatch]]] = {}
     for key, tool, patch in patches:
@@ -534,10 +542,7 @@ def _edit_files(
     alone: dict[str, LineChange] = {}
     for path, edits in by_file.items():
         try:
-            if os.path.getsize(path) > max_bytes:
-                raise OSError(f"larger than {max_bytes} bytes")
-            with open(path, encoding="utf-8", newline="") as stream:
-                before = stream.read()
+            before = _text_of(path, max_bytes, texts)
         except (OSError, UnicodeDecodeError) as error:
             results.append(FilePatch(path, "", "", (f"{path}: cannot read: {error}",)))
             continue
@@ -548,6 +553,18 @@ def _edit_files(
         results.append(result)
         alone.update(changes)
     return tuple(results), alone
+
+
+def _text_of(path: str, max_bytes: int, texts: Mapping[str, bytes]) -> str:
+    """A catalog file's text, line endings as written: the bytes the audit read, else the
+    file's now."""
+    read = texts.get(path)
+    if read is not None:
+        return read.decode("utf-8")
+    if os.path.getsize(path) > max_bytes:
+        raise OSError(f"larger than {max_bytes} bytes")
+    with open(path, encoding="utf-8", newline="") as stream:
+        return stream.read()
 
 
 _EDIT_DEPTH: Final = 4 * MAX_PARSE_NESTING
