@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from auditor.aggregate.pipeline import prepare
+from auditor.inputs.reader import call_from
 from auditor.models import JSON, Call, Location, ToolSchema
 from auditor.replay import coverage
 from auditor.replay.tool import ToolReplay
@@ -113,10 +114,17 @@ def test_shape_and_evaluation_agree_on_generated_dialects() -> None:
 def test_shape_and_evaluation_agree_on_the_replay_cases(case: dict[str, Any]) -> None:
     tool = ToolSchema("t", case["schema"], Location("x"), "", "mapping")
     replay = prepare([tool], DEFAULT_RULES)["t"]
-    for spec in case["calls"]:
-        if "arguments" in spec:
-            by_shape, evaluated = _both_ways(replay, spec["arguments"])
-            assert by_shape == evaluated, spec["arguments"]
+    # Arguments given as JSON text are compared as the reader decodes them; text that does
+    # not parse reaches no keyword (every case has at least one call that parses).
+    texts = [
+        call_from("case", "t", s["arguments_text"]) for s in case["calls"] if "arguments_text" in s
+    ]
+    literal = [spec["arguments"] for spec in case["calls"] if "arguments" in spec]
+    instances = [*literal, *(call.arguments for call in texts if call.unparsed is None)]
+    assert instances, case["name"]
+    for arguments in instances:
+        by_shape, evaluated = _both_ways(replay, arguments)
+        assert by_shape == evaluated, arguments
 
 
 def test_the_shape_walk_is_used_for_plain_schemas_and_not_below_any_of() -> None:
