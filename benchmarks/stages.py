@@ -50,7 +50,7 @@ def main() -> None:
         (tracker, call.arguments)
         for call in calls
         if call.tool in replays and call.unparsed is None
-        if (tracker := replays[call.tool]._coverage) is not None
+        if (tracker := replays[call.tool].coverage) is not None
     ]
     for tracker, arguments in walked[:2000]:  # compile the tools most calls name
         tracker.reached(arguments)

@@ -60,7 +60,8 @@ def test_json_catalog_keeps_the_line_of_each_schema(tmp_path: Path) -> None:
         {"type": "function", "function": {"name": "b", "parameters": SCHEMA}},
     ]
     path = _write(tmp_path / "tools.json", json.dumps(document, indent=2))
-    tools, _ = read_catalog(path)
+    tools, problem = read_catalog(path)
+    assert problem is None and [tool.name for tool in tools] == ["a", "b"]
     lines = Path(path).read_text().splitlines()
     for tool in tools:
         assert tool.location.line is not None

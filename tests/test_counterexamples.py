@@ -73,6 +73,7 @@ def _search(case: dict[str, Any]) -> dict[str, Counterexample]:
 def test_each_keyword_family_has_its_reasoned_counterexample(case: dict[str, Any]) -> None:
     found = _search(case)
     replay = _replay(case)
+    assert case["expect"], "a case expects at least one change's answer"
     for expected in case["expect"]:
         got = found[expected["change"]]
         assert got.status.value == expected["status"], (expected["change"], got)

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from auditor.aggregate.pipeline import prepare
+from auditor.inputs.reader import call_from
 from auditor.models import JSON, Call, Location, ToolSchema
 from auditor.replay import coverage
 from auditor.replay.tool import ToolReplay
@@ -60,7 +61,7 @@ walkable_schemas = st.tuples(
 
 
 def _both_ways(replay: ToolReplay, instance: Any) -> tuple[frozenset[int], frozenset[int]]:
-    tracker = replay._coverage
+    tracker = replay.coverage
     if tracker is None:
         return frozenset(), frozenset()
     return tracker.reached(instance), tracker.reached(instance, by_shape=False)
@@ -69,13 +70,13 @@ def _both_ways(replay: ToolReplay, instance: Any) -> tuple[frozenset[int], froze
 def _tracked(replay: ToolReplay) -> bool:
     """Whether the tool has a rewrite whose keyword evaluation can run (else both ways give
     the empty set without looking at the instance)."""
-    return replay._coverage is not None and replay._coverage._validator is not None
+    return replay.coverage is not None and replay.coverage.tracks
 
 
 def _walked(replay: ToolReplay, instance: Any) -> bool:
     """Whether ``reached`` answers for ``instance`` by the shape walk, not by evaluating."""
-    tracker = replay._coverage
-    if tracker is None or tracker._validator is None or tracker._paths is None:
+    tracker = replay.coverage
+    if tracker is None or not tracker.tracks or tracker._paths is None:
         return False
     return tracker._paths.visit(instance) is not None
 
@@ -113,17 +114,24 @@ def test_shape_and_evaluation_agree_on_generated_dialects() -> None:
 def test_shape_and_evaluation_agree_on_the_replay_cases(case: dict[str, Any]) -> None:
     tool = ToolSchema("t", case["schema"], Location("x"), "", "mapping")
     replay = prepare([tool], DEFAULT_RULES)["t"]
-    for spec in case["calls"]:
-        if "arguments" in spec:
-            by_shape, evaluated = _both_ways(replay, spec["arguments"])
-            assert by_shape == evaluated, spec["arguments"]
+    # Arguments given as JSON text are compared as the reader decodes them; text that does
+    # not parse reaches no keyword (every case has at least one call that parses).
+    texts = [
+        call_from("case", "t", s["arguments_text"]) for s in case["calls"] if "arguments_text" in s
+    ]
+    literal = [spec["arguments"] for spec in case["calls"] if "arguments" in spec]
+    instances = [*literal, *(call.arguments for call in texts if call.unparsed is None)]
+    assert instances, case["name"]
+    for arguments in instances:
+        by_shape, evaluated = _both_ways(replay, arguments)
+        assert by_shape == evaluated, arguments
 
 
 def test_the_shape_walk_is_used_for_plain_schemas_and_not_below_any_of() -> None:
     plain: JSON = {"type": "object", "properties": {"tags": {"type": "array", "min_items": 1}}}
     replay = prepare([ToolSchema("t", plain, Location("x"), "", "mapping")], DEFAULT_RULES)["t"]
-    assert replay._coverage is not None and replay._coverage._paths is not None
-    assert replay._coverage._paths.visit({"tags": []}) is not None
+    assert replay.coverage is not None and replay.coverage._paths is not None
+    assert replay.coverage._paths.visit({"tags": []}) is not None
     # Indices after the rewrites' are the constraints' (constraint coverage).
     assert replay.evaluate(Call("x:1", "t", {"tags": []}))[1] == frozenset({0, 1, 2, 3})
     assert [s.pointer for s in replay.constraints] == [
@@ -134,14 +142,14 @@ def test_the_shape_walk_is_used_for_plain_schemas_and_not_below_any_of() -> None
     assert replay.evaluate(Call("x:2", "t", {"other": 1}))[1] == frozenset({3})
     branchy: JSON = {"any_of": [{"type": "string", "min_length": 2}, {"type": "integer"}]}
     replay = prepare([ToolSchema("t", branchy, Location("x"), "", "mapping")], DEFAULT_RULES)["t"]
-    assert replay._coverage is not None and replay._coverage._paths is not None
-    assert replay._coverage._paths.visit("ab") is None  # min_length lies below anyOf: evaluate
+    assert replay.coverage is not None and replay.coverage._paths is not None
+    assert replay.coverage._paths.visit("ab") is None  # min_length lies below anyOf: evaluate
 
 
 def _reached_pointers(replay: ToolReplay, instance: Any) -> set[str]:
     """The constraint pointers ``instance`` reaches by the shape walk, after checking that
     real evaluation reaches the same (the schemas below have no rewrites)."""
-    assert replay._coverage is not None and not replay.normalized.rewrites
+    assert replay.coverage is not None and not replay.normalized.rewrites
     by_shape, evaluated = _both_ways(replay, instance)
     assert by_shape == evaluated, instance
     return {replay.constraints[i].pointer for i in by_shape}
@@ -197,9 +205,9 @@ def test_references_deeper_than_the_walk_are_evaluated() -> None:
         "$defs": defs,
     }
     replay = prepare([ToolSchema("t", schema, Location("x"), "", "mapping")], DEFAULT_RULES)["t"]
-    assert replay._coverage is not None and replay._coverage._paths is not None
-    assert replay._coverage._paths.visit({"deep": "x"}) is None
-    assert replay._coverage._paths.visit({"near": "x"}) is not None
+    assert replay.coverage is not None and replay.coverage._paths is not None
+    assert replay.coverage._paths.visit({"deep": "x"}) is None
+    assert replay.coverage._paths.visit({"near": "x"}) is not None
     assert _reached_pointers(replay, {"deep": "x"}) == {"/$defs/d70/maxLength"}
     assert _reached_pointers(replay, {"near": ["x"]}) == {"/$defs/d70/maxLength"}
     assert _reached_pointers(replay, {"other": "x"}) == set()
@@ -234,8 +242,8 @@ _CHAIN: dict[str, JSON] = {f"d{i}": {"$ref": f"#/$defs/d{i + 1}"} for i in range
 )
 def test_values_deeper_than_the_walk_are_evaluated(schema: JSON, instance: Any) -> None:
     replay = prepare([ToolSchema("t", schema, Location("x"), "", "mapping")], DEFAULT_RULES)["t"]
-    assert replay._coverage is not None and replay._coverage._paths is not None
-    assert replay._coverage._paths.visit(instance) is None
+    assert replay.coverage is not None and replay.coverage._paths is not None
+    assert replay.coverage._paths.visit(instance) is None
     # Only the innermost ``type`` constrains anything, and the instance reaches it.
     assert len(replay.constraints) == 1
     assert _reached_pointers(replay, instance) == {replay.constraints[0].pointer}
@@ -247,8 +255,8 @@ def test_tuple_items_are_walked_by_position() -> None:
         "items": [{"type": "string"}, {"type": "integer"}],
     }
     replay = prepare([ToolSchema("t", schema, Location("x"), "", "mapping")], DEFAULT_RULES)["t"]
-    assert replay._coverage is not None and replay._coverage._paths is not None
-    assert replay._coverage._paths.visit(["a"]) is not None
+    assert replay.coverage is not None and replay.coverage._paths is not None
+    assert replay.coverage._paths.visit(["a"]) is not None
     assert _reached_pointers(replay, ["a"]) == {"/items/0/type"}
     assert _reached_pointers(replay, ["a", 1, True]) == {"/items/0/type", "/items/1/type"}
     assert _reached_pointers(replay, {"a": 1}) == set()
@@ -258,7 +266,7 @@ def test_past_the_allowance_nothing_more_is_remembered(monkeypatch: pytest.Monke
     schema: JSON = {"properties": {"a": {"type": "string"}, "b": {"maxLength": 2}}}
     monkeypatch.setattr(coverage, "KEY_SETS", coverage._Allowance(1))
     replay = prepare([ToolSchema("t", schema, Location("x"), "", "mapping")], DEFAULT_RULES)["t"]
-    assert replay._coverage is not None and replay._coverage._paths is not None
+    assert replay.coverage is not None and replay.coverage._paths is not None
     for _ in range(2):
         assert _reached_pointers(replay, {"a": "x"}) == {"/properties/a/type"}
         assert _reached_pointers(replay, {"b": "x"}) == {"/properties/b/maxLength"}
@@ -268,7 +276,7 @@ def test_past_the_allowance_nothing_more_is_remembered(monkeypatch: pytest.Monke
         }
     # The one key set allowed went to the first object's step; none to the tracker's answers.
     assert coverage.KEY_SETS.left == 0
-    assert not replay._coverage._by_keys
+    assert not replay.coverage._by_keys
 
 
 def test_the_walk_remembers_keys_with_the_kinds_of_the_values_it_walks() -> None:
@@ -297,8 +305,8 @@ def test_the_walk_remembers_keys_with_the_kinds_of_the_values_it_walks() -> None
     for _ in range(3):  # later rounds answer from what the first ones remembered
         for instance, expected in cases:
             assert _reached_pointers(replay, instance) == expected, instance
-    assert replay._coverage is not None
-    shapes = replay._coverage._by_shape
+    assert replay.coverage is not None
+    shapes = replay.coverage._by_shape
     assert set(shapes) == {
         (("tags", "n"), (3,)),
         (("tags", "n"), (2,)),
@@ -306,7 +314,7 @@ def test_the_walk_remembers_keys_with_the_kinds_of_the_values_it_walks() -> None
         (("tags", "n"), (0,)),
         (("n", "tags"), (3,)),
     }
-    assert not replay._coverage._by_keys  # the keys alone never decide here
+    assert not replay.coverage._by_keys  # the keys alone never decide here
 
 
 def test_values_walked_further_than_one_list_are_not_remembered_by_kind() -> None:
@@ -326,7 +334,7 @@ def test_values_walked_further_than_one_list_are_not_remembered_by_kind() -> Non
         assert _reached_pointers(replay, {"rows": [{"b": "x"}]}) == {"/type", rows, row}
         assert _reached_pointers(replay, {"pair": ["x"]}) == {"/type", pair, first}
         assert _reached_pointers(replay, {"pair": []}) == {"/type", pair}
-    assert replay._coverage is not None and not replay._coverage._by_shape
+    assert replay.coverage is not None and not replay.coverage._by_shape
 
 
 def test_a_value_below_an_applicator_the_walk_stops_at_is_never_remembered_by_kind() -> None:
@@ -352,5 +360,5 @@ def test_a_value_below_an_applicator_the_walk_stops_at_is_never_remembered_by_ki
             first,
         }
         assert _reached_pointers(replay, {"b": [], "a": 7}) == {"/type", b, any_of, first}
-    assert replay._coverage is not None
-    assert not replay._coverage._by_shape and not replay._coverage._by_keys
+    assert replay.coverage is not None
+    assert not replay.coverage._by_shape and not replay.coverage._by_keys

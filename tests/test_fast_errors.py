@@ -119,7 +119,7 @@ def _unmessaged(issues: tuple[ValidationIssue, ...]) -> list[ValidationIssue]:
 
 
 def _compare(replay: ToolReplay, instance: JSON, compared: dict[str, int]) -> None:
-    fast = replay._fast_errors
+    fast = replay.fast_errors
     validator = replay.new.validator
     assert fast is not None and validator is not None
     light = fast(instance)
@@ -165,7 +165,7 @@ def test_the_fast_engines_errors_are_the_references_but_for_their_messages(
         if isinstance(schema, dict):
             schema = {"$schema": draft, **schema}
         replay = _replay(_dialect(schema))
-        if replay._fast_errors is None:  # the meta-schema or the fast engine refused it
+        if replay.fast_errors is None:  # the meta-schema or the fast engine refused it
             return
         compared["schemas"] += 1
         for instance in instances:
@@ -197,7 +197,7 @@ def test_wherever_a_schema_is_keyable_the_errors_agree() -> None:
         replay = _replay(schema)
         if replay._fast_new.validator is None:
             return
-        if replay._fast_errors is None:
+        if replay.fast_errors is None:
             counted["refused"] += 1
             return
         counted["keyable"] += 1
@@ -233,7 +233,7 @@ def test_schemas_whose_errors_do_not_map_exactly_are_left_to_the_reference(
     schema: dict[str, Any],
 ) -> None:
     assert not keyable(schema)
-    assert _replay(schema)._fast_errors is None
+    assert _replay(schema).fast_errors is None
 
 
 @pytest.mark.parametrize(
@@ -249,7 +249,7 @@ def test_names_data_and_unknown_keywords_do_not_stop_the_fast_errors(
     schema: dict[str, Any],
 ) -> None:
     assert keyable(schema)
-    assert _replay(schema)._fast_errors is not None
+    assert _replay(schema).fast_errors is not None
 
 
 def test_a_property_named_ref_is_a_name_in_the_error_paths() -> None:
@@ -259,7 +259,7 @@ def test_a_property_named_ref_is_a_name_in_the_error_paths() -> None:
             "$defs": {"b": {"type": "integer", "maximum": 3}},
         }
     )
-    fast = replay._fast_errors
+    fast = replay.fast_errors
     assert fast is not None
     errors = fast({"$ref": "long", "b": 9, "c": 1})
     assert errors is not None
@@ -289,7 +289,7 @@ def test_the_fast_errors_decline_what_they_cannot_tell_exactly() -> None:
 def test_the_limit_is_python_jsonschemas() -> None:
     schema: JSON = {"additionalProperties": {"maxLength": 0}}
     replay = _replay(schema)
-    fast = replay._fast_errors
+    fast = replay.fast_errors
     assert fast is not None
     assert fast({f"p{i}": "x" for i in range(MAX_ERRORS + 1)}) is None
     assert len(fast({f"p{i}": "x" for i in range(MAX_ERRORS)}) or []) == MAX_ERRORS

@@ -129,8 +129,12 @@ def test_log_reader_raises_only_its_format_problem(data: bytes) -> None:
         reader = LogReader([str(path)], max_record_bytes=200)
         try:
             calls = list(reader)
-        except LogFormatError:
-            return  # the one documented refusal: a file in no known format (exit 2)
+        except LogFormatError as refusal:
+            # The one documented refusal: a file in no known format (exit 2). It names the
+            # file, and never a log with no record in it (an empty log is JSON Lines).
+            assert refusal.problem.location.path == str(path)
+            assert data.strip()
+            return
         assert reader.stats()[0].calls == len(calls)
 
 

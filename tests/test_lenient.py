@@ -10,7 +10,7 @@ import pytest
 from jsonschema import validators
 
 from auditor.models import JSON
-from auditor.replay.tool import VALIDATORS, _meta_validator
+from auditor.replay.tool import VALIDATORS
 from auditor.schema.keywords import draft_of
 from auditor.schema.lenient import (
     DANGLING_REF,
@@ -22,6 +22,14 @@ from auditor.schema.lenient import (
 )
 
 DRAFT7 = "http://json-schema.org/draft-07/schema#"
+
+
+def _meta(schema: JSON) -> Any:
+    """The validator of ``schema``'s draft's meta-schema, as jsonschema builds it."""
+    cls: Any = VALIDATORS[draft_of(schema)]
+    meta_cls: Any = validators.validator_for(cls.META_SCHEMA, default=cls)
+    return meta_cls(cls.META_SCHEMA, format_checker=cls.FORMAT_CHECKER)
+
 
 CASES: list[tuple[str, Any, Any, list[tuple[str, str]]]] = [
     ("a type name that is not a JSON type", {"type": "String"}, {}, [("/type", NOT_A_TYPE)]),
@@ -146,7 +154,7 @@ CASES: list[tuple[str, Any, Any, list[tuple[str, str]]]] = [
     ("schema", "read", "places"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
 )
 def test_lenient_reading(schema: Any, read: Any, places: list[tuple[str, str]]) -> None:
-    meta = _meta_validator(VALIDATORS[draft_of(schema)])
+    meta = _meta(schema)
     got, readings = read_leniently(schema, draft_of(schema), meta)
     assert got == read
     assert [(r.pointer, r.reason) for r in readings] == places
@@ -157,7 +165,7 @@ def test_lenient_reading(schema: Any, read: Any, places: list[tuple[str, str]]) 
 
 def test_the_input_schema_is_never_modified() -> None:
     schema: JSON = {"type": "object", "properties": {"a": {"type": "String"}}}
-    meta = _meta_validator(VALIDATORS[draft_of(schema)])
+    meta = _meta(schema)
     read_leniently(schema, draft_of(schema), meta)
     assert schema == {"type": "object", "properties": {"a": {"type": "String"}}}
 

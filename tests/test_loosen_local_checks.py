@@ -273,15 +273,27 @@ def test_the_local_checks_decide_most_patches_of_the_cases(monkeypatch: pytest.M
     assert total["normalized True"] >= 15 and total["normalized False"] >= 1, total
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(scenario())
-def test_generated_patches_are_the_same_checked_locally(
-    drawn: tuple[str, Any, list[Any], list[Any]],
-) -> None:
-    _, schema, calls, _ = drawn
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        local, whole, _ = _both_ways(monkeypatch, schema, calls, DEFAULT_RULES, OldRuntime.NONE)
-    assert local == whole
+def test_generated_patches_are_the_same_checked_locally() -> None:
+    counted = {"examples": 0, "decided locally": 0}
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(scenario())
+    def check(drawn: tuple[str, Any, list[Any], list[Any]]) -> None:
+        _, schema, calls, _ = drawn
+        with pytest.MonkeyPatch.context() as monkeypatch:
+            local, whole, decided = _both_ways(
+                monkeypatch, schema, calls, DEFAULT_RULES, OldRuntime.NONE
+            )
+        assert local == whole
+        counted["examples"] += 1
+        counted["decided locally"] += bool(decided)
+
+    check()
+    # Where the local checks decide nothing, both audits run the same code and agree by
+    # construction: some examples must have been decided locally for the comparison to test
+    # them (measured: 39 of 150 derandomized, 10 to 56 in thirteen runs with random seeds).
+    assert counted["examples"] >= 150, counted
+    assert counted["decided locally"] * 30 >= counted["examples"], counted
 
 
 # The meta-schema at a schema position: what usable_after shows must be what the whole

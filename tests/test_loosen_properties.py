@@ -4,17 +4,20 @@ For each keyword family: a schema with that keyword, calls (some breaking it), t
 patch for the group. When there is one, the patched schema no longer fails the keyword for
 any call of the group; it accepts every instance the unpatched schema accepted; and written
 into the schema's catalog, as JSON and as YAML with comments, the file parses to the patched
-schema with the comments and the untouched lines kept.
+schema with the comments and the untouched lines kept. Every example checks that the newly
+rejected calls are the ones the schema rejects, and the test asserts how many examples went
+as far as verifying a patch.
 """
 
 from __future__ import annotations
 
 import difflib
 import json
+from collections import Counter
 from typing import Any
 
 import yaml
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
@@ -101,50 +104,80 @@ def _catalogs(schema: JSON) -> list[tuple[str, str]]:
     return [("tools.json", as_json), ("tools.yaml", as_yaml)]
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(scenario())
-# Found by this test: YAML 1.1 reads 1e-05 as a string, so the bound must be written 1.0e-05.
-@example(("maximum", {"type": "object", "properties": {"v": {"maximum": 0}}}, [{"v": 1e-05}], []))
-def test_every_suggested_patch_verifies_as_stated(
-    drawn: tuple[str, Any, list[Any], list[Any]],
-) -> None:
-    _, schema, calls, others = drawn
-    tool = ToolSchema("t", schema, Location("tools.json"), "", "mapping")
-    stream = Calls([Call(f"calls.jsonl:{i}", "t", c) for i, c in enumerate(calls, 1)])
-    settings = ReportSettings(old_runtime=OldRuntime.NONE)
-    report = replay([tool], stream, None, ["tools.json"], settings=settings)
-    new = Draft202012Validator(schema)
-    for group in report.groups:
-        if group.outcome is not Outcome.NEWLY_REJECTED or group.patch is None:
-            continue
-        patch = group.patch
-        if patch.problem is not None:
-            assert not patch.operations
-            continue
-        patched: Any = apply_patch(schema, patch.operations)
-        loosened = Draft202012Validator(patched)
-        # every call of the group passes the keyword now
-        for call in calls:
-            assert group.schema_pointer not in _errors_at(loosened, call, group.keyword)
-        # nothing the unpatched schema accepted is rejected
-        for instance in [*calls, *others]:
-            if new.is_valid(instance):
-                assert loosened.is_valid(instance)
-        # the file edit: parses to the patched schema, comments and other lines kept
-        for path, text in _catalogs(schema):
-            after = patch_text(path, text, "/tools/0/inputSchema", patch.file_operations)
-            document = json.loads(after) if path.endswith(".json") else yaml.safe_load(after)
-            assert document["tools"][0]["inputSchema"] == patched
-            removals = sum(o.op is PatchOp.REMOVE for o in patch.file_operations)
-            assert after.startswith("# a catalog\n") or path.endswith(".json")
-            assert removals or after.count("# kept") == text.count("# kept")
-            before_lines, after_lines = text.splitlines(), after.splitlines()
-            matcher = difflib.SequenceMatcher(a=before_lines, b=after_lines, autojunk=False)
-            changed = sum(
-                i2 - i1
-                for tag, i1, i2, _, _ in matcher.get_opcodes()
-                if tag in ("replace", "delete")
-            )
-            # an addition or a replacement touches one line (the one before it, for a comma);
-            # a removal takes the lines of what it removes
-            assert removals or changed <= len(patch.file_operations)
+MIN_VERIFIED_SHARE = 6
+"""At least one example in this many applies a suggested patch and verifies it (measured: 103
+of 301 derandomized, 81 to 140 in eight runs with random seeds; the others check that exactly
+the rejected calls were rejected, and that a refused patch holds no operation)."""
+
+
+def test_every_suggested_patch_verifies_as_stated() -> None:
+    reached: Counter[str] = Counter()
+
+    @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(scenario())
+    # Found by this test: YAML 1.1 reads 1e-05 as a string, so the bound must be written 1.0e-05.
+    @example(
+        ("maximum", {"type": "object", "properties": {"v": {"maximum": 0}}}, [{"v": 1e-05}], [])
+    )
+    def check(drawn: tuple[str, Any, list[Any], list[Any]]) -> None:
+        _, schema, calls, others = drawn
+        tool = ToolSchema("t", schema, Location("tools.json"), "", "mapping")
+        stream = Calls([Call(f"calls.jsonl:{i}", "t", c) for i, c in enumerate(calls, 1)])
+        settings = ReportSettings(old_runtime=OldRuntime.NONE)
+        report = replay([tool], stream, None, ["tools.json"], settings=settings)
+        new = Draft202012Validator(schema)
+        # With no old runtime every call passed before, and the schema is already canonical (it is
+        # its own new schema): the newly rejected calls are exactly those the schema rejects.
+        rejected = {f"calls.jsonl:{i}" for i, c in enumerate(calls, 1) if not new.is_valid(c)}
+        assert {r.call.source for r in report.calls} == rejected
+        assert all(r.outcome is Outcome.NEWLY_REJECTED for r in report.calls)
+        checked = "nothing rejected" if not rejected else "no patch suggested"
+        for group in report.groups:
+            assert group.outcome is Outcome.NEWLY_REJECTED
+            if group.patch is None:
+                continue
+            patch = group.patch
+            if "not" in schema:
+                # `v` is referenced from under `not`: a looser `v` could reject what passed.
+                assert patch.problem is not None
+            if patch.problem is not None:
+                assert not patch.operations and not patch.file_operations
+                checked = "verified" if checked == "verified" else "patch refused"
+                continue
+            checked = "verified"
+            patched: Any = apply_patch(schema, patch.operations)
+            loosened = Draft202012Validator(patched)
+            # every call of the group passes the keyword now
+            for call in calls:
+                assert group.schema_pointer not in _errors_at(loosened, call, group.keyword)
+            # nothing the unpatched schema accepted is rejected
+            for instance in [*calls, *others]:
+                if new.is_valid(instance):
+                    assert loosened.is_valid(instance)
+            # the file edit: parses to the patched schema, comments and other lines kept
+            for path, text in _catalogs(schema):
+                after = patch_text(path, text, "/tools/0/inputSchema", patch.file_operations)
+                document = json.loads(after) if path.endswith(".json") else yaml.safe_load(after)
+                assert document["tools"][0]["inputSchema"] == patched
+                removals = sum(o.op is PatchOp.REMOVE for o in patch.file_operations)
+                assert after.startswith("# a catalog\n") or path.endswith(".json")
+                assert removals or after.count("# kept") == text.count("# kept")
+                before_lines, after_lines = text.splitlines(), after.splitlines()
+                matcher = difflib.SequenceMatcher(a=before_lines, b=after_lines, autojunk=False)
+                changed = sum(
+                    i2 - i1
+                    for tag, i1, i2, _, _ in matcher.get_opcodes()
+                    if tag in ("replace", "delete")
+                )
+                # an addition or a replacement touches one line (the one before it, for a comma);
+                # a removal takes the lines of what it removes
+                assert removals or changed <= len(patch.file_operations)
+        event(checked)
+        reached[checked] += 1
+
+    check()
+    # Every example checked the newly rejected calls; enough of them verified a patch that the
+    # test is about patches, not about schemas nothing broke.
+    examples = reached.total()
+    assert examples >= 300, reached
+    assert reached["verified"] * MIN_VERIFIED_SHARE >= examples, reached

@@ -26,12 +26,31 @@ def test_the_line_counts_calls_and_time_left(monkeypatch: pytest.MonkeyPatch) ->
     assert stream.getvalue().endswith("\r\033[K")
 
 
-def test_quiet_and_pipes_show_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(progress.sys.stderr, "isatty", lambda: True)
-    assert Progress.for_terminal(10, quiet=True)._stream is None
-    assert Progress.for_terminal(10, quiet=False)._stream is not None
-    monkeypatch.setattr(progress.sys.stderr, "isatty", lambda: False)
-    assert Progress.for_terminal(10, quiet=False)._stream is None
+class _Stderr(io.StringIO):
+    def __init__(self, terminal: bool) -> None:
+        super().__init__()
+        self.terminal = terminal
+
+    def isatty(self) -> bool:
+        return self.terminal
+
+
+@pytest.mark.parametrize(
+    ("terminal", "quiet", "drawn"),
+    [(True, False, True), (True, True, False), (False, False, False)],
+)
+def test_quiet_and_pipes_show_nothing(
+    monkeypatch: pytest.MonkeyPatch, terminal: bool, quiet: bool, drawn: bool
+) -> None:
+    stderr = _Stderr(terminal)
+    monkeypatch.setattr(progress.sys, "stderr", stderr)
+    clock = iter([0.0])  # started at t=0, read again at t=100
+    monkeypatch.setattr(progress.time, "monotonic", lambda: next(clock, 100.0))
+    shown = Progress.for_terminal(10, quiet=quiet)
+    assert list(shown.wrap(iter(range(progress._CHECK)), lambda: 5)) == list(range(progress._CHECK))
+    assert stderr.getvalue() == (
+        "\r2,048 calls read, 20 calls/s, about 100 s left   \r\033[K" if drawn else ""
+    )
 
 
 def test_the_line_counts_the_calls_the_reader_counted_aside(

@@ -218,7 +218,7 @@ class ToolReplay:
             new_accepts=_subschema_check(self.new, normalized.schema),
         )
         self._fast_new = FastCheck(normalized.schema if fast and self.new.validator else None)
-        self._fast_errors = (
+        self.fast_errors = (
             FastErrors(normalized.schema, self._fast_new.validator, MAX_ERRORS)
             if self._fast_new.validator is not None and keyable(normalized.schema)
             else None
@@ -234,14 +234,15 @@ class ToolReplay:
         self._removal = next((i for i, r in enumerate(normalized.rewrites) if r.removes_tool), None)
         self.constraints: tuple[Site, ...] = ()
         """The new schema's constraint keywords; coverage indices after the rewrites'."""
-        self._coverage: CoverageTracker | None = None
+        self.coverage: CoverageTracker | None = None
+        """What evaluating a call reaches (``reached_rewrites``); None: nothing to track."""
         if self.new.validator is not None:
             cls: Any = type(self.new.validator)
             self.constraints = constraint_sites(
                 normalized.schema, normalized.draft, frozenset(cls.VALIDATORS)
             )
             if normalized.rewrites or self.constraints:
-                self._coverage = CoverageTracker(
+                self.coverage = CoverageTracker(
                     cls,
                     normalized.schema,
                     normalized.rewrites,
@@ -299,7 +300,7 @@ class ToolReplay:
                 LIGHT.calls += 1
                 return result, reached
         shown = None
-        if detailed is not None and self._fast_errors is not None:
+        if detailed is not None and self.fast_errors is not None:
             shown = functools.partial(_shown, detailed, call)
         old, new, light = self._verdicts(call.arguments, shown)
         if found is None:
@@ -328,9 +329,9 @@ class ToolReplay:
             return frozenset()
         if self._removal is not None:
             return frozenset({self._removal})  # the whole schema went: every call reaches it
-        if self._coverage is None:
+        if self.coverage is None:
             return frozenset()
-        return self._coverage.reached(call.arguments)
+        return self.coverage.reached(call.arguments)
 
     def replay(self, call: Call) -> CallResult:
         """The outcome of a parsed call of this tool (see docs/architecture.md for the order)."""
@@ -364,7 +365,7 @@ class ToolReplay:
             # The fast engine only ever answers "accepted" for schemas where it agrees with
             # the reference; every other answer is the reference's (auditor.replay.engine).
             return self._old_verdict(arguments, None), ACCEPTS, False
-        fast = self._fast_errors(arguments) if shown and self._fast_errors else None
+        fast = self.fast_errors(arguments) if shown and self.fast_errors else None
         if fast:  # [] would be an acceptance: the reference decides a disagreement
             new = Verdict(False, self._issues(_in_order(fast), arguments, light=True))
             old = self._old_verdict(arguments, new)
