@@ -46,7 +46,7 @@ FIELDS: Final[dict[type, tuple[str, ...]]] = {
         "causes",
         "observed",
     ),
-    Change: ("pointer", "old", "new", "rule", "new_pointer", "change", "entry_of"),
+    Change: ("pointer", "old", "new", "rule", "new_pointer", "edit", "entry_of"),
     Observation: ("kind", "detail", "detail_is_value"),
 }
 """The fields written for each record, in the order they are declared (a test keeps them
