@@ -117,8 +117,8 @@ class ChangeKind(str, Enum):
     """``--schemas`` at the ``--against`` revision (old) and in the work tree (new)."""
 
 
-class Change(str, Enum):
-    """What a rewrite does to the text at its pointer."""
+class Edit(str, Enum):
+    """What a change does to the text at its pointer."""
 
     RENAME = "rename"
     """The key is renamed; its value stays."""
@@ -172,8 +172,10 @@ class Override:
 
 
 @dataclass(frozen=True)
-class Rewrite:
-    """One change the normalizer made to a schema."""
+class Change:
+    """One difference between a tool's old and new schema, at a pointer: a **rewrite** when
+    the normalizer (or an upgrade profile) made it (``rule`` names its family), an edit of
+    one catalog into the other otherwise (``Rule.EDIT``). docs/architecture.md#vocabulary."""
 
     pointer: str
     """RFC 6901 pointer in the *old* schema: of the key for a keyword, of the value for a type."""
@@ -182,7 +184,7 @@ class Rewrite:
     rule: Rule
     new_pointer: str
     """The same place in the *new* schema."""
-    change: Change = Change.RENAME
+    edit: Edit = Edit.RENAME
     entry_of: str = ""
     """For an entry added to or removed from a map of subschemas (a property of
     ``properties``), the keyword holding it: the change belongs to that keyword's position."""
@@ -194,16 +196,16 @@ class Rewrite:
         spans, say; plain text by default)."""
         if self.removes_tool:
             return f"tool {name(self.old)} removed"
-        if self.change is Change.ADD:
+        if self.edit is Edit.ADD:
             return f"{name(self.pointer)}: added {value(self.new)}"
-        if self.rule is Rule.EDIT and self.change is Change.REMOVE:
+        if self.rule is Rule.EDIT and self.edit is Edit.REMOVE:
             return f"{name(self.pointer)}: removed {value(self.old)}"
         return f"{name(self.pointer)}: {value(self.old)} → {value(self.new)}"
 
     @property
     def removes_tool(self) -> bool:
         """Whether this is the change of a tool the new catalogs no longer define."""
-        return self.rule is Rule.EDIT and self.change is Change.REMOVE and not self.new_pointer
+        return self.rule is Rule.EDIT and self.edit is Edit.REMOVE and not self.new_pointer
 
 
 class Severity(str, Enum):
@@ -293,7 +295,7 @@ class ValidationIssue:
     schema_pointer: str
     """Where the failing keyword stands in the new schema, following ``$ref`` into its target."""
     message: str
-    causes: tuple[Rewrite, ...] = ()
+    causes: tuple[Change, ...] = ()
     observed: tuple[Observation, ...] = ()
     """What the logged value at ``instance_pointer`` looked like, for decision hints."""
 
@@ -367,7 +369,7 @@ class ToolSummary:
     location: Location
     pointer: str
     shape: str
-    rewrites: tuple[Rewrite, ...]
+    rewrites: tuple[Change, ...]
     findings: tuple[Finding, ...]
     counts: dict[Outcome, int]
     old_schema_problem: str | None
@@ -491,7 +493,7 @@ class Group:
     ``auditor.aggregate.groups.fingerprint``); never instance pointers or values."""
     outcome: Outcome
     tool: str
-    causes: tuple[Rewrite, ...]
+    causes: tuple[Change, ...]
     keyword: str
     """The failing keyword; empty for calls that no schema error explains (schema errors)."""
     schema_pointer: str
@@ -796,7 +798,7 @@ class Counterexample:
     """An argument that shows a change bites, verified on both sides, or why there is none."""
 
     tool: str
-    change: Rewrite
+    change: Change
     status: CounterexampleStatus
     arguments: JSON = None
     """The argument (FOUND only), as reports may show it when derived from a logged call."""

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from auditor.models import CounterexampleStatus, Location, OldRuntime, Rewrite, ToolSchema
+from auditor.models import Change, CounterexampleStatus, Location, OldRuntime, ToolSchema
 from auditor.replay.counterexamples import SearchBudget, counterexample, harmless, unevaluable
 from auditor.replay.tool import ToolReplay
 from auditor.schema.normalize import DEFAULT_RULES, normalize
@@ -19,7 +19,7 @@ def _replay(schema: dict[str, Any], old_runtime: OldRuntime = OldRuntime.LENIENT
     return ToolReplay(tool, normalize(schema, DEFAULT_RULES), old_runtime=old_runtime)
 
 
-def _rewrite(replay: ToolReplay, pointer: str) -> Rewrite:
+def _rewrite(replay: ToolReplay, pointer: str) -> Change:
     return next(r for r in replay.normalized.rewrites if r.pointer == pointer)
 
 

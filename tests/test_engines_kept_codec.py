@@ -14,22 +14,22 @@ from auditor.models import (
     Call,
     CallResult,
     Change,
+    Edit,
     Evidence,
     Observation,
     Outcome,
-    Rewrite,
     Rule,
     Unparsed,
     ValidationIssue,
 )
 
-CAUSE = Rewrite(
+CAUSE = Change(
     "/properties/tags/max_items",
     "max_items",
     "maxItems",
     Rule.KEYWORD_CASE,
     "/properties/tags/maxItems",
-    Change.REPLACE,
+    Edit.REPLACE,
     "properties",
 )
 ISSUE = ValidationIssue(
@@ -37,7 +37,7 @@ ISSUE = ValidationIssue(
     "maxItems",
     "/properties/tags/maxItems",
     "['a', 'b', 'c'] is too long",
-    causes=(CAUSE, replace(CAUSE, rule=Rule.EDIT, change=Change.ADD, entry_of="")),
+    causes=(CAUSE, replace(CAUSE, rule=Rule.EDIT, edit=Edit.ADD, entry_of="")),
     observed=(
         Observation("a list"),
         Observation("a value outside the enum", {"b": [1, 1.0, -0.0, None, True]}, True),

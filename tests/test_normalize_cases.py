@@ -33,7 +33,7 @@ def test_case(case: dict[str, Any]) -> None:
             "new": r.new,
             "rule": r.rule.value,
             "new_pointer": r.new_pointer,
-            "change": r.change.value,
+            "change": r.edit.value,
         }
         for r in result.rewrites
     ]

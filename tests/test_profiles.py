@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from auditor.aggregate.pipeline import prepare
-from auditor.models import JSON, Call, Change, Location, Rule, ToolSchema
+from auditor.models import JSON, Call, Edit, Location, Rule, ToolSchema
 from auditor.schema.normalize import normalize
 from auditor.schema.profiles import PROFILES
 from tests.conftest import ROOT, run_cli
@@ -56,9 +56,9 @@ def test_an_added_keyword_is_covered_when_a_call_reaches_it() -> None:
     tool = ToolSchema("lookup", schema, Location("tools.yaml"), "/lookup", "mapping")
     replay = prepare([tool], frozenset({Rule.CLOSE_OBJECTS}))["lookup"]
     rewrites = replay.normalized.rewrites
-    assert [(r.new_pointer, r.change) for r in rewrites] == [
-        ("/properties/opts/additionalProperties", Change.ADD),
-        ("/additionalProperties", Change.ADD),
+    assert [(r.new_pointer, r.edit) for r in rewrites] == [
+        ("/properties/opts/additionalProperties", Edit.ADD),
+        ("/additionalProperties", Edit.ADD),
     ]
     # The root's additionalProperties runs on every object; the inner one only with opts.
     # (Indices from len(rewrites) on are the new schema's constraints: left out here.)

@@ -17,11 +17,11 @@ from auditor.aggregate.rollup import KIND_OF_HINT, PATCH_COMMAND, ROLLUP_CALLERS
 from auditor.models import (
     Change,
     DecisionHint,
+    Edit,
     Group,
     HintKind,
     Location,
     Outcome,
-    Rewrite,
     RollUpEntry,
     RollUpKind,
     Rule,
@@ -33,8 +33,8 @@ from auditor.report.schema import report_schema
 from tests.conftest import run_cli
 from tests.samples import run, scenarios
 
-RENAME = Rewrite("/min_items", "min_items", "minItems", Rule.KEYWORD_CASE, "/minItems")
-REMOVED = Rewrite("", "legacy", "", Rule.EDIT, "", change=Change.REMOVE)
+RENAME = Change("/min_items", "min_items", "minItems", Rule.KEYWORD_CASE, "/minItems")
+REMOVED = Change("", "legacy", "", Rule.EDIT, "", edit=Edit.REMOVE)
 VERIFIED = SchemaPatch("lower minItems 1 → 0", location=Location("tools.yaml", 3, 5))
 NOT_IN_FILE = SchemaPatch("raise maxLength 3 → 5", file_problem="the file is generated")
 NONE = SchemaPatch(problem="no loosening rule for dependentRequired")

@@ -29,12 +29,12 @@ from auditor.defaults import DEFAULT_EXAMPLES
 from auditor.models import (
     JSON,
     CallResult,
+    Change,
     Example,
     Group,
     HintKind,
     OffendingValue,
     Outcome,
-    Rewrite,
 )
 from auditor.replay.outcome import contradicted
 
@@ -72,7 +72,7 @@ _OUTCOME_ORDER: Final = {
 def fingerprint(
     tool: str,
     outcome: Outcome,
-    causes: tuple[Rewrite, ...],
+    causes: tuple[Change, ...],
     keyword: str,
     schema_pointer: str,
     problem: str = "",
@@ -115,7 +115,7 @@ class Offending:
 class _Pending:
     outcome: Outcome
     tool: str
-    causes: tuple[Rewrite, ...]
+    causes: tuple[Change, ...]
     keyword: str
     schema_pointer: str
     first: str
@@ -231,7 +231,7 @@ class GroupCollector:
         result: CallResult,
         keyword: str,
         schema_pointer: str,
-        causes: tuple[Rewrite, ...],
+        causes: tuple[Change, ...],
         error: str,
         instance_pointer: str,
         observed: list[str],

@@ -46,7 +46,7 @@ from typing import Final
 
 from auditor import pointers
 from auditor.inputs.limits import MAX_NESTING, MAX_SCHEMA_NODES, nesting
-from auditor.models import JSON, Change, PatchOperation, Rewrite, Rule
+from auditor.models import JSON, Change, Edit, PatchOperation, Rule
 from auditor.replay.engine import meta_valid
 from auditor.replay.tool import schema_problem
 from auditor.schema.keywords import VOCABULARY, Draft, Kind, draft_of, schema_objects
@@ -166,7 +166,7 @@ class Written:
         self.depth = nesting(written)
         normalized = normalize(written, rules) if rules else None
         renames = sorted(
-            (r for r in (normalized.rewrites if normalized else ()) if r.change is Change.RENAME),
+            (r for r in (normalized.rewrites if normalized else ()) if r.edit is Edit.RENAME),
             key=_by_pointer,
         )
         self.renamed: dict[str, str] = {r.new_pointer: r.pointer for r in renames}
@@ -180,7 +180,7 @@ class Written:
         """Whether the written schema normalizes to the new schema (it does, unless the
         caller's new schema came from elsewhere), and nests at most ``MAX_NESTING`` deep."""
 
-    def renames_within(self, pointer: str) -> list[Rewrite]:
+    def renames_within(self, pointer: str) -> list[Change]:
         """The renames of keys at or below ``pointer`` (an old pointer), in pointer order."""
         start = bisect.bisect_left(self._rename_pointers, pointer)
         # "/" is followed by "0": the pointers below ``pointer`` sort before pointer + "0".
@@ -234,14 +234,14 @@ def normalizes_to(
     found, result = pointers.resolve(normalized.schema, holder)
     if not found or _has_ref(result):
         return None
-    renames = [r for r in normalized.rewrites if r.change is Change.RENAME]
+    renames = [r for r in normalized.rewrites if r.edit is Edit.RENAME]
     within = sorted((r for r in renames if pointers.is_within(r.pointer, held)), key=_by_pointer)
     if within != written.renames_within(held):
         return None
     return result == pointers.resolve(patched, holder)[1]
 
 
-def _by_pointer(rewrite: Rewrite) -> str:
+def _by_pointer(rewrite: Change) -> str:
     return rewrite.pointer
 
 

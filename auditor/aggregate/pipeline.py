@@ -32,6 +32,7 @@ from auditor.models import (
     ConstraintUse,
     Counterexample,
     CounterexampleStatus,
+    Edit,
     FailOn,
     Finding,
     Group,
@@ -42,7 +43,6 @@ from auditor.models import (
     Outcome,
     Override,
     Report,
-    Rewrite,
     Rule,
     ToolSchema,
     ToolSummary,
@@ -308,7 +308,7 @@ class Tally:
         by their text: what counterexamples are edited from."""
         self._samples_above: str | None = None
         """Tools named above this one keep no samples (see ``_samples_of``)."""
-        self.failed_changes: dict[str, set[Rewrite]] = {}
+        self.failed_changes: dict[str, set[Change]] = {}
         """Per tool, the changes that caused an error of a newly rejected call."""
         self.failed: dict[str, dict[str, int]] = {}
         """Per tool, calls the new schema rejected at each keyword pointer."""
@@ -762,15 +762,15 @@ def _shown_operation(operation: JSON, sanitizer: Sanitizer) -> JSON:
     return shown
 
 
-def _location(tool: ToolSchema, rewrite: Rewrite, new: ToolSchema | None) -> Location | None:
+def _location(tool: ToolSchema, rewrite: Change, new: ToolSchema | None) -> Location | None:
     """Where the rewritten key stands in the catalog file (the key, even for a type value);
     for a change between catalogs, in the new catalog where the change is still there."""
-    if new is not None and rewrite.change is not Change.REMOVE:
+    if new is not None and rewrite.edit is not Edit.REMOVE:
         position = new.positions.get(rewrite.new_pointer)
         if position is not None:
             return Location(new.location.path, *position)
     position = tool.positions.get(rewrite.pointer)
-    if position is None and rewrite.change is Change.ADD:
+    if position is None and rewrite.edit is Edit.ADD:
         # An added key is not in the file: the object it is added to is.
         holder = pointers.parent(rewrite.pointer)
         if not holder:

@@ -25,10 +25,10 @@ from auditor.models import (
     Call,
     CallResult,
     Change,
+    Edit,
     Evidence,
     Observation,
     Outcome,
-    Rewrite,
     Rule,
     Unparsed,
     ValidationIssue,
@@ -46,7 +46,7 @@ FIELDS: Final[dict[type, tuple[str, ...]]] = {
         "causes",
         "observed",
     ),
-    Rewrite: ("pointer", "old", "new", "rule", "new_pointer", "change", "entry_of"),
+    Change: ("pointer", "old", "new", "rule", "new_pointer", "edit", "entry_of"),
     Observation: ("kind", "detail", "detail_is_value"),
 }
 """The fields written for each record, in the order they are declared (a test keeps them
@@ -120,14 +120,14 @@ def _issue(issue: ValidationIssue) -> dict[str, object]:
     }
 
 
-def _rewrite(rewrite: Rewrite) -> dict[str, object]:
+def _rewrite(rewrite: Change) -> dict[str, object]:
     return {
         "pointer": rewrite.pointer,
         "old": rewrite.old,
         "new": rewrite.new,
         "rule": rewrite.rule.value,
         "new_pointer": rewrite.new_pointer,
-        "change": rewrite.change.value,
+        "edit": rewrite.edit.value,
         "entry_of": rewrite.entry_of,
     }
 
@@ -176,15 +176,15 @@ def _read_issue(value: object) -> ValidationIssue:
     )
 
 
-def _read_rewrite(value: object) -> Rewrite:
-    record = _fields(value, Rewrite)
-    return Rewrite(
+def _read_rewrite(value: object) -> Change:
+    record = _fields(value, Change)
+    return Change(
         pointer=_text(record["pointer"], "pointer"),
         old=_text(record["old"], "old"),
         new=_text(record["new"], "new"),
         rule=_enum(Rule, record["rule"], "rule"),
         new_pointer=_text(record["new_pointer"], "new_pointer"),
-        change=_enum(Change, record["change"], "change"),
+        edit=_enum(Edit, record["edit"], "edit"),
         entry_of=_text(record["entry_of"], "entry_of"),
     )
 

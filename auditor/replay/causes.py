@@ -28,7 +28,7 @@ from jsonschema.exceptions import ValidationError
 
 from auditor import pointers
 from auditor.inputs.limits import too_deep
-from auditor.models import JSON, Change, Rewrite, Rule
+from auditor.models import JSON, Change, Edit, Rule
 from auditor.schema.keywords import REF_OVERRIDES_SIBLINGS, VOCABULARY, Draft, Kind
 
 # Keywords whose verdict depends on rewritten siblings in the same schema object.
@@ -94,9 +94,9 @@ class CauseFinder:
     def __init__(
         self,
         schema: JSON,
-        rewrites: Sequence[Rewrite],
+        rewrites: Sequence[Change],
         draft: Draft,
-        unblocking: Sequence[Rewrite] = (),
+        unblocking: Sequence[Change] = (),
         unblocking_in_reach: bool = False,
         old_accepts: Accepts | None = None,
         new_accepts: Accepts | None = None,
@@ -117,9 +117,9 @@ class CauseFinder:
         self._renamed = {
             r.new_pointer: r.pointer
             for r in rewrites
-            if r.change is Change.RENAME and not r.entry_of and r.new_pointer
+            if r.edit is Edit.RENAME and not r.entry_of and r.new_pointer
         }
-        self._at: dict[str, list[Rewrite]] = {}
+        self._at: dict[str, list[Change]] = {}
         for rewrite in rewrites:
             self._at.setdefault(keyword_position(rewrite), []).append(rewrite)
         self._locations: dict[int, str] = {}
@@ -130,7 +130,7 @@ class CauseFinder:
         """Pointer of each schema object that starts a resource -> its base URI."""
         self._refs: list[tuple[str, str]] = []
         """(pointer of the schema object, reference) of every reference, sorted."""
-        self._within_memo: dict[str, tuple[Rewrite, ...]] = {}
+        self._within_memo: dict[str, tuple[Change, ...]] = {}
         if not too_deep(schema):  # unusable then (replay says so): nothing to explain
             self._index(schema)
         self._refs.sort()
@@ -285,7 +285,7 @@ class CauseFinder:
         error: ValidationError,
         located: Located | None = None,
         arguments: Sequence[JSON] = (),
-    ) -> tuple[Rewrite, ...]:
+    ) -> tuple[Change, ...]:
         """The rewrites that made ``error`` possible; empty when none can be named.
         ``arguments``: the call's arguments as a one-element sequence, when known."""
         located = located or self.locate(error)
@@ -308,7 +308,7 @@ class CauseFinder:
             )
         return found
 
-    def _direct(self, error: ValidationError, located: Located) -> tuple[Rewrite, ...]:
+    def _direct(self, error: ValidationError, located: Located) -> tuple[Change, ...]:
         for position in reversed(located.path):
             if position in self._at:
                 return tuple(self._at[position])
@@ -359,7 +359,7 @@ class CauseFinder:
 
     def _condition(
         self, error: ValidationError, located: Located, arguments: Sequence[JSON]
-    ) -> tuple[Rewrite, ...]:
+    ) -> tuple[Change, ...]:
         """For an error under ``then`` or ``else``: the rewrites within the ``if`` beside the
         nearest such branch that has any, unless that ``if`` judges the instance as the old
         one did (then they did not change which branch applies)."""
@@ -410,7 +410,7 @@ class CauseFinder:
         kind = VOCABULARY[self._draft].get(container[-1]) if container else None
         return kind in (Kind.SCHEMA_MAP, Kind.DEPENDENCIES)
 
-    def _within(self, root: str) -> tuple[Rewrite, ...]:
+    def _within(self, root: str) -> tuple[Change, ...]:
         """The rewrites of the subschema at ``root``: those below it, and those of what its
         local references reach (below their targets, or renames above them), in rewrite order.
         ``$defs`` met on the way are not evaluated unless referenced, and are left out."""
@@ -447,11 +447,11 @@ class CauseFinder:
         return not any(segment in _UNREFERENCED for segment in below[:-1])
 
 
-def keyword_position(rewrite: Rewrite) -> str:
+def keyword_position(rewrite: Change) -> str:
     """The keyword a rewrite belongs to: a type-array member belongs to its ``type``, an
     added or removed property to its ``properties``."""
     if rewrite.entry_of or (
-        rewrite.change is Change.REPLACE and _TYPE_MEMBER.search(rewrite.new_pointer)
+        rewrite.edit is Edit.REPLACE and _TYPE_MEMBER.search(rewrite.new_pointer)
     ):
         return pointers.parent(rewrite.new_pointer)
     return rewrite.new_pointer
@@ -476,5 +476,5 @@ def _prefixes(pointer: str) -> Iterator[str]:
         yield current
 
 
-def _unique(rewrites: Iterator[Rewrite]) -> tuple[Rewrite, ...]:
+def _unique(rewrites: Iterator[Change]) -> tuple[Change, ...]:
     return tuple(dict.fromkeys(rewrites))

@@ -50,8 +50,8 @@ from auditor.models import (
     Change,
     Counterexample,
     CounterexampleStatus,
+    Edit,
     OldRuntime,
-    Rewrite,
     Rule,
     Verdict,
 )
@@ -203,7 +203,7 @@ def _not_searched(ceiling: SearchCeiling) -> str:
 
 
 def _search(
-    replay: ToolReplay, rewrite: Rewrite, samples: Sequence[Sample], budget: SearchBudget
+    replay: ToolReplay, rewrite: Change, samples: Sequence[Sample], budget: SearchBudget
 ) -> Counterexample:
     """The candidates' search of ``counterexample``, once no proof settled the change."""
     name = replay.tool.name
@@ -275,13 +275,13 @@ def _search(
     return _not_found(name, rewrite, reason + stopped, tried)
 
 
-def _not_found(tool: str, rewrite: Rewrite, reason: str, tried: int) -> Counterexample:
+def _not_found(tool: str, rewrite: Change, reason: str, tried: int) -> Counterexample:
     return Counterexample(
         tool, rewrite, CounterexampleStatus.NOT_FOUND, reason=reason, candidates=tried
     )
 
 
-def bites(replay: ToolReplay, rewrite: Rewrite, arguments: JSON) -> bool:
+def bites(replay: ToolReplay, rewrite: Change, arguments: JSON) -> bool:
     """Whether the old runtime accepts ``arguments`` and the new schema rejects them with an
     error the change causes: the check every counterexample passes before it is shown."""
     return _judge(_Sides(replay), rewrite, arguments) is _Judged.BITES
@@ -298,7 +298,7 @@ class _Judged(Enum):
     """Its evaluation ran out of the call's budget (and it does not bite)."""
 
 
-def _judge(sides: _Sides, rewrite: Rewrite, arguments: JSON, key: bytes | None = None) -> _Judged:
+def _judge(sides: _Sides, rewrite: Change, arguments: JSON, key: bytes | None = None) -> _Judged:
     """Whether ``arguments`` bite (see ``bites``), and why not; ``key``: their JSON text,
     under which the verdicts are remembered."""
     verdicts = sides.verdicts(arguments, key)
@@ -372,7 +372,7 @@ class _Sides:
 
 
 def harmless(
-    replay: ToolReplay, rewrite: Rewrite, ceiling: SearchCeiling | None = None
+    replay: ToolReplay, rewrite: Change, ceiling: SearchCeiling | None = None
 ) -> str | None:
     """Why no argument can be rejected because of ``rewrite``, when that can be shown (within
     ``ceiling``'s steps)."""
@@ -381,14 +381,14 @@ def harmless(
         return "the old schema failed its meta-schema: no argument passed before the change"
     if rewrite.removes_tool:
         return None
-    respelled_reference = rewrite.change is Change.REPLACE and rewrite.pointer.endswith("/$ref")
+    respelled_reference = rewrite.edit is Edit.REPLACE and rewrite.pointer.endswith("/$ref")
     if respelled_reference and rewrite.rule is not Rule.EDIT:
         # The normalizer respells a reference only where it points through a renamed key:
         # it lands on the same subschema as before, whose own changes are changes of their own.
         return "the reference follows a renamed keyword to the same subschema as before"
     position = keyword_position(rewrite)
     keyword = pointers.split(position)[-1] if position else ""
-    if rewrite.change is Change.REMOVE and not rewrite.entry_of:
+    if rewrite.edit is Edit.REMOVE and not rewrite.entry_of:
         removed = pointers.split(rewrite.pointer)[-1] if rewrite.pointer else ""
         if removed in _LOOSENING:
             return f"it removes '{removed}': removing a constraint only accepts more"
@@ -418,13 +418,13 @@ def harmless(
     )
 
 
-def unevaluable(schema: JSON, rewrite: Rewrite, ceiling: SearchCeiling | None = None) -> str | None:
+def unevaluable(schema: JSON, rewrite: Change, ceiling: SearchCeiling | None = None) -> str | None:
     """Why every argument that fails the changed keyword makes the new schema raise instead of
     reject, when it does: on every way to the keyword a reference that resolves nowhere is
     followed whenever the keyword fails (a sibling ``anyOf``/``oneOf`` branch tried next, an
     ``allOf`` branch or a ``$ref`` beside it)."""
     position = keyword_position(rewrite)
-    if not position or rewrite.removes_tool or rewrite.change is Change.REMOVE:
+    if not position or rewrite.removes_tool or rewrite.edit is Edit.REMOVE:
         return None
     dangling = _dangling_references(schema)
     if not dangling:
@@ -566,7 +566,7 @@ def _dangling_on_the_way(
     return min(hits) if hits else None
 
 
-def _under_refusing_not(replay: ToolReplay, rewrite: Rewrite, ceiling: SearchCeiling) -> str | None:
+def _under_refusing_not(replay: ToolReplay, rewrite: Change, ceiling: SearchCeiling) -> str | None:
     """Why a change inside a ``not`` cannot bite: before the change the ``not``'s subschema
     enforced nothing (``not: {min_items: 1}`` read as ``not: {}``), so the ``not`` refused
     every value that reached it, and nothing on the way there changed."""
@@ -715,7 +715,7 @@ def _text(value: JSON) -> bytes:
 
 
 def _members_refused_before(
-    replay: ToolReplay, rewrite: Rewrite, ceiling: SearchCeiling
+    replay: ToolReplay, rewrite: Change, ceiling: SearchCeiling
 ) -> str | None:
     """Why a change to what ``patternProperties`` or ``prefixItems`` say of
     some members cannot bite: the old schema object refused every such member outright
@@ -1062,7 +1062,7 @@ def _copied(value: JSON) -> JSON:
 
 def _candidates(
     replay: ToolReplay,
-    rewrite: Rewrite,
+    rewrite: Change,
     samples: Sequence[Sample],
     ceiling: SearchCeiling,
     built: JSON,
@@ -1083,7 +1083,7 @@ def _candidates(
     # likeliest value the new one refuses.
     _, before = pointers.resolve(replay.tool.schema, rewrite.pointer)
     hints: tuple[JSON, ...] = ()
-    if keyword in ("enum", "const") and rewrite.change is not Change.ADD:
+    if keyword in ("enum", "const") and rewrite.edit is not Edit.ADD:
         hints = tuple(before) if isinstance(before, list) and keyword == "enum" else (before,)
     elif keyword == "pattern" and isinstance(before, str):
         # A value the old pattern matches: the new pattern may not.

@@ -29,7 +29,7 @@ from jsonschema import validators
 from referencing import Registry
 
 from auditor import pointers
-from auditor.models import JSON, Change, Rewrite, Rule
+from auditor.models import JSON, Change, Edit, Rule
 from auditor.replay.causes import keyword_position
 
 _Site = tuple[int, str]
@@ -43,7 +43,7 @@ class CoverageTracker:
         self,
         validator_class: Any,
         schema: JSON,
-        rewrites: Sequence[Rewrite],
+        rewrites: Sequence[Change],
         registry: Registry,
         extra: Sequence[tuple[str, str]] = (),
     ) -> None:
@@ -61,11 +61,7 @@ class CoverageTracker:
             if not isinstance(node, dict):
                 continue
             sites = [keyword]
-            if (
-                rewrite.rule is Rule.EDIT
-                and rewrite.change is Change.REMOVE
-                and keyword not in node
-            ):
+            if rewrite.rule is Rule.EDIT and rewrite.edit is Edit.REMOVE and keyword not in node:
                 # A keyword the change removed is reached where its schema object is
                 # evaluated: wherever one of the keywords left beside it runs.
                 sites = [k for k in node if k in validator_class.VALIDATORS]

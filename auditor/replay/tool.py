@@ -30,9 +30,9 @@ from auditor.models import (
     REJECTS,
     Call,
     CallResult,
+    Change,
     LenientReading,
     OldRuntime,
-    Rewrite,
     Rule,
     ToolSchema,
     ValidationIssue,
@@ -255,7 +255,7 @@ class ToolReplay:
         """Why the old runtime could not use the old schema for any call (standard only)."""
         return self.old.problem if self.old_runtime is OldRuntime.STANDARD else None
 
-    def _unblocking(self) -> tuple[Rewrite, ...]:
+    def _unblocking(self) -> tuple[Change, ...]:
         """Value fixes (a type name, a bound) that made a part of the schema evaluable, named
         as causes where nothing nearer is: renames only add constraints."""
         fixes = [

@@ -12,6 +12,7 @@ from auditor.aggregate.redact import compact_json
 from auditor.models import (
     JSON,
     CallResult,
+    Change,
     ChangeKind,
     CounterexampleStatus,
     FailOn,
@@ -22,7 +23,6 @@ from auditor.models import (
     OldRuntime,
     Outcome,
     Report,
-    Rewrite,
     RollUp,
     RollUpEntry,
     RollUpKind,
@@ -291,7 +291,7 @@ def groups_of(report: Report, outcome: Outcome) -> list[Group]:
     return [g for g in report.groups if g.outcome is outcome]
 
 
-def cause_text(causes: tuple[Rewrite, ...], unit: str = "rewrite") -> str:
+def cause_text(causes: tuple[Change, ...], unit: str = "rewrite") -> str:
     """``/properties/limit/min_items: min_items → minItems`` (or why there is none: no
     ``unit``, the report's word for a change, found on the error's path)."""
     if not causes:
@@ -499,7 +499,7 @@ def reached_text(calls: int) -> str:
     return f"reached by {plural(calls, 'call')}" if calls else "not reached by any call"
 
 
-def unexercised(tool: ToolSummary) -> list[Rewrite]:
+def unexercised(tool: ToolSummary) -> list[Change]:
     return [r for r, n in zip(tool.rewrites, tool.reached, strict=True) if n == 0]
 
 

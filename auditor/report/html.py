@@ -18,6 +18,7 @@ from typing import Final
 from auditor.aggregate.gate import failing_groups
 from auditor.models import (
     CallResult,
+    Change,
     Counterexample,
     CounterexampleStatus,
     Example,
@@ -25,7 +26,6 @@ from auditor.models import (
     HintKind,
     Outcome,
     Report,
-    Rewrite,
     SchemaPatch,
     ToolSummary,
 )
@@ -614,6 +614,6 @@ def _inputs(report: Report) -> str:
     )
 
 
-def _rewrite(rewrite: Rewrite) -> str:
+def _rewrite(rewrite: Change) -> str:
     """``<code>/properties/a/min_items</code>: <code>min_items</code> → …``, escaped."""
     return html_from_markdown(rewrite.describe(md_code, md_code))

@@ -18,12 +18,12 @@ from auditor.aggregate.gate import (
 from auditor.models import (
     BaselineUse,
     CallResult,
+    Change,
     Counterexample,
     Finding,
     Group,
     Outcome,
     Report,
-    Rewrite,
     RollUp,
     SchemaPatch,
     ToolSummary,
@@ -240,14 +240,14 @@ def _tool(tool: ToolSummary) -> dict[str, Any]:
     }
 
 
-def rewrite_dict(rewrite: Rewrite) -> dict[str, str]:
+def rewrite_dict(rewrite: Change) -> dict[str, str]:
     return {
         "pointer": rewrite.pointer,
         "old": rewrite.old,
         "new": rewrite.new,
         "rule": rewrite.rule.value,
         "new_pointer": rewrite.new_pointer,
-        "change": rewrite.change.value,
+        "change": rewrite.edit.value,
     }
 
 

@@ -15,9 +15,9 @@ from importlib import resources
 from typing import Any, Final
 
 from auditor.models import (
-    Change,
     ChangeKind,
     CounterexampleStatus,
+    Edit,
     Evidence,
     FailOn,
     GroupBy,
@@ -38,7 +38,7 @@ ENUMS: Final[dict[str, type[Enum]]] = {
     "/properties/gate/properties/fail_on": FailOn,
     "/$defs/outcome": Outcome,
     "/$defs/rewrite/properties/rule": Rule,
-    "/$defs/rewrite/properties/change": Change,
+    "/$defs/rewrite/properties/change": Edit,
     "/$defs/finding/properties/severity": Severity,
     "/$defs/group/properties/hint/properties/kind": HintKind,
     "/$defs/evidence": Evidence,

@@ -25,7 +25,7 @@ schema (a ``title`` that is a number, a property added with its description) is 
 Whole entries of a map of subschemas (a property added to or removed from ``properties``) are
 changes at the entry (``/properties/email``) that belong to the map's keyword: an added
 property explains errors below it, and a removed one explains the ``additionalProperties``
-error its calls now meet (see ``Rewrite.keyword``).
+error its calls now meet (see ``Change.keyword``).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from auditor import pointers
-from auditor.models import JSON, Change, Rewrite, Rule, ToolSchema
+from auditor.models import JSON, Change, Edit, Rule, ToolSchema
 from auditor.schema.keywords import ANY_DRAFT_SNAKE, VOCABULARY, Draft, Kind, draft_of
 from auditor.schema.normalize import Normalized, normalize
 
@@ -88,7 +88,7 @@ def compare(old: ToolSchema, new: ToolSchema | None, rules: Collection[Rule]) ->
 class Difference:
     """What differs between two schemas: the changes, and the text-only edits beside them."""
 
-    changes: tuple[Rewrite, ...]
+    changes: tuple[Change, ...]
     """In the order of the new schema's keys."""
     text_edits: int = 0
 
@@ -100,7 +100,7 @@ def difference(old: JSON, new: JSON) -> Difference:
     return Difference(changes, walk.text_edits)
 
 
-def diff(old: JSON, new: JSON) -> tuple[Rewrite, ...]:
+def diff(old: JSON, new: JSON) -> tuple[Change, ...]:
     """Every change from ``old`` to ``new`` (text-only edits left out), in the order of the
     new schema's keys."""
     return difference(old, new).changes
@@ -114,9 +114,9 @@ def text_only(key: str, *values: JSON) -> bool:
     return wanted is not None and all(isinstance(value, wanted) for value in values)
 
 
-def removed_tool(name: str) -> Rewrite:
+def removed_tool(name: str) -> Change:
     """The one change of a tool the new catalogs no longer define: its whole schema goes."""
-    return Rewrite("", name, _TOOL_REMOVED, Rule.EDIT, "", Change.REMOVE)
+    return Change("", name, _TOOL_REMOVED, Rule.EDIT, "", Edit.REMOVE)
 
 
 def same(a: JSON, b: JSON) -> bool:
@@ -153,7 +153,7 @@ class _Diff:
     def _kind(self, old_key: str, new_key: str) -> Kind:
         return self._new.get(new_key) or self._old.get(old_key) or Kind.DATA
 
-    def schema(self, old: JSON, new: JSON, at_old: str, at_new: str) -> Iterator[Rewrite]:
+    def schema(self, old: JSON, new: JSON, at_old: str, at_new: str) -> Iterator[Change]:
         if not (isinstance(old, dict) and isinstance(new, dict)):
             if not same(old, new):  # a boolean schema, or junk the meta-schema check names
                 yield _replace(at_old, at_new, old, new)
@@ -166,14 +166,14 @@ class _Diff:
                 if text_only(key, value):
                     self.text_edits += 1
                     continue
-                yield Rewrite(there_old, "", shown(value), Rule.EDIT, there_new, Change.ADD)
+                yield Change(there_old, "", shown(value), Rule.EDIT, there_new, Edit.ADD)
                 continue
             if old_key == key and text_only(key, old[key], value):
                 if not same(old[key], value):
                     self.text_edits += 1
                 continue
             if old_key != key:
-                yield Rewrite(there_old, old_key, key, Rule.EDIT, there_new, Change.RENAME)
+                yield Change(there_old, old_key, key, Rule.EDIT, there_new, Edit.RENAME)
             kind = self._kind(old_key, key)
             yield from self.value(kind, old[old_key], value, there_old, there_new)
         kept = set(new) | set(renamed.values())
@@ -182,13 +182,11 @@ class _Diff:
                 self.text_edits += 1
             elif key not in kept:
                 there = pointers.join(at_old, key)
-                yield Rewrite(
-                    there, shown(value), "", Rule.EDIT, pointers.join(at_new, key), Change.REMOVE
+                yield Change(
+                    there, shown(value), "", Rule.EDIT, pointers.join(at_new, key), Edit.REMOVE
                 )
 
-    def value(
-        self, kind: Kind, old: JSON, new: JSON, at_old: str, at_new: str
-    ) -> Iterator[Rewrite]:
+    def value(self, kind: Kind, old: JSON, new: JSON, at_old: str, at_new: str) -> Iterator[Change]:
         if same(old, new):
             return
         if kind is Kind.SCHEMA:
@@ -212,15 +210,13 @@ class _Diff:
 
     def _entries(
         self, kind: Kind, old: dict[str, JSON], new: dict[str, JSON], at_old: str, at_new: str
-    ) -> Iterator[Rewrite]:
+    ) -> Iterator[Change]:
         """Entries of ``properties``, ``$defs`` and the like: names are data, never renamed."""
         keyword = pointers.split(at_new)[-1] if at_new else ""
         for name, value in new.items():
             there_old, there_new = pointers.join(at_old, name), pointers.join(at_new, name)
             if name not in old:
-                yield Rewrite(
-                    there_old, "", shown(value), Rule.EDIT, there_new, Change.ADD, keyword
-                )
+                yield Change(there_old, "", shown(value), Rule.EDIT, there_new, Edit.ADD, keyword)
             elif kind is Kind.DEPENDENCIES and not (
                 isinstance(old[name], dict) and isinstance(value, dict)
             ):
@@ -231,13 +227,13 @@ class _Diff:
         for name, value in old.items():
             if name not in new:
                 there_old, there_new = pointers.join(at_old, name), pointers.join(at_new, name)
-                yield Rewrite(
-                    there_old, shown(value), "", Rule.EDIT, there_new, Change.REMOVE, keyword
+                yield Change(
+                    there_old, shown(value), "", Rule.EDIT, there_new, Edit.REMOVE, keyword
                 )
 
 
-def _replace(at_old: str, at_new: str, old: JSON, new: JSON) -> Rewrite:
-    return Rewrite(at_old, shown(old), shown(new), Rule.EDIT, at_new, Change.REPLACE)
+def _replace(at_old: str, at_new: str, old: JSON, new: JSON) -> Change:
+    return Change(at_old, shown(old), shown(new), Rule.EDIT, at_new, Edit.REPLACE)
 
 
 def _renames(old: dict[str, JSON], new: dict[str, JSON]) -> dict[str, str]:

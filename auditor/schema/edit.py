@@ -33,11 +33,11 @@ from auditor.inputs.positions import composable
 from auditor.models import (
     JSON,
     Change,
+    Edit,
     Group,
     Location,
     PatchOp,
     PatchOperation,
-    Rewrite,
     Rule,
     SchemaPatch,
     ToolSchema,
@@ -58,7 +58,7 @@ class FileRewrite:
     path: str
     before: str
     after: str
-    rewrites: tuple[tuple[str, Rewrite], ...]
+    rewrites: tuple[tuple[str, Change], ...]
     """(tool name, rewrite) for every rewrite applied."""
     problem: str | None = None
     skipped: str | None = None
@@ -142,7 +142,7 @@ def _apply(text: str, is_json: bool, targets: Sequence[tuple[ToolSchema, Normali
     splices = []
     for tool, result in targets:
         for rewrite in result.rewrites:
-            if rewrite.change is Change.ADD:
+            if rewrite.edit is Edit.ADD:
                 # Adding a key means choosing its place, indentation and style in the text:
                 # not done yet, so the file is left alone rather than half upgraded.
                 raise EditError(
@@ -174,13 +174,13 @@ def _outermost(splices: list[_Splice]) -> list[_Splice]:
     return kept
 
 
-def _splice(text: str, is_json: bool, entry: _Entry, rewrite: Rewrite, value: JSON) -> _Splice:
-    if rewrite.change is Change.RENAME:
+def _splice(text: str, is_json: bool, entry: _Entry, rewrite: Change, value: JSON) -> _Splice:
+    if rewrite.edit is Edit.RENAME:
         if entry.key is None:
             raise EditError(f"{rewrite.pointer} is not a key")
         start, end = _span(entry.key)
         return _Splice(start, end, _scalar(rewrite.new, entry.key.style, is_json))
-    if rewrite.change is Change.REPLACE:
+    if rewrite.edit is Edit.REPLACE:
         start, end = _span(entry.value)
         style = entry.value.style if isinstance(entry.value, yaml.ScalarNode) else None
         return _Splice(start, end, _render(value, style, is_json))

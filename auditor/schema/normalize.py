@@ -6,7 +6,7 @@ input is never modified. The walk visits keyword positions only, by the vocabula
 every place that is not evaluated as written (the findings ``auditor lint`` prints), so the
 rules live in one place. The upgrade profiles (:mod:`auditor.schema.profiles`) ride the same
 walk: their steps run on the schema objects their SDK's transform reaches, after the spelling
-rewrites of each object, and may add keys (``Change.ADD``) as well as rename, replace, remove.
+rewrites of each object, and may add keys (``Edit.ADD``) as well as rename, replace, remove.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Final
 
 from auditor import pointers
 from auditor.inputs.limits import too_deep
-from auditor.models import DEFAULT_RULES, JSON, Change, Finding, Rewrite, Rule
+from auditor.models import DEFAULT_RULES, JSON, Change, Edit, Finding, Rule
 from auditor.schema import findings as rules_
 from auditor.schema.keywords import (
     ANNOTATIONS,
@@ -88,7 +88,7 @@ class Normalized:
     """The normalized schema, and what changed or is not evaluated as written."""
 
     schema: JSON
-    rewrites: tuple[Rewrite, ...]
+    rewrites: tuple[Change, ...]
     findings: tuple[Finding, ...]
     draft: Draft
     text_edits: int = 0
@@ -131,7 +131,7 @@ class _Object:
 class _Walk:
     draft: Draft
     rules: Collection[Rule]
-    rewrites: list[Rewrite] = field(default_factory=list)
+    rewrites: list[Change] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     renamed: dict[str, tuple[str, Rule]] = field(default_factory=dict)
     """Old pointer of each renamed key -> its new spelling and the rule that renamed it."""
@@ -320,7 +320,7 @@ class _Walk:
             )
             if Rule.TYPE_CASE not in self.rules:
                 return name
-            self.rewrites.append(Rewrite(old, name, lowered, Rule.TYPE_CASE, new, Change.REPLACE))
+            self.rewrites.append(Change(old, name, lowered, Rule.TYPE_CASE, new, Edit.REPLACE))
             return lowered
         likely = likely_type(name)
         if lowered == "any":
@@ -332,7 +332,7 @@ class _Walk:
         )
         if Rule.TYPE_ALIAS in self.rules and lowered in TYPE_ALIASES:
             alias = TYPE_ALIASES[lowered]
-            self.rewrites.append(Rewrite(old, name, alias, Rule.TYPE_ALIAS, new, Change.REPLACE))
+            self.rewrites.append(Change(old, name, alias, Rule.TYPE_ALIAS, new, Edit.REPLACE))
             return alias
         return name
 
@@ -476,13 +476,13 @@ class _Walk:
         before = _compact(holder[keyword])
         holder[keyword] = value
         self.rewrites.append(
-            Rewrite(
+            Change(
                 old_key or pointers.join(old, keyword),
                 before,
                 _compact(value),
                 rule,
                 pointers.join(new, keyword),
-                Change.REPLACE,
+                Edit.REPLACE,
             )
         )
 
@@ -491,13 +491,13 @@ class _Walk:
         here.result[keyword] = value
         here.meaning[keyword] = keyword
         self.rewrites.append(
-            Rewrite(
+            Change(
                 pointers.join(here.old, keyword),
                 "",
                 _compact(value),
                 rule,
                 here.new_key(keyword),
-                Change.ADD,
+                Edit.ADD,
             )
         )
 
@@ -505,24 +505,24 @@ class _Walk:
         del here.result[keyword]
         key = here.meaning.get(keyword, keyword)
         self.rewrites.append(
-            Rewrite(here.old_key(keyword), key, "", rule, here.new_key(keyword), Change.REMOVE)
+            Change(here.old_key(keyword), key, "", rule, here.new_key(keyword), Edit.REMOVE)
         )
 
     def _rename(self, here: _Object, key: str, keyword: str, rule: Rule) -> None:
         old_key = pointers.join(here.old, key)
         self.renamed[old_key] = (keyword, rule)
-        self.rewrites.append(Rewrite(old_key, key, keyword, rule, here.new_key(keyword)))
+        self.rewrites.append(Change(old_key, key, keyword, rule, here.new_key(keyword)))
 
     def _starts_resource(self, node: dict[str, JSON]) -> bool:
         identifier = node.get("id" if self.draft is Draft.DRAFT4 else "$id")
         return isinstance(identifier, str) and not identifier.startswith("#")
 
-    def patch_refs(self) -> list[Rewrite]:
+    def patch_refs(self) -> list[Change]:
         """Rewrite each local ``$ref`` whose pointer passes through a renamed keyword.
 
         Returns every rewrite in walk order, each ``$ref`` rewrite where its key stands.
         """
-        by_slot: dict[int, list[Rewrite]] = {}
+        by_slot: dict[int, list[Change]] = {}
         for site in self.refs:
             ref = site.holder["$ref"]
             if not isinstance(ref, str):
@@ -543,9 +543,9 @@ class _Walk:
                 new_ref = "#/" + "/".join(tokens)
                 site.holder["$ref"] = new_ref
                 by_slot.setdefault(site.slot, []).append(
-                    Rewrite(site.old_pointer, ref, new_ref, rule, site.new_pointer, Change.REPLACE)
+                    Change(site.old_pointer, ref, new_ref, rule, site.new_pointer, Edit.REPLACE)
                 )
-        ordered: list[Rewrite] = []
+        ordered: list[Change] = []
         for index in range(len(self.rewrites) + 1):
             ordered.extend(by_slot.get(index, ()))
             if index < len(self.rewrites):
