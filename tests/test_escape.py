@@ -12,12 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
+from auditor.json_text import json_text
 from auditor.report.escape import (
     github_data,
     github_property,
     html_from_markdown,
     html_text,
-    json_text,
     md_cell,
     md_code,
     md_html,

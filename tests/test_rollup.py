@@ -22,6 +22,7 @@ from auditor.models import (
     HintKind,
     Location,
     Outcome,
+    Prose,
     RollUpEntry,
     RollUpKind,
     Rule,
@@ -62,7 +63,7 @@ def _group(
         "last": "calls.jsonl:1",
         "error": "",
         "examples": (),
-        "hint": DecisionHint(kind, ""),
+        "hint": DecisionHint(kind, Prose()),
     }
     return Group(**(values | fields))
 

@@ -6,9 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from auditor.aggregate.gate import below_threshold, below_threshold_groups, failing_groups
-from auditor.aggregate.gate import share_text as threshold_text
-from auditor.aggregate.redact import compact_json
+from auditor.json_text import compact_json
 from auditor.models import (
     JSON,
     CallResult,
@@ -30,9 +28,10 @@ from auditor.models import (
     ToolSummary,
     UnparsedKind,
 )
-from auditor.report import escape
-from auditor.report.counts import agree, plural
+from auditor.report import escape, prose
 from auditor.schema.lenient import DANGLING_REF, REMOTE_REF
+from auditor.words import agree, plural
+from auditor.words import share_text as threshold_text
 
 MAX_ARGUMENTS: Final = 300
 """Characters of one example's arguments in human-readable formats."""
@@ -209,8 +208,8 @@ def contradiction_lines(report: Report) -> list[str]:
 def gate_line(report: Report) -> str | None:
     """Which groups fail the run under ``--fail-on``, and which a usage threshold
     (``--fail-min-calls``, ``--fail-min-share``) keeps from failing; None when neither."""
-    failing = failing_groups(report)
-    below = below_threshold_groups(report)
+    failing = report.failing_groups()
+    below = report.below_threshold_groups()
     if not failing and not below:
         return None
     said = f"{plural(len(failing), 'group')}: {_listed(report, failing)}" if failing else "no group"
@@ -271,7 +270,7 @@ def _listed(report: Report, groups: list[Group]) -> str:
     is below), and how many more."""
     shown = "; ".join(
         f"{escape.md_text(group_title(g))} [`{g.fingerprint}`]"
-        + (f" ({below})" if (below := below_threshold(report, g)) else "")
+        + (f" ({below})" if (below := report.gate.below_threshold(g)) else "")
         for g in groups[:GATE_LISTED]
     )
     more = len(groups) - GATE_LISTED
@@ -328,7 +327,7 @@ CONTRADICTED_INTRO: Final = (
 def set_aside(report: Report, group: Group) -> str | None:
     """Why a group the gate could count does not fail the run: the usage thresholds it is
     below, or that the log contradicts it; None when it fails, or would not anyway."""
-    if below := below_threshold(report, group):
+    if below := report.gate.below_threshold(group):
         return below
     if group.contradicted and group.fingerprint not in report.gate.failing:
         return CONTRADICTED
@@ -697,7 +696,7 @@ def decision_lines(group: Group, callers: bool = True) -> list[str]:
     loosening patch (with its JSON Patch), the values to fix and (with ``callers``) the
     callers, each where the group has one. The same lines feed JUnit failures and GitHub
     annotations."""
-    lines = [f"evidence: {plain(group.evidence)}"] if group.evidence else []
+    lines = [f"evidence: {prose.plain(group.evidence)}"] if group.evidence else []
     if group.patch is not None:
         line = f"patch: {patch_line(group.patch)}"
         if group.patch.problem is None:
@@ -946,7 +945,7 @@ def group_rows(report: Report, groups: Sequence[Group]) -> list[GroupRow]:
             marks.append(f"{group.proven:,} proven")
         if group.baselined:
             marks.append("accepted by the baseline")
-        if below := below_threshold(report, group):
+        if below := report.gate.below_threshold(group):
             marks.append(below)
         kind = kinds.get(group.fingerprint)
         rows.append(

@@ -15,7 +15,7 @@ non-characters, lone surrogates) are written as their escapes, ``repr``-style (`
 (``surrogateescape``) is written as that byte (``\\xe9``), so no output holds invalid UTF-8.
 Backslashes are left as they are, so ordinary text reads unchanged.
 
-The Markdown the shared wording produces (``auditor.report.common``, hints) is a small subset:
+The Markdown the shared wording produces (``auditor.report.common``) is a small subset:
 ``**bold**``, code spans (``md_code``) and inline text (``md_text``); ``spans`` reads it back
 for the formats that show it as HTML or as plain text.
 """
@@ -251,15 +251,3 @@ def github_data(text: str) -> str:
 def github_property(text: str) -> str:
     """A property value of a workflow command: one visible line, then ``escapeProperty``."""
     return escape_property(visible(text))
-
-
-def json_text(document: str) -> str:
-    """JSON text with any surrogate left by a non-UTF-8 file name written as the escape text
-    of its byte: a JSON string may hold any character but a lone surrogate, which is not
-    UTF-8. Everything else is the data as it was (the JSON encoder escaped the controls)."""
-    if not _SURROGATE.search(document):
-        return document
-    return _SURROGATE.sub(lambda m: _escaped(m).replace("\\", "\\\\"), document)
-
-
-_SURROGATE: Final = re.compile("[\ud800-\udfff]")

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from typing import Final
 
-from auditor.aggregate.gate import failing_groups
 from auditor.models import (
     CallResult,
     Change,
@@ -29,6 +28,7 @@ from auditor.models import (
     SchemaPatch,
     ToolSummary,
 )
+from auditor.report import prose
 from auditor.report.common import (
     CONTRADICTED_INTRO,
     GROUP_HEADER,
@@ -70,8 +70,8 @@ from auditor.report.common import (
     verdict,
     words,
 )
-from auditor.report.counts import agree, plural
 from auditor.report.escape import html_from_markdown, html_text, md_code, md_quoted
+from auditor.words import agree, plural
 
 COLORS: Final[dict[Outcome, str]] = {
     Outcome.NEWLY_REJECTED: "#D55E00",  # vermillion
@@ -265,7 +265,7 @@ def _badge(report: Report) -> str:
     """PASS or FAIL in words, with the headline counts: the colour only repeats it."""
     newly = report.totals.get(Outcome.NEWLY_REJECTED, 0)
     after = report.totals.get(Outcome.SCHEMA_ERROR_AFTER, 0)
-    failing = failing_groups(report)
+    failing = report.failing_groups()
     headline = plural(newly, "newly rejected call")
     if after:
         headline += f", {plural(after, 'call')} that will fail on an unusable new schema"
@@ -363,7 +363,7 @@ def _group(number: int, group: Group, below: str | None, unit: str) -> str:
     title = html_from_markdown(group_heading(group))
     facts = []
     if group.evidence:
-        facts.append(("Evidence", html_from_markdown(group.evidence)))
+        facts.append(("Evidence", prose.html(group.evidence)))
     if callers := callers_text(group):
         facts.append(("Callers", html_from_markdown(callers)))
     if values := offending_text(group):
@@ -392,7 +392,7 @@ def _group(number: int, group: Group, below: str | None, unit: str) -> str:
     return (
         f'<details class="group"{opened}><summary>{number}. {title}{status}</summary>'
         f'<div class="hint hint-{kind.value}"><strong>{HINT_LABELS[kind]} '
-        f"({html_text(kind.value)}):</strong> {html_from_markdown(group.hint.text)}</div>"
+        f"({html_text(kind.value)}):</strong> {prose.html(group.hint.text)}</div>"
         f"<ul>{items}</ul>{_patch(group.patch)}{_examples(group.examples)}</details>"
     )
 

@@ -23,6 +23,7 @@ from auditor.models import (
     Report,
     SchemaPatch,
 )
+from auditor.report import prose
 from auditor.report.common import (
     CONTRADICTED_INTRO,
     GROUP_HEADER,
@@ -60,7 +61,6 @@ from auditor.report.common import (
     verdict,
     words,
 )
-from auditor.report.counts import agree, plural
 from auditor.report.escape import (
     html_text,
     md_cell,
@@ -69,6 +69,7 @@ from auditor.report.escape import (
     md_quoted,
     md_text,
 )
+from auditor.words import agree, plural
 
 MAX_CHARS: Final = 60_000
 """Below GitHub's 65,536-character comment limit, leaving room for the cut notice and a
@@ -281,8 +282,8 @@ def _group(number: int, group: Group, below: str | None, unit: str) -> list[str]
     out = [
         title,
         "",
-        f"- **Hint ({group.hint.kind.value}):** {group.hint.text}",
-        *([f"- **Evidence:** {group.evidence}"] if group.evidence else []),
+        f"- **Hint ({group.hint.kind.value}):** {prose.markdown(group.hint.text)}",
+        *([f"- **Evidence:** {prose.markdown(group.evidence)}"] if group.evidence else []),
         *([f"- **Callers:** {callers}"] if callers else []),
         *([f"- **Values sent:** {values}"] if (values := offending_text(group)) else []),
         f"- **Cause:** {md_text(cause_text(group.causes, unit))}"

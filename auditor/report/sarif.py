@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from auditor.aggregate.gate import below_threshold, fails
 from auditor.models import Group, Report
+from auditor.report import prose
 from auditor.report.common import (
     group_location,
     group_title,
@@ -94,8 +94,8 @@ def loosening_fixes(report: Report, changes: Mapping[str, LineChange]) -> dict[s
 
 def _result(report: Report, group: Group, fix: dict[str, Any] | None = None) -> dict[str, Any]:
     rule_id, level = RULES[group.outcome].code, RULES[group.outcome].level or "note"
-    below = below_threshold(report, group)
-    if fails(report, group):
+    below = report.gate.below_threshold(group)
+    if report.gate.fails(group):
         level = "error"  # whatever its outcome, it fails the run under --fail-on
     elif set_aside(report, group) and level == "error":
         level = "warning"  # it would fail the run, but for a usage threshold or the log
@@ -106,7 +106,7 @@ def _result(report: Report, group: Group, fix: dict[str, Any] | None = None) -> 
         # Shown to people as is: one visible line. The properties keep the data as it was.
         "message": {
             "text": visible(
-                f"{group_title(group)}. {plain(group.hint.text)}"
+                f"{group_title(group)}. {prose.plain(group.hint.text)}"
                 + (f" Error: {group.error}" if group.error else "")
             )
         },

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from auditor.aggregate.gate import below_threshold, exit_code
 from auditor.models import Group, Outcome, Report
+from auditor.report import prose
 from auditor.report.cells import cell_len, cut, ljust, rjust, wrap
 from auditor.report.common import (
     NOTHING_TO_DO,
@@ -40,8 +40,8 @@ from auditor.report.common import (
     runtime_lines,
     words,
 )
-from auditor.report.counts import plural
 from auditor.report.escape import terminal
+from auditor.words import plural
 
 DEFAULT_WIDTH: Final = 80
 """Columns of a table written to a file (and of the golden ``audit.txt``)."""
@@ -235,7 +235,7 @@ def group_line(report: Report, group: Group, count_width: int = 0, indent: int =
         marks += ", patch"
     if group.baselined:
         marks += " (baseline)"
-    if below := below_threshold(report, group):
+    if below := report.gate.below_threshold(group):
         marks += f" ({below})"
     if group.proven:
         marks += f" ({group.proven:,} proven)"
@@ -268,8 +268,8 @@ def _detail(group: Group, unit: str) -> list[str]:
     if group.outcome is Outcome.SCHEMA_ERROR_AFTER:
         lines.append(f"error: {group.error}")
     if group.evidence:
-        lines.append(f"evidence: {plain(group.evidence)}")
-    lines.append(f"hint: {plain(group.hint.text)}")
+        lines.append(f"evidence: {prose.plain(group.evidence)}")
+    lines.append(f"hint: {prose.plain(group.hint.text)}")
     if values := offending_text(group):
         lines.append(f"values sent: {plain(values)}")
     if callers := callers_text(group):
@@ -324,7 +324,7 @@ def concise(
         [(line, 0) for line in summary_table(report, width).splitlines()],
         listed,
         _rollup(report),
-        [(summary_line(report, exit_code(report) if code is None else code), 2)],
+        [(summary_line(report, report.gate.exit_code if code is None else code), 2)],
     ]
     return _wrapped(blocks, width)
 
@@ -357,6 +357,6 @@ def render(report: Report, width: int = DEFAULT_WIDTH, code: int | None = None) 
         groups,
         [(terminal(line), None) for line in coverage],
         _rollup(report),
-        [(summary_line(report, exit_code(report) if code is None else code), 2)],
+        [(summary_line(report, report.gate.exit_code if code is None else code), 2)],
     ]
     return _wrapped(blocks, width)

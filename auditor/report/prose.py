@@ -1,0 +1,46 @@
+"""``Prose`` (a hint, an evidence line) written for each format: the pieces are data, so
+each renderer escapes each piece for its own context and nothing is parsed back.
+
+Wording (``SpanKind.WORDS``) holds no markup and no logged data: it is written as it is
+in Markdown and escaped as text elsewhere. Data is escaped as inline text (``TEXT``) or
+shown as code (``CODE``): a Markdown code span, an HTML ``<code>``, the text itself in a
+terminal. The Markdown form is the one the JSON report carries.
+"""
+
+from __future__ import annotations
+
+from auditor.models import Prose, Span, SpanKind
+from auditor.report.escape import html_text, md_code, md_text, visible
+
+
+def markdown(prose: Prose) -> str:
+    """``3 of 4 calls of `search` fail `minItems```: data in code spans or escaped text."""
+    return "".join(_markdown(span) for span in prose.spans)
+
+
+def html(prose: Prose) -> str:
+    """HTML text, with code in ``<code>``."""
+    return "".join(_html(span) for span in prose.spans)
+
+
+def plain(prose: Prose) -> str:
+    """The text it shows, on one line (for formats without markup: escape it for the
+    format's context, as any text)."""
+    return "".join(_plain(span) for span in prose.spans)
+
+
+def _markdown(span: Span) -> str:
+    if span.kind is SpanKind.CODE:
+        return md_code(span.text)
+    return md_text(span.text) if span.kind is SpanKind.TEXT else span.text
+
+
+def _html(span: Span) -> str:
+    text = html_text(_plain(span))
+    return f"<code>{text}</code>" if span.kind is SpanKind.CODE else text
+
+
+def _plain(span: Span) -> str:
+    if span.kind is SpanKind.CODE:
+        return visible(span.text) or " "  # Markdown has no empty code span: it shows a space
+    return visible(span.text)
