@@ -1,5 +1,5 @@
-"""Hints and evidence lines are ``Prose``: wording and data pieces that each renderer writes
-for its format (``auditor.report.prose``), never Markdown parsed back.
+"""Hints, evidence lines and the roll-up's lines are ``Prose``: wording and data pieces that
+each renderer writes for its format (``auditor.report.prose``), never Markdown parsed back.
 
 The HTML and plain forms must be what the renderers showed when they parsed the Markdown
 back (``escape.html_from_markdown``, ``escape.plain``): the reports stay byte-identical for
@@ -17,8 +17,19 @@ from hypothesis import strategies as st
 from auditor.aggregate.evidence import LISTED, evidence_line
 from auditor.aggregate.hints import contradiction_hint, hint, observation_key, removed_tool_hint
 from auditor.json_text import json_text
-from auditor.models import JSON, Observation, Outcome, Prose, Span, SpanKind
+from auditor.models import (
+    JSON,
+    Observation,
+    Outcome,
+    Prose,
+    RollUp,
+    RollUpEntry,
+    RollUpKind,
+    Span,
+    SpanKind,
+)
 from auditor.report import prose
+from auditor.report.common import rollup_lines
 from auditor.report.escape import html_from_markdown, plain, visible
 
 HOSTILE = ["`", "``", " ", "|", "\\", "**", "*", "_", "@a", "#1", "&amp;", "&#8203;", "<b>"]
@@ -127,3 +138,36 @@ def test_json_text_writes_every_surrogate_as_visible_does() -> None:
         assert json_text(json.dumps("a", ensure_ascii=False) + char) == '"a"' + visible(
             char
         ).replace("\\", "\\\\")
+
+
+@st.composite
+def rollups(draw: st.DrawFn) -> RollUp:
+    names = st.lists(DATA, max_size=7)
+    callers = st.lists(st.tuples(DATA, st.integers(1, 5)), max_size=6)
+    entries = tuple(
+        RollUpEntry(
+            kind,
+            fingerprints=tuple(f"g{i}" for i in range(draw(st.integers(1, 3)))),
+            calls=draw(st.integers(1, 9)),
+            outcomes=((draw(st.sampled_from(list(Outcome))), 1),),
+            tools=tuple(draw(names)),
+            callers=tuple(draw(callers)),
+            more_callers=draw(st.booleans()),
+            patches=(patches := draw(st.integers(0, 2))),
+            unwritable_patches=draw(st.integers(0, 1)),
+            patch_command=draw(DATA) if patches else None,
+            errors=tuple(draw(st.lists(st.tuples(DATA, DATA), max_size=5))),
+        )
+        for kind in RollUpKind
+    )
+    return RollUp(entries)
+
+
+@settings(max_examples=150)
+@given(rollups())
+def test_the_roll_up_lines_render_as_parsing_their_markdown_back_did(rollup: RollUp) -> None:
+    for line in rollup_lines(rollup):
+        assert (line.html(), line.plain()) == (
+            html_from_markdown(line.markdown()),
+            plain(line.markdown()),
+        )

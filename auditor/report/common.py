@@ -20,11 +20,13 @@ from auditor.models import (
     LogStats,
     OldRuntime,
     Outcome,
+    Prose,
     Report,
     RollUp,
     RollUpEntry,
     RollUpKind,
     SchemaPatch,
+    Span,
     ToolSummary,
     UnparsedKind,
 )
@@ -782,12 +784,31 @@ ROLLUP_ERROR: Final = 200
 """Characters of an unusable schema's error in the roll-up."""
 
 
-def rollup_lines(rollup: RollUp) -> list[str]:
-    """What to do (``Report.rollup``): one line of Markdown per entry that holds a group, in
-    the roll-up's order (``**Fix the callers:** 11 groups (14 calls); callers: `cursor` (6
-    calls)…``); none when the report has no group."""
+@dataclass(frozen=True)
+class RollUpLine:
+    """One entry of what to do, for each format to write: its name (``ROLLUP_LABELS``, shown
+    bold where the format has bold) and what it says (names as code)."""
+
+    label: str
+    text: Prose
+
+    def markdown(self) -> str:
+        """``**Fix the callers:** 1 group (2 calls); callers: `cursor` (2 calls).``"""
+        return f"**{self.label}:** {prose.markdown(self.text)}"
+
+    def html(self) -> str:
+        return f"<strong>{escape.html_text(self.label)}:</strong> {prose.html(self.text)}"
+
+    def plain(self) -> str:
+        return f"{self.label}: {prose.plain(self.text)}"
+
+
+def rollup_lines(rollup: RollUp) -> list[RollUpLine]:
+    """What to do (``Report.rollup``): one line per entry that holds a group, in the roll-up's
+    order (``Fix the callers: 11 groups (14 calls); callers: `cursor` (6 calls)…``); none
+    when the report has no group."""
     return [
-        f"**{ROLLUP_LABELS[entry.kind]}:** {_ROLLUP_TEXT[entry.kind](entry)}"
+        RollUpLine(ROLLUP_LABELS[entry.kind], _ROLLUP_TEXT[entry.kind](entry))
         for entry in rollup.entries
         if entry.groups
     ]
@@ -803,70 +824,96 @@ def _rollup_groups(entry: RollUpEntry) -> str:
 
 
 def _name(name: str) -> str:
-    """A name in the roll-up as a code span, cut to ``ROLLUP_NAME`` characters."""
+    """A name in the verdict as a code span, cut to ``ROLLUP_NAME`` characters."""
     return escape.md_code(_cut(name, ROLLUP_NAME))
+
+
+def _code(name: str) -> Span:
+    """A name in the roll-up, as code, cut to ``ROLLUP_NAME`` characters."""
+    return Span.code(_cut(name, ROLLUP_NAME))
 
 
 def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _rollup_callers(entry: RollUpEntry, said: str) -> str:
+def _listing(pieces: Sequence[Prose]) -> list[str | Prose]:
+    """``pieces`` joined by ``, ``, for ``Prose.of``."""
+    joined: list[str | Prose] = []
+    for index, piece in enumerate(pieces):
+        joined += [", " if index else "", piece]
+    return joined
+
+
+def _rollup_callers(entry: RollUpEntry, said: str) -> Prose:
     if not entry.callers:
-        return "the log names no caller"
-    named = ", ".join(f"{_name(name)} ({plural(n, 'call')})" for name, n in entry.callers)
-    return f"{said}: {named}" + (" and others" if entry.more_callers else "")
+        return Prose.of("the log names no caller")
+    named = [Prose.of(_code(name), f" ({plural(n, 'call')})") for name, n in entry.callers]
+    return Prose.of(f"{said}: ", *_listing(named), " and others" if entry.more_callers else "")
 
 
-def _rollup_patches(entry: RollUpEntry) -> str:
+def _rollup_patches(entry: RollUpEntry) -> Prose:
     """``1 with a verified patch: `--suggest-patch PATH` writes it``."""
     if entry.patches:
-        text = (
-            f"{entry.patches:,} with a verified patch: {escape.md_code(entry.patch_command or '')}"
-            f" writes {'it' if entry.patches == 1 else 'them'}"
+        text = Prose.of(
+            f"{entry.patches:,} with a verified patch: ",
+            Span.code(entry.patch_command or ""),
+            f" writes {'it' if entry.patches == 1 else 'them'}",
         )
     else:
-        text = "none with a verified patch"
+        text = Prose.of("none with a verified patch")
     if entry.unwritable_patches:
-        text += (
+        text = Prose.of(
+            text,
             f" ({entry.unwritable_patches:,} more verified but not writable into the catalog "
-            "file: see the group)"
+            "file: see the group)",
         )
     return text
 
 
-def _fix_callers(entry: RollUpEntry) -> str:
-    return f"{_rollup_groups(entry)}; {_rollup_callers(entry, 'callers')}."
+def _fix_callers(entry: RollUpEntry) -> Prose:
+    return Prose.of(_rollup_groups(entry), "; ", _rollup_callers(entry, "callers"), ".")
 
 
-def _loosen_schema(entry: RollUpEntry) -> str:
-    return f"{_rollup_groups(entry)}; {_rollup_patches(entry)}."
+def _loosen_schema(entry: RollUpEntry) -> Prose:
+    return Prose.of(_rollup_groups(entry), "; ", _rollup_patches(entry), ".")
 
 
-def _review(entry: RollUpEntry) -> str:
+def _review(entry: RollUpEntry) -> Prose:
     if entry.patches or entry.unwritable_patches:
-        return f"{_rollup_groups(entry)}; {_rollup_patches(entry)}."
-    return f"{_rollup_groups(entry)}."
+        return Prose.of(_rollup_groups(entry), "; ", _rollup_patches(entry), ".")
+    return Prose.of(_rollup_groups(entry), ".")
 
 
-def _tools_removed(entry: RollUpEntry) -> str:
-    tools = ", ".join(_name(tool) for tool in entry.tools[:ROLLUP_TOOLS])
-    if (more := len(entry.tools) - ROLLUP_TOOLS) > 0:
-        tools += f" and {more:,} more"
+def _tools_removed(entry: RollUpEntry) -> Prose:
+    tools = _listing([Prose.of(_code(tool)) for tool in entry.tools[:ROLLUP_TOOLS]])
+    more = len(entry.tools) - ROLLUP_TOOLS
     callers = _rollup_callers(entry, "callers still using them")
     name = agree(entry.groups, "names", "name")
-    return f"{_counted(entry)} {name} a tool the change removed: {tools}; {callers}."
+    return Prose.of(
+        f"{_counted(entry)} {name} a tool the change removed: ",
+        *tools,
+        f" and {more:,} more" if more > 0 else "",
+        "; ",
+        callers,
+        ".",
+    )
 
 
-def _fix_schema(entry: RollUpEntry) -> str:
-    named = ", ".join(
-        f"{_name(tool)} ({escape.md_text(_cut(error, ROLLUP_ERROR))})"
-        for tool, error in entry.errors[:ROLLUP_ERRORS]
+def _fix_schema(entry: RollUpEntry) -> Prose:
+    named = _listing(
+        [
+            Prose.of(_code(tool), " (", Span.data(_cut(error, ROLLUP_ERROR)), ")")
+            for tool, error in entry.errors[:ROLLUP_ERRORS]
+        ]
     )
     more = len(entry.errors) - ROLLUP_ERRORS
-    if more > 0:
-        named += f" and {more:,} more"
-    return f"{_counted(entry)} will fail on an unusable schema: {named}."
+    return Prose.of(
+        f"{_counted(entry)} will fail on an unusable schema: ",
+        *named,
+        f" and {more:,} more" if more > 0 else "",
+        ".",
+    )
 
 
 def _counted(entry: RollUpEntry) -> str:
@@ -874,16 +921,18 @@ def _counted(entry: RollUpEntry) -> str:
     return f"{plural(entry.groups, 'group')} ({plural(entry.calls, 'call')})"
 
 
-def _contradicted(entry: RollUpEntry) -> str:
+def _contradicted(entry: RollUpEntry) -> Prose:
     calls = agree(entry.calls, "this call", "these calls")
     them = agree(entry.groups, "it as a regression", "them as regressions")
-    return (
+    return Prose.of(
         f"{_rollup_groups(entry)}; the log shows {calls} ran where no change made the error "
-        f"possible: check the old-runtime model (`--old-runtime`) before counting {them}."
+        "possible: check the old-runtime model (",
+        Span.code("--old-runtime"),
+        f") before counting {them}.",
     )
 
 
-_ROLLUP_TEXT: Final[dict[RollUpKind, Callable[[RollUpEntry], str]]] = {
+_ROLLUP_TEXT: Final[dict[RollUpKind, Callable[[RollUpEntry], Prose]]] = {
     RollUpKind.FIX_CALLERS: _fix_callers,
     RollUpKind.LOOSEN_SCHEMA: _loosen_schema,
     RollUpKind.REVIEW: _review,

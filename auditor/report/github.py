@@ -22,7 +22,6 @@ from auditor.report.common import (
     fail_on_option,
     group_location,
     group_title,
-    plain,
     rollup_lines,
     set_aside,
 )
@@ -129,7 +128,7 @@ def _summary(report: Report, failing: list[Group], hidden: int) -> str:
         )
     if hidden:
         text += f"; {plural(hidden, 'more group')} not annotated (see the report)"
-    todo = [f"- {plain(line)}" for line in rollup_lines(report.rollup)]
+    todo = [f"- {line.plain()}" for line in rollup_lines(report.rollup)]
     level = "error" if failing else "notice"
     lines = [text + ".", *(["What to do:", *todo] if todo else [f"What to do: {NOTHING_TO_DO}."])]
     body = _cut("\n".join(visible(line) for line in lines), MAX_MESSAGE)

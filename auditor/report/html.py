@@ -212,7 +212,7 @@ def _rollup(report: Report) -> list[str]:
     lines = rollup_lines(report.rollup)
     if not lines:
         return [f"<p><strong>What to do:</strong> {html_text(NOTHING_TO_DO)}.</p>"]
-    items = "".join(f"<li>{html_from_markdown(line)}</li>" for line in lines)
+    items = "".join(f"<li>{line.html()}</li>" for line in lines)
     return ["<h2>What to do</h2>", f'<ul class="todo">{items}</ul>']
 
 

@@ -153,7 +153,7 @@ def rollup_block(report: Report, heading: str = "## What to do") -> list[str]:
     lines = rollup_lines(report.rollup)
     if not lines:
         return [f"**What to do:** {NOTHING_TO_DO}.", ""]
-    return [heading, "", *(f"- {line}" for line in lines), ""]
+    return [heading, "", *(f"- {line.markdown()}" for line in lines), ""]
 
 
 def group_table(

@@ -64,7 +64,7 @@ def _what_to_do(report: Report) -> list[dict[str, Any]]:
             "kind": entry.kind.value,
             "groups": entry.groups,
             "calls": entry.calls,
-            "text": visible(plain(line)),
+            "text": visible(line.plain()),
         }
         for entry, line in zip(entries, rollup_lines(report.rollup), strict=True)
     ]

@@ -292,7 +292,7 @@ def _rollup(report: Report) -> list[Line]:
     lines = rollup_lines(report.rollup)
     if not lines:
         return [(f"What to do: {NOTHING_TO_DO}.", None)]
-    return [("What to do:", None), *((f"  {terminal(plain(line))}", 4) for line in lines)]
+    return [("What to do:", None), *((f"  {terminal(line.plain())}", 4) for line in lines)]
 
 
 def _wrapped(blocks: list[list[Line]], width: int) -> str:
