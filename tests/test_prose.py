@@ -1,5 +1,6 @@
-"""Hints, evidence lines and the roll-up's lines are ``Prose``: wording and data pieces that
-each renderer writes for its format (``auditor.report.prose``), never Markdown parsed back.
+"""Hints, evidence lines, the roll-up's lines and a group's heading, callers and values sent
+are ``Prose``: wording and data pieces that each renderer writes for its format
+(``auditor.report.prose``), never Markdown parsed back.
 
 The HTML and plain forms must be what the renderers showed when they parsed the Markdown
 back (``escape.html_from_markdown``, ``escape.plain``): the reports stay byte-identical for
@@ -19,17 +20,30 @@ from auditor.aggregate.hints import contradiction_hint, hint, observation_key, r
 from auditor.json_text import json_text
 from auditor.models import (
     JSON,
+    Change,
+    DecisionHint,
+    Group,
+    HintKind,
     Observation,
+    OffendingValue,
     Outcome,
     Prose,
+    Rewrite,
     RollUp,
     RollUpEntry,
     RollUpKind,
+    Rule,
     Span,
     SpanKind,
 )
 from auditor.report import prose
-from auditor.report.common import rollup_lines
+from auditor.report.common import (
+    caller_suffix,
+    callers_text,
+    group_heading,
+    offending_text,
+    rollup_lines,
+)
 from auditor.report.escape import html_from_markdown, plain, visible
 
 HOSTILE = ["`", "``", " ", "|", "\\", "**", "*", "_", "@a", "#1", "&amp;", "&#8203;", "<b>"]
@@ -171,3 +185,39 @@ def test_the_roll_up_lines_render_as_parsing_their_markdown_back_did(rollup: Rol
             html_from_markdown(line.markdown()),
             plain(line.markdown()),
         )
+
+
+@st.composite
+def groups(draw: st.DrawFn) -> Group:
+    removed = Rewrite("", "t", "", Rule.EDIT, "", change=Change.REMOVE)
+    offending = st.tuples(VALUES, st.integers(1, 4), DATA, DATA).map(lambda v: OffendingValue(*v))
+    return Group(
+        fingerprint="f",
+        outcome=draw(st.sampled_from(list(Outcome))),
+        tool=draw(DATA),
+        causes=draw(st.sampled_from([(), (removed,)])),
+        keyword=draw(st.sampled_from(["", "minItems", "$ref"])),
+        schema_pointer=draw(DATA),
+        count=draw(st.integers(1, 3)),
+        tool_calls=3,
+        first="a:1",
+        last="a:2",
+        error="",
+        examples=(),
+        hint=DecisionHint(HintKind.REVIEW, Prose()),
+        callers=tuple(draw(st.lists(st.tuples(DATA, st.integers(1, 3)), max_size=3))),
+        more_callers=draw(st.integers(0, 2)),
+        caller=draw(st.none() | DATA),
+        offending=tuple(draw(st.lists(offending, max_size=3))),
+        contradicted=draw(st.booleans()),
+    )
+
+
+@settings(max_examples=150)
+@given(groups())
+def test_a_groups_heading_callers_and_values_render_as_parsing_their_markdown_did(
+    group: Group,
+) -> None:
+    shown = [group_heading(group), callers_text(group), offending_text(group)]
+    for text in [caller_suffix(group), *(t for t in shown if t is not None)]:
+        assert (prose.html(text), prose.plain(text)) == _as_before(text)

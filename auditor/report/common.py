@@ -303,7 +303,7 @@ def cause_text(causes: tuple[Change, ...], unit: str = "rewrite") -> str:
 def group_title(group: Group) -> str:
     """What a group is about, in one line without markup."""
     calls = plural(group.count, "call")
-    source = plain(caller_suffix(group))
+    source = prose.plain(caller_suffix(group))
     if removes_tool(group):
         return f"{group.tool}: {calls}{source} to a tool the change removed"
     if group.keyword:
@@ -336,49 +336,61 @@ def set_aside(report: Report, group: Group) -> str | None:
     return None
 
 
-def group_heading(group: Group) -> str:
-    """What a group is about, in one line of Markdown (the Markdown and HTML reports' title;
-    ``group_title`` is the same without markup)."""
-    calls = f"{plural(group.count, 'call')}{caller_suffix(group)}"
+def group_heading(group: Group) -> Prose:
+    """What a group is about, in one line with its names as code (the Markdown and HTML
+    reports' title; ``group_title`` is the same as plain text)."""
+    calls = Prose.of(plural(group.count, "call"), caller_suffix(group))
+    tool = Span.code(group.tool)
     if removes_tool(group):
-        return f"{escape.md_code(group.tool)}: {calls} to a tool the change removed"
+        return Prose.of(tool, ": ", calls, " to a tool the change removed")
     if group.keyword:
-        return (
-            f"{escape.md_code(group.tool)}: {calls} failing "
-            f"{escape.md_code(group.keyword)} at {escape.md_code(group.schema_pointer or '/')}"
-            + (f" ({CONTRADICTED})" if group.contradicted else "")
+        return Prose.of(
+            tool,
+            ": ",
+            calls,
+            " failing ",
+            Span.code(group.keyword),
+            " at ",
+            Span.code(group.schema_pointer or "/"),
+            f" ({CONTRADICTED})" if group.contradicted else "",
         )
-    return f"{escape.md_code(group.tool)}: {calls}"
+    return Prose.of(tool, ": ", calls)
 
 
-def callers_text(group: Group) -> str | None:
-    r"""``\`agent-a\` (3 calls), \`agent-b\` (1 call) and 2 more`` (Markdown code marks); None
-    when the log names no caller for the group's calls."""
+def callers_text(group: Group) -> Prose | None:
+    r"""``\`agent-a\` (3 calls), \`agent-b\` (1 call) and 2 more`` (the names as code);
+    None when the log names no caller for the group's calls."""
     if not group.callers:
         return None
-    named = ", ".join(f"{escape.md_code(name)} ({plural(n, 'call')})" for name, n in group.callers)
+    named = [Prose.of(Span.code(name), f" ({plural(n, 'call')})") for name, n in group.callers]
     more = f" and {plural(group.more_callers, 'more caller')}" if group.more_callers else ""
-    return named + more
+    return Prose.of(*_listing(named), more)
 
 
-def offending_text(group: Group) -> str | None:
-    r"""``\`""\` (3 calls, first a.jsonl:2, last a.jsonl:9), …`` (Markdown); None when the
-    group lists no values."""
+def offending_text(group: Group) -> Prose | None:
+    r"""``\`""\` (3 calls, first a.jsonl:2, last a.jsonl:9); …`` (values and sources as
+    code); None when the group lists no values."""
     if not group.offending:
         return None
-    return "; ".join(
-        f"{escape.md_code(compact(o.value, 60))} ({plural(o.calls, 'call')}, first "
-        f"{escape.md_code(o.first)}"
-        + (f", last {escape.md_code(o.last)})" if o.last != o.first else ")")
-        for o in group.offending
-    )
+    values: list[str | Span | Prose] = []
+    for index, o in enumerate(group.offending):
+        values += [
+            "; " if index else "",
+            Span.code(compact(o.value, 60)),
+            f" ({plural(o.calls, 'call')}, first ",
+            Span.code(o.first),
+            *([", last ", Span.code(o.last), ")"] if o.last != o.first else [")"]),
+        ]
+    return Prose.of(*values)
 
 
-def caller_suffix(group: Group) -> str:
-    """`` from `agent-a` `` for a group of ``--group-by caller`` (Markdown code marks)."""
+def caller_suffix(group: Group) -> Prose:
+    """`` from `agent-a` `` for a group of ``--group-by caller`` (the name as code)."""
     if group.caller is None:
-        return ""
-    return f" from {escape.md_code(group.caller)}" if group.caller else " from no named caller"
+        return Prose()
+    if not group.caller:
+        return Prose.of(" from no named caller")
+    return Prose.of(" from ", Span.code(group.caller))
 
 
 def share_text(group: Group) -> str:
@@ -705,9 +717,9 @@ def decision_lines(group: Group, callers: bool = True) -> list[str]:
             line += f"; JSON Patch on the new schema: {patch_json(group.patch)}"
         lines.append(line)
     if values := offending_text(group):
-        lines.append(f"values to fix: {plain(values)}")
+        lines.append(f"values to fix: {prose.plain(values)}")
     if callers and (named := callers_text(group)):
-        lines.append(f"callers: {plain(named)}")
+        lines.append(f"callers: {prose.plain(named)}")
     return lines
 
 

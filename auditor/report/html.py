@@ -360,14 +360,14 @@ def _groups(report: Report, heading: str, groups: list[Group], intro: str = "") 
 
 
 def _group(number: int, group: Group, below: str | None, unit: str) -> str:
-    title = html_from_markdown(group_heading(group))
+    title = prose.html(group_heading(group))
     facts = []
     if group.evidence:
         facts.append(("Evidence", prose.html(group.evidence)))
     if callers := callers_text(group):
-        facts.append(("Callers", html_from_markdown(callers)))
+        facts.append(("Callers", prose.html(callers)))
     if values := offending_text(group):
-        facts.append(("Values sent", html_from_markdown(values)))
+        facts.append(("Values sent", prose.html(values)))
     facts += [
         ("Cause", html_text(cause_text(group.causes, unit))),
         ("Error", html_text(group.error)),

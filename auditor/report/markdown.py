@@ -272,7 +272,7 @@ def _patch(patch: SchemaPatch | None) -> list[str]:
 
 
 def _group(number: int, group: Group, below: str | None, unit: str) -> list[str]:
-    title = f"### {number}. {group_heading(group)}"
+    title = f"### {number}. {prose.markdown(group_heading(group))}"
     callers = callers_text(group)
     fingerprint = (
         f"fingerprint `{group.fingerprint}`"
@@ -284,8 +284,12 @@ def _group(number: int, group: Group, below: str | None, unit: str) -> list[str]
         "",
         f"- **Hint ({group.hint.kind.value}):** {prose.markdown(group.hint.text)}",
         *([f"- **Evidence:** {prose.markdown(group.evidence)}"] if group.evidence else []),
-        *([f"- **Callers:** {callers}"] if callers else []),
-        *([f"- **Values sent:** {values}"] if (values := offending_text(group)) else []),
+        *([f"- **Callers:** {prose.markdown(callers)}"] if callers else []),
+        *(
+            [f"- **Values sent:** {prose.markdown(values)}"]
+            if (values := offending_text(group))
+            else []
+        ),
         f"- **Cause:** {md_text(cause_text(group.causes, unit))}"
         + (f"; **error:** {md_text(group.error)}" if group.error else ""),
         f"- **Share:** {share_text(group)}; first {md_code(group.first)}, last "

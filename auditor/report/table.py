@@ -221,7 +221,7 @@ def group_line(report: Report, group: Group, count_width: int = 0, indent: int =
     prefix = (
         " " * indent + f"{rjust(count, count_width)} {'call ' if group.count == 1 else 'calls'}  "
     )
-    tool = f"{group.tool}{plain(caller_suffix(group))}"
+    tool = f"{group.tool}{prose.plain(caller_suffix(group))}"
     if removes_tool(group):
         what = "to a tool the change removed"
     elif group.keyword:
@@ -271,9 +271,9 @@ def _detail(group: Group, unit: str) -> list[str]:
         lines.append(f"evidence: {prose.plain(group.evidence)}")
     lines.append(f"hint: {prose.plain(group.hint.text)}")
     if values := offending_text(group):
-        lines.append(f"values sent: {plain(values)}")
+        lines.append(f"values sent: {prose.plain(values)}")
     if callers := callers_text(group):
-        lines.append(f"callers: {plain(callers)}")
+        lines.append(f"callers: {prose.plain(callers)}")
     if group.patch is not None:
         lines.append(f"patch: {patch_line(group.patch)}")
     lines.append(f"fingerprint: {group.fingerprint}")
