@@ -419,6 +419,8 @@ class SpanKind(str, Enum):
     WORDS = "words"
     """auditor's own wording (numbers and keyword names among it): never logged data, no
     markup; written as it is, escaped only as the format's text."""
+    STRONG = "strong"
+    """Wording as ``WORDS``, shown strong (bold) where the format has emphasis."""
     TEXT = "text"
     """Data shown as inline text (a schema problem that quotes a catalog)."""
     CODE = "code"
@@ -442,6 +444,11 @@ class Span:
         """Data shown as inline text (``SpanKind.TEXT``)."""
         return cls(SpanKind.TEXT, text)
 
+    @classmethod
+    def strong(cls, text: str) -> Span:
+        """Wording shown strong (``SpanKind.STRONG``)."""
+        return cls(SpanKind.STRONG, text)
+
 
 @dataclass(frozen=True)
 class Prose:
@@ -453,17 +460,19 @@ class Prose:
 
     @classmethod
     def of(cls, *parts: str | Span | Prose) -> Prose:
-        """The pieces in order: a ``str`` is wording (``SpanKind.WORDS``; empty ones are
-        dropped, neighbouring ones joined), a ``Span`` is itself, a ``Prose`` its pieces."""
+        """The pieces in order: a ``str`` is wording (``SpanKind.WORDS``), a ``Span`` is
+        itself, a ``Prose`` its pieces. Empty wording is dropped and neighbouring wording of
+        one kind joined; data pieces stay apart (two values are two code spans)."""
         spans: list[Span] = []
         for part in parts:
             pieces = part.spans if isinstance(part, Prose) else (part,)
             for piece in pieces:
                 span = Span(SpanKind.WORDS, piece) if isinstance(piece, str) else piece
-                if span.kind is SpanKind.WORDS and not span.text:
+                wording = span.kind in (SpanKind.WORDS, SpanKind.STRONG)
+                if wording and not span.text:
                     continue
-                if span.kind is SpanKind.WORDS and spans and spans[-1].kind is SpanKind.WORDS:
-                    spans[-1] = Span(SpanKind.WORDS, spans[-1].text + span.text)
+                if wording and spans and spans[-1].kind is span.kind:
+                    spans[-1] = Span(span.kind, spans[-1].text + span.text)
                 else:
                     spans.append(span)
         return cls(tuple(spans))

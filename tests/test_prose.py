@@ -1,6 +1,6 @@
-"""Hints, evidence lines, the roll-up's lines and a group's heading, callers and values sent
-are ``Prose``: wording and data pieces that each renderer writes for its format
-(``auditor.report.prose``), never Markdown parsed back.
+"""Hints, evidence lines, the roll-up's lines, a group's heading, callers and values sent, the
+verdict and the gate, baseline and budget lines are ``Prose``: wording and data pieces that
+each renderer writes for its format (``auditor.report.prose``), never Markdown parsed back.
 
 The HTML and plain forms must be what the renderers showed when they parsed the Markdown
 back (``escape.html_from_markdown``, ``escape.plain``): the reports stay byte-identical for
@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import replace
+from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -20,6 +23,7 @@ from auditor.aggregate.hints import contradiction_hint, hint, observation_key, r
 from auditor.json_text import json_text
 from auditor.models import (
     JSON,
+    BaselineUse,
     Change,
     DecisionHint,
     Group,
@@ -38,13 +42,19 @@ from auditor.models import (
 )
 from auditor.report import prose
 from auditor.report.common import (
+    CONTRADICTED_INTRO,
+    baseline_line,
+    budget_line,
     caller_suffix,
     callers_text,
+    gate_line,
     group_heading,
     offending_text,
     rollup_lines,
+    verdict,
 )
 from auditor.report.escape import html_from_markdown, plain, visible
+from tests.reporting import make_report
 
 HOSTILE = ["`", "``", " ", "|", "\\", "**", "*", "_", "@a", "#1", "&amp;", "&#8203;", "<b>"]
 HOSTILE += ["deadbeef1", "www.x.io", "http://x", "\x1b[31m", "\u202e", "\n", "\udce9", "$ref"]
@@ -221,3 +231,24 @@ def test_a_groups_heading_callers_and_values_render_as_parsing_their_markdown_di
     shown = [group_heading(group), callers_text(group), offending_text(group)]
     for text in [caller_suffix(group), *(t for t in shown if t is not None)]:
         assert (prose.html(text), prose.plain(text)) == _as_before(text)
+
+
+@pytest.mark.parametrize("name", ["a`b", "**x**", "x\\*y", "@team &amp; #12", "t\x1b[2J", "<b>"])
+def test_the_verdict_gate_baseline_and_budget_lines_render_as_parsing_their_markdown_did(
+    tmp_path: Path, name: str
+) -> None:
+    catalog = json.dumps({name: {"type": "object", "properties": {"q": {"max_length": 1}}}})
+    report = make_report(tmp_path, catalog, [(name, {"q": "long"})] * 6)
+    report = replace(report, baseline=BaselineUse(name, 1, 6, (name, "f")), calls_over_budget=2)
+    lines = [verdict(report), gate_line(report), baseline_line(report), budget_line(report)]
+    assert all(lines) and visible(name) in prose.plain(verdict(report))
+    for text in [*(line for line in lines if line is not None), CONTRADICTED_INTRO]:
+        assert (prose.html(text), prose.plain(text)) == _as_before(text)
+
+
+def test_strong_wording_is_bold_in_markdown_and_html_and_plain_in_a_terminal() -> None:
+    text = Prose.of(Span.strong("3 calls"), Span.strong(" fail"), ": ", Span.code("t"))
+    assert text.spans[0] == Span(SpanKind.STRONG, "3 calls fail")
+    assert prose.markdown(text) == "**3 calls fail**: `t`"
+    assert prose.html(text) == "<strong>3 calls fail</strong>: <code>t</code>"
+    assert prose.plain(text) == "3 calls fail: t"

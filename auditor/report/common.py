@@ -181,14 +181,15 @@ def change_lines(report: Report) -> list[str]:
     return lines
 
 
-def proven_line(report: Report) -> str | None:
+def proven_line(report: Report) -> Prose | None:
     """The proven regressions, counted apart; None when the log proves none."""
     proven = report.proven_count
     if not proven:
         return None
-    return (
-        f"**{plural(proven, 'proven regression')}:** newly rejected calls that the log shows "
-        "ran before (an MCP result, an OTel span without error, a tool result)."
+    return Prose.of(
+        Span.strong(f"{plural(proven, 'proven regression')}:"),
+        " newly rejected calls that the log shows ran before (an MCP result, an OTel span "
+        "without error, a tool result).",
     )
 
 
@@ -207,22 +208,27 @@ def contradiction_lines(report: Report) -> list[str]:
     ]
 
 
-def gate_line(report: Report) -> str | None:
+def gate_line(report: Report) -> Prose | None:
     """Which groups fail the run under ``--fail-on``, and which a usage threshold
     (``--fail-min-calls``, ``--fail-min-share``) keeps from failing; None when neither."""
     failing = report.failing_groups()
     below = report.below_threshold_groups()
     if not failing and not below:
         return None
-    said = f"{plural(len(failing), 'group')}: {_listed(report, failing)}" if failing else "no group"
-    text = f"{fail_on_option(report.fail_on)} fails on {said}"
+    said = (
+        Prose.of(f"{plural(len(failing), 'group')}: ", _listed(report, failing))
+        if failing
+        else Prose.of("no group")
+    )
+    text = Prose.of(f"{fail_on_option(report.fail_on)} fails on ", said)
     if below:
         verb = "does" if len(below) == 1 else "do"
-        text += (
-            f"; {plural(len(below), 'group')} below a usage threshold {verb} not fail: "
-            f"{_listed(report, below)}"
+        text = Prose.of(
+            text,
+            f"; {plural(len(below), 'group')} below a usage threshold {verb} not fail: ",
+            _listed(report, below),
         )
-    return text + "."
+    return Prose.of(text, ".")
 
 
 def fail_on_option(fail_on: FailOn) -> str:
@@ -267,16 +273,16 @@ def _thresholds(report: Report) -> str:
     return " or ".join(given) or "a usage threshold"
 
 
-def _listed(report: Report, groups: list[Group]) -> str:
+def _listed(report: Report, groups: list[Group]) -> Prose:
     """The first ``GATE_LISTED`` groups by title and fingerprint (and the threshold a group
     is below), and how many more."""
-    shown = "; ".join(
-        f"{escape.md_text(group_title(g))} [`{g.fingerprint}`]"
-        + (f" ({below})" if (below := report.gate.below_threshold(g)) else "")
-        for g in groups[:GATE_LISTED]
-    )
+    shown: list[str | Span | Prose] = []
+    for index, g in enumerate(groups[:GATE_LISTED]):
+        below = report.gate.below_threshold(g)
+        shown += ["; " if index else "", Span.data(group_title(g)), " [", Span.code(g.fingerprint)]
+        shown.append(f"] ({below})" if below else "]")
     more = len(groups) - GATE_LISTED
-    return shown + (f"; and {plural(more, 'more group')}" if more > 0 else "")
+    return Prose.of(*shown, f"; and {plural(more, 'more group')}" if more > 0 else "")
 
 
 GATE_LISTED: Final = 10
@@ -316,14 +322,16 @@ def group_title(group: Group) -> str:
 
 CONTRADICTED: Final = "contradicted by the log"
 """What a group the log contradicts (``Group.contradicted``) is called where it is named."""
-CONTRADICTED_INTRO: Final = (
+CONTRADICTED_INTRO: Final = Prose.of(
     "The log shows these calls ran, yet the schema rejects them at a keyword where no change "
     "of this upgrade made the error possible: the old runtime did not enforce that keyword, "
     "against the old-runtime model (which rejects them before the upgrade too). The upgrade "
     "fails them only if it starts enforcing it: they are contradictions, not regressions, and "
-    "only `--fail-on any-change` fails on them."
+    "only ",
+    Span.code("--fail-on any-change"),
+    " fails on them.",
 )
-"""What the report says above the groups the log contradicts (Markdown code marks)."""
+"""What the report says above the groups the log contradicts."""
 
 
 def set_aside(report: Report, group: Group) -> str | None:
@@ -516,33 +524,36 @@ def unexercised(tool: ToolSummary) -> list[Change]:
     return [r for r, n in zip(tool.rewrites, tool.reached, strict=True) if n == 0]
 
 
-def budget_line(report: Report) -> str | None:
+def budget_line(report: Report) -> Prose | None:
     """How many calls ran out of the CPU-time budget of a call; None when none did."""
     if not report.calls_over_budget:
         return None
-    return (
-        f"{plural(report.calls_over_budget, 'call')} ran out of the CPU time one call may take "
-        "(`--call-timeout`): where the new schema could not finish, the call is "
-        "`schema_error_after`; where the old schema, read leniently, could not, what did not "
-        "finish enforced nothing."
+    return Prose.of(
+        f"{plural(report.calls_over_budget, 'call')} ran out of the CPU time one call may take (",
+        Span.code("--call-timeout"),
+        "): where the new schema could not finish, the call is ",
+        Span.code("schema_error_after"),
+        "; where the old schema, read leniently, could not, what did not finish enforced nothing.",
     )
 
 
-def baseline_line(report: Report) -> str | None:
+def baseline_line(report: Report) -> Prose | None:
     """What the baseline accepted and which of its entries are stale; None without one."""
     use = report.baseline
     if use is None:
         return None
-    text = (
-        f"Baseline {escape.md_code(use.path)} accepted {plural(use.accepted_groups, 'group')} "
-        f"({plural(use.accepted_calls, 'call')})"
+    text = Prose.of(
+        "Baseline ",
+        Span.code(use.path),
+        f" accepted {plural(use.accepted_groups, 'group')} ({plural(use.accepted_calls, 'call')})",
     )
     if stale := len(use.stale):
         occur = agree(stale, "no longer occurs", "no longer occur")
-        return f"{text}; {plural(stale, 'stale entry', 'stale entries')} {occur}: " + ", ".join(
-            escape.md_text(entry) for entry in use.stale
+        entries = _listing([Prose.of(Span.data(entry)) for entry in use.stale])
+        return Prose.of(
+            text, f"; {plural(stale, 'stale entry', 'stale entries')} {occur}: ", *entries
         )
-    return text + "."
+    return Prose.of(text, ".")
 
 
 TABLE_OUTCOMES: Final[tuple[Outcome, ...]] = (*SUMMARY_OUTCOMES, Outcome.UNKNOWN_TOOL)
@@ -584,30 +595,39 @@ def summary_rows(report: Report) -> tuple[list[str], list[list[Cell]]]:
     return header, rows
 
 
-def verdict(report: Report) -> str:
-    """One paragraph: is it safe, and if not, how unsafe. Markdown emphasis and code spans
-    only, data in code spans (``escape.spans`` reads it back)."""
+def verdict(report: Report) -> Prose:
+    """One paragraph: is it safe, and if not, how unsafe: the answer strong, names as
+    code."""
     total = report.call_count
     newly = report.totals.get(Outcome.NEWLY_REJECTED, 0)
     after = report.totals.get(Outcome.SCHEMA_ERROR_AFTER, 0)
     before = report.totals.get(Outcome.SCHEMA_ERROR_BEFORE, 0)
     broken = [t.name for t in report.tools if t.counts.get(Outcome.SCHEMA_ERROR_AFTER)]
-    parts = []
+    parts: list[str | Prose] = []
     if proven := proven_line(report):
         parts.append(proven)  # certain regressions come first
     if after:
         parts.append(
-            f"**{plural(after, 'call')} will fail {words(report).after}: "
-            f"{words(report).new_schema} is unusable** "
-            f"({tool_names(broken)})."
+            Prose.of(
+                Span.strong(
+                    f"{plural(after, 'call')} will fail {words(report).after}: "
+                    f"{words(report).new_schema} is unusable"
+                ),
+                " (",
+                tool_names(broken),
+                ").",
+            )
         )
     if newly:
         groups = groups_of(report, Outcome.NEWLY_REJECTED)
         tools = sorted({g.tool for g in groups})
         parts.append(
-            f"**{newly:,} of {plural(total, 'logged call')} would be newly rejected** "
-            f"{words(report).after}, in {plural(len(tools), 'tool')} ({tool_names(tools)}), "
-            f"{plural(len(groups), 'group')} by cause and failing keyword."
+            Prose.of(
+                Span.strong(f"{newly:,} of {plural(total, 'logged call')} would be newly rejected"),
+                f" {words(report).after}, in {plural(len(tools), 'tool')} (",
+                tool_names(tools),
+                f"), {plural(len(groups), 'group')} by cause and failing keyword.",
+            )
         )
         if line := contradicted_line(groups):
             parts.append(line)
@@ -615,8 +635,10 @@ def verdict(report: Report) -> str:
         # Beside calls that will fail, "no call newly rejected" must not read as an all-clear.
         usable = " by a schema that can be used" if after else ""
         parts.append(
-            f"**No logged call would be newly rejected**{usable} ({plural(total, 'call')} "
-            "replayed)."
+            Prose.of(
+                Span.strong("No logged call would be newly rejected"),
+                f"{usable} ({plural(total, 'call')} replayed).",
+            )
         )
     if before:
         parts.append(
@@ -638,33 +660,34 @@ def verdict(report: Report) -> str:
     if skipped:
         parts.append(" and ".join(skipped) + ".")
     parts.append(coverage_line(report))
-    return " ".join(parts)
+    return Prose.of(*_listing(parts, " "))
 
 
 VERDICT_TOOLS: Final = 5
 """Tools the verdict names one by one; the others are counted."""
 
 
-def tool_names(names: Sequence[str]) -> str:
-    """The first ``VERDICT_TOOLS`` names as code spans, each cut to ``ROLLUP_NAME``
-    characters, and how many more (``and 3 more``)."""
-    named = ", ".join(_name(name) for name in names[:VERDICT_TOOLS])
+def tool_names(names: Sequence[str]) -> Prose:
+    """The first ``VERDICT_TOOLS`` names as code, each cut to ``ROLLUP_NAME`` characters,
+    and how many more (``and 3 more``)."""
+    named = _listing([Prose.of(_code(name)) for name in names[:VERDICT_TOOLS]])
     more = len(names) - VERDICT_TOOLS
-    return named + (f" and {more:,} more" if more > 0 else "")
+    return Prose.of(*named, f" and {more:,} more" if more > 0 else "")
 
 
-def contradicted_line(groups: Sequence[Group]) -> str | None:
+def contradicted_line(groups: Sequence[Group]) -> Prose | None:
     """How many of the newly rejected ``groups`` the log contradicts, and what that means;
     None when none."""
     count = sum(1 for g in groups if g.contradicted)
     if not count:
         return None
     one = count == 1
-    return (
+    return Prose.of(
         f"Of these, {plural(count, 'group')} {'is' if one else 'are'} {CONTRADICTED}, not "
         f"caused by the change: the log shows {'its' if one else 'their'} calls ran, yet the "
-        "schema rejects them where no change made the error possible; only `--fail-on "
-        f"any-change` fails on {'it' if one else 'them'}."
+        "schema rejects them where no change made the error possible; only ",
+        Span.code("--fail-on any-change"),
+        f" fails on {'it' if one else 'them'}.",
     )
 
 
@@ -835,13 +858,8 @@ def _rollup_groups(entry: RollUpEntry) -> str:
     return text
 
 
-def _name(name: str) -> str:
-    """A name in the verdict as a code span, cut to ``ROLLUP_NAME`` characters."""
-    return escape.md_code(_cut(name, ROLLUP_NAME))
-
-
 def _code(name: str) -> Span:
-    """A name in the roll-up, as code, cut to ``ROLLUP_NAME`` characters."""
+    """A name in the roll-up or the verdict, as code, cut to ``ROLLUP_NAME`` characters."""
     return Span.code(_cut(name, ROLLUP_NAME))
 
 
@@ -849,11 +867,11 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _listing(pieces: Sequence[Prose]) -> list[str | Prose]:
-    """``pieces`` joined by ``, ``, for ``Prose.of``."""
+def _listing(pieces: Sequence[str | Prose], separator: str = ", ") -> list[str | Prose]:
+    """``pieces`` joined by ``separator``, for ``Prose.of``."""
     joined: list[str | Prose] = []
     for index, piece in enumerate(pieces):
-        joined += [", " if index else "", piece]
+        joined += [separator if index else "", piece]
     return joined
 
 

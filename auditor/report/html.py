@@ -24,6 +24,7 @@ from auditor.models import (
     Group,
     HintKind,
     Outcome,
+    Prose,
     Report,
     SchemaPatch,
     ToolSummary,
@@ -173,13 +174,13 @@ def render(report: Report) -> str:
     body = [
         f"<h1>{html_text(title(report))}</h1>",
         _badge(report),
-        f"<p>{html_from_markdown(verdict(report))}</p>",
+        f"<p>{prose.html(verdict(report))}</p>",
         *_rollup(report),
     ]
     if line := baseline_line(report):
-        body.append(f"<p>{html_from_markdown(line)}</p>")
+        body.append(f"<p>{prose.html(line)}</p>")
     if line := budget_line(report):
-        body.append(f"<p>{html_from_markdown(line)}</p>")
+        body.append(f"<p>{prose.html(line)}</p>")
     body += _group_table(report)
     body += ["<h2>Summary</h2>", _chart(report.tools), _table(report)]
     body += _unusable_after(report)
@@ -257,7 +258,7 @@ def _notes(report: Report) -> list[str]:
     if notes:
         out.append("<ul>" + "".join(f"<li>{html_from_markdown(n)}</li>" for n in notes) + "</ul>")
     if line := gate_line(report):
-        out.append(f"<p>{html_from_markdown(line)}</p>")
+        out.append(f"<p>{prose.html(line)}</p>")
     return out
 
 
@@ -348,13 +349,15 @@ def _numbers(report: Report) -> dict[str, int]:
     return {group.fingerprint: n for n, group in enumerate(report.groups, start=1)}
 
 
-def _groups(report: Report, heading: str, groups: list[Group], intro: str = "") -> list[str]:
+def _groups(
+    report: Report, heading: str, groups: list[Group], intro: Prose | None = None
+) -> list[str]:
     if not groups:
         return []
     numbers, unit = _numbers(report), words(report).unit
     return [
         f"<h2>{html_text(heading)}</h2>",
-        *([f"<p>{html_from_markdown(intro)}</p>"] if intro else []),
+        *([f"<p>{prose.html(intro)}</p>"] if intro else []),
         *(_group(numbers[g.fingerprint], g, set_aside(report, g), unit) for g in groups),
     ]
 

@@ -106,10 +106,10 @@ def render(report: Report, limit: int = MAX_CHARS) -> str:
     first groups first; the detail after; the old runtime's notes and the gate at the end."""
     inputs = _inputs(report)
     budget = _Budget(limit - NOTICE_ROOM - len(inputs) - 1)  # the notice and inputs always fit
-    head = [f"# {title(report)}", "", verdict(report), "", *rollup_block(report)]
+    head = [f"# {title(report)}", "", prose.markdown(verdict(report)), "", *rollup_block(report)]
     for line in (baseline_line(report), budget_line(report)):
         if line:
-            head += [line, ""]
+            head += [prose.markdown(line), ""]
     body = [*budget.take(head, "header")]  # a copy: the notice goes in after the head
     body += budget.take(group_table(report, "details below"), "group table")
     body += budget.take(["## Summary", "", summary_table(report), ""], "summary table")
@@ -123,7 +123,7 @@ def render(report: Report, limit: int = MAX_CHARS) -> str:
         "## Calls the log contradicts",
         [g for g in newly if g.contradicted],
         budget,
-        [CONTRADICTED_INTRO, ""],
+        [prose.markdown(CONTRADICTED_INTRO), ""],
     )
     body += _unusable_before(report, budget)
     body += _groups(
@@ -211,7 +211,7 @@ def _notes(report: Report, budget: _Budget) -> list[str]:
     first, *notes = runtime_lines(report)
     lines = ["## Notes", "", first, "", *(f"- {line}" for line in notes), *([""] if notes else [])]
     if line := gate_line(report):
-        lines += [line, ""]
+        lines += [prose.markdown(line), ""]
     return budget.take(lines, "section")
 
 

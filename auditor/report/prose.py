@@ -1,10 +1,10 @@
 """``Prose`` (a hint, an evidence line) written for each format: the pieces are data, so
 each renderer escapes each piece for its own context and nothing is parsed back.
 
-Wording (``SpanKind.WORDS``) holds no markup and no logged data: it is written as it is
-in Markdown and escaped as text elsewhere. Data is escaped as inline text (``TEXT``) or
-shown as code (``CODE``): a Markdown code span, an HTML ``<code>``, the text itself in a
-terminal. The Markdown form is the one the JSON report carries.
+Wording (``SpanKind.WORDS``, ``STRONG``) holds no markup and no logged data: it is written
+as it is in Markdown (``**bold**`` for strong) and escaped as text elsewhere. Data is
+escaped as inline text (``TEXT``) or shown as code (``CODE``): a Markdown code span, an HTML
+``<code>``, the text itself in a terminal. The Markdown form is the one the JSON report carries.
 """
 
 from __future__ import annotations
@@ -32,12 +32,16 @@ def plain(prose: Prose) -> str:
 def _markdown(span: Span) -> str:
     if span.kind is SpanKind.CODE:
         return md_code(span.text)
+    if span.kind is SpanKind.STRONG:
+        return f"**{span.text}**"
     return md_text(span.text) if span.kind is SpanKind.TEXT else span.text
 
 
 def _html(span: Span) -> str:
     text = html_text(_plain(span))
-    return f"<code>{text}</code>" if span.kind is SpanKind.CODE else text
+    if span.kind is SpanKind.CODE:
+        return f"<code>{text}</code>"
+    return f"<strong>{text}</strong>" if span.kind is SpanKind.STRONG else text
 
 
 def _plain(span: Span) -> str:

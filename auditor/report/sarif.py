@@ -39,7 +39,7 @@ def render(report: Report, fixes: Mapping[str, dict[str, Any]] | None = None) ->
     extra: dict[str, Any] = {
         "properties": {
             # The run's summary: the verdict, then what to do (Report.rollup), entry by entry.
-            "verdict": visible(plain(verdict(report))),
+            "verdict": visible(prose.plain(verdict(report))),
             "whatToDo": _what_to_do(report),
             "oldRuntime": report.old_runtime.value,
             "provenRegressions": report.proven_count,

@@ -339,7 +339,7 @@ def render(report: Report, width: int = DEFAULT_WIDTH, code: int | None = None) 
     context += [(f"  {terminal(plain(line))}", None) for line in notes]
     for line in (proven_line(report), budget_line(report)):
         if line:
-            context.append((terminal(plain(line)), None))
+            context.append((terminal(prose.plain(line)), None))
     groups: list[Line] = []
     # One section per outcome, in the report's order of groups (unusable schemas first).
     for outcome in dict.fromkeys(g.outcome for g in report.groups):
@@ -350,7 +350,7 @@ def render(report: Report, width: int = DEFAULT_WIDTH, code: int | None = None) 
         groups.append(("No call would be newly rejected.", None))
     coverage = [coverage_line(report), constraint_line(report)]
     coverage += [line for line in (counterexample_line(report),) if line]
-    coverage += [plain(line) for line in (baseline_line(report), gate_line(report)) if line]
+    coverage += [prose.plain(line) for line in (baseline_line(report), gate_line(report)) if line]
     blocks: list[list[Line]] = [
         [(line, 0) for line in summary_table(report, width).splitlines()],
         context,
