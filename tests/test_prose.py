@@ -1,6 +1,7 @@
 """Hints, evidence lines, the roll-up's lines, a group's heading, callers and values sent, the
-verdict and the gate, baseline and budget lines are ``Prose``: wording and data pieces that
-each renderer writes for its format (``auditor.report.prose``), never Markdown parsed back.
+verdict, the old runtime's notes and the gate, baseline and budget lines are ``Prose``:
+wording and data pieces that each renderer writes for its format (``auditor.report.prose``),
+never Markdown parsed back.
 
 The HTML and plain forms must be what the renderers showed when they parsed the Markdown
 back (``escape.html_from_markdown``, ``escape.plain``): the reports stay byte-identical for
@@ -28,6 +29,7 @@ from auditor.models import (
     DecisionHint,
     Group,
     HintKind,
+    LenientReading,
     Observation,
     OffendingValue,
     Outcome,
@@ -51,6 +53,7 @@ from auditor.report.common import (
     group_heading,
     offending_text,
     rollup_lines,
+    runtime_lines,
     verdict,
 )
 from auditor.report.escape import html_from_markdown, plain, visible
@@ -239,10 +242,22 @@ def test_the_verdict_gate_baseline_and_budget_lines_render_as_parsing_their_mark
 ) -> None:
     catalog = json.dumps({name: {"type": "object", "properties": {"q": {"max_length": 1}}}})
     report = make_report(tmp_path, catalog, [(name, {"q": "long"})] * 6)
-    report = replace(report, baseline=BaselineUse(name, 1, 6, (name, "f")), calls_over_budget=2)
+    read = LenientReading(name, name, "x")
+    tool = replace(report.tools[0], lenient_readings=(read, read), contradictions=1)
+    report = replace(
+        report,
+        baseline=BaselineUse(name, 1, 6, (name, "f")),
+        calls_over_budget=2,
+        tools=(tool,),
+        new_schema_inputs=(name, "b"),
+        added_tools=(name,),
+    )
     lines = [verdict(report), gate_line(report), baseline_line(report), budget_line(report)]
     assert all(lines) and visible(name) in prose.plain(verdict(report))
-    for text in [*(line for line in lines if line is not None), CONTRADICTED_INTRO]:
+    said = [*runtime_lines(report), *runtime_lines(replace(report, against=name))]
+    # The old runtime, the change, the tools added, the lenient reading, the contradiction.
+    assert len(said) == 2 * 5
+    for text in [*(line for line in lines if line is not None), CONTRADICTED_INTRO, *said]:
         assert (prose.html(text), prose.plain(text)) == _as_before(text)
 
 

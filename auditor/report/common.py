@@ -83,7 +83,7 @@ def runtime_line(report: Report) -> str:
     return RUNTIME_LINES[report.old_runtime]
 
 
-def runtime_note(tool: ToolSummary) -> str | None:
+def runtime_note(tool: ToolSummary) -> Prose | None:
     """Why the lenient reading changes this tool's outcomes, in one sentence; None when it
     does not (a valid old schema, or no call of the tool)."""
     if not tool.lenient_readings or not tool.call_count:
@@ -91,28 +91,33 @@ def runtime_note(tool: ToolSummary) -> str | None:
     first = tool.lenient_readings[0]
     more = len(tool.lenient_readings) - 1
     also = f" (and {plural(more, 'more place')})" if more else ""
-    return f"{reading_text(first)}; read as enforcing nothing there{also}"
+    return Prose.of(reading_text(first), f"; read as enforcing nothing there{also}")
 
 
-def reading_text(reading: LenientReading) -> str:
+def reading_text(reading: LenientReading) -> Prose:
     """``the old schema is not valid JSON Schema at `/type` (`"String"`)``."""
-    shown = escape.md_code(compact(reading.value, 60))
+    shown = Span.code(compact(reading.value, 60))
     if reading.reason in (DANGLING_REF, REMOTE_REF):
-        pointer = escape.md_code(reading.pointer)
-        return f"the old schema's $ref at {pointer} ({shown}) {reading.reason}"
-    pointer = escape.md_code(reading.pointer or "/")
-    return f"the old schema is not valid JSON Schema at {pointer} ({shown})"
+        pointer = Span.code(reading.pointer)
+        return Prose.of("the old schema's $ref at ", pointer, " (", shown, f") {reading.reason}")
+    pointer = Span.code(reading.pointer or "/")
+    return Prose.of("the old schema is not valid JSON Schema at ", pointer, " (", shown, ")")
 
 
-def runtime_lines(report: Report) -> list[str]:
+def runtime_lines(report: Report) -> list[Prose]:
     """The old-runtime line, then one line per tool whose outcomes it changes, and the
-    contradictions between the log's evidence and the model (Markdown code marks)."""
+    contradictions between the log's evidence and the model (names as code)."""
     notes = [
-        f"{escape.md_code(tool.name)}: {note}."
+        Prose.of(Span.code(tool.name), ": ", note, ".")
         for tool in report.tools
         if (note := runtime_note(tool))
     ]
-    return [runtime_line(report), *change_lines(report), *notes, *contradiction_lines(report)]
+    return [
+        Prose.of(runtime_line(report)),
+        *change_lines(report),
+        *notes,
+        *contradiction_lines(report),
+    ]
 
 
 @dataclass(frozen=True)
@@ -161,23 +166,27 @@ def removes_tool(group: Group) -> bool:
     return any(cause.removes_tool for cause in group.causes)
 
 
-def change_lines(report: Report) -> list[str]:
+def change_lines(report: Report) -> list[Prose]:
     """What the change is when it is not the normalization of ``--schemas``: the catalogs
-    compared, and the tools only one side defines (Markdown code marks)."""
+    compared, and the tools only one side defines (names as code)."""
     if not report.new_schema_inputs:
         return []
-    names = ", ".join
-    old = names(escape.md_code(path) for path in report.schema_inputs)
+
+    def names(items: Sequence[str]) -> list[str | Prose]:
+        return _listing([Prose.of(Span.code(item)) for item in items])
+
+    old = names(report.schema_inputs)
     if report.against is not None:
-        line = f"The change: {old} at {escape.md_code(report.against)} → the work tree."
+        against = Span.code(report.against)
+        line = Prose.of("The change: ", *old, " at ", against, " → the work tree.")
     else:
-        new = names(escape.md_code(path) for path in report.new_schema_inputs)
-        line = f"The change: {old} → {new}, compared tool by tool."
+        new = names(report.new_schema_inputs)
+        line = Prose.of("The change: ", *old, " → ", *new, ", compared tool by tool.")
     lines = [line]
     if report.added_tools:
-        lines.append(f"Tools added: {names(escape.md_code(t) for t in report.added_tools)}.")
+        lines.append(Prose.of("Tools added: ", *names(report.added_tools), "."))
     if report.removed_tools:
-        lines.append(f"Tools removed: {names(escape.md_code(t) for t in report.removed_tools)}.")
+        lines.append(Prose.of("Tools removed: ", *names(report.removed_tools), "."))
     return lines
 
 
@@ -193,18 +202,21 @@ def proven_line(report: Report) -> Prose | None:
     )
 
 
-def contradiction_lines(report: Report) -> list[str]:
+def contradiction_lines(report: Report) -> list[Prose]:
     """The calls whose strong evidence contradicts the old-runtime model, per tool, in one
     line (none when there are none)."""
     tools = [t for t in report.tools if t.contradictions]
     if not tools:
         return []
-    per_tool = ", ".join(f"{t.contradictions:,} of {escape.md_code(t.name)}" for t in tools)
+    per_tool = _listing([Prose.of(f"{t.contradictions:,} of ", Span.code(t.name)) for t in tools])
     return [
-        f"Evidence in the log contradicts the {report.old_runtime.value} model for "
-        f"{plural(report.contradiction_count, 'call')} ({per_tool}): a call it rejects ran, "
-        "or one it accepts was refused; the log decides those calls, and the model may be "
-        "wrong for the rest (see --old-runtime)."
+        Prose.of(
+            f"Evidence in the log contradicts the {report.old_runtime.value} model for "
+            f"{plural(report.contradiction_count, 'call')} (",
+            *per_tool,
+            "): a call it rejects ran, or one it accepts was refused; the log decides those "
+            "calls, and the model may be wrong for the rest (see --old-runtime).",
+        )
     ]
 
 

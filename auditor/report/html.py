@@ -254,9 +254,9 @@ def _notes(report: Report) -> list[str]:
     """The old runtime and what it changes, the change audited, the log's contradictions
     and the gate with its fingerprints: last, for whoever checks how the verdict was made."""
     first, *notes = runtime_lines(report)
-    out = ["<h2>Notes</h2>", f"<p>{html_from_markdown(first)}</p>"]
+    out = ["<h2>Notes</h2>", f"<p>{prose.html(first)}</p>"]
     if notes:
-        out.append("<ul>" + "".join(f"<li>{html_from_markdown(n)}</li>" for n in notes) + "</ul>")
+        out.append("<ul>" + "".join(f"<li>{prose.html(n)}</li>" for n in notes) + "</ul>")
     if line := gate_line(report):
         out.append(f"<p>{prose.html(line)}</p>")
     return out

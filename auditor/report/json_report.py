@@ -201,6 +201,7 @@ def _counts(counts: dict[Outcome, int]) -> dict[str, int]:
 
 
 def _tool(tool: ToolSummary) -> dict[str, Any]:
+    note = runtime_note(tool)
     return {
         "name": tool.name,
         "source": str(tool.location),
@@ -208,7 +209,7 @@ def _tool(tool: ToolSummary) -> dict[str, Any]:
         "shape": tool.shape,
         "old_schema_problem": tool.old_schema_problem,
         "new_schema_problem": tool.new_schema_problem,
-        "old_runtime_note": runtime_note(tool),
+        "old_runtime_note": None if note is None else prose.markdown(note),
         "lenient_readings": [
             {"pointer": r.pointer, "value": r.value, "reason": r.reason}
             for r in tool.lenient_readings

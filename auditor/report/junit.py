@@ -28,7 +28,6 @@ from auditor.report.common import (
     compact,
     decision_lines,
     group_title,
-    plain,
     runtime_note,
     set_aside,
     words,
@@ -90,7 +89,9 @@ def _suite(
     )
     if note := runtime_note(tool):
         ET.SubElement(
-            properties, "property", {"name": "old_runtime_note", "value": xml_text(plain(note))}
+            properties,
+            "property",
+            {"name": "old_runtime_note", "value": xml_text(prose.plain(note))},
         )
     if not groups:
         ET.SubElement(

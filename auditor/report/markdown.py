@@ -209,7 +209,8 @@ def _notes(report: Report, budget: _Budget) -> list[str]:
     """The old runtime and what it changes, the change audited, the log's contradictions
     and the gate, with its fingerprints: last, for whoever checks how the verdict was made."""
     first, *notes = runtime_lines(report)
-    lines = ["## Notes", "", first, "", *(f"- {line}" for line in notes), *([""] if notes else [])]
+    lines = ["## Notes", "", prose.markdown(first), ""]
+    lines += [*(f"- {prose.markdown(line)}" for line in notes), *([""] if notes else [])]
     if line := gate_line(report):
         lines += [prose.markdown(line), ""]
     return budget.take(lines, "section")

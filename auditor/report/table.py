@@ -33,7 +33,6 @@ from auditor.report.common import (
     gate_line,
     offending_text,
     patch_line,
-    plain,
     proven_line,
     removes_tool,
     rollup_lines,
@@ -335,8 +334,8 @@ def render(report: Report, width: int = DEFAULT_WIDTH, code: int | None = None) 
     coverage, baseline and the gate with its fingerprints; what to do; and the verdict last,
     naming the exit code (``code``, else the gate's)."""
     first, *notes = runtime_lines(report)
-    context: list[Line] = [(terminal(plain(first)), None)]
-    context += [(f"  {terminal(plain(line))}", None) for line in notes]
+    context: list[Line] = [(terminal(prose.plain(first)), None)]
+    context += [(f"  {terminal(prose.plain(line))}", None) for line in notes]
     for line in (proven_line(report), budget_line(report)):
         if line:
             context.append((terminal(prose.plain(line)), None))
