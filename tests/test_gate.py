@@ -15,9 +15,9 @@ from auditor.aggregate.pipeline import ReportSettings
 from auditor.errors import EXIT_FOUND
 from auditor.models import FailOn, Gate, Group, Outcome
 from auditor.report import Format, render
-from auditor.report.escape import plain
 from auditor.report.schema import report_schema
 from tests.conftest import run_cli
+from tests.markdown_reader import plain
 from tests.reporting import make_report, write_inputs
 
 CATALOG = """\

@@ -4,8 +4,8 @@ wording and data pieces that each renderer writes for its format (``auditor.repo
 never Markdown parsed back.
 
 The HTML and plain forms must be what the renderers showed when they parsed the Markdown
-back (``escape.html_from_markdown``, ``escape.plain``): the reports stay byte-identical for
-any data, not only for the samples the goldens hold.
+back (``tests.markdown_reader``, the reader they used): the reports stay the same for any
+data, not only for the samples the goldens hold.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from auditor.models import (
     Group,
     HintKind,
     LenientReading,
+    Location,
     Observation,
     OffendingValue,
     Outcome,
@@ -39,10 +40,11 @@ from auditor.models import (
     RollUpEntry,
     RollUpKind,
     Rule,
+    SchemaPatch,
     Span,
     SpanKind,
 )
-from auditor.report import prose
+from auditor.report import Format, prose, render
 from auditor.report.common import (
     CONTRADICTED_INTRO,
     baseline_line,
@@ -56,7 +58,10 @@ from auditor.report.common import (
     runtime_lines,
     verdict,
 )
-from auditor.report.escape import html_from_markdown, plain, visible
+from auditor.report.escape import md_quoted, visible
+from auditor.report.sarif import loosening_fixes
+from auditor.schema.diffs import LineChange
+from tests.markdown_reader import html_from_markdown, plain
 from tests.reporting import make_report
 
 HOSTILE = ["`", "``", " ", "|", "\\", "**", "*", "_", "@a", "#1", "&amp;", "&#8203;", "<b>"]
@@ -267,3 +272,34 @@ def test_strong_wording_is_bold_in_markdown_and_html_and_plain_in_a_terminal() -
     assert prose.markdown(text) == "**3 calls fail**: `t`"
     assert prose.html(text) == "<strong>3 calls fail</strong>: <code>t</code>"
     assert prose.plain(text) == "3 calls fail: t"
+
+
+@given(DATA)
+def test_a_quoting_message_is_code_where_it_quotes_and_text_elsewhere(message: str) -> None:
+    text = prose.quoted(message)
+    assert prose.markdown(text) == md_quoted(message)
+    assert (prose.html(text), prose.plain(text)) == _as_before(text)
+
+
+def test_html_and_sarif_show_plain_text_data_as_written_not_read_as_markdown(
+    tmp_path: Path,
+) -> None:
+    # An old schema's problem and a patch's summary are plain text: a backslash, backticks and
+    # asterisks in them are data, shown as they are (reading them as Markdown lost them).
+    catalog = json.dumps({"t": {"type": "object", "properties": {"q": {"max_length": 1}}}})
+    report = make_report(tmp_path, catalog, [("t", {"q": "long"})] * 6)
+    problem = r"bad pattern `\*x` in **y**"
+    tool = replace(
+        report.tools[0],
+        counts={**report.tools[0].counts, Outcome.SCHEMA_ERROR_BEFORE: 1},
+        old_schema_problem=problem,
+    )
+    summary = r"drop `a\_b` from required"
+    (group,) = report.groups
+    group = replace(group, patch=SchemaPatch(summary, location=Location("tools.yaml", 1, 1)))
+    report = replace(report, tools=(tool,), groups=(group,))
+    page = render(report, Format.HTML)
+    assert f"the schema as written {problem}</li>" in page
+    change = LineChange("tools.yaml", 1, 1, 1, "{}")
+    fixes = loosening_fixes(report, {group.fingerprint: change})
+    assert fixes[group.fingerprint]["description"] == {"text": summary}

@@ -22,12 +22,11 @@ from auditor.report.common import (
     constraint_line,
     counterexample_line,
     coverage_line,
-    plain,
     verdict,
 )
-from auditor.report.escape import html_from_markdown
 from auditor.report.prose import markdown
 from tests.conftest import ROOT, run_cli
+from tests.markdown_reader import html_from_markdown, plain
 from tests.reporting import make_report
 from tests.samples import Scenario, run, scenarios
 

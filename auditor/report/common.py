@@ -715,11 +715,6 @@ def group_location(report: Report, group: Group) -> Location | None:
     return tool.location
 
 
-def plain(text: str) -> str:
-    """The shared wording's Markdown as the text it shows, for formats without markup."""
-    return escape.plain(text)
-
-
 def patch_line(patch: SchemaPatch) -> str:
     """``raise maxLength 10 → 28 at tools.json:12:9`` (plain text, to be escaped), or why no
     patch is suggested."""

@@ -7,8 +7,8 @@ Colours come from the Okabe-Ito palette (told apart with the common colour-visio
 deficiencies) and never carry meaning alone: every bar segment, badge and hint box has its
 text label beside it, and the two outcomes that break calls are also striped. The page fits
 a 420-pixel screen (tables scroll inside their own box) and follows the reader's dark mode.
-Every logged string goes through ``escape.html_text`` (or ``html_from_markdown`` for the
-shared wording).
+Every logged string goes through ``escape.html_text``, or is a piece of the shared wording's
+``Prose`` (``prose.html``).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from auditor.models import (
     Prose,
     Report,
     SchemaPatch,
+    Span,
     ToolSummary,
 )
 from auditor.report import prose
@@ -71,7 +72,7 @@ from auditor.report.common import (
     verdict,
     words,
 )
-from auditor.report.escape import html_from_markdown, html_text, md_code, md_quoted
+from auditor.report.escape import html_text
 from auditor.words import agree, plural
 
 COLORS: Final[dict[Outcome, str]] = {
@@ -436,7 +437,7 @@ def _unusable_before(report: Report) -> list[str]:
     items = "".join(
         f"<li><code>{html_text(t.name)}</code> "
         f"({plural(t.counts[Outcome.SCHEMA_ERROR_BEFORE], 'call')}): the schema as written "
-        f"{html_from_markdown(t.old_schema_problem or 'raised for some calls')}</li>"
+        f"{html_text(t.old_schema_problem or 'raised for some calls')}</li>"
         for t in tools
     )
     groups = groups_of(report, Outcome.SCHEMA_ERROR_BEFORE)
@@ -469,7 +470,7 @@ def _still_rejected(report: Report) -> list[str]:
 
 
 def _coverage(report: Report) -> list[str]:
-    out = ["<h2>Coverage</h2>", f"<p>{html_from_markdown(coverage_line(report))}</p>"]
+    out = ["<h2>Coverage</h2>", f"<p>{html_text(coverage_line(report))}</p>"]
     items = "".join(
         f"<li><code>{html_text(t.name)}</code> {_rewrite(r)}</li>"
         for t in report.tools
@@ -584,7 +585,7 @@ def _rewrites(report: Report) -> list[str]:
         ]
         items += [
             f"<li>{html_text(f.code)} <code>{html_text(f.pointer)}</code>: "
-            f"{html_from_markdown(md_quoted(f.message))}</li>"
+            f"{prose.html(prose.quoted(f.message))}</li>"
             for f in tool.findings
         ]
         out.append(
@@ -619,4 +620,9 @@ def _inputs(report: Report) -> str:
 
 def _rewrite(rewrite: Change) -> str:
     """``<code>/properties/a/min_items</code>: <code>min_items</code> → …``, escaped."""
-    return html_from_markdown(rewrite.describe(md_code, md_code))
+    return rewrite.describe(_code, _code)
+
+
+def _code(text: str) -> str:
+    """``text`` in ``<code>``, as ``Prose`` writes a code piece."""
+    return prose.html(Prose.of(Span.code(text)))

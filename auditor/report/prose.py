@@ -9,6 +9,8 @@ escaped as inline text (``TEXT``) or shown as code (``CODE``): a Markdown code s
 
 from __future__ import annotations
 
+import re
+
 from auditor.models import Prose, Span, SpanKind
 from auditor.report.escape import html_text, md_code, md_text, visible
 
@@ -27,6 +29,15 @@ def plain(prose: Prose) -> str:
     """The text it shows, on one line (for formats without markup: escape it for the
     format's context, as any text)."""
     return "".join(_plain(span) for span in prose.spans)
+
+
+def quoted(message: str) -> Prose:
+    """A message that quotes names in backticks (lint findings): each quoted name as code,
+    the rest as text (``escape.md_quoted`` is its Markdown)."""
+    pieces = re.split(r"`([^`]*)`", message)
+    return Prose.of(
+        *(Span.code(piece) if index % 2 else Span.data(piece) for index, piece in enumerate(pieces))
+    )
 
 
 def _markdown(span: Span) -> str:

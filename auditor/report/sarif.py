@@ -18,7 +18,6 @@ from auditor.report import prose
 from auditor.report.common import (
     group_location,
     group_title,
-    plain,
     rollup_lines,
     set_aside,
     verdict,
@@ -81,7 +80,7 @@ def loosening_fixes(report: Report, changes: Mapping[str, LineChange]) -> dict[s
         if change is None or patch is None or not written:
             continue  # (a patch with a problem is written into no file: no change either)
         found[group.fingerprint] = {
-            "description": {"text": visible(plain(patch.summary))},
+            "description": {"text": visible(patch.summary)},
             "artifactChanges": [
                 {
                     "artifactLocation": {"uri": artifact_uri(change.path)},
