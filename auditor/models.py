@@ -452,8 +452,9 @@ class Span:
 
 @dataclass(frozen=True)
 class Prose:
-    """Wording with data in it, as pieces: the aggregation stage words a hint or an evidence
-    line once, and each renderer writes the pieces its own way (Markdown code spans, HTML
+    """Wording with data in it, as pieces: a sentence is worded once (a hint or an evidence
+    line by the aggregation stage, the verdict and the notes by the renderers' shared
+    wording), and each renderer writes the pieces its own way (Markdown code spans, HTML
     ``<code>``, plain terminal text; ``auditor.report.prose``), never parsing text back."""
 
     spans: tuple[Span, ...] = ()

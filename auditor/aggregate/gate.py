@@ -21,7 +21,7 @@ from fractions import Fraction
 from typing import Final
 
 from auditor.errors import EXIT_FOUND, EXIT_OK
-from auditor.models import FailOn, Gate, Group, Outcome, Report
+from auditor.models import FailOn, Gate, Group, Outcome
 from auditor.words import share_text
 
 FAILING_OUTCOMES: Final[dict[FailOn, frozenset[Outcome]]] = {
@@ -114,9 +114,3 @@ def _below(group: Group, fail_min_calls: int, fail_min_share: float) -> str | No
 def _exact(share: float) -> Fraction:
     """The share as written (``0.07`` is 7/100, not the nearest binary fraction)."""
     return Fraction(repr(share))
-
-
-def exit_code(report: Report) -> int:
-    """0 when no group fails the run, 1 when one does: ``report.gate.exit_code`` (kept for
-    the command line, which reads it here)."""
-    return report.gate.exit_code
