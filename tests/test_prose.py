@@ -27,6 +27,7 @@ from auditor.models import (
     BaselineUse,
     Change,
     DecisionHint,
+    Edit,
     Group,
     HintKind,
     LenientReading,
@@ -35,7 +36,6 @@ from auditor.models import (
     OffendingValue,
     Outcome,
     Prose,
-    Rewrite,
     RollUp,
     RollUpEntry,
     RollUpKind,
@@ -207,7 +207,7 @@ def test_the_roll_up_lines_render_as_parsing_their_markdown_back_did(rollup: Rol
 
 @st.composite
 def groups(draw: st.DrawFn) -> Group:
-    removed = Rewrite("", "t", "", Rule.EDIT, "", change=Change.REMOVE)
+    removed = Change("", "t", "", Rule.EDIT, "", edit=Edit.REMOVE)
     offending = st.tuples(VALUES, st.integers(1, 4), DATA, DATA).map(lambda v: OffendingValue(*v))
     return Group(
         fingerprint="f",
