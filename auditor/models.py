@@ -413,12 +413,84 @@ class HintKind(str, Enum):
     FIX_SCHEMA = "fix-schema"
 
 
+class SpanKind(str, Enum):
+    """What a piece of ``Prose`` holds, and so how each format writes it."""
+
+    WORDS = "words"
+    """auditor's own wording (numbers and keyword names among it): never logged data, no
+    markup; written as it is, escaped only as the format's text."""
+    STRONG = "strong"
+    """Wording as ``WORDS``, shown strong (bold) where the format has emphasis."""
+    TEXT = "text"
+    """Data shown as inline text (a schema problem that quotes a catalog)."""
+    CODE = "code"
+    """Data shown as code: a tool name, a keyword, a pointer, a value sent."""
+
+
+@dataclass(frozen=True)
+class Span:
+    """One piece of ``Prose``: its kind and its literal text (unescaped)."""
+
+    kind: SpanKind
+    text: str
+
+    @classmethod
+    def code(cls, text: str) -> Span:
+        """Data shown as code (``SpanKind.CODE``)."""
+        return cls(SpanKind.CODE, text)
+
+    @classmethod
+    def data(cls, text: str) -> Span:
+        """Data shown as inline text (``SpanKind.TEXT``)."""
+        return cls(SpanKind.TEXT, text)
+
+    @classmethod
+    def strong(cls, text: str) -> Span:
+        """Wording shown strong (``SpanKind.STRONG``)."""
+        return cls(SpanKind.STRONG, text)
+
+
+@dataclass(frozen=True)
+class Prose:
+    """Wording with data in it, as pieces: a sentence is worded once (a hint or an evidence
+    line by the aggregation stage, the verdict and the notes by the renderers' shared
+    wording), and each renderer writes the pieces its own way (Markdown code spans, HTML
+    ``<code>``, plain terminal text; ``auditor.report.prose``), never parsing text back."""
+
+    spans: tuple[Span, ...] = ()
+
+    @classmethod
+    def of(cls, *parts: str | Span | Prose) -> Prose:
+        """The pieces in order: a ``str`` is wording (``SpanKind.WORDS``), a ``Span`` is
+        itself, a ``Prose`` its pieces. Empty wording is dropped and neighbouring wording of
+        one kind joined; data pieces stay apart (two values are two code spans)."""
+        spans: list[Span] = []
+        for part in parts:
+            pieces = part.spans if isinstance(part, Prose) else (part,)
+            for piece in pieces:
+                span = Span(SpanKind.WORDS, piece) if isinstance(piece, str) else piece
+                wording = span.kind in (SpanKind.WORDS, SpanKind.STRONG)
+                if wording and not span.text:
+                    continue
+                if wording and spans and spans[-1].kind is span.kind:
+                    spans[-1] = Span(span.kind, spans[-1].text + span.text)
+                else:
+                    spans.append(span)
+        return cls(tuple(spans))
+
+    def __bool__(self) -> bool:
+        return bool(self.spans)
+
+    def __add__(self, other: Prose) -> Prose:
+        return Prose.of(self, other)
+
+
 @dataclass(frozen=True)
 class DecisionHint:
     """Loosen the schema or fix the caller, and the logged evidence behind it."""
 
     kind: HintKind
-    text: str
+    text: Prose
 
 
 @dataclass(frozen=True)
@@ -519,9 +591,9 @@ class Group:
     patch: SchemaPatch | None = None
     """For a newly rejected group hinted ``loosen-schema`` or ``review``: the suggested
     loosening, or why there is none (``auditor.aggregate.loosen``)."""
-    evidence: str = ""
-    """The keyword's limit against what the group's calls sent (Markdown): lengths, numbers,
-    extra or missing names, values outside an enum, the nearest branch."""
+    evidence: Prose = Prose()
+    """The keyword's limit against what the group's calls sent: lengths, numbers, extra or
+    missing names, values outside an enum, the nearest branch (empty without a keyword)."""
     offending: tuple[OffendingValue, ...] = ()
     """For groups hinted ``fix-callers`` or ``review``: the distinct values sent where the
     calls fail, most calls first, with the first and last source of each."""
@@ -595,8 +667,8 @@ LOG_COUNTS: tuple[str, ...] = tuple(f.name for f in fields(LogStats) if f.type i
 @dataclass(frozen=True)
 class Gate:
     """What fails the run, decided once when the report is finished
-    (``auditor.aggregate.gate.decide``): every format and the exit code read it, none
-    decides again."""
+    (``auditor.aggregate.gate.decide``): every format and the exit code read it (through the
+    methods below and ``Report.failing_groups``), none decides again."""
 
     failing: frozenset[str] = frozenset()
     """Fingerprints of the groups that fail the run."""
@@ -605,6 +677,21 @@ class Gate:
     thresholds it is below (``below --fail-min-calls 5``)."""
     exit_code: int = 0
     """1 when a group fails the run, else 0."""
+    failing_outcomes: frozenset[Outcome] = frozenset()
+    """The outcomes ``--fail-on`` counts (``auditor.aggregate.gate.FAILING_OUTCOMES``)."""
+    contradicted_fail: bool = False
+    """Whether a group the log contradicts fails the run at this ``--fail-on`` level
+    (``auditor.aggregate.gate.CONTRADICTED_FAIL``)."""
+
+    def fails(self, group: Group) -> bool:
+        """Whether ``group`` fails the run."""
+        return group.fingerprint in self.failing
+
+    def below_threshold(self, group: Group) -> str | None:
+        """Why ``group`` does not fail the run although ``--fail-on`` counts it and no
+        baseline accepts it: the thresholds it is below (``below --fail-min-calls 5``); None
+        when it is not such a group (it fails, or it would not fail anyway)."""
+        return self.below.get(group.fingerprint)
 
 
 class RollUpKind(str, Enum):
@@ -725,6 +812,15 @@ class Report:
     rollup: RollUp = field(kw_only=True)
     """What to do: the groups by the decision they ask for, computed from ``groups`` when the
     report was finished."""
+
+    def failing_groups(self) -> list[Group]:
+        """Groups that fail the run, in the report's order (``gate``)."""
+        return [g for g in self.groups if g.fingerprint in self.gate.failing]
+
+    def below_threshold_groups(self) -> list[Group]:
+        """Groups that would fail the run but for a usage threshold (``gate``; the reports
+        still show them, marked with the threshold)."""
+        return [g for g in self.groups if g.fingerprint in self.gate.below]
 
     @property
     def proven_count(self) -> int:

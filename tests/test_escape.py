@@ -12,20 +12,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
+from auditor.json_text import json_text
 from auditor.report.escape import (
     github_data,
     github_property,
-    html_from_markdown,
     html_text,
-    json_text,
     md_cell,
     md_code,
     md_html,
     md_quoted,
     md_text,
-    plain,
     visible,
 )
+from tests.markdown_reader import html_from_markdown, plain
 
 _MD = MarkdownIt("commonmark").enable("table").enable("strikethrough")
 LINKS = ["www.x.io/a", "(www.x.io", "HTTP://x.io", "ftp://x", "a@b.io", "@octo", "#12"]

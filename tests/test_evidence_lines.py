@@ -12,6 +12,7 @@ import pytest
 from auditor.aggregate.pipeline import ReportSettings
 from auditor.models import Outcome
 from auditor.report import Format, render
+from auditor.report.prose import markdown
 from tests.conftest import load_cases, run_cli
 from tests.reporting import make_report
 
@@ -27,7 +28,7 @@ def test_each_family_states_its_limit_against_what_was_sent(
         assert newly == []
         return
     (group,) = newly
-    assert group.evidence == case["evidence"]
+    assert markdown(group.evidence) == case["evidence"]
     # Every format that shows groups in detail shows it.
     assert f"- **Evidence:** {case['evidence']}\n" in render(report, Format.MARKDOWN)
     assert "evidence: " in render(report, Format.TABLE)
@@ -40,7 +41,7 @@ def test_redaction_keeps_shapes_and_masks_values(tmp_path: Path) -> None:
     )  # fmt: skip
     calls = [("t", {"q": "secret-value", "u": "hidden"}), ("t", {"q": "abcd", "u": "c"})]
     report = make_report(tmp_path, catalog, calls, ReportSettings(redact=True))
-    lines = {g.keyword: g.evidence for g in report.groups}
+    lines = {g.keyword: markdown(g.evidence) for g in report.groups}
     # Lengths are shape; an enum value sent is content.
     assert lines["maxLength"] == "maxLength `3`; sent 4 to 12 characters (median 8)"
     assert lines["enum"] == 'enum `["c"]`; sent outside it: `"<string, 6 chars>"` (1 call)'

@@ -15,9 +15,9 @@ from auditor.aggregate.pipeline import ReportSettings
 from auditor.errors import EXIT_FOUND
 from auditor.models import FailOn, Gate, Group, Outcome
 from auditor.report import Format, render
-from auditor.report.escape import plain
 from auditor.report.schema import report_schema
 from tests.conftest import run_cli
+from tests.markdown_reader import plain
 from tests.reporting import make_report, write_inputs
 
 CATALOG = """\
@@ -261,14 +261,28 @@ def test_every_format_and_the_exit_code_read_the_gate_the_report_holds(tmp_path:
         report.groups, key=lambda g: g.outcome is Outcome.SCHEMA_ERROR_AFTER
     )
     assert report.gate == Gate(
-        frozenset({rejected.fingerprint, unusable.fingerprint}), {}, EXIT_FOUND
+        frozenset({rejected.fingerprint, unusable.fingerprint}),
+        {},
+        EXIT_FOUND,
+        frozenset(
+            {Outcome.NEWLY_REJECTED, Outcome.SCHEMA_ERROR_AFTER, Outcome.SCHEMA_ERROR_BEFORE}
+        ),
+        contradicted_fail=False,
     )
     # A record that says otherwise (the rejection below a threshold, only the unusable schema
     # failing) is what every format shows: none decides again.
-    said = Gate(frozenset({unusable.fingerprint}), {rejected.fingerprint: "below x"}, EXIT_FOUND)
+    said = Gate(
+        frozenset({unusable.fingerprint}),
+        {rejected.fingerprint: "below x"},
+        EXIT_FOUND,
+        frozenset({Outcome.SCHEMA_ERROR_AFTER}),
+        contradicted_fail=True,
+    )
     report = replace(report, gate=said)
     document = json.loads(render(report, Format.JSON))
     assert document["gate"]["failing_groups"] == [unusable.fingerprint]
+    assert document["gate"]["failing_outcomes"] == ["schema_error_after"]
+    assert document["gate"]["contradicted_groups_fail"] is True
     assert {g["fingerprint"]: g["below_threshold"] for g in document["groups"]} == {
         rejected.fingerprint: "below x",
         unusable.fingerprint: None,
@@ -288,4 +302,5 @@ def test_every_format_and_the_exit_code_read_the_gate_the_report_holds(tmp_path:
     page = render(report, Format.HTML)
     badge = "FAIL: 1 newly rejected call, 1 call that will fail on an unusable new schema; 1 group"
     assert f"{badge} fails" in page and "below x" in page
-    assert gate.exit_code(replace(report, gate=Gate())) == 0
+    # The run fails (exit 1), but the terminal's last line names the record's exit code.
+    assert render(replace(report, gate=Gate()), Format.TABLE).rstrip().endswith("; exit 0")

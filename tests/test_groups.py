@@ -11,6 +11,7 @@ import pytest
 from auditor.aggregate.pipeline import ReportSettings
 from auditor.models import HintKind, Outcome
 from auditor.report import Format, render
+from auditor.report.prose import markdown
 from tests.reporting import make_report
 
 CATALOG = """\
@@ -62,8 +63,10 @@ def test_hint_loosen_when_every_call_breaks_the_constraint(tmp_path: Path) -> No
     report = make_report(tmp_path, CATALOG, [("search", {"tags": []})] * 42)
     hint = report.groups[0].hint
     assert hint.kind is HintKind.LOOSEN_SCHEMA
-    assert hint.text.startswith("42 of 42 calls of `search` fail `minItems`; all sent an empty")
-    assert "contradicts real use" in hint.text
+    assert markdown(hint.text).startswith(
+        "42 of 42 calls of `search` fail `minItems`; all sent an empty"
+    )
+    assert "contradicts real use" in markdown(hint.text)
 
 
 def test_hint_fix_callers_when_few_calls_break_it(tmp_path: Path) -> None:
@@ -72,8 +75,8 @@ def test_hint_fix_callers_when_few_calls_break_it(tmp_path: Path) -> None:
     report = make_report(tmp_path, CATALOG, calls)
     hint = report.groups[0].hint
     assert hint.kind is HintKind.FIX_CALLERS
-    assert hint.text.startswith("3 of 980 calls")
-    assert "likely caller bugs" in hint.text
+    assert markdown(hint.text).startswith("3 of 980 calls")
+    assert "likely caller bugs" in markdown(hint.text)
 
 
 def test_hint_between_the_thresholds_and_on_too_few_calls(tmp_path: Path) -> None:
@@ -82,7 +85,7 @@ def test_hint_between_the_thresholds_and_on_too_few_calls(tmp_path: Path) -> Non
     assert make_report(tmp_path, CATALOG, calls).groups[0].hint.kind is HintKind.REVIEW
     few = make_report(tmp_path, CATALOG, [("search", {"tags": ["x"], "query": "toolong"})] * 2)
     assert few.groups[0].hint.kind is HintKind.REVIEW
-    assert "too few calls" in few.groups[0].hint.text
+    assert "too few calls" in markdown(few.groups[0].hint.text)
     # Every call empty: no other call shows what the constraint asks for.
     empty = make_report(tmp_path, CATALOG, [("search", {"tags": []})] * 2)
     assert empty.groups[0].hint.kind is HintKind.REVIEW
@@ -105,20 +108,22 @@ def test_an_empty_value_reads_fix_callers_while_most_calls_meet_the_constraint(
     (group,) = make_report(tmp_path, CATALOG, calls).groups
     assert group.hint.kind is kind
     verb = "fails" if empty == 1 else "fail"
-    assert group.hint.text.startswith(f"{empty} of {empty + full} calls of `search` {verb}")
+    assert markdown(group.hint.text).startswith(
+        f"{empty} of {empty + full} calls of `search` {verb}"
+    )
 
 
 def test_a_long_value_is_no_empty_value(tmp_path: Path) -> None:
     calls: list[tuple[str, Any]] = [("search", {"tags": ["x"], "query": "toolong"})]
     calls += [("search", {"tags": ["x"]})] * 2
     (group,) = make_report(tmp_path, CATALOG, calls).groups
-    assert group.hint.kind is HintKind.REVIEW and "too few calls" in group.hint.text
-    assert "; it sent a string:" in group.hint.text
+    assert group.hint.kind is HintKind.REVIEW and "too few calls" in markdown(group.hint.text)
+    assert "; it sent a string:" in markdown(group.hint.text)
 
 
 def test_hint_names_extra_properties(tmp_path: Path) -> None:
     report = make_report(tmp_path, CATALOG, [("search", {"tags": ["x"], "currency": "EUR"})] * 6)
-    assert "extra property `currency`" in report.groups[0].hint.text
+    assert "extra property `currency`" in markdown(report.groups[0].hint.text)
 
 
 def test_coverage_counts_calls_reaching_each_rewrite(tmp_path: Path) -> None:

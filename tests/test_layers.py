@@ -49,27 +49,7 @@ TOP_LEVEL_LAYERS: Final[Mapping[str, str]] = {
 """Top-level modules outside the base layer; every other ``auditor/*.py`` is base. A
 subpackage ``auditor/<pkg>/`` is the layer ``<pkg>``, which must be in ``LAYER_ORDER``."""
 
-NOT_YET: Final[frozenset[tuple[str, str]]] = frozenset(
-    {
-        # Hints, evidence and baselines written with the renderers' escaping and wording
-        # (aggregate <-> report cycle): helper "reportdata" makes them data (item 4).
-        ("auditor.aggregate.baseline", "auditor.report.escape"),
-        ("auditor.aggregate.evidence", "auditor.report.counts"),
-        ("auditor.aggregate.evidence", "auditor.report.escape"),
-        ("auditor.aggregate.hints", "auditor.report.counts"),
-        ("auditor.aggregate.hints", "auditor.report.escape"),
-        # Renderers recomputing the gate from aggregate/ (the other half of that cycle):
-        # helper "reportdata" puts the gate on the report (item 4).
-        ("auditor.report.common", "auditor.aggregate.gate"),
-        ("auditor.report.common", "auditor.aggregate.redact"),
-        ("auditor.report.github", "auditor.aggregate.gate"),
-        ("auditor.report.html", "auditor.aggregate.gate"),
-        ("auditor.report.json_report", "auditor.aggregate.gate"),
-        ("auditor.report.junit", "auditor.aggregate.gate"),
-        ("auditor.report.sarif", "auditor.aggregate.gate"),
-        ("auditor.report.table", "auditor.aggregate.gate"),
-    }
-)
+NOT_YET: Final[frozenset[tuple[str, str]]] = frozenset()
 """``(importer, imported)``: imports against the order, or closing a cycle, that their owners
 are removing now. Each must still offend, or the test fails: then remove the entry."""
 

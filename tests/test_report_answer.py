@@ -22,11 +22,11 @@ from auditor.report.common import (
     constraint_line,
     counterexample_line,
     coverage_line,
-    plain,
     verdict,
 )
-from auditor.report.escape import html_from_markdown
+from auditor.report.prose import markdown
 from tests.conftest import ROOT, run_cli
+from tests.markdown_reader import html_from_markdown, plain
 from tests.reporting import make_report
 from tests.samples import Scenario, run, scenarios
 
@@ -75,7 +75,14 @@ def _bullets(lines: list[str], start: int) -> list[str]:
 def test_markdown_says_what_to_do_right_under_the_verdict(scenario: Scenario) -> None:
     report = run(scenario)
     lines = render(report, Format.MARKDOWN).splitlines()
-    head = ["# auditor: normalization audit", "", verdict(report), "", "## What to do", ""]
+    head = [
+        "# auditor: normalization audit",
+        "",
+        markdown(verdict(report)),
+        "",
+        "## What to do",
+        "",
+    ]
     assert lines[:6] == head
     _add_up(_bullets(lines, 6), report)
 
@@ -85,7 +92,7 @@ def test_the_comment_says_what_to_do_right_under_the_verdict(scenario: Scenario)
     report = run(scenario)
     lines = render(report, Format.COMMENT).splitlines()
     assert lines[0].startswith("### auditor: normalization audit: **FAIL** (")
-    assert lines[1:5] == ["", verdict(report), "", "**What to do**"]
+    assert lines[1:5] == ["", markdown(verdict(report)), "", "**What to do**"]
     _add_up(_bullets(lines, 6), report)
 
 
@@ -96,7 +103,10 @@ def test_html_says_what_to_do_right_under_the_verdict(scenario: Scenario) -> Non
     body = page.partition("<body>\n")[2].splitlines()
     assert body[0] == "<h1>auditor: normalization audit</h1>"
     assert body[1].startswith('<p class="badge ')
-    assert body[2:4] == [f"<p>{html_from_markdown(verdict(report))}</p>", "<h2>What to do</h2>"]
+    assert body[2:4] == [
+        f"<p>{html_from_markdown(markdown(verdict(report)))}</p>",
+        "<h2>What to do</h2>",
+    ]
     items = re.findall(r"<li>(.*?)</li>", body[4].removeprefix('<ul class="todo">'))
     assert body[4].startswith('<ul class="todo">') and items
     _add_up([html.unescape(re.sub(r"<[^>]+>", "", item)) for item in items], report)
@@ -122,7 +132,7 @@ def test_sarif_carries_the_verdict_and_what_to_do_in_the_runs_summary(
     [run_] = document["runs"]
     properties = run_["properties"]
     assert list(properties)[:2] == ["verdict", "whatToDo"]
-    assert properties["verdict"] == plain(verdict(report))
+    assert properties["verdict"] == plain(markdown(verdict(report)))
     todo = properties["whatToDo"]
     assert sum(entry["groups"] for entry in todo) == len(run_["results"]) == len(report.groups)
     _add_up([f"{entry['text']}" for entry in todo], report)
@@ -190,7 +200,7 @@ def test_a_report_without_groups_says_there_is_nothing_to_do(tmp_path: Path) -> 
     for fmt in (Format.MARKDOWN, Format.COMMENT):
         lines = render(report, fmt).splitlines()
         nothing = "**What to do:** nothing (no call changes its outcome)."
-        assert lines[2:5] == [verdict(report), "", nothing], fmt
+        assert lines[2:5] == [markdown(verdict(report)), "", nothing], fmt
     assert "<p><strong>What to do:</strong> nothing (no call changes its outcome).</p>" in render(
         report, Format.HTML
     )

@@ -22,13 +22,14 @@ from auditor.models import (
     HintKind,
     Location,
     Outcome,
+    Prose,
     RollUpEntry,
     RollUpKind,
     Rule,
     SchemaPatch,
 )
 from auditor.report import Format, render
-from auditor.report.common import _ROLLUP_TEXT, ROLLUP_LABELS, plain, rollup_lines
+from auditor.report.common import _ROLLUP_TEXT, ROLLUP_LABELS, rollup_lines
 from auditor.report.schema import report_schema
 from tests.conftest import run_cli
 from tests.samples import run, scenarios
@@ -62,7 +63,7 @@ def _group(
         "last": "calls.jsonl:1",
         "error": "",
         "examples": (),
-        "hint": DecisionHint(kind, ""),
+        "hint": DecisionHint(kind, Prose()),
     }
     return Group(**(values | fields))
 
@@ -99,7 +100,7 @@ def test_a_group_the_log_contradicts_is_an_entry_of_its_own_whatever_its_hint() 
     rollup = roll_up([fix, ran])
     assert rollup.entry(RollUpKind.CONTRADICTED).fingerprints == ("ran",)
     assert rollup.entry(RollUpKind.FIX_CALLERS).fingerprints == ("fix",)
-    assert [plain(line) for line in rollup_lines(rollup)][-1] == (
+    assert [line.plain() for line in rollup_lines(rollup)][-1] == (
         "Contradicted by the log: 1 group (1 call); the log shows this call ran where no "
         "change made the error possible: check the old-runtime model (--old-runtime) before "
         "counting it as a regression."
@@ -331,7 +332,7 @@ def test_the_roll_up_words_say_every_count_in_the_singular_and_plural() -> None:
         _group("c", HintKind.LOOSEN_SCHEMA, 1, patch=NOT_IN_FILE),
         _group("d", HintKind.FIX_CALLERS, 1),
     ]
-    lines = [plain(line) for line in rollup_lines(roll_up(groups))]
+    lines = [line.plain() for line in rollup_lines(roll_up(groups))]
     assert lines == [
         "Fix the callers: 1 group (1 call); the log names no caller.",
         "Loosen the schema: 3 groups (6 calls); 2 with a verified patch: --suggest-patch PATH "
@@ -349,7 +350,7 @@ def test_the_roll_up_says_when_no_patch_is_verified_and_counts_the_schemas_it_do
         )
         for i in range(5)
     ]
-    assert [plain(line) for line in rollup_lines(roll_up(groups))] == [
+    assert [line.plain() for line in rollup_lines(roll_up(groups))] == [
         "Loosen the schema: 1 group (2 calls); none with a verified patch.",
         # Three named, the other two counted.
         "Fix the schema: 5 groups (5 calls) will fail on an unusable schema: u0 (bad), u1 "
@@ -361,7 +362,7 @@ def test_the_tools_removed_line_names_five_and_counts_the_rest() -> None:
     groups = [
         _group(f"g{i}", HintKind.REVIEW, 1, tool=f"tool{i}", causes=(REMOVED,)) for i in range(7)
     ]
-    [line] = [plain(line) for line in rollup_lines(roll_up(groups))]
+    [line] = [line.plain() for line in rollup_lines(roll_up(groups))]
     assert line == (
         "Tools removed: 7 groups (7 calls) name a tool the change removed: tool0, tool1, tool2, "
         "tool3, tool4 and 2 more; the log names no caller."

@@ -23,6 +23,7 @@ from auditor.models import (
 )
 from auditor.replay.counterexamples import apply_patch, bites
 from auditor.replay.tool import ToolReplay
+from auditor.report.prose import markdown
 from auditor.schema.normalize import DEFAULT_RULES, normalize
 from tests.samples import ROOT, Scenario, run, scenarios
 
@@ -71,8 +72,9 @@ def test_every_group_states_the_limit_and_a_patch_or_the_callers_values(
     for group in groups:
         label = (group.tool, group.schema_pointer)
         # The limit as the new schema states it, then what the calls sent against it.
-        assert group.evidence.startswith(group.keyword + " "), label
-        assert _OBSERVED.search(group.evidence), (label, group.evidence)
+        evidence = markdown(group.evidence)
+        assert evidence.startswith(group.keyword + " "), label
+        assert _OBSERVED.search(evidence), (label, evidence)
         verified = group.patch is not None and bool(group.patch.operations)
         if group.hint.kind in (HintKind.FIX_CALLERS, HintKind.REVIEW):
             assert group.offending, label

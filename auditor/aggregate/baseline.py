@@ -14,8 +14,8 @@ from typing import Any, Final
 
 from auditor.errors import AuditorError
 from auditor.inputs.limits import readable_value_error
+from auditor.json_text import json_text
 from auditor.models import Group
-from auditor.report.escape import json_text
 
 FORMAT_VERSION: Final = 1
 

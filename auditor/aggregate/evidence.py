@@ -8,7 +8,8 @@ keyword; what was sent comes from the group's figures over every call
 Lengths, counts and numeric ranges are shape, not content: they are shown under
 ``--redact`` too.
 
-Markdown, like the hints: data is escaped here, where the wording is made.
+``Prose``, like the hints: the limit and the values sent are pieces of their own, which each
+renderer writes for its format (``auditor.report.prose``).
 """
 
 from __future__ import annotations
@@ -18,10 +19,9 @@ from collections import Counter
 from typing import Final
 
 from auditor.aggregate.loosen import RANGED, SIZED, Witness
-from auditor.aggregate.redact import compact_json
-from auditor.models import JSON
-from auditor.report.counts import plural
-from auditor.report.escape import md_code
+from auditor.json_text import compact_json
+from auditor.models import JSON, Prose, Span, SpanKind
+from auditor.words import plural
 
 _UNITS: Final[dict[type, str]] = {str: "character", list: "item", dict: "property"}
 SIZES: Final[dict[str, str]] = {keyword: _UNITS[kind] for keyword, kind in SIZED.items()}
@@ -59,53 +59,68 @@ def evidence_line(
     has_limit: bool,
     witness: Witness | None,
     observed: Counter[str],
-) -> str:
-    """``maxLength `10`; sent 12 to 28 characters (median 15)``; empty without a keyword."""
+) -> Prose:
+    """``maxLength `10`; sent 12 to 28 characters (median 15)`` (the limit as code); empty
+    without a keyword."""
     if not keyword or keyword == "false":  # a false schema (a removed tool) allows nothing
-        return ""
-    head = f"{keyword} {md_code(compact_json(limit, MAX_LIMIT))}" if has_limit else keyword
+        return Prose()
+    limit_text = Span.code(compact_json(limit, MAX_LIMIT))
+    head = Prose.of(keyword, " ", limit_text) if has_limit else Prose.of(keyword)
     sent = _sent(keyword, witness, observed)
-    return f"{head}; {sent}" if sent else head
+    return Prose.of(head, "; ", sent) if sent else head
 
 
-def _sent(keyword: str, witness: Witness | None, observed: Counter[str]) -> str:
+def _sent(keyword: str, witness: Witness | None, observed: Counter[str]) -> Prose:
     if keyword in SIZES and witness is not None and witness.longest is not None:
         shortest, longest = witness.shortest, witness.longest
         unit = SIZES[keyword]
         if shortest == longest:
-            return f"sent {plural(longest, unit, _PLURALS[unit])}"
+            return Prose.of(f"sent {plural(longest, unit, _PLURALS[unit])}")
         median = witness.median()
         middle = "" if median is None else f" (median {_number(median)})"
-        return f"sent {shortest:,} to {longest:,} {_PLURALS[unit]}{middle}"
+        return Prose.of(f"sent {shortest:,} to {longest:,} {_PLURALS[unit]}{middle}")
     if keyword in RANGED and witness is not None and witness.largest is not None:
         low, high = witness.smallest, witness.largest
         if low is None or low == high:
-            return f"sent {_number(high)}"
-        return f"sent {_number(low)} to {_number(high)}"
+            return Prose.of(f"sent {_number(high)}")
+        return Prose.of(f"sent {_number(low)} to {_number(high)}")
     if keyword in LISTED:
         kind = LISTED[keyword]
         listed = _listed(observed, {kind})
-        return f"{LISTED_WORDS[kind]}: {listed}" if listed else ""
+        return Prose.of(f"{LISTED_WORDS[kind]}: ", listed) if listed else Prose()
     listed = _listed(observed, None)
-    return f"sent {listed}" if listed else ""
+    return Prose.of("sent ", listed) if listed else Prose()
 
 
-def _listed(observed: Counter[str], kinds: set[str] | None) -> str:
-    """``\\`a\\` (3 calls), \\`b\\` (1 call) and 2 more``, most calls first."""
-    entries: list[tuple[str, int]] = []
+def _listed(observed: Counter[str], kinds: set[str] | None) -> Prose:
+    """``\\`a\\` (3 calls), \\`b\\` (1 call) and 2 more``, most calls first (ties in
+    ``_tie_order``)."""
+    entries: list[tuple[str, Prose, int]] = []
     for key, calls in observed.items():
         kind, detail, is_value = json.loads(key)
         if kinds is not None and kind not in kinds:
             continue
+        value = Span.code(_text(detail, is_value))
         if kinds is None:
-            shown = kind if detail is None else f"{kind} {md_code(_text(detail, is_value))}"
+            shown = Prose.of(kind) if detail is None else Prose.of(f"{kind} ", value)
         else:
-            shown = md_code(_text(detail, is_value))
-        entries.append((shown, calls))
-    entries.sort(key=lambda entry: (-entry[1], entry[0]))
-    named = ", ".join(f"{shown} ({plural(n, 'call')})" for shown, n in entries[:MAX_LISTED])
+            shown = Prose.of(value)
+        entries.append((_tie_order(shown), shown, calls))
+    entries.sort(key=lambda entry: (-entry[2], entry[0]))
+    named: list[str | Prose] = []
+    for index, (_, shown, n) in enumerate(entries[:MAX_LISTED]):
+        named += [", " if index else "", shown, f" ({plural(n, 'call')})"]
     rest = len(entries) - MAX_LISTED
-    return named + (f" and {rest:,} more" if rest > 0 else "")
+    return Prose.of(*named, f" and {rest:,} more" if rest > 0 else "")
+
+
+def _tie_order(shown: Prose) -> str:
+    """The order of entries with as many calls: their text with each value between
+    backticks, as the line reads in Markdown (so `a_b` before `a`, and `12` before `1`, as
+    the reports always listed them; values holding backticks or control characters aside)."""
+    return "".join(
+        f"`{span.text}`" if span.kind is SpanKind.CODE else span.text for span in shown.spans
+    )
 
 
 def _text(detail: JSON, is_value: bool) -> str:

@@ -1,7 +1,8 @@
 """CI gating: which groups fail the run under ``--fail-on``, and the exit code.
 
 Decided once, when the report is finished (``decide``, stored as ``Report.gate``); every
-renderer and the CLI read that record through the functions below, none decides again.
+renderer and the CLI read that record (``Gate.fails``, ``Gate.below_threshold``,
+``Report.failing_groups``), none decides again.
 
 A group fails the run when ``--fail-on`` counts its outcome, no baseline accepts it, it is not
 a group the log contradicts (``CONTRADICTED_FAIL``), and it is not below a usage threshold:
@@ -20,7 +21,8 @@ from fractions import Fraction
 from typing import Final
 
 from auditor.errors import EXIT_FOUND, EXIT_OK
-from auditor.models import FailOn, Gate, Group, Outcome, Report
+from auditor.models import FailOn, Gate, Group, Outcome
+from auditor.words import share_text
 
 FAILING_OUTCOMES: Final[dict[FailOn, frozenset[Outcome]]] = {
     FailOn.NEVER: frozenset(),
@@ -71,7 +73,8 @@ def decide(
 ) -> Gate:
     """The gate of a finished report's ``groups``: which fail the run (an outcome ``fail_on``
     counts, not in the baseline, not below a usage threshold), which a threshold keeps from
-    failing and why, and the exit code. Decided once, here; the renderers read it."""
+    failing and why, the exit code, and the policy of ``fail_on`` it was decided under (which
+    the JSON report states). Decided once, here; the renderers read it."""
     failing = []
     below = {}
     for group in groups:
@@ -84,29 +87,13 @@ def decide(
             failing.append(group.fingerprint)
         else:
             below[group.fingerprint] = reason
-    return Gate(frozenset(failing), below, EXIT_FOUND if failing else EXIT_OK)
-
-
-def failing_groups(report: Report) -> list[Group]:
-    """Groups that fail the run, in the report's order (``report.gate``)."""
-    return [g for g in report.groups if g.fingerprint in report.gate.failing]
-
-
-def below_threshold_groups(report: Report) -> list[Group]:
-    """Groups that would fail the run but for a usage threshold (the gate still reports them)."""
-    return [g for g in report.groups if g.fingerprint in report.gate.below]
-
-
-def fails(report: Report, group: Group) -> bool:
-    """Whether ``group`` fails the run."""
-    return group.fingerprint in report.gate.failing
-
-
-def below_threshold(report: Report, group: Group) -> str | None:
-    """Why ``group`` does not fail the run although ``--fail-on`` counts it and no baseline
-    accepts it: the thresholds it is below (``below --fail-min-calls 5``); None when it is not
-    such a group (it fails, or it would not fail anyway)."""
-    return report.gate.below.get(group.fingerprint)
+    return Gate(
+        frozenset(failing),
+        below,
+        EXIT_FOUND if failing else EXIT_OK,
+        FAILING_OUTCOMES[fail_on],
+        CONTRADICTED_FAIL[fail_on],
+    )
 
 
 def _below(group: Group, fail_min_calls: int, fail_min_share: float) -> str | None:
@@ -124,17 +111,6 @@ def _below(group: Group, fail_min_calls: int, fail_min_share: float) -> str | No
     return f"below {' and '.join(reasons)}" if reasons else None
 
 
-def share_text(share: float) -> str:
-    """A ``--fail-min-share`` value as the user would write it: ``0.001``, ``0.5``, ``1``."""
-    short = f"{share:g}"
-    return short if float(short) == share else repr(share)
-
-
 def _exact(share: float) -> Fraction:
     """The share as written (``0.07`` is 7/100, not the nearest binary fraction)."""
     return Fraction(repr(share))
-
-
-def exit_code(report: Report) -> int:
-    """0 when no group fails the run, 1 when one does (``report.gate``)."""
-    return report.gate.exit_code

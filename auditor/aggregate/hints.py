@@ -1,7 +1,8 @@
 """Decision hints: loosen the schema, or fix the callers? Read off the logged evidence.
 
-A hint is Markdown that every format renders: its data is escaped here, where the wording is
-made (code spans and inline text, which ``auditor.report.escape.spans`` reads back).
+A hint is ``Prose``: auditor's wording with the data in pieces of their own (names and values
+as code, a schema problem as text), which each renderer writes for its format
+(``auditor.report.prose``); nothing here knows a format.
 
 The share of a tool's calls that fail one constraint is the signal. A constraint that most
 real calls break describes a contract nobody follows; one that a handful break is catching
@@ -14,9 +15,10 @@ import json
 from collections import Counter
 from typing import Final
 
-from auditor.models import JSON, DecisionHint, HintKind, Observation, Outcome
-from auditor.report.counts import plural
-from auditor.report.escape import md_code, md_text
+from auditor.models import JSON, DecisionHint, HintKind, Observation, Outcome, Prose, Span
+from auditor.words import plural
+
+code = Span.code
 
 LOOSEN_SHARE: Final = 0.5
 """At least half of the tool's calls fail: the callers, not the schema, define the contract in
@@ -32,15 +34,15 @@ ASKS_FOR_CONTENT: Final = frozenset({"minLength", "minItems", "minProperties", "
 """Keywords an empty value fails because it is empty."""
 
 
-def describe(observation: Observation) -> str:
-    """``"an empty list"``, ``"extra property `currency`"``, ``"a value outside the enum
-    (`"economy"`)"``."""
+def describe(observation: Observation) -> Prose:
+    """``an empty list``, ``extra property `currency```, ``a value outside the enum
+    `"economy"``` (the detail as code)."""
     if observation.detail is None and not observation.detail_is_value:
-        return observation.kind
+        return Prose.of(observation.kind)
     detail = json.dumps(observation.detail, ensure_ascii=False)
     if not observation.detail_is_value and isinstance(observation.detail, str):
         detail = observation.detail
-    return f"{observation.kind} {md_code(detail)}"
+    return Prose.of(f"{observation.kind} ", code(detail))
 
 
 def observation_key(observation: Observation) -> str:
@@ -65,41 +67,62 @@ def hint(
     if not keyword:
         return _without_error(outcome, problem)
     verb = "fails" if count == 1 else "fail"
-    what = (
-        f"{count:,} of {plural(tool_calls, 'call')} of {md_code(tool)} {verb} {md_code(keyword)}"
-        f"{_evidence(count, observed)}"
+    what = Prose.of(
+        f"{count:,} of {plural(tool_calls, 'call')} of ",
+        code(tool),
+        f" {verb} ",
+        code(keyword),
+        _evidence(count, observed),
     )
     share = count / tool_calls
     enough = tool_calls >= MIN_CALLS
     if enough and share >= LOOSEN_SHARE:
         return DecisionHint(
             HintKind.LOOSEN_SCHEMA,
-            f"{what}: the constraint contradicts real use; consider removing or loosening "
-            f"{md_code(keyword)} at {md_code(schema_pointer)}.",
+            Prose.of(
+                what,
+                ": the constraint contradicts real use; consider removing or loosening ",
+                code(keyword),
+                " at ",
+                code(schema_pointer),
+                ".",
+            ),
         )
     if enough and share <= CALLER_BUG_SHARE:
         return DecisionHint(
             HintKind.FIX_CALLERS,
-            f"{what}: likely caller bugs; keep {md_code(keyword)} and fix the callers.",
+            Prose.of(what, ": likely caller bugs; keep ", code(keyword), " and fix the callers."),
         )
     if share < LOOSEN_SHARE and _sent_empty(keyword, count, observed):
         # Whatever the sample size: an empty value where content is asked for is no contract
         # anyone meant, when most calls of the tool meet the constraint.
         return DecisionHint(
             HintKind.FIX_CALLERS,
-            f"{what}: an empty value where the schema asks for content, while most calls "
-            f"meet it; keep {md_code(keyword)} and fix the callers.",
+            Prose.of(
+                what,
+                ": an empty value where the schema asks for content, while most calls meet it; "
+                "keep ",
+                code(keyword),
+                " and fix the callers.",
+            ),
         )
     if not enough:
         return DecisionHint(
             HintKind.REVIEW,
-            f"{what}: too few calls of the tool were logged to tell a contract that contradicts "
-            "real use from caller bugs.",
+            Prose.of(
+                what,
+                ": too few calls of the tool were logged to tell a contract that contradicts "
+                "real use from caller bugs.",
+            ),
         )
     return DecisionHint(
         HintKind.REVIEW,
-        f"{what}: neither rare nor the norm; check whether {md_code(keyword)} states the intended "
-        "contract before choosing.",
+        Prose.of(
+            what,
+            ": neither rare nor the norm; check whether ",
+            code(keyword),
+            " states the intended contract before choosing.",
+        ),
     )
 
 
@@ -110,12 +133,21 @@ def contradiction_hint(tool: str, keyword: str, schema_pointer: str, count: int)
     them = "it" if count == 1 else "them"
     return DecisionHint(
         HintKind.REVIEW,
-        f"The log shows {calls} of {md_code(tool)} ran, yet the schema rejects {them} at "
-        f"{md_code(keyword)} ({md_code(schema_pointer or '/')}), where no change of this "
-        f"upgrade made the error possible: the old runtime did not enforce {md_code(keyword)}, "
-        f"against the old-runtime model (which rejects {them} before the upgrade too). The "
-        f"upgrade fails {them} only if it starts enforcing {md_code(keyword)}: a contradiction, "
-        "not a regression, which only --fail-on any-change fails on.",
+        Prose.of(
+            f"The log shows {calls} of ",
+            code(tool),
+            f" ran, yet the schema rejects {them} at ",
+            code(keyword),
+            " (",
+            code(schema_pointer or "/"),
+            "), where no change of this upgrade made the error possible: the old runtime did "
+            "not enforce ",
+            code(keyword),
+            f", against the old-runtime model (which rejects {them} before the upgrade too). "
+            f"The upgrade fails {them} only if it starts enforcing ",
+            code(keyword),
+            ": a contradiction, not a regression, which only --fail-on any-change fails on.",
+        ),
     )
 
 
@@ -123,22 +155,23 @@ def removed_tool_hint(tool: str, count: int) -> DecisionHint:
     """The hint for calls of a tool the new catalogs no longer define."""
     return DecisionHint(
         HintKind.REVIEW,
-        f"{md_code(tool)} is not in the new catalogs, and the log holds {plural(count, 'call')} "
-        "of it: keep the tool (or an alias) until its "
-        "callers have moved to its replacement.",
+        Prose.of(
+            code(tool),
+            f" is not in the new catalogs, and the log holds {plural(count, 'call')} of it: "
+            "keep the tool (or an alias) until its callers have moved to its replacement.",
+        ),
     )
 
 
-def _evidence(count: int, observed: Counter[str]) -> str:
+def _evidence(count: int, observed: Counter[str]) -> Prose:
     if not observed:
-        return ""
+        return Prose()
     key, seen = min(observed.items(), key=lambda item: (-item[1], item[0]))
     kind, detail, is_value = json.loads(key)
     who = ("it" if count == 1 else "all") if seen >= count else f"{seen:,} of them"
     if kind == "nearest branch":
-        return f"; {who} came nearest to {md_code(str(detail))}"
-    text = describe(Observation(kind, detail, is_value))
-    return f"; {who} sent {text}"
+        return Prose.of(f"; {who} came nearest to ", code(str(detail)))
+    return Prose.of(f"; {who} sent ", describe(Observation(kind, detail, is_value)))
 
 
 def _sent_empty(keyword: str, count: int, observed: Counter[str]) -> bool:
@@ -153,17 +186,26 @@ def _without_error(outcome: Outcome, problem: str) -> DecisionHint:
     if outcome is Outcome.SCHEMA_ERROR_AFTER:
         return DecisionHint(
             HintKind.FIX_SCHEMA,
-            f"These calls will fail after the change: the new schema cannot be used "
-            f"({md_text(problem)}); fix the schema before upgrading.",
+            Prose.of(
+                "These calls will fail after the change: the new schema cannot be used (",
+                Span.data(problem),
+                "); fix the schema before upgrading.",
+            ),
         )
     if outcome is Outcome.SCHEMA_ERROR_BEFORE:
         return DecisionHint(
             HintKind.REVIEW,
-            f"The schema as written could not be used ({md_text(problem)}); the new schema "
-            "accepts these calls, so they were never checked before and pass now.",
+            Prose.of(
+                "The schema as written could not be used (",
+                Span.data(problem),
+                "); the new schema accepts these calls, so they were never checked before and "
+                "pass now.",
+            ),
         )
     return DecisionHint(
         HintKind.REVIEW,
-        "Rejected before and accepted after: the change widened what the schema allows; check "
-        "that nothing relied on the rejection.",
+        Prose.of(
+            "Rejected before and accepted after: the change widened what the schema allows; "
+            "check that nothing relied on the rejection.",
+        ),
     )

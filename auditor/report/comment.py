@@ -17,6 +17,7 @@ from pathlib import PurePath
 from typing import Final
 
 from auditor.models import Report
+from auditor.report import prose
 from auditor.report.common import SHOWN_GROUPS, gate_summary, title, verdict
 from auditor.report.escape import md_code, md_text
 from auditor.report.markdown import group_table, rollup_block
@@ -61,7 +62,13 @@ def render(report: Report, where: FullReport | None = None) -> str:
     heading = f"### {md_text(title(report))}: **{status}**"
     if gate:
         heading += f" ({md_text(gate)})"
-    lines = [heading, "", verdict(report), "", *rollup_block(report, "**What to do**")]
+    lines = [
+        heading,
+        "",
+        prose.markdown(verdict(report)),
+        "",
+        *rollup_block(report, "**What to do**"),
+    ]
     lines += group_table(report, "in the full report", SHOWN_GROUPS, heading=None)
     lines.append(_where(where or FullReport()))
     return "\n".join(lines).rstrip("\n") + "\n"

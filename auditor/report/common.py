@@ -6,9 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from auditor.aggregate.gate import below_threshold, below_threshold_groups, failing_groups
-from auditor.aggregate.gate import share_text as threshold_text
-from auditor.aggregate.redact import compact_json
+from auditor.json_text import compact_json
 from auditor.models import (
     JSON,
     CallResult,
@@ -22,17 +20,20 @@ from auditor.models import (
     LogStats,
     OldRuntime,
     Outcome,
+    Prose,
     Report,
     RollUp,
     RollUpEntry,
     RollUpKind,
     SchemaPatch,
+    Span,
     ToolSummary,
     UnparsedKind,
 )
-from auditor.report import escape
-from auditor.report.counts import agree, plural
+from auditor.report import escape, prose
 from auditor.schema.lenient import DANGLING_REF, REMOTE_REF
+from auditor.words import agree, plural
+from auditor.words import share_text as threshold_text
 
 MAX_ARGUMENTS: Final = 300
 """Characters of one example's arguments in human-readable formats."""
@@ -82,7 +83,7 @@ def runtime_line(report: Report) -> str:
     return RUNTIME_LINES[report.old_runtime]
 
 
-def runtime_note(tool: ToolSummary) -> str | None:
+def runtime_note(tool: ToolSummary) -> Prose | None:
     """Why the lenient reading changes this tool's outcomes, in one sentence; None when it
     does not (a valid old schema, or no call of the tool)."""
     if not tool.lenient_readings or not tool.call_count:
@@ -90,28 +91,33 @@ def runtime_note(tool: ToolSummary) -> str | None:
     first = tool.lenient_readings[0]
     more = len(tool.lenient_readings) - 1
     also = f" (and {plural(more, 'more place')})" if more else ""
-    return f"{reading_text(first)}; read as enforcing nothing there{also}"
+    return Prose.of(reading_text(first), f"; read as enforcing nothing there{also}")
 
 
-def reading_text(reading: LenientReading) -> str:
+def reading_text(reading: LenientReading) -> Prose:
     """``the old schema is not valid JSON Schema at `/type` (`"String"`)``."""
-    shown = escape.md_code(compact(reading.value, 60))
+    shown = Span.code(compact(reading.value, 60))
     if reading.reason in (DANGLING_REF, REMOTE_REF):
-        pointer = escape.md_code(reading.pointer)
-        return f"the old schema's $ref at {pointer} ({shown}) {reading.reason}"
-    pointer = escape.md_code(reading.pointer or "/")
-    return f"the old schema is not valid JSON Schema at {pointer} ({shown})"
+        pointer = Span.code(reading.pointer)
+        return Prose.of("the old schema's $ref at ", pointer, " (", shown, f") {reading.reason}")
+    pointer = Span.code(reading.pointer or "/")
+    return Prose.of("the old schema is not valid JSON Schema at ", pointer, " (", shown, ")")
 
 
-def runtime_lines(report: Report) -> list[str]:
+def runtime_lines(report: Report) -> list[Prose]:
     """The old-runtime line, then one line per tool whose outcomes it changes, and the
-    contradictions between the log's evidence and the model (Markdown code marks)."""
+    contradictions between the log's evidence and the model (names as code)."""
     notes = [
-        f"{escape.md_code(tool.name)}: {note}."
+        Prose.of(Span.code(tool.name), ": ", note, ".")
         for tool in report.tools
         if (note := runtime_note(tool))
     ]
-    return [runtime_line(report), *change_lines(report), *notes, *contradiction_lines(report)]
+    return [
+        Prose.of(runtime_line(report)),
+        *change_lines(report),
+        *notes,
+        *contradiction_lines(report),
+    ]
 
 
 @dataclass(frozen=True)
@@ -160,68 +166,81 @@ def removes_tool(group: Group) -> bool:
     return any(cause.removes_tool for cause in group.causes)
 
 
-def change_lines(report: Report) -> list[str]:
+def change_lines(report: Report) -> list[Prose]:
     """What the change is when it is not the normalization of ``--schemas``: the catalogs
-    compared, and the tools only one side defines (Markdown code marks)."""
+    compared, and the tools only one side defines (names as code)."""
     if not report.new_schema_inputs:
         return []
-    names = ", ".join
-    old = names(escape.md_code(path) for path in report.schema_inputs)
+
+    def names(items: Sequence[str]) -> list[str | Prose]:
+        return _listing([Prose.of(Span.code(item)) for item in items])
+
+    old = names(report.schema_inputs)
     if report.against is not None:
-        line = f"The change: {old} at {escape.md_code(report.against)} → the work tree."
+        against = Span.code(report.against)
+        line = Prose.of("The change: ", *old, " at ", against, " → the work tree.")
     else:
-        new = names(escape.md_code(path) for path in report.new_schema_inputs)
-        line = f"The change: {old} → {new}, compared tool by tool."
+        new = names(report.new_schema_inputs)
+        line = Prose.of("The change: ", *old, " → ", *new, ", compared tool by tool.")
     lines = [line]
     if report.added_tools:
-        lines.append(f"Tools added: {names(escape.md_code(t) for t in report.added_tools)}.")
+        lines.append(Prose.of("Tools added: ", *names(report.added_tools), "."))
     if report.removed_tools:
-        lines.append(f"Tools removed: {names(escape.md_code(t) for t in report.removed_tools)}.")
+        lines.append(Prose.of("Tools removed: ", *names(report.removed_tools), "."))
     return lines
 
 
-def proven_line(report: Report) -> str | None:
+def proven_line(report: Report) -> Prose | None:
     """The proven regressions, counted apart; None when the log proves none."""
     proven = report.proven_count
     if not proven:
         return None
-    return (
-        f"**{plural(proven, 'proven regression')}:** newly rejected calls that the log shows "
-        "ran before (an MCP result, an OTel span without error, a tool result)."
+    return Prose.of(
+        Span.strong(f"{plural(proven, 'proven regression')}:"),
+        " newly rejected calls that the log shows ran before (an MCP result, an OTel span "
+        "without error, a tool result).",
     )
 
 
-def contradiction_lines(report: Report) -> list[str]:
+def contradiction_lines(report: Report) -> list[Prose]:
     """The calls whose strong evidence contradicts the old-runtime model, per tool, in one
     line (none when there are none)."""
     tools = [t for t in report.tools if t.contradictions]
     if not tools:
         return []
-    per_tool = ", ".join(f"{t.contradictions:,} of {escape.md_code(t.name)}" for t in tools)
+    per_tool = _listing([Prose.of(f"{t.contradictions:,} of ", Span.code(t.name)) for t in tools])
     return [
-        f"Evidence in the log contradicts the {report.old_runtime.value} model for "
-        f"{plural(report.contradiction_count, 'call')} ({per_tool}): a call it rejects ran, "
-        "or one it accepts was refused; the log decides those calls, and the model may be "
-        "wrong for the rest (see --old-runtime)."
+        Prose.of(
+            f"Evidence in the log contradicts the {report.old_runtime.value} model for "
+            f"{plural(report.contradiction_count, 'call')} (",
+            *per_tool,
+            "): a call it rejects ran, or one it accepts was refused; the log decides those "
+            "calls, and the model may be wrong for the rest (see --old-runtime).",
+        )
     ]
 
 
-def gate_line(report: Report) -> str | None:
+def gate_line(report: Report) -> Prose | None:
     """Which groups fail the run under ``--fail-on``, and which a usage threshold
     (``--fail-min-calls``, ``--fail-min-share``) keeps from failing; None when neither."""
-    failing = failing_groups(report)
-    below = below_threshold_groups(report)
+    failing = report.failing_groups()
+    below = report.below_threshold_groups()
     if not failing and not below:
         return None
-    said = f"{plural(len(failing), 'group')}: {_listed(report, failing)}" if failing else "no group"
-    text = f"{fail_on_option(report.fail_on)} fails on {said}"
+    said = (
+        Prose.of(f"{plural(len(failing), 'group')}: ", _listed(report, failing))
+        if failing
+        else Prose.of("no group")
+    )
+    text = Prose.of(f"{fail_on_option(report.fail_on)} fails on ", said)
     if below:
         verb = "does" if len(below) == 1 else "do"
-        text += (
-            f"; {plural(len(below), 'group')} below a usage threshold {verb} not fail: "
-            f"{_listed(report, below)}"
+        text = Prose.of(
+            text,
+            f"; {plural(len(below), 'group')} below a usage threshold {verb} not fail: ",
+            _listed(report, below),
         )
-    return text + "."
+    return Prose.of(text, ".")
 
 
 def fail_on_option(fail_on: FailOn) -> str:
@@ -266,16 +285,16 @@ def _thresholds(report: Report) -> str:
     return " or ".join(given) or "a usage threshold"
 
 
-def _listed(report: Report, groups: list[Group]) -> str:
+def _listed(report: Report, groups: list[Group]) -> Prose:
     """The first ``GATE_LISTED`` groups by title and fingerprint (and the threshold a group
     is below), and how many more."""
-    shown = "; ".join(
-        f"{escape.md_text(group_title(g))} [`{g.fingerprint}`]"
-        + (f" ({below})" if (below := below_threshold(report, g)) else "")
-        for g in groups[:GATE_LISTED]
-    )
+    shown: list[str | Span | Prose] = []
+    for index, g in enumerate(groups[:GATE_LISTED]):
+        below = report.gate.below_threshold(g)
+        shown += ["; " if index else "", Span.data(group_title(g)), " [", Span.code(g.fingerprint)]
+        shown.append(f"] ({below})" if below else "]")
     more = len(groups) - GATE_LISTED
-    return shown + (f"; and {plural(more, 'more group')}" if more > 0 else "")
+    return Prose.of(*shown, f"; and {plural(more, 'more group')}" if more > 0 else "")
 
 
 GATE_LISTED: Final = 10
@@ -302,7 +321,7 @@ def cause_text(causes: tuple[Change, ...], unit: str = "rewrite") -> str:
 def group_title(group: Group) -> str:
     """What a group is about, in one line without markup."""
     calls = plural(group.count, "call")
-    source = plain(caller_suffix(group))
+    source = prose.plain(caller_suffix(group))
     if removes_tool(group):
         return f"{group.tool}: {calls}{source} to a tool the change removed"
     if group.keyword:
@@ -315,69 +334,83 @@ def group_title(group: Group) -> str:
 
 CONTRADICTED: Final = "contradicted by the log"
 """What a group the log contradicts (``Group.contradicted``) is called where it is named."""
-CONTRADICTED_INTRO: Final = (
+CONTRADICTED_INTRO: Final = Prose.of(
     "The log shows these calls ran, yet the schema rejects them at a keyword where no change "
     "of this upgrade made the error possible: the old runtime did not enforce that keyword, "
     "against the old-runtime model (which rejects them before the upgrade too). The upgrade "
     "fails them only if it starts enforcing it: they are contradictions, not regressions, and "
-    "only `--fail-on any-change` fails on them."
+    "only ",
+    Span.code("--fail-on any-change"),
+    " fails on them.",
 )
-"""What the report says above the groups the log contradicts (Markdown code marks)."""
+"""What the report says above the groups the log contradicts."""
 
 
 def set_aside(report: Report, group: Group) -> str | None:
     """Why a group the gate could count does not fail the run: the usage thresholds it is
     below, or that the log contradicts it; None when it fails, or would not anyway."""
-    if below := below_threshold(report, group):
+    if below := report.gate.below_threshold(group):
         return below
     if group.contradicted and group.fingerprint not in report.gate.failing:
         return CONTRADICTED
     return None
 
 
-def group_heading(group: Group) -> str:
-    """What a group is about, in one line of Markdown (the Markdown and HTML reports' title;
-    ``group_title`` is the same without markup)."""
-    calls = f"{plural(group.count, 'call')}{caller_suffix(group)}"
+def group_heading(group: Group) -> Prose:
+    """What a group is about, in one line with its names as code (the Markdown and HTML
+    reports' title; ``group_title`` is the same as plain text)."""
+    calls = Prose.of(plural(group.count, "call"), caller_suffix(group))
+    tool = Span.code(group.tool)
     if removes_tool(group):
-        return f"{escape.md_code(group.tool)}: {calls} to a tool the change removed"
+        return Prose.of(tool, ": ", calls, " to a tool the change removed")
     if group.keyword:
-        return (
-            f"{escape.md_code(group.tool)}: {calls} failing "
-            f"{escape.md_code(group.keyword)} at {escape.md_code(group.schema_pointer or '/')}"
-            + (f" ({CONTRADICTED})" if group.contradicted else "")
+        return Prose.of(
+            tool,
+            ": ",
+            calls,
+            " failing ",
+            Span.code(group.keyword),
+            " at ",
+            Span.code(group.schema_pointer or "/"),
+            f" ({CONTRADICTED})" if group.contradicted else "",
         )
-    return f"{escape.md_code(group.tool)}: {calls}"
+    return Prose.of(tool, ": ", calls)
 
 
-def callers_text(group: Group) -> str | None:
-    r"""``\`agent-a\` (3 calls), \`agent-b\` (1 call) and 2 more`` (Markdown code marks); None
-    when the log names no caller for the group's calls."""
+def callers_text(group: Group) -> Prose | None:
+    r"""``\`agent-a\` (3 calls), \`agent-b\` (1 call) and 2 more`` (the names as code);
+    None when the log names no caller for the group's calls."""
     if not group.callers:
         return None
-    named = ", ".join(f"{escape.md_code(name)} ({plural(n, 'call')})" for name, n in group.callers)
+    named = [Prose.of(Span.code(name), f" ({plural(n, 'call')})") for name, n in group.callers]
     more = f" and {plural(group.more_callers, 'more caller')}" if group.more_callers else ""
-    return named + more
+    return Prose.of(*_listing(named), more)
 
 
-def offending_text(group: Group) -> str | None:
-    r"""``\`""\` (3 calls, first a.jsonl:2, last a.jsonl:9), …`` (Markdown); None when the
-    group lists no values."""
+def offending_text(group: Group) -> Prose | None:
+    r"""``\`""\` (3 calls, first a.jsonl:2, last a.jsonl:9); …`` (values and sources as
+    code); None when the group lists no values."""
     if not group.offending:
         return None
-    return "; ".join(
-        f"{escape.md_code(compact(o.value, 60))} ({plural(o.calls, 'call')}, first "
-        f"{escape.md_code(o.first)}"
-        + (f", last {escape.md_code(o.last)})" if o.last != o.first else ")")
-        for o in group.offending
-    )
+    values: list[str | Span | Prose] = []
+    for index, o in enumerate(group.offending):
+        values += [
+            "; " if index else "",
+            Span.code(compact(o.value, 60)),
+            f" ({plural(o.calls, 'call')}, first ",
+            Span.code(o.first),
+            *([", last ", Span.code(o.last), ")"] if o.last != o.first else [")"]),
+        ]
+    return Prose.of(*values)
 
 
-def caller_suffix(group: Group) -> str:
-    """`` from `agent-a` `` for a group of ``--group-by caller`` (Markdown code marks)."""
+def caller_suffix(group: Group) -> Prose:
+    """`` from `agent-a` `` for a group of ``--group-by caller`` (the name as code)."""
     if group.caller is None:
-        return ""
-    return f" from {escape.md_code(group.caller)}" if group.caller else " from no named caller"
+        return Prose()
+    if not group.caller:
+        return Prose.of(" from no named caller")
+    return Prose.of(" from ", Span.code(group.caller))
 
 
 def share_text(group: Group) -> str:
@@ -503,33 +536,36 @@ def unexercised(tool: ToolSummary) -> list[Change]:
     return [r for r, n in zip(tool.rewrites, tool.reached, strict=True) if n == 0]
 
 
-def budget_line(report: Report) -> str | None:
+def budget_line(report: Report) -> Prose | None:
     """How many calls ran out of the CPU-time budget of a call; None when none did."""
     if not report.calls_over_budget:
         return None
-    return (
-        f"{plural(report.calls_over_budget, 'call')} ran out of the CPU time one call may take "
-        "(`--call-timeout`): where the new schema could not finish, the call is "
-        "`schema_error_after`; where the old schema, read leniently, could not, what did not "
-        "finish enforced nothing."
+    return Prose.of(
+        f"{plural(report.calls_over_budget, 'call')} ran out of the CPU time one call may take (",
+        Span.code("--call-timeout"),
+        "): where the new schema could not finish, the call is ",
+        Span.code("schema_error_after"),
+        "; where the old schema, read leniently, could not, what did not finish enforced nothing.",
     )
 
 
-def baseline_line(report: Report) -> str | None:
+def baseline_line(report: Report) -> Prose | None:
     """What the baseline accepted and which of its entries are stale; None without one."""
     use = report.baseline
     if use is None:
         return None
-    text = (
-        f"Baseline {escape.md_code(use.path)} accepted {plural(use.accepted_groups, 'group')} "
-        f"({plural(use.accepted_calls, 'call')})"
+    text = Prose.of(
+        "Baseline ",
+        Span.code(use.path),
+        f" accepted {plural(use.accepted_groups, 'group')} ({plural(use.accepted_calls, 'call')})",
     )
     if stale := len(use.stale):
         occur = agree(stale, "no longer occurs", "no longer occur")
-        return f"{text}; {plural(stale, 'stale entry', 'stale entries')} {occur}: " + ", ".join(
-            escape.md_text(entry) for entry in use.stale
+        entries = _listing([Prose.of(Span.data(entry)) for entry in use.stale])
+        return Prose.of(
+            text, f"; {plural(stale, 'stale entry', 'stale entries')} {occur}: ", *entries
         )
-    return text + "."
+    return Prose.of(text, ".")
 
 
 TABLE_OUTCOMES: Final[tuple[Outcome, ...]] = (*SUMMARY_OUTCOMES, Outcome.UNKNOWN_TOOL)
@@ -571,30 +607,39 @@ def summary_rows(report: Report) -> tuple[list[str], list[list[Cell]]]:
     return header, rows
 
 
-def verdict(report: Report) -> str:
-    """One paragraph: is it safe, and if not, how unsafe. Markdown emphasis and code spans
-    only, data in code spans (``escape.spans`` reads it back)."""
+def verdict(report: Report) -> Prose:
+    """One paragraph: is it safe, and if not, how unsafe: the answer strong, names as
+    code."""
     total = report.call_count
     newly = report.totals.get(Outcome.NEWLY_REJECTED, 0)
     after = report.totals.get(Outcome.SCHEMA_ERROR_AFTER, 0)
     before = report.totals.get(Outcome.SCHEMA_ERROR_BEFORE, 0)
     broken = [t.name for t in report.tools if t.counts.get(Outcome.SCHEMA_ERROR_AFTER)]
-    parts = []
+    parts: list[str | Prose] = []
     if proven := proven_line(report):
         parts.append(proven)  # certain regressions come first
     if after:
         parts.append(
-            f"**{plural(after, 'call')} will fail {words(report).after}: "
-            f"{words(report).new_schema} is unusable** "
-            f"({tool_names(broken)})."
+            Prose.of(
+                Span.strong(
+                    f"{plural(after, 'call')} will fail {words(report).after}: "
+                    f"{words(report).new_schema} is unusable"
+                ),
+                " (",
+                tool_names(broken),
+                ").",
+            )
         )
     if newly:
         groups = groups_of(report, Outcome.NEWLY_REJECTED)
         tools = sorted({g.tool for g in groups})
         parts.append(
-            f"**{newly:,} of {plural(total, 'logged call')} would be newly rejected** "
-            f"{words(report).after}, in {plural(len(tools), 'tool')} ({tool_names(tools)}), "
-            f"{plural(len(groups), 'group')} by cause and failing keyword."
+            Prose.of(
+                Span.strong(f"{newly:,} of {plural(total, 'logged call')} would be newly rejected"),
+                f" {words(report).after}, in {plural(len(tools), 'tool')} (",
+                tool_names(tools),
+                f"), {plural(len(groups), 'group')} by cause and failing keyword.",
+            )
         )
         if line := contradicted_line(groups):
             parts.append(line)
@@ -602,8 +647,10 @@ def verdict(report: Report) -> str:
         # Beside calls that will fail, "no call newly rejected" must not read as an all-clear.
         usable = " by a schema that can be used" if after else ""
         parts.append(
-            f"**No logged call would be newly rejected**{usable} ({plural(total, 'call')} "
-            "replayed)."
+            Prose.of(
+                Span.strong("No logged call would be newly rejected"),
+                f"{usable} ({plural(total, 'call')} replayed).",
+            )
         )
     if before:
         parts.append(
@@ -625,33 +672,34 @@ def verdict(report: Report) -> str:
     if skipped:
         parts.append(" and ".join(skipped) + ".")
     parts.append(coverage_line(report))
-    return " ".join(parts)
+    return Prose.of(*_listing(parts, " "))
 
 
 VERDICT_TOOLS: Final = 5
 """Tools the verdict names one by one; the others are counted."""
 
 
-def tool_names(names: Sequence[str]) -> str:
-    """The first ``VERDICT_TOOLS`` names as code spans, each cut to ``ROLLUP_NAME``
-    characters, and how many more (``and 3 more``)."""
-    named = ", ".join(_name(name) for name in names[:VERDICT_TOOLS])
+def tool_names(names: Sequence[str]) -> Prose:
+    """The first ``VERDICT_TOOLS`` names as code, each cut to ``ROLLUP_NAME`` characters,
+    and how many more (``and 3 more``)."""
+    named = _listing([Prose.of(_code(name)) for name in names[:VERDICT_TOOLS]])
     more = len(names) - VERDICT_TOOLS
-    return named + (f" and {more:,} more" if more > 0 else "")
+    return Prose.of(*named, f" and {more:,} more" if more > 0 else "")
 
 
-def contradicted_line(groups: Sequence[Group]) -> str | None:
+def contradicted_line(groups: Sequence[Group]) -> Prose | None:
     """How many of the newly rejected ``groups`` the log contradicts, and what that means;
     None when none."""
     count = sum(1 for g in groups if g.contradicted)
     if not count:
         return None
     one = count == 1
-    return (
+    return Prose.of(
         f"Of these, {plural(count, 'group')} {'is' if one else 'are'} {CONTRADICTED}, not "
         f"caused by the change: the log shows {'its' if one else 'their'} calls ran, yet the "
-        "schema rejects them where no change made the error possible; only `--fail-on "
-        f"any-change` fails on {'it' if one else 'them'}."
+        "schema rejects them where no change made the error possible; only ",
+        Span.code("--fail-on any-change"),
+        f" fails on {'it' if one else 'them'}.",
     )
 
 
@@ -665,11 +713,6 @@ def group_location(report: Report, group: Group) -> Location | None:
             if rewrite == cause and location is not None:
                 return location
     return tool.location
-
-
-def plain(text: str) -> str:
-    """The shared wording's Markdown as the text it shows, for formats without markup."""
-    return escape.plain(text)
 
 
 def patch_line(patch: SchemaPatch) -> str:
@@ -697,16 +740,16 @@ def decision_lines(group: Group, callers: bool = True) -> list[str]:
     loosening patch (with its JSON Patch), the values to fix and (with ``callers``) the
     callers, each where the group has one. The same lines feed JUnit failures and GitHub
     annotations."""
-    lines = [f"evidence: {plain(group.evidence)}"] if group.evidence else []
+    lines = [f"evidence: {prose.plain(group.evidence)}"] if group.evidence else []
     if group.patch is not None:
         line = f"patch: {patch_line(group.patch)}"
         if group.patch.problem is None:
             line += f"; JSON Patch on the new schema: {patch_json(group.patch)}"
         lines.append(line)
     if values := offending_text(group):
-        lines.append(f"values to fix: {plain(values)}")
+        lines.append(f"values to fix: {prose.plain(values)}")
     if callers and (named := callers_text(group)):
-        lines.append(f"callers: {plain(named)}")
+        lines.append(f"callers: {prose.plain(named)}")
     return lines
 
 
@@ -783,12 +826,31 @@ ROLLUP_ERROR: Final = 200
 """Characters of an unusable schema's error in the roll-up."""
 
 
-def rollup_lines(rollup: RollUp) -> list[str]:
-    """What to do (``Report.rollup``): one line of Markdown per entry that holds a group, in
-    the roll-up's order (``**Fix the callers:** 11 groups (14 calls); callers: `cursor` (6
-    calls)…``); none when the report has no group."""
+@dataclass(frozen=True)
+class RollUpLine:
+    """One entry of what to do, for each format to write: its name (``ROLLUP_LABELS``, shown
+    bold where the format has bold) and what it says (names as code)."""
+
+    label: str
+    text: Prose
+
+    def markdown(self) -> str:
+        """``**Fix the callers:** 1 group (2 calls); callers: `cursor` (2 calls).``"""
+        return f"**{self.label}:** {prose.markdown(self.text)}"
+
+    def html(self) -> str:
+        return f"<strong>{escape.html_text(self.label)}:</strong> {prose.html(self.text)}"
+
+    def plain(self) -> str:
+        return f"{self.label}: {prose.plain(self.text)}"
+
+
+def rollup_lines(rollup: RollUp) -> list[RollUpLine]:
+    """What to do (``Report.rollup``): one line per entry that holds a group, in the roll-up's
+    order (``Fix the callers: 11 groups (14 calls); callers: `cursor` (6 calls)…``); none
+    when the report has no group."""
     return [
-        f"**{ROLLUP_LABELS[entry.kind]}:** {_ROLLUP_TEXT[entry.kind](entry)}"
+        RollUpLine(ROLLUP_LABELS[entry.kind], _ROLLUP_TEXT[entry.kind](entry))
         for entry in rollup.entries
         if entry.groups
     ]
@@ -803,71 +865,92 @@ def _rollup_groups(entry: RollUpEntry) -> str:
     return text
 
 
-def _name(name: str) -> str:
-    """A name in the roll-up as a code span, cut to ``ROLLUP_NAME`` characters."""
-    return escape.md_code(_cut(name, ROLLUP_NAME))
+def _code(name: str) -> Span:
+    """A name in the roll-up or the verdict, as code, cut to ``ROLLUP_NAME`` characters."""
+    return Span.code(_cut(name, ROLLUP_NAME))
 
 
 def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _rollup_callers(entry: RollUpEntry, said: str) -> str:
+def _listing(pieces: Sequence[str | Prose], separator: str = ", ") -> list[str | Prose]:
+    """``pieces`` joined by ``separator``, for ``Prose.of``."""
+    joined: list[str | Prose] = []
+    for index, piece in enumerate(pieces):
+        joined += [separator if index else "", piece]
+    return joined
+
+
+def _rollup_callers(entry: RollUpEntry, said: str) -> Prose:
     if not entry.callers:
-        return "the log names no caller"
-    named = ", ".join(f"{_name(name)} ({plural(n, 'call')})" for name, n in entry.callers)
-    return f"{said}: {named}" + (" and others" if entry.more_callers else "")
+        return Prose.of("the log names no caller")
+    named = [Prose.of(_code(name), f" ({plural(n, 'call')})") for name, n in entry.callers]
+    return Prose.of(f"{said}: ", *_listing(named), " and others" if entry.more_callers else "")
 
 
-def _rollup_patches(entry: RollUpEntry) -> str:
+def _rollup_patches(entry: RollUpEntry) -> Prose:
     """``1 with a verified patch: `--suggest-patch PATH` writes it``."""
     if entry.patches:
-        text = (
-            f"{entry.patches:,} with a verified patch: {escape.md_code(entry.patch_command or '')}"
-            f" writes {'it' if entry.patches == 1 else 'them'}"
+        text = Prose.of(
+            f"{entry.patches:,} with a verified patch: ",
+            Span.code(entry.patch_command or ""),
+            f" writes {'it' if entry.patches == 1 else 'them'}",
         )
     else:
-        text = "none with a verified patch"
+        text = Prose.of("none with a verified patch")
     if entry.unwritable_patches:
-        text += (
+        text = Prose.of(
+            text,
             f" ({entry.unwritable_patches:,} more verified but not writable into the catalog "
-            "file: see the group)"
+            "file: see the group)",
         )
     return text
 
 
-def _fix_callers(entry: RollUpEntry) -> str:
-    return f"{_rollup_groups(entry)}; {_rollup_callers(entry, 'callers')}."
+def _fix_callers(entry: RollUpEntry) -> Prose:
+    return Prose.of(_rollup_groups(entry), "; ", _rollup_callers(entry, "callers"), ".")
 
 
-def _loosen_schema(entry: RollUpEntry) -> str:
-    return f"{_rollup_groups(entry)}; {_rollup_patches(entry)}."
+def _loosen_schema(entry: RollUpEntry) -> Prose:
+    return Prose.of(_rollup_groups(entry), "; ", _rollup_patches(entry), ".")
 
 
-def _review(entry: RollUpEntry) -> str:
+def _review(entry: RollUpEntry) -> Prose:
     if entry.patches or entry.unwritable_patches:
-        return f"{_rollup_groups(entry)}; {_rollup_patches(entry)}."
-    return f"{_rollup_groups(entry)}."
+        return Prose.of(_rollup_groups(entry), "; ", _rollup_patches(entry), ".")
+    return Prose.of(_rollup_groups(entry), ".")
 
 
-def _tools_removed(entry: RollUpEntry) -> str:
-    tools = ", ".join(_name(tool) for tool in entry.tools[:ROLLUP_TOOLS])
-    if (more := len(entry.tools) - ROLLUP_TOOLS) > 0:
-        tools += f" and {more:,} more"
+def _tools_removed(entry: RollUpEntry) -> Prose:
+    tools = _listing([Prose.of(_code(tool)) for tool in entry.tools[:ROLLUP_TOOLS]])
+    more = len(entry.tools) - ROLLUP_TOOLS
     callers = _rollup_callers(entry, "callers still using them")
     name = agree(entry.groups, "names", "name")
-    return f"{_counted(entry)} {name} a tool the change removed: {tools}; {callers}."
+    return Prose.of(
+        f"{_counted(entry)} {name} a tool the change removed: ",
+        *tools,
+        f" and {more:,} more" if more > 0 else "",
+        "; ",
+        callers,
+        ".",
+    )
 
 
-def _fix_schema(entry: RollUpEntry) -> str:
-    named = ", ".join(
-        f"{_name(tool)} ({escape.md_text(_cut(error, ROLLUP_ERROR))})"
-        for tool, error in entry.errors[:ROLLUP_ERRORS]
+def _fix_schema(entry: RollUpEntry) -> Prose:
+    named = _listing(
+        [
+            Prose.of(_code(tool), " (", Span.data(_cut(error, ROLLUP_ERROR)), ")")
+            for tool, error in entry.errors[:ROLLUP_ERRORS]
+        ]
     )
     more = len(entry.errors) - ROLLUP_ERRORS
-    if more > 0:
-        named += f" and {more:,} more"
-    return f"{_counted(entry)} will fail on an unusable schema: {named}."
+    return Prose.of(
+        f"{_counted(entry)} will fail on an unusable schema: ",
+        *named,
+        f" and {more:,} more" if more > 0 else "",
+        ".",
+    )
 
 
 def _counted(entry: RollUpEntry) -> str:
@@ -875,16 +958,18 @@ def _counted(entry: RollUpEntry) -> str:
     return f"{plural(entry.groups, 'group')} ({plural(entry.calls, 'call')})"
 
 
-def _contradicted(entry: RollUpEntry) -> str:
+def _contradicted(entry: RollUpEntry) -> Prose:
     calls = agree(entry.calls, "this call", "these calls")
     them = agree(entry.groups, "it as a regression", "them as regressions")
-    return (
+    return Prose.of(
         f"{_rollup_groups(entry)}; the log shows {calls} ran where no change made the error "
-        f"possible: check the old-runtime model (`--old-runtime`) before counting {them}."
+        "possible: check the old-runtime model (",
+        Span.code("--old-runtime"),
+        f") before counting {them}.",
     )
 
 
-_ROLLUP_TEXT: Final[dict[RollUpKind, Callable[[RollUpEntry], str]]] = {
+_ROLLUP_TEXT: Final[dict[RollUpKind, Callable[[RollUpEntry], Prose]]] = {
     RollUpKind.FIX_CALLERS: _fix_callers,
     RollUpKind.LOOSEN_SCHEMA: _loosen_schema,
     RollUpKind.REVIEW: _review,
@@ -946,7 +1031,7 @@ def group_rows(report: Report, groups: Sequence[Group]) -> list[GroupRow]:
             marks.append(f"{group.proven:,} proven")
         if group.baselined:
             marks.append("accepted by the baseline")
-        if below := below_threshold(report, group):
+        if below := report.gate.below_threshold(group):
             marks.append(below)
         kind = kinds.get(group.fingerprint)
         rows.append(

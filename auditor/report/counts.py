@@ -1,20 +1,11 @@
-"""Counts in sentences, said one way by every format: thousands separators, and the singular
-for one (``1 call meets``, ``1,234 calls meet``).
+"""Counts in sentences: moved to ``auditor.words``, where the aggregation stage uses them too.
 
-Nothing here knows a format or imports one, so the stages that word their own sentences
-(hints, evidence lines) use the same helpers as the renderers.
+Kept so that ``auditor.cli.normalize`` (being rewritten) still finds ``plural`` here; new code
+imports ``auditor.words``.
 """
 
 from __future__ import annotations
 
+from auditor.words import agree, plural
 
-def plural(count: int, word: str, words: str | None = None) -> str:
-    """``1 call``, ``2 calls``, ``1,234 calls``, ``0 calls``; ``words`` is the plural where it
-    is not ``word`` + s (``plural(2, "entry", "entries")``)."""
-    return f"{count:,} {word if count == 1 else (words or word + 's')}"
-
-
-def agree(count: int, one: str, many: str) -> str:
-    """The word that agrees with ``count``: ``one`` for exactly one, else ``many``
-    (``agree(n, "was", "were")``, ``agree(n, "fails", "fail")``)."""
-    return one if count == 1 else many
+__all__ = ["agree", "plural"]

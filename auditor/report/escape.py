@@ -15,16 +15,14 @@ non-characters, lone surrogates) are written as their escapes, ``repr``-style (`
 (``surrogateescape``) is written as that byte (``\\xe9``), so no output holds invalid UTF-8.
 Backslashes are left as they are, so ordinary text reads unchanged.
 
-The Markdown the shared wording produces (``auditor.report.common``, hints) is a small subset:
-``**bold**``, code spans (``md_code``) and inline text (``md_text``); ``spans`` reads it back
-for the formats that show it as HTML or as plain text.
+No renderer reads Markdown back: the wording shared by the formats is ``Prose`` (wording and
+data pieces), which ``auditor.report.prose`` writes for each format with the functions here.
 """
 
 from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterator
 from typing import Final
 
 _ACTIVE: Final = re.compile(
@@ -155,67 +153,6 @@ def md_fence(content: str) -> str:
     return "`" * max(3, longest + 1)
 
 
-_SPAN: Final = re.compile(
-    r"(?P<code>(?P<fence>`+)(?P<content>.*?[^`]|)(?P=fence)(?!`))"
-    r"|(?P<bold>\*\*)"
-    r"|\\(?P<escaped>[!-/:-@\[-`{-~])"
-    r"|(?P<entity>&(?:amp|lt|gt|#8203);)"
-)
-
-
-def spans(markdown: str) -> Iterator[tuple[str, str]]:
-    """The report's Markdown subset as ``(kind, literal text)``: kind is ``text``, ``bold``
-    (text between ``**``) or ``code``. Escapes and entities are undone; the zero-width space
-    that breaks mentions is dropped."""
-    bold = False
-    plain: list[str] = []
-
-    def flush() -> Iterator[tuple[str, str]]:
-        if plain:
-            yield ("bold" if bold else "text", "".join(plain))
-            plain.clear()
-
-    position = 0
-    for match in _SPAN.finditer(markdown):
-        plain.append(markdown[position : match.start()])
-        position = match.end()
-        if match.group("code") is not None:
-            yield from flush()
-            content = match.group("content")
-            if content.startswith(" ") and content.endswith(" ") and content.strip(" "):
-                content = content[1:-1]  # the padding md_code adds, as CommonMark strips it
-            yield ("code", content)  # a table cell's code (cell=True) is not read back
-        elif match.group("bold") is not None:
-            yield from flush()
-            bold = not bold
-        elif match.group("escaped") is not None:
-            plain.append(match.group("escaped"))
-        else:
-            entity = match.group("entity")
-            plain.append("" if entity == "&#8203;" else html.unescape(entity))
-    plain.append(markdown[position:])
-    yield from flush()
-
-
-def plain(markdown: str) -> str:
-    """The report's Markdown as the text it shows (for formats without markup)."""
-    return "".join(text for _, text in spans(markdown))
-
-
-def html_from_markdown(markdown: str) -> str:
-    """The report's Markdown as HTML: bold, code, and escaped text."""
-    out = []
-    for kind, text in spans(markdown):
-        shown = html_text(text)
-        if kind == "code":
-            out.append(f"<code>{shown}</code>")
-        elif kind == "bold":
-            out.append(f"<strong>{shown}</strong>")
-        else:
-            out.append(shown)
-    return "".join(out)
-
-
 # HTML, XML, GitHub workflow commands ---------------------------------------------------------
 
 
@@ -251,15 +188,3 @@ def github_data(text: str) -> str:
 def github_property(text: str) -> str:
     """A property value of a workflow command: one visible line, then ``escapeProperty``."""
     return escape_property(visible(text))
-
-
-def json_text(document: str) -> str:
-    """JSON text with any surrogate left by a non-UTF-8 file name written as the escape text
-    of its byte: a JSON string may hold any character but a lone surrogate, which is not
-    UTF-8. Everything else is the data as it was (the JSON encoder escaped the controls)."""
-    if not _SURROGATE.search(document):
-        return document
-    return _SURROGATE.sub(lambda m: _escaped(m).replace("\\", "\\\\"), document)
-
-
-_SURROGATE: Final = re.compile("[\ud800-\udfff]")

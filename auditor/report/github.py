@@ -14,25 +14,24 @@ from __future__ import annotations
 
 from typing import Final
 
-from auditor.aggregate.gate import below_threshold_groups, failing_groups, fails
 from auditor.models import Group, Outcome, Report
+from auditor.report import prose
 from auditor.report.common import (
     NOTHING_TO_DO,
     decision_lines,
     fail_on_option,
     group_location,
     group_title,
-    plain,
     rollup_lines,
     set_aside,
 )
-from auditor.report.counts import agree, plural
 from auditor.report.escape import (
     escape_data,
     escape_property,
     github_property,
     visible,
 )
+from auditor.words import agree, plural
 
 MAX_ANNOTATIONS: Final = 10
 MAX_MESSAGE: Final = 4_000
@@ -54,9 +53,9 @@ __all__ = ["escape_data", "escape_property", "render"]
 
 def render(report: Report) -> str:
     """Annotations, failures first, then one summary line."""
-    failing = failing_groups(report)
-    ordered = failing + [g for g in report.groups if not fails(report, g)]
-    lines = [_annotation(report, g, fails(report, g)) for g in ordered[:MAX_ANNOTATIONS]]
+    failing = report.failing_groups()
+    ordered = failing + [g for g in report.groups if not report.gate.fails(g)]
+    lines = [_annotation(report, g, report.gate.fails(g)) for g in ordered[:MAX_ANNOTATIONS]]
     lines.append(_summary(report, failing, len(ordered) - len(lines)))
     return "\n".join(lines) + "\n"
 
@@ -83,7 +82,7 @@ def _annotation(report: Report, group: Group, fails: bool) -> str:
     )
     gate = [f"Reported, does not fail the run: {below}."] if below else []
     lines = [
-        f"{plain(group.hint.text)}{proven}",
+        f"{prose.plain(group.hint.text)}{proven}",
         *decision_lines(group),
         f"error: {group.error}",
         *gate,
@@ -122,14 +121,14 @@ def _summary(report: Report, failing: list[Group], hidden: int) -> str:
         f"({report.proven_count:,} proven by the log; old runtime: {report.old_runtime.value})"
         f"{unusable}; {gate}"
     )
-    if below := below_threshold_groups(report):
+    if below := report.below_threshold_groups():
         text += (
             f"; {plural(len(below), 'group')} below --fail-min-calls or --fail-min-share "
             f"{agree(len(below), 'does', 'do')} not fail"
         )
     if hidden:
         text += f"; {plural(hidden, 'more group')} not annotated (see the report)"
-    todo = [f"- {plain(line)}" for line in rollup_lines(report.rollup)]
+    todo = [f"- {line.plain()}" for line in rollup_lines(report.rollup)]
     level = "error" if failing else "notice"
     lines = [text + ".", *(["What to do:", *todo] if todo else [f"What to do: {NOTHING_TO_DO}."])]
     body = _cut("\n".join(visible(line) for line in lines), MAX_MESSAGE)

@@ -7,15 +7,14 @@ Colours come from the Okabe-Ito palette (told apart with the common colour-visio
 deficiencies) and never carry meaning alone: every bar segment, badge and hint box has its
 text label beside it, and the two outcomes that break calls are also striped. The page fits
 a 420-pixel screen (tables scroll inside their own box) and follows the reader's dark mode.
-Every logged string goes through ``escape.html_text`` (or ``html_from_markdown`` for the
-shared wording).
+Every logged string goes through ``escape.html_text``, or is a piece of the shared wording's
+``Prose`` (``prose.html``).
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-from auditor.aggregate.gate import failing_groups
 from auditor.models import (
     CallResult,
     Change,
@@ -25,10 +24,13 @@ from auditor.models import (
     Group,
     HintKind,
     Outcome,
+    Prose,
     Report,
     SchemaPatch,
+    Span,
     ToolSummary,
 )
+from auditor.report import prose
 from auditor.report.common import (
     CONTRADICTED_INTRO,
     GROUP_HEADER,
@@ -70,8 +72,8 @@ from auditor.report.common import (
     verdict,
     words,
 )
-from auditor.report.counts import agree, plural
-from auditor.report.escape import html_from_markdown, html_text, md_code, md_quoted
+from auditor.report.escape import html_text
+from auditor.words import agree, plural
 
 COLORS: Final[dict[Outcome, str]] = {
     Outcome.NEWLY_REJECTED: "#D55E00",  # vermillion
@@ -173,13 +175,13 @@ def render(report: Report) -> str:
     body = [
         f"<h1>{html_text(title(report))}</h1>",
         _badge(report),
-        f"<p>{html_from_markdown(verdict(report))}</p>",
+        f"<p>{prose.html(verdict(report))}</p>",
         *_rollup(report),
     ]
     if line := baseline_line(report):
-        body.append(f"<p>{html_from_markdown(line)}</p>")
+        body.append(f"<p>{prose.html(line)}</p>")
     if line := budget_line(report):
-        body.append(f"<p>{html_from_markdown(line)}</p>")
+        body.append(f"<p>{prose.html(line)}</p>")
     body += _group_table(report)
     body += ["<h2>Summary</h2>", _chart(report.tools), _table(report)]
     body += _unusable_after(report)
@@ -212,7 +214,7 @@ def _rollup(report: Report) -> list[str]:
     lines = rollup_lines(report.rollup)
     if not lines:
         return [f"<p><strong>What to do:</strong> {html_text(NOTHING_TO_DO)}.</p>"]
-    items = "".join(f"<li>{html_from_markdown(line)}</li>" for line in lines)
+    items = "".join(f"<li>{line.html()}</li>" for line in lines)
     return ["<h2>What to do</h2>", f'<ul class="todo">{items}</ul>']
 
 
@@ -253,11 +255,11 @@ def _notes(report: Report) -> list[str]:
     """The old runtime and what it changes, the change audited, the log's contradictions
     and the gate with its fingerprints: last, for whoever checks how the verdict was made."""
     first, *notes = runtime_lines(report)
-    out = ["<h2>Notes</h2>", f"<p>{html_from_markdown(first)}</p>"]
+    out = ["<h2>Notes</h2>", f"<p>{prose.html(first)}</p>"]
     if notes:
-        out.append("<ul>" + "".join(f"<li>{html_from_markdown(n)}</li>" for n in notes) + "</ul>")
+        out.append("<ul>" + "".join(f"<li>{prose.html(n)}</li>" for n in notes) + "</ul>")
     if line := gate_line(report):
-        out.append(f"<p>{html_from_markdown(line)}</p>")
+        out.append(f"<p>{prose.html(line)}</p>")
     return out
 
 
@@ -265,7 +267,7 @@ def _badge(report: Report) -> str:
     """PASS or FAIL in words, with the headline counts: the colour only repeats it."""
     newly = report.totals.get(Outcome.NEWLY_REJECTED, 0)
     after = report.totals.get(Outcome.SCHEMA_ERROR_AFTER, 0)
-    failing = failing_groups(report)
+    failing = report.failing_groups()
     headline = plural(newly, "newly rejected call")
     if after:
         headline += f", {plural(after, 'call')} that will fail on an unusable new schema"
@@ -348,26 +350,28 @@ def _numbers(report: Report) -> dict[str, int]:
     return {group.fingerprint: n for n, group in enumerate(report.groups, start=1)}
 
 
-def _groups(report: Report, heading: str, groups: list[Group], intro: str = "") -> list[str]:
+def _groups(
+    report: Report, heading: str, groups: list[Group], intro: Prose | None = None
+) -> list[str]:
     if not groups:
         return []
     numbers, unit = _numbers(report), words(report).unit
     return [
         f"<h2>{html_text(heading)}</h2>",
-        *([f"<p>{html_from_markdown(intro)}</p>"] if intro else []),
+        *([f"<p>{prose.html(intro)}</p>"] if intro else []),
         *(_group(numbers[g.fingerprint], g, set_aside(report, g), unit) for g in groups),
     ]
 
 
 def _group(number: int, group: Group, below: str | None, unit: str) -> str:
-    title = html_from_markdown(group_heading(group))
+    title = prose.html(group_heading(group))
     facts = []
     if group.evidence:
-        facts.append(("Evidence", html_from_markdown(group.evidence)))
+        facts.append(("Evidence", prose.html(group.evidence)))
     if callers := callers_text(group):
-        facts.append(("Callers", html_from_markdown(callers)))
+        facts.append(("Callers", prose.html(callers)))
     if values := offending_text(group):
-        facts.append(("Values sent", html_from_markdown(values)))
+        facts.append(("Values sent", prose.html(values)))
     facts += [
         ("Cause", html_text(cause_text(group.causes, unit))),
         ("Error", html_text(group.error)),
@@ -392,7 +396,7 @@ def _group(number: int, group: Group, below: str | None, unit: str) -> str:
     return (
         f'<details class="group"{opened}><summary>{number}. {title}{status}</summary>'
         f'<div class="hint hint-{kind.value}"><strong>{HINT_LABELS[kind]} '
-        f"({html_text(kind.value)}):</strong> {html_from_markdown(group.hint.text)}</div>"
+        f"({html_text(kind.value)}):</strong> {prose.html(group.hint.text)}</div>"
         f"<ul>{items}</ul>{_patch(group.patch)}{_examples(group.examples)}</details>"
     )
 
@@ -433,7 +437,7 @@ def _unusable_before(report: Report) -> list[str]:
     items = "".join(
         f"<li><code>{html_text(t.name)}</code> "
         f"({plural(t.counts[Outcome.SCHEMA_ERROR_BEFORE], 'call')}): the schema as written "
-        f"{html_from_markdown(t.old_schema_problem or 'raised for some calls')}</li>"
+        f"{html_text(t.old_schema_problem or 'raised for some calls')}</li>"
         for t in tools
     )
     groups = groups_of(report, Outcome.SCHEMA_ERROR_BEFORE)
@@ -466,7 +470,7 @@ def _still_rejected(report: Report) -> list[str]:
 
 
 def _coverage(report: Report) -> list[str]:
-    out = ["<h2>Coverage</h2>", f"<p>{html_from_markdown(coverage_line(report))}</p>"]
+    out = ["<h2>Coverage</h2>", f"<p>{html_text(coverage_line(report))}</p>"]
     items = "".join(
         f"<li><code>{html_text(t.name)}</code> {_rewrite(r)}</li>"
         for t in report.tools
@@ -581,7 +585,7 @@ def _rewrites(report: Report) -> list[str]:
         ]
         items += [
             f"<li>{html_text(f.code)} <code>{html_text(f.pointer)}</code>: "
-            f"{html_from_markdown(md_quoted(f.message))}</li>"
+            f"{prose.html(prose.quoted(f.message))}</li>"
             for f in tool.findings
         ]
         out.append(
@@ -616,4 +620,9 @@ def _inputs(report: Report) -> str:
 
 def _rewrite(rewrite: Change) -> str:
     """``<code>/properties/a/min_items</code>: <code>min_items</code> → …``, escaped."""
-    return html_from_markdown(rewrite.describe(md_code, md_code))
+    return rewrite.describe(_code, _code)
+
+
+def _code(text: str) -> str:
+    """``text`` in ``<code>``, as ``Prose`` writes a code piece."""
+    return prose.html(Prose.of(Span.code(text)))

@@ -9,12 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from auditor.aggregate.gate import (
-    CONTRADICTED_FAIL,
-    FAILING_OUTCOMES,
-    below_threshold,
-    failing_groups,
-)
+from auditor.json_text import json_text
 from auditor.models import (
     BaselineUse,
     CallResult,
@@ -29,8 +24,8 @@ from auditor.models import (
     ToolSummary,
     ValidationIssue,
 )
+from auditor.report import prose
 from auditor.report.common import runtime_note
-from auditor.report.escape import json_text
 from auditor.report.json_dump import dumps_indented
 
 
@@ -81,13 +76,13 @@ def as_dict(report: Report) -> dict[str, Any]:
             "fail_on": report.fail_on.value,
             "fail_min_calls": report.fail_min_calls,
             "fail_min_share": report.fail_min_share,
-            "failing_groups": [g.fingerprint for g in failing_groups(report)],
-            "failing_outcomes": [o.value for o in Outcome if o in FAILING_OUTCOMES[report.fail_on]],
-            "contradicted_groups_fail": CONTRADICTED_FAIL[report.fail_on],
+            "failing_groups": [g.fingerprint for g in report.failing_groups()],
+            "failing_outcomes": [o.value for o in Outcome if o in report.gate.failing_outcomes],
+            "contradicted_groups_fail": report.gate.contradicted_fail,
         },
         "rollup": _rollup(report.rollup),
         "tools": [_tool(tool) for tool in report.tools],
-        "groups": [_group(group, below_threshold(report, group)) for group in report.groups],
+        "groups": [_group(group, report.gate.below_threshold(group)) for group in report.groups],
         "calls": [_call(result) for result in report.calls],
         "calls_omitted": report.calls_omitted,
         "counterexamples": [_counterexample(c) for c in report.counterexamples],
@@ -157,8 +152,8 @@ def _group(group: Group, below: str | None) -> dict[str, Any]:
         "first": group.first,
         "last": group.last,
         "error": group.error,
-        "hint": {"kind": group.hint.kind.value, "text": group.hint.text},
-        "evidence": group.evidence,
+        "hint": {"kind": group.hint.kind.value, "text": prose.markdown(group.hint.text)},
+        "evidence": prose.markdown(group.evidence),
         "offending_values": [
             {"value": o.value, "calls": o.calls, "first": o.first, "last": o.last}
             for o in group.offending
@@ -206,6 +201,7 @@ def _counts(counts: dict[Outcome, int]) -> dict[str, int]:
 
 
 def _tool(tool: ToolSummary) -> dict[str, Any]:
+    note = runtime_note(tool)
     return {
         "name": tool.name,
         "source": str(tool.location),
@@ -213,7 +209,7 @@ def _tool(tool: ToolSummary) -> dict[str, Any]:
         "shape": tool.shape,
         "old_schema_problem": tool.old_schema_problem,
         "new_schema_problem": tool.new_schema_problem,
-        "old_runtime_note": runtime_note(tool),
+        "old_runtime_note": None if note is None else prose.markdown(note),
         "lenient_readings": [
             {"pointer": r.pointer, "value": r.value, "reason": r.reason}
             for r in tool.lenient_readings

@@ -19,8 +19,8 @@ from __future__ import annotations
 from typing import Final
 from xml.etree import ElementTree as ET
 
-from auditor.aggregate.gate import failing_groups
 from auditor.models import Group, Report, ToolSummary
+from auditor.report import prose
 from auditor.report.common import (
     OUTCOME_LABELS,
     breaks_after,
@@ -28,7 +28,6 @@ from auditor.report.common import (
     compact,
     decision_lines,
     group_title,
-    plain,
     runtime_note,
     set_aside,
     words,
@@ -42,7 +41,7 @@ failure's text has every line in full."""
 
 def render(report: Report) -> str:
     """The JUnit XML document."""
-    gated = {g.fingerprint for g in failing_groups(report)}
+    gated = {g.fingerprint for g in report.failing_groups()}
     failing = {g.fingerprint for g in report.groups if g.fingerprint in gated or breaks_after(g)}
     root = ET.Element("testsuites")
     by_tool: dict[str, list[Group]] = {}
@@ -90,7 +89,9 @@ def _suite(
     )
     if note := runtime_note(tool):
         ET.SubElement(
-            properties, "property", {"name": "old_runtime_note", "value": xml_text(plain(note))}
+            properties,
+            "property",
+            {"name": "old_runtime_note", "value": xml_text(prose.plain(note))},
         )
     if not groups:
         ET.SubElement(
@@ -122,7 +123,7 @@ def _case(group: Group, fails: bool, below: str | None, unit: str) -> ET.Element
     elif fails:
         decision = decision_lines(group)
         # A test tab shows the message on one line: the decision, or the hint without one.
-        message = "; ".join(decision_lines(group, callers=False)) or plain(group.hint.text)
+        message = "; ".join(decision_lines(group, callers=False)) or prose.plain(group.hint.text)
         if len(message) > MAX_MESSAGE:
             message = message[: MAX_MESSAGE - 1] + "…"
         failure = ET.SubElement(
@@ -135,7 +136,7 @@ def _case(group: Group, fails: bool, below: str | None, unit: str) -> ET.Element
 def _details(group: Group, decision: list[str], unit: str) -> str:
     lines = [
         *decision,
-        f"hint ({group.hint.kind.value}): {plain(group.hint.text)}",
+        f"hint ({group.hint.kind.value}): {prose.plain(group.hint.text)}",
         f"outcome: {OUTCOME_LABELS[group.outcome]}",
         f"error: {group.error}",
         f"cause: {cause_text(group.causes, unit)}",

@@ -23,6 +23,7 @@ from auditor.models import (
     Report,
     SchemaPatch,
 )
+from auditor.report import prose
 from auditor.report.common import (
     CONTRADICTED_INTRO,
     GROUP_HEADER,
@@ -60,7 +61,6 @@ from auditor.report.common import (
     verdict,
     words,
 )
-from auditor.report.counts import agree, plural
 from auditor.report.escape import (
     html_text,
     md_cell,
@@ -69,6 +69,7 @@ from auditor.report.escape import (
     md_quoted,
     md_text,
 )
+from auditor.words import agree, plural
 
 MAX_CHARS: Final = 60_000
 """Below GitHub's 65,536-character comment limit, leaving room for the cut notice and a
@@ -105,10 +106,10 @@ def render(report: Report, limit: int = MAX_CHARS) -> str:
     first groups first; the detail after; the old runtime's notes and the gate at the end."""
     inputs = _inputs(report)
     budget = _Budget(limit - NOTICE_ROOM - len(inputs) - 1)  # the notice and inputs always fit
-    head = [f"# {title(report)}", "", verdict(report), "", *rollup_block(report)]
+    head = [f"# {title(report)}", "", prose.markdown(verdict(report)), "", *rollup_block(report)]
     for line in (baseline_line(report), budget_line(report)):
         if line:
-            head += [line, ""]
+            head += [prose.markdown(line), ""]
     body = [*budget.take(head, "header")]  # a copy: the notice goes in after the head
     body += budget.take(group_table(report, "details below"), "group table")
     body += budget.take(["## Summary", "", summary_table(report), ""], "summary table")
@@ -122,7 +123,7 @@ def render(report: Report, limit: int = MAX_CHARS) -> str:
         "## Calls the log contradicts",
         [g for g in newly if g.contradicted],
         budget,
-        [CONTRADICTED_INTRO, ""],
+        [prose.markdown(CONTRADICTED_INTRO), ""],
     )
     body += _unusable_before(report, budget)
     body += _groups(
@@ -152,7 +153,7 @@ def rollup_block(report: Report, heading: str = "## What to do") -> list[str]:
     lines = rollup_lines(report.rollup)
     if not lines:
         return [f"**What to do:** {NOTHING_TO_DO}.", ""]
-    return [heading, "", *(f"- {line}" for line in lines), ""]
+    return [heading, "", *(f"- {line.markdown()}" for line in lines), ""]
 
 
 def group_table(
@@ -208,9 +209,10 @@ def _notes(report: Report, budget: _Budget) -> list[str]:
     """The old runtime and what it changes, the change audited, the log's contradictions
     and the gate, with its fingerprints: last, for whoever checks how the verdict was made."""
     first, *notes = runtime_lines(report)
-    lines = ["## Notes", "", first, "", *(f"- {line}" for line in notes), *([""] if notes else [])]
+    lines = ["## Notes", "", prose.markdown(first), ""]
+    lines += [*(f"- {prose.markdown(line)}" for line in notes), *([""] if notes else [])]
     if line := gate_line(report):
-        lines += [line, ""]
+        lines += [prose.markdown(line), ""]
     return budget.take(lines, "section")
 
 
@@ -271,7 +273,7 @@ def _patch(patch: SchemaPatch | None) -> list[str]:
 
 
 def _group(number: int, group: Group, below: str | None, unit: str) -> list[str]:
-    title = f"### {number}. {group_heading(group)}"
+    title = f"### {number}. {prose.markdown(group_heading(group))}"
     callers = callers_text(group)
     fingerprint = (
         f"fingerprint `{group.fingerprint}`"
@@ -281,10 +283,14 @@ def _group(number: int, group: Group, below: str | None, unit: str) -> list[str]
     out = [
         title,
         "",
-        f"- **Hint ({group.hint.kind.value}):** {group.hint.text}",
-        *([f"- **Evidence:** {group.evidence}"] if group.evidence else []),
-        *([f"- **Callers:** {callers}"] if callers else []),
-        *([f"- **Values sent:** {values}"] if (values := offending_text(group)) else []),
+        f"- **Hint ({group.hint.kind.value}):** {prose.markdown(group.hint.text)}",
+        *([f"- **Evidence:** {prose.markdown(group.evidence)}"] if group.evidence else []),
+        *([f"- **Callers:** {prose.markdown(callers)}"] if callers else []),
+        *(
+            [f"- **Values sent:** {prose.markdown(values)}"]
+            if (values := offending_text(group))
+            else []
+        ),
         f"- **Cause:** {md_text(cause_text(group.causes, unit))}"
         + (f"; **error:** {md_text(group.error)}" if group.error else ""),
         f"- **Share:** {share_text(group)}; first {md_code(group.first)}, last "

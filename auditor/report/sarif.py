@@ -13,12 +13,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from auditor.aggregate.gate import below_threshold, fails
 from auditor.models import Group, Report
+from auditor.report import prose
 from auditor.report.common import (
     group_location,
     group_title,
-    plain,
     rollup_lines,
     set_aside,
     verdict,
@@ -39,7 +38,7 @@ def render(report: Report, fixes: Mapping[str, dict[str, Any]] | None = None) ->
     extra: dict[str, Any] = {
         "properties": {
             # The run's summary: the verdict, then what to do (Report.rollup), entry by entry.
-            "verdict": visible(plain(verdict(report))),
+            "verdict": visible(prose.plain(verdict(report))),
             "whatToDo": _what_to_do(report),
             "oldRuntime": report.old_runtime.value,
             "provenRegressions": report.proven_count,
@@ -64,7 +63,7 @@ def _what_to_do(report: Report) -> list[dict[str, Any]]:
             "kind": entry.kind.value,
             "groups": entry.groups,
             "calls": entry.calls,
-            "text": visible(plain(line)),
+            "text": visible(line.plain()),
         }
         for entry, line in zip(entries, rollup_lines(report.rollup), strict=True)
     ]
@@ -81,7 +80,7 @@ def loosening_fixes(report: Report, changes: Mapping[str, LineChange]) -> dict[s
         if change is None or patch is None or not written:
             continue  # (a patch with a problem is written into no file: no change either)
         found[group.fingerprint] = {
-            "description": {"text": visible(plain(patch.summary))},
+            "description": {"text": visible(patch.summary)},
             "artifactChanges": [
                 {
                     "artifactLocation": {"uri": artifact_uri(change.path)},
@@ -94,8 +93,8 @@ def loosening_fixes(report: Report, changes: Mapping[str, LineChange]) -> dict[s
 
 def _result(report: Report, group: Group, fix: dict[str, Any] | None = None) -> dict[str, Any]:
     rule_id, level = RULES[group.outcome].code, RULES[group.outcome].level or "note"
-    below = below_threshold(report, group)
-    if fails(report, group):
+    below = report.gate.below_threshold(group)
+    if report.gate.fails(group):
         level = "error"  # whatever its outcome, it fails the run under --fail-on
     elif set_aside(report, group) and level == "error":
         level = "warning"  # it would fail the run, but for a usage threshold or the log
@@ -106,7 +105,7 @@ def _result(report: Report, group: Group, fix: dict[str, Any] | None = None) -> 
         # Shown to people as is: one visible line. The properties keep the data as it was.
         "message": {
             "text": visible(
-                f"{group_title(group)}. {plain(group.hint.text)}"
+                f"{group_title(group)}. {prose.plain(group.hint.text)}"
                 + (f" Error: {group.error}" if group.error else "")
             )
         },

@@ -8,9 +8,9 @@ from pathlib import PurePath
 from typing import Any, Final
 from urllib.parse import quote
 
+from auditor.json_text import json_text
 from auditor.models import Location
 from auditor.project import HOME
-from auditor.report.escape import json_text
 from auditor.report.json_dump import dumps_indented
 from auditor.schema.diffs import LineChange, changed_lines
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from auditor.aggregate.gate import below_threshold, exit_code
 from auditor.models import Group, Outcome, Report
+from auditor.report import prose
 from auditor.report.cells import cell_len, cut, ljust, rjust, wrap
 from auditor.report.common import (
     NOTHING_TO_DO,
@@ -33,15 +33,14 @@ from auditor.report.common import (
     gate_line,
     offending_text,
     patch_line,
-    plain,
     proven_line,
     removes_tool,
     rollup_lines,
     runtime_lines,
     words,
 )
-from auditor.report.counts import plural
 from auditor.report.escape import terminal
+from auditor.words import plural
 
 DEFAULT_WIDTH: Final = 80
 """Columns of a table written to a file (and of the golden ``audit.txt``)."""
@@ -221,7 +220,7 @@ def group_line(report: Report, group: Group, count_width: int = 0, indent: int =
     prefix = (
         " " * indent + f"{rjust(count, count_width)} {'call ' if group.count == 1 else 'calls'}  "
     )
-    tool = f"{group.tool}{plain(caller_suffix(group))}"
+    tool = f"{group.tool}{prose.plain(caller_suffix(group))}"
     if removes_tool(group):
         what = "to a tool the change removed"
     elif group.keyword:
@@ -235,7 +234,7 @@ def group_line(report: Report, group: Group, count_width: int = 0, indent: int =
         marks += ", patch"
     if group.baselined:
         marks += " (baseline)"
-    if below := below_threshold(report, group):
+    if below := report.gate.below_threshold(group):
         marks += f" ({below})"
     if group.proven:
         marks += f" ({group.proven:,} proven)"
@@ -268,12 +267,12 @@ def _detail(group: Group, unit: str) -> list[str]:
     if group.outcome is Outcome.SCHEMA_ERROR_AFTER:
         lines.append(f"error: {group.error}")
     if group.evidence:
-        lines.append(f"evidence: {plain(group.evidence)}")
-    lines.append(f"hint: {plain(group.hint.text)}")
+        lines.append(f"evidence: {prose.plain(group.evidence)}")
+    lines.append(f"hint: {prose.plain(group.hint.text)}")
     if values := offending_text(group):
-        lines.append(f"values sent: {plain(values)}")
+        lines.append(f"values sent: {prose.plain(values)}")
     if callers := callers_text(group):
-        lines.append(f"callers: {plain(callers)}")
+        lines.append(f"callers: {prose.plain(callers)}")
     if group.patch is not None:
         lines.append(f"patch: {patch_line(group.patch)}")
     lines.append(f"fingerprint: {group.fingerprint}")
@@ -292,7 +291,7 @@ def _rollup(report: Report) -> list[Line]:
     lines = rollup_lines(report.rollup)
     if not lines:
         return [(f"What to do: {NOTHING_TO_DO}.", None)]
-    return [("What to do:", None), *((f"  {terminal(plain(line))}", 4) for line in lines)]
+    return [("What to do:", None), *((f"  {terminal(line.plain())}", 4) for line in lines)]
 
 
 def _wrapped(blocks: list[list[Line]], width: int) -> str:
@@ -324,7 +323,7 @@ def concise(
         [(line, 0) for line in summary_table(report, width).splitlines()],
         listed,
         _rollup(report),
-        [(summary_line(report, exit_code(report) if code is None else code), 2)],
+        [(summary_line(report, report.gate.exit_code if code is None else code), 2)],
     ]
     return _wrapped(blocks, width)
 
@@ -335,11 +334,11 @@ def render(report: Report, width: int = DEFAULT_WIDTH, code: int | None = None) 
     coverage, baseline and the gate with its fingerprints; what to do; and the verdict last,
     naming the exit code (``code``, else the gate's)."""
     first, *notes = runtime_lines(report)
-    context: list[Line] = [(terminal(plain(first)), None)]
-    context += [(f"  {terminal(plain(line))}", None) for line in notes]
+    context: list[Line] = [(terminal(prose.plain(first)), None)]
+    context += [(f"  {terminal(prose.plain(line))}", None) for line in notes]
     for line in (proven_line(report), budget_line(report)):
         if line:
-            context.append((terminal(plain(line)), None))
+            context.append((terminal(prose.plain(line)), None))
     groups: list[Line] = []
     # One section per outcome, in the report's order of groups (unusable schemas first).
     for outcome in dict.fromkeys(g.outcome for g in report.groups):
@@ -350,13 +349,13 @@ def render(report: Report, width: int = DEFAULT_WIDTH, code: int | None = None) 
         groups.append(("No call would be newly rejected.", None))
     coverage = [coverage_line(report), constraint_line(report)]
     coverage += [line for line in (counterexample_line(report),) if line]
-    coverage += [plain(line) for line in (baseline_line(report), gate_line(report)) if line]
+    coverage += [prose.plain(line) for line in (baseline_line(report), gate_line(report)) if line]
     blocks: list[list[Line]] = [
         [(line, 0) for line in summary_table(report, width).splitlines()],
         context,
         groups,
         [(terminal(line), None) for line in coverage],
         _rollup(report),
-        [(summary_line(report, exit_code(report) if code is None else code), 2)],
+        [(summary_line(report, report.gate.exit_code if code is None else code), 2)],
     ]
     return _wrapped(blocks, width)

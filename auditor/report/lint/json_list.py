@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from auditor.report.escape import json_text
+from auditor.json_text import json_text
 from auditor.schema.lint import LocatedFinding
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from auditor.report.counts import plural
 from auditor.report.escape import terminal
 from auditor.report.rules import fixable
 from auditor.schema.lint import LocatedFinding
+from auditor.words import plural
 
 
 def render(findings: Sequence[LocatedFinding]) -> str:
