@@ -79,7 +79,7 @@ def run(
     """Normalize every catalog file under ``paths``; returns the exit code. Links out of a
     catalog folder are read (and, with ``write``, still not written) when ``follow_links``."""
     from auditor.api import normalize as normalize_paths
-    from auditor.report.counts import plural
+    from auditor.words import plural
 
     found = normalize_paths(paths, rules, max_bytes, follow_links)
     for problem in found.problems:
