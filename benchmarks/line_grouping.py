@@ -122,8 +122,10 @@ def _build_c() -> ModuleType:
     return module
 
 
-def c_lines(log: Path, parse: bool = False, by: str = "group_lines") -> int:
-    group_lines = getattr(_C, by)
+def c_lines(
+    log: Path, parse: bool = False, by: str = "group_lines", compiled: ModuleType | None = None
+) -> int:
+    group_lines = getattr(compiled or _C, by)
     groups: Groups = {}
     first = 1
     take = _chunks(log)
