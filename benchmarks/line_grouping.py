@@ -16,6 +16,10 @@ tally needs, and what recovers ``file:line`` for the calls a report lists). Meth
   distinct lines of the buffers are merged in a dict;
 - ``c-lines+parse``: the same, then one orjson parse of each distinct line, its (tool,
   arguments text) taken: what the reader would then hand the tally;
+- ``c-payloads`` / ``c-payloads+parse``: ``group_payloads``, lines grouped by the raw bytes of
+  their top-level ``tool`` and ``arguments`` members after a strict scan of the whole line;
+  the buffers' groups are merged by their first line (so a payload met in several buffers
+  under other ids counts once per buffer there), then, with ``+parse``, by payload;
 - ``arrow-lines``: pyarrow's CSV reader with a separator no line holds, one binary column,
   grouped by ``Table.group_by`` with a row index (count, min, max);
 - ``arrow-json``: pyarrow's JSON reader, grouped by (tool, arguments);
