@@ -124,3 +124,5 @@ def test_the_python_and_compiled_groupings_count_the_same_groups(
     # Payloads once parsed: (a, {}) from lines 1, 2, 4, 6, 7 and the duplicate-key line 5
     # (its last "tool" wins: b); line 8 and the broken lines do not parse.
     assert benchmark.c_lines(log, True, "group_payloads", compiled) == 2
+    # One buffer: the groups of group_payloads, handed on as they are.
+    assert benchmark.c_bounded(log, compiled) == 4
