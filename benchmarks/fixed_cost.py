@@ -1,0 +1,120 @@
+"""The fixed cost of the command line: what a small audit pays whatever the log's length.
+
+    PYTHONPATH=$PWD python3 benchmarks/fixed_cost.py [--workload DIR] [--rounds 5]
+
+Prints the CPU seconds (user + system of the child process, median of ``--rounds``) of
+``auditor --version``, ``auditor audit --help``, the audit of sample_logs/mcp_files, and an
+audit of ``--workload`` (a folder with ``tools.json`` and ``calls.jsonl``; by default 10,000
+calls of benchmarks/generate.py's standard workload, written to a temporary folder), and the
+CPU time of ``import auditor.cli``. Each command runs in its own interpreter, as a user's
+does, with bytecode caching on (one warm-up round writes the ``.pyc`` files first, so the
+figures are not those of a first run after a checkout), and ``--jobs 1``: one process.
+Run it with ``PYTHONPATH`` pointing at a tree to measure that tree's code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "sample_logs" / "mcp_files"
+IMPORT_CLI = (
+    "import time; started = time.process_time(); import auditor.cli; "
+    "print(time.process_time() - started)"
+)
+
+
+def _environment() -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed package has its .pyc files
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
+    return env
+
+
+def child_seconds(argv: Sequence[str], cwd: Path) -> float:
+    """CPU seconds (user + system) of one run of ``argv`` in a child process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(
+        argv, cwd=cwd, env=_environment(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def import_seconds() -> float:
+    """CPU seconds of ``import auditor.cli`` alone, inside a fresh interpreter."""
+    shown = subprocess.run(
+        [sys.executable, "-c", IMPORT_CLI],
+        env=_environment(),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return float(shown.stdout)
+
+
+def audit_argv(folder: Path) -> list[str]:
+    """The audit of one workload folder, one process, writing no report file."""
+    return [
+        *[sys.executable, "-m", "auditor", "audit"],
+        *["--schemas", str(folder / "tools.json"), "--logs", str(folder / "calls.jsonl")],
+        *["--jobs", "1", "--no-report-files", "--format", "json", "--output", os.devnull],
+    ]
+
+
+def measures(workload: Path) -> dict[str, tuple[list[str] | None, Path]]:
+    """What is measured: a name, the command (None: the import), where it runs."""
+    cli = [sys.executable, "-m", "auditor"]
+    return {
+        "auditor --version": ([*cli, "--version"], ROOT),
+        "auditor audit --help": ([*cli, "audit", "--help"], ROOT),
+        "import auditor.cli": (None, ROOT),
+        "audit mcp_files (176 calls)": (audit_argv(SAMPLE), ROOT),
+        f"audit {workload.name}": (audit_argv(workload), ROOT),
+    }
+
+
+def median_seconds(argv: list[str] | None, cwd: Path, rounds: int) -> float:
+    """The median CPU seconds of ``rounds`` runs, after one warm-up run."""
+    run = import_seconds if argv is None else (lambda: child_seconds(argv, cwd))
+    run()
+    return statistics.median(run() for _ in range(rounds))
+
+
+def _standard_workload(calls: int, out: Path) -> Path:
+    spec = importlib.util.spec_from_file_location("generate", ROOT / "benchmarks" / "generate.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["generate"] = module
+    spec.loader.exec_module(module)
+    module.generate(calls, 7, out)
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--workload", type=Path, help="a folder with tools.json and calls.jsonl")
+    parser.add_argument("--calls", type=int, default=10_000, help="without --workload")
+    parser.add_argument("--rounds", type=int, default=5)
+    options = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="auditor-fixed-cost-") as scratch:
+        workload = options.workload
+        if workload is None:
+            folder = Path(scratch) / f"standard-{options.calls}"
+            workload = _standard_workload(options.calls, folder)
+        print(f"CPU seconds, median of {options.rounds} (load {os.getloadavg()[0]:.1f}):")
+        for name, (command, cwd) in measures(workload).items():
+            print(f"  {name:<36} {median_seconds(command, cwd, options.rounds):6.3f}")
+
+
+if __name__ == "__main__":
+    main()
