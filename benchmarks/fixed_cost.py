@@ -6,10 +6,10 @@ Prints the CPU seconds (user + system of the child process, median of ``--rounds
 ``auditor --version``, ``auditor audit --help``, the audit of sample_logs/mcp_files, and an
 audit of ``--workload`` (a folder with ``tools.json`` and ``calls.jsonl``; by default 10,000
 calls of benchmarks/generate.py's standard workload, written to a temporary folder), and the
-CPU time of ``import auditor.cli``. Each command runs in its own interpreter, as a user's
+CPU time of ``import auditor.cli``, for the code of ``--tree`` (by default this one's: another
+checkout gives the figures before a change). Each command runs in its own interpreter, as a user's
 does, with bytecode caching on (one warm-up round writes the ``.pyc`` files first, so the
 figures are not those of a first run after a checkout), and ``--jobs 1``: one process.
-Run it with ``PYTHONPATH`` pointing at a tree to measure that tree's code.
 """
 
 from __future__ import annotations
@@ -33,10 +33,14 @@ IMPORT_CLI = (
 )
 
 
+TREE = [ROOT]
+"""The checkout whose code is measured (``--tree``)."""
+
+
 def _environment() -> dict[str, str]:
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed package has its .pyc files
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
+    env["PYTHONPATH"] = str(TREE[0])
     return env
 
 
@@ -54,6 +58,7 @@ def import_seconds() -> float:
     """CPU seconds of ``import auditor.cli`` alone, inside a fresh interpreter."""
     shown = subprocess.run(
         [sys.executable, "-c", IMPORT_CLI],
+        cwd=tempfile.gettempdir(),
         env=_environment(),
         capture_output=True,
         text=True,
@@ -71,15 +76,15 @@ def audit_argv(folder: Path) -> list[str]:
     ]
 
 
-def measures(workload: Path) -> dict[str, tuple[list[str] | None, Path]]:
-    """What is measured: a name, the command (None: the import), where it runs."""
+def measures(workload: Path) -> dict[str, list[str] | None]:
+    """What is measured: a name and the command (None: the import)."""
     cli = [sys.executable, "-m", "auditor"]
     return {
-        "auditor --version": ([*cli, "--version"], ROOT),
-        "auditor audit --help": ([*cli, "audit", "--help"], ROOT),
-        "import auditor.cli": (None, ROOT),
-        "audit mcp_files (176 calls)": (audit_argv(SAMPLE), ROOT),
-        f"audit {workload.name}": (audit_argv(workload), ROOT),
+        "auditor --version": [*cli, "--version"],
+        "auditor audit --help": [*cli, "audit", "--help"],
+        "import auditor.cli": None,
+        "audit mcp_files (176 calls)": audit_argv(SAMPLE),
+        f"audit {workload.name}": audit_argv(workload),
     }
 
 
@@ -105,15 +110,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--workload", type=Path, help="a folder with tools.json and calls.jsonl")
     parser.add_argument("--calls", type=int, default=10_000, help="without --workload")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--tree", type=Path, default=ROOT, help="the checkout to measure")
     options = parser.parse_args(argv)
+    TREE[0] = options.tree.resolve()
     with tempfile.TemporaryDirectory(prefix="auditor-fixed-cost-") as scratch:
         workload = options.workload
         if workload is None:
             folder = Path(scratch) / f"standard-{options.calls}"
             workload = _standard_workload(options.calls, folder)
-        print(f"CPU seconds, median of {options.rounds} (load {os.getloadavg()[0]:.1f}):")
-        for name, (command, cwd) in measures(workload).items():
-            print(f"  {name:<36} {median_seconds(command, cwd, options.rounds):6.3f}")
+        load = os.getloadavg()[0]
+        print(f"{TREE[0]}: CPU seconds, median of {options.rounds} (load {load:.1f}):")
+        # Not in a checkout: ``python -m`` would import the package in its working directory.
+        for name, command in measures(workload).items():
+            print(f"  {name:<36} {median_seconds(command, Path(scratch), options.rounds):6.3f}")
 
 
 if __name__ == "__main__":
