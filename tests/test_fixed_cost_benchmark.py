@@ -24,18 +24,20 @@ def _benchmark() -> ModuleType:
     return module
 
 
-def test_the_benchmark_prints_a_figure_for_every_measure(
+def test_the_benchmark_prints_a_figure_for_every_measure_and_tree(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     workload = ROOT / "sample_logs" / "mcp_files"
-    _benchmark().main(["--workload", str(workload), "--rounds", "1", "--tree", str(ROOT)])
+    trees = ["--tree", str(ROOT), "--tree", str(ROOT)]
+    _benchmark().main(["--workload", str(workload), "--rounds", "1", *trees])
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith(f"{ROOT}: CPU seconds, median of 1")
+    assert lines[0].startswith("CPU seconds, median of 1 (load ")
+    assert lines[1:4] == [f"  [1] {ROOT}", f"  [2] {ROOT}", f"  {'':<36}     [1]     [2]"]
     names = ["auditor --version", "auditor audit --help", "import auditor.cli"]
     names += ["audit mcp_files (176 calls)", "audit mcp_files"]
-    figures = [re.fullmatch(r"  (.+?) +(\d+\.\d{3})", line) for line in lines[1:]]
+    figures = [re.fullmatch(r"  (.+?) +(\d+\.\d{3}) +(\d+\.\d{3})", line) for line in lines[4:]]
     assert [m.group(1) for m in figures if m] == names
-    assert all(m and float(m.group(2)) > 0 for m in figures)
+    assert all(m and float(m.group(2)) > 0 and float(m.group(3)) > 0 for m in figures)
 
 
 def test_the_audit_measured_is_one_process_writing_no_report(tmp_path: Path) -> None:
