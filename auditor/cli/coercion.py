@@ -106,9 +106,14 @@ def defer_coercion(param: object) -> None:
     coerces through click, with no pydantic to defer: left as it is)."""
     if isinstance(param, _TyperParameter) and getattr(param, "_runtime_param", 0) is None:
         descriptor = param.type_descriptor
-        if descriptor.file_annotation is None:
-            param._runtime_param = DeferredRuntimeParam(
+        if descriptor.file_annotation is not None:
+            return
+        try:
+            deferred = DeferredRuntimeParam(
                 parameter_info=descriptor.parameter_info,
                 annotation=descriptor.annotation,
                 descriptor=descriptor,
             )
+        except TypeError:  # a typer whose RuntimeParam takes other fields: its own coercion
+            return
+        param._runtime_param = deferred
