@@ -7,12 +7,18 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from tests.conftest import ROOT
 
-HEAVY = ("jsonschema", "jsonschema_rs", "referencing", "regex", "yaml", "tabulate", "orjson")
+HEAVY = (
+    *("jsonschema", "jsonschema_rs", "referencing", "regex", "yaml", "tabulate", "orjson"),
+    "pydantic",  # typer's coercion of a value (auditor.cli.coercion answers the usual ones)
+    *("auditor.api", "auditor.aggregate", "auditor.engines", "auditor.replay"),
+    *("auditor.schema.normalize", "auditor.report.rules"),
+)
 """Modules a question about the command line must not pay for."""
 
 COMMANDS: tuple[list[str], ...] = ([], ["audit"], ["lint"], ["normalize"], ["schema"], ["rule"])
@@ -77,6 +83,7 @@ def test_help_wraps_to_a_narrower_terminal() -> None:
 
 _PROBE = """
 import sys
+from pathlib import Path
 from auditor.cli import main
 try:
     main(sys.argv[1:])
@@ -87,7 +94,9 @@ print("LOADED " + " ".join(m for m in {heavy} if m in sys.modules), file=sys.std
 
 
 @pytest.mark.parametrize(
-    "args", [["--version"], ["--help"], ["audit", "--help"], ["lint", "--help"]], ids=str
+    "args",
+    [["--version"], ["--help"], *([name, "--help"] for name in ("audit", "lint", "normalize"))],
+    ids=str,
 )
 def test_version_and_help_do_not_import_the_validation_stack(args: list[str]) -> None:
     done = subprocess.run(
@@ -114,3 +123,22 @@ def test_the_probe_would_see_a_heavy_import() -> None:
         check=False,
     )
     assert "yaml" in done.stderr.splitlines()[-1].split()
+
+
+def test_a_default_audit_does_not_import_pydantic(tmp_path: Path) -> None:
+    """typer's pydantic coercion is built only for a value it must judge: the options of an
+    audit as CI runs it are answered without it (``auditor.cli.coercion``)."""
+    sample = ROOT / "sample_logs" / "mcp_files"
+    args = ["audit", "--schemas", str(sample / "tools.json"), "--logs", str(sample / "calls.jsonl")]
+    args += ["--jobs", "1", "--format", "json", "--output", "-", "--no-report-files"]
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE.format(heavy=json.dumps(["pydantic", "jsonschema"])), *args],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=120,
+        check=False,
+    )
+    assert done.stderr.splitlines()[-1] == "LOADED jsonschema", done.stderr
+    assert json.loads(done.stdout)["totals"]

@@ -17,6 +17,14 @@ from auditor.cli import audit, guard, lint, normalize, options, rule, schema
 from auditor.cli.config import CONFIG_FILE, Setting, load_config
 from auditor.errors import EXIT_CODES, AuditorError
 
+try:
+    from auditor.cli.coercion import defer_coercion
+except ImportError:  # typer before 0.29 coerces through click: nothing to defer
+
+    def defer_coercion(param: object) -> None:
+        """Nothing to defer."""
+
+
 EPILOG = "Exit codes: " + "; ".join(f"{code} {meaning}" for code, meaning in EXIT_CODES.items())
 """Every exit code, under every command's ``--help``."""
 EXAMPLES: Final = """Examples:
@@ -40,12 +48,19 @@ def _epilog(examples: str) -> str:
 
 
 class _PlainHelp:
-    """``--help`` without a metavar (typer's rich help would print ``<bool>``)."""
+    """``--help`` without a metavar (typer's rich help would print ``<bool>``), and every
+    option's value coerced without pydantic where it can be (``auditor.cli.coercion``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for param in self.params:  # type: ignore[attr-defined]
+            defer_coercion(param)
 
     def get_help_option(self, ctx: Any) -> Any:  # typer vendors click from 0.29 on
         option = super().get_help_option(ctx)  # type: ignore[misc]
         if option is not None:
             option.metavar = ""
+            defer_coercion(option)
         return option
 
 

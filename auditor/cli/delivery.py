@@ -14,19 +14,21 @@ import sys
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import typer
 
-from auditor.api import AuditResult
 from auditor.cli.common import emit, write_pair, write_text
 from auditor.cli.from_config import CONFIG_URIS_FLAG
 from auditor.cli.output import names_stdout
 from auditor.errors import EXIT_OK
 from auditor.inputs.paths import shown
-from auditor.report import Format, render
+from auditor.report import Format
 from auditor.report.escape import one_line, terminal
 from auditor.request import AUTO, GATING, INPUTS, OUTPUTS, option
+
+if TYPE_CHECKING:  # the audit's stack: not for --help
+    from auditor.api import AuditResult
 
 
 class ColorChoice(str, Enum):
@@ -244,6 +246,8 @@ def _rendered(
         folder = None if out.report_dir is None else shown(out.report_dir)
         return comment.render(report, comment.FullReport(folder, out.run_url))
     if fmt is not Format.TABLE:
+        from auditor.report import render
+
         return render(report, fmt)
     from auditor.report import table
 
@@ -298,6 +302,8 @@ def _diff_path(path: str) -> str:
 def _write_reports(result: AuditResult, outputs: Outputs) -> list[Path]:
     if outputs.report_dir is None:
         return []
+    from auditor.report import render
+
     files = [
         (outputs.report_dir / name, render(result.report, fmt))
         for fmt, name in ((Format.MARKDOWN, "audit.md"), (Format.JSON, "audit.json"))

@@ -19,9 +19,8 @@ from auditor.cli.common import (
 from auditor.errors import EXIT_FOUND, EXIT_OK, EXIT_UNUSABLE
 from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES
 from auditor.inputs.paths import shown
-from auditor.models import Rule
+from auditor.models import DEFAULT_RULES, Rule
 from auditor.report.escape import one_line, terminal
-from auditor.schema.normalize import DEFAULT_RULES
 
 if TYPE_CHECKING:
     from auditor.schema.edit import FileRewrite

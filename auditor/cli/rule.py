@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import textwrap
-from typing import Annotated, Final
+from typing import TYPE_CHECKING, Annotated, Final
 
 import typer
 
 from auditor.cli.common import UsageFailure
 from auditor.report.escape import one_line, terminal
-from auditor.report.rules import ALL_RULES, RuleDoc, find_rule
+
+if TYPE_CHECKING:  # the rules' texts (and the normalizer they name): not for --help
+    from auditor.report.rules import RuleDoc
 
 EXAMPLES: Final = """Examples:
 
@@ -37,6 +39,8 @@ def rule(
     ] = False,
 ) -> None:
     """Explain a lint finding, an audit outcome or a rewrite family."""
+    from auditor.report.rules import ALL_RULES, find_rule
+
     if all_rules == (code is not None):
         raise UsageFailure("give one CODE, or --all")
     if all_rules:

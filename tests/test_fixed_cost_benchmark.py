@@ -1,0 +1,47 @@
+"""benchmarks/fixed_cost.py at smoke size: it runs every measure and prints one figure for
+each (no timing is asserted: figures are for reading)."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from tests.conftest import ROOT
+
+
+def _benchmark() -> ModuleType:
+    path = ROOT / "benchmarks" / "fixed_cost.py"
+    spec = importlib.util.spec_from_file_location("fixed_cost", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["fixed_cost"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_benchmark_prints_a_figure_for_every_measure_and_tree(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    workload = ROOT / "sample_logs" / "mcp_files"
+    trees = ["--tree", str(ROOT), "--tree", str(ROOT)]
+    _benchmark().main(["--workload", str(workload), "--rounds", "1", *trees])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("CPU seconds, median of 1 (load ")
+    assert lines[1:4] == [f"  [1] {ROOT}", f"  [2] {ROOT}", f"  {'':<36}     [1]     [2]"]
+    names = ["auditor --version", "auditor audit --help", "import auditor.cli"]
+    names += ["audit mcp_files (176 calls)", "audit mcp_files"]
+    figures = [re.fullmatch(r"  (.+?) +(\d+\.\d{3}) +(\d+\.\d{3})", line) for line in lines[4:]]
+    assert [m.group(1) for m in figures if m] == names
+    assert all(m and float(m.group(2)) > 0 and float(m.group(3)) > 0 for m in figures)
+
+
+def test_the_audit_measured_is_one_process_writing_no_report(tmp_path: Path) -> None:
+    argv = _benchmark().audit_argv(tmp_path)
+    assert argv[argv.index("--jobs") + 1] == "1"
+    assert "--no-report-files" in argv
+    assert argv[argv.index("--schemas") + 1] == str(tmp_path / "tools.json")
