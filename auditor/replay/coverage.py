@@ -177,9 +177,12 @@ class CoverageTracker:
         if walked is None:
             return None
         plans, zones = walked
+        texts = [(id(node), _text(value)) for node, value in zones]
+        if any(text is None for _, text in texts):
+            return None
         return (
             frozenset(id(plan.node) for plan in plans),
-            frozenset((id(node), repr(value)) for node, value in zones),
+            frozenset(cast(list[tuple[int, str]], texts)),
         )
 
     def _zone(self, node: dict[str, JSON], value: JSON) -> frozenset[int] | None:
@@ -189,7 +192,9 @@ class CoverageTracker:
         the value's exact text. None when the evaluation raised: the caller evaluates the whole
         call, which stops at the same place, and nothing is remembered (a time budget may
         have run out)."""
-        text = repr(value)  # exact: 1, 1.0 and True, and key order, all apart
+        text = _text(value)
+        if text is None:
+            return None
         key = (id(node), text)
         known = self._by_zone.get(key)
         if known is not None:
@@ -620,6 +625,16 @@ _MAX_ZONE_TEXT: Final = 256
 
 _UNRESOLVED: Final[dict[str, JSON]] = {"$comment": "unresolved"}
 """Stands for a reference the walk cannot follow: evaluation would raise, so defer."""
+
+
+def _text(value: JSON) -> str | None:
+    """The exact text of a zone's value: 1, 1.0 and True apart, and keys in their order (the
+    first error of a short-circuiting applicator can depend on it); None for a value nested
+    too deep to write (the call is then evaluated in full)."""
+    try:
+        return repr(value)
+    except RecursionError:
+        return None
 
 
 def _local(root: JSON, ref: str) -> JSON:
