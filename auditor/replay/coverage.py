@@ -92,9 +92,13 @@ class CoverageTracker:
         self._by_node: dict[int, tuple[int, ...]] = {}
         self._by_keys: dict[tuple[str, ...], frozenset[int]] = {}
         """The answer for objects whose keys alone decide it (``_Paths.keys_decide``)."""
-        self._by_shape: dict[tuple[tuple[str, ...], tuple[int, ...]], frozenset[int]] = {}
+        self._by_shape: dict[tuple[tuple[str, ...], _Kinds], frozenset[int]] = {}
         """The answer for objects whose keys and the kinds of a few of their values decide it
-        (``_Paths.kinds``): a list of tags, say, where only whether it has items counts."""
+        (``_Paths.kinds``): a list of tags, say, where only whether it has items counts, or a
+        mode below an ``anyOf`` where its exact value counts. That is the arguments'
+        signature where it is this short: one lookup answers the call."""
+        self._zone_counts: dict[int, int] = {}
+        """Values remembered per zone object (at most ``_VALUES_PER_ZONE``)."""
         self._by_zone: dict[tuple[int, str], frozenset[int]] = {}
         """The answer of a value zone (``_zone``) by its schema object and its value's text."""
         self._zone_validators: dict[int, Any] = {}
@@ -122,9 +126,12 @@ class CoverageTracker:
                         return known
             walked = self._by_walk(instance)
             if walked is not None:
-                result, zoned = walked
-                if zoned:
-                    return result  # remembered by each zone's value, not by the keys
+                result, zoned, fresh = walked
+                if zoned and (shape is None or fresh):
+                    # Remembered by each zone's value, and by the signature only once each
+                    # of its zones' values has been met before: values met once (ids, free
+                    # text) would fill the memory with signatures never met again.
+                    return result
                 if (
                     keys is not None
                     and len(self._by_keys) < _STEPS_PER_PLAN
@@ -145,10 +152,10 @@ class CoverageTracker:
             pass
         return frozenset(i for site in self._visited for i in self._targets.get(site, ()))
 
-    def _by_walk(self, instance: JSON) -> tuple[frozenset[int], bool] | None:
-        """``reached`` from the walk and the value zones it meets, and whether it met any;
-        None when the walk cannot answer or a zone's evaluation raised (the whole evaluation
-        stops where it did)."""
+    def _by_walk(self, instance: JSON) -> tuple[frozenset[int], bool, bool] | None:
+        """``reached`` from the walk and the value zones it meets, whether it met any, and
+        whether one of their values was new (not remembered before); None when the walk cannot
+        answer or a zone's evaluation raised (the whole evaluation stops where it did)."""
         assert self._paths is not None
         walked = self._paths.plans(instance)
         if walked is None:
@@ -159,12 +166,14 @@ class CoverageTracker:
             if plan.targets is None:
                 plan.targets = self._node_targets(plan.node)
             found.update(plan.targets)
+        fresh = False
         for node, value in zones:
             part = self._zone(node, value)
             if part is None:
                 return None
-            found.update(part)
-        return frozenset(found), bool(zones)
+            found.update(part[0])
+            fresh = fresh or part[1]
+        return frozenset(found), bool(zones), fresh
 
     def signature(self, instance: JSON) -> tuple[frozenset[int], frozenset[tuple[int, str]]] | None:
         """What decides ``reached(instance)`` by the walk: the schema objects the arguments'
@@ -185,20 +194,20 @@ class CoverageTracker:
             frozenset(cast(list[tuple[int, str]], texts)),
         )
 
-    def _zone(self, node: dict[str, JSON], value: JSON) -> frozenset[int] | None:
+    def _zone(self, node: dict[str, JSON], value: JSON) -> tuple[frozenset[int], bool] | None:
         """The indices evaluating the value zone ``node`` on ``value`` runs: that object alone
         on that part of the arguments, as the whole evaluation would (it reaches a zone only
         where it lists every error, never below a short-circuiting applicator), remembered by
-        the value's exact text. None when the evaluation raised: the caller evaluates the whole
-        call, which stops at the same place, and nothing is remembered (a time budget may
-        have run out)."""
+        the value's exact text, and whether it was evaluated now. None when the evaluation
+        raised: the caller evaluates the whole call, which stops at the same place, and
+        nothing is remembered (a time budget may have run out)."""
         text = _text(value)
         if text is None:
             return None
         key = (id(node), text)
         known = self._by_zone.get(key)
         if known is not None:
-            return known
+            return known, False
         validator = self._zone_validators.get(id(node))
         if validator is None:
             validator = self._zone_validators[id(node)] = self._validator.evolve(schema=node)
@@ -209,13 +218,13 @@ class CoverageTracker:
         except Exception:
             return None
         found = frozenset(i for site in self._visited for i in self._targets.get(site, ()))
-        if (
-            len(text) <= _MAX_ZONE_TEXT
-            and len(self._by_zone) < _ZONES_PER_TRACKER
-            and ZONE_VALUES.take()
-        ):
+        # A zone whose values do not repeat (a free-text field below ``anyOf: [T, null]``)
+        # fills its share and is evaluated from then on; the others' few values stay.
+        count = self._zone_counts.get(key[0], 0)
+        if len(text) <= _MAX_ZONE_TEXT and count < _VALUES_PER_ZONE and ZONE_VALUES.take():
             self._by_zone[key] = found
-        return found
+            self._zone_counts[key[0]] = count + 1
+        return found, True
 
     @property
     def _validator(self) -> Any:
@@ -347,25 +356,36 @@ class _Paths:
         step = plan.by_keys.get(keys)
         return step is not None and not step[2]
 
-    def kinds(self, instance: dict[str, JSON], keys: tuple[str, ...]) -> tuple[int, ...] | None:
+    def kinds(self, instance: dict[str, JSON], keys: tuple[str, ...]) -> _Kinds | None:
         """What, beside its keys, decides the walk of the object ``instance`` (whose keys are
         ``keys``), when little does: the kind of each value the root object's step walks
         further (0 not a container, 1 an object, 2 a list of at most the positions before
-        ``items``, 3 a longer list). That is so when each of those values' subschemas walks
-        nothing below but an ``items`` subschema evaluated whatever the value
-        (``_simple``). None otherwise (the walk answers), and before the step is known."""
+        ``items``, 3 a longer list), or where that value's subschema is a value zone, the
+        zone's object and the value's exact text (its key in ``CoverageTracker._by_zone``).
+        That is so when each of the other values' subschemas walks nothing below but an
+        ``items`` subschema evaluated whatever the value (``_simple``). None otherwise (the
+        walk answers), and before the step is known."""
         plan = self._plans.get(id(self._root))
         if plan is None or plan.whole or plan.zone:
             return None
         step = plan.by_keys.get(keys)
         if step is None:
             return None
-        found = []
+        found: list[int | tuple[int, str]] = []
         for name, child in step[2]:
+            value = instance[name]
+            if (
+                isinstance(child, dict)
+                and (self._plans.get(id(child)) or self._plan_of(child)).zone
+            ):
+                text = _text(value)
+                if text is None or len(text) > _MAX_ZONE_TEXT:
+                    return None
+                found.append((id(child), text))
+                continue
             start = self._simple(child)
             if start is None:
                 return None
-            value = instance[name]
             if isinstance(value, list):
                 found.append(3 if len(value) > start else 2)
             else:
@@ -586,6 +606,8 @@ class _Plan:
     key sets, met over and over."""
 
 
+_Kinds = tuple[int | tuple[int, str], ...]
+"""``_Paths.kinds``: per value walked further, its kind or its zone's key."""
 _Fixed = tuple[dict[int, _Plan], int]
 """Schema objects evaluated whatever the value, and the levels they span."""
 _Step = tuple[dict[int, _Plan], int, tuple[tuple[str, JSON], ...]]
@@ -614,12 +636,15 @@ _STEPS_PER_PLAN: Final = 1024
 """Key sets remembered per schema object: bounded whatever the logs hold."""
 _MAX_STEP_KEYS: Final = 64
 """Objects with more keys are worked out each time (a key set that long rarely repeats)."""
-ZONE_VALUES: Final = _Allowance(100_000)
-"""Value zones' answers remembered by all the trackers of a process together, each about 400
-bytes at most (its text, bounded by ``_MAX_ZONE_TEXT``, and the key): 40 MB at most; past
-it, zones are evaluated each time (the answers are the same)."""
-_ZONES_PER_TRACKER: Final = 8192
-_MAX_ZONE_TEXT: Final = 256
+ZONE_VALUES: Final = _Allowance(150_000)
+"""Value zones' answers remembered by all the trackers of a process together, each about 270
+bytes at most (its text, bounded by ``_MAX_ZONE_TEXT``, the key and the dict's slot; short
+values, most of them, take half): 40 MB at most; past it, zones are evaluated each time (the
+answers are the same)."""
+_VALUES_PER_ZONE: Final = 1024
+"""Values remembered per zone object: an enum's or a const's few values fit, and a zone whose
+values do not repeat cannot take the others' share of ``ZONE_VALUES``."""
+_MAX_ZONE_TEXT: Final = 128
 """Longer zone values are evaluated each time: a value that long rarely repeats."""
 
 
