@@ -9,11 +9,13 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from auditor.aggregate.pipeline import prepare
 from auditor.models import JSON, Location, ToolSchema
+from auditor.replay import coverage
 from auditor.replay.coverage import CoverageTracker
 from auditor.replay.tool import ToolReplay
 from auditor.schema.normalize import DEFAULT_RULES
@@ -219,3 +221,64 @@ def test_if_decides_then_or_else_and_a_ref_below_is_followed() -> None:
         assert _pointers(replay, tracker, {"n": 3}) == {condition, small}
         assert _pointers(replay, tracker, {"n": "x"}) == {condition, length}
         assert _pointers(replay, tracker, {"m": 3}) == set()
+
+
+def test_the_signature_is_remembered_once_its_zone_values_recur() -> None:
+    # A mode below anyOf, an id beside it: the call's signature is its keys and the mode's
+    # text. A mode met once is not remembered by signature (ids, free text would fill the
+    # memory with signatures never met again); met again, it is, and answers in one lookup.
+    schema: JSON = {
+        "type": "object",
+        "properties": {
+            "id": {"type": "string"},
+            "mode": {"anyOf": [{"const": "a"}, {"const": "b"}]},
+        },
+    }
+    replay = _replay(schema)
+    tracker = replay.coverage
+    assert tracker is not None
+    everything = {"/type", "/properties/id/type", "/properties/mode/anyOf"}
+    first, second = "/properties/mode/anyOf/0/const", "/properties/mode/anyOf/1/const"
+    assert _pointers(replay, tracker, {"id": "u1", "mode": "a"}) == {*everything, first}
+    assert not tracker._by_shape  # the step was new, and so was the mode's value
+    assert _pointers(replay, tracker, {"id": "u2", "mode": "a"}) == {*everything, first}
+    mode = id(replay.normalized.schema["properties"]["mode"])
+    assert set(tracker._by_shape) == {(("id", "mode"), ((mode, "'a'"),))}
+    assert _pointers(replay, tracker, {"id": "u3", "mode": "b"}) == {*everything, first, second}
+    assert _pointers(replay, tracker, {"id": "u4", "mode": "a"}) == {*everything, first}
+    assert len(tracker._by_shape) == 1  # "b" met once
+    assert _pointers(replay, tracker, {"id": "u5", "mode": "b"}) == {*everything, first, second}
+    assert len(tracker._by_shape) == 2
+
+
+def test_a_zone_past_its_share_of_values_is_evaluated_each_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(coverage, "_VALUES_PER_ZONE", 2)
+    schema: JSON = {"properties": {"note": {"anyOf": [{"maxLength": 2}, {"type": "null"}]}}}
+    replay = _replay(schema)
+    tracker = replay.coverage
+    assert tracker is not None
+    short, null = "/properties/note/anyOf/0/maxLength", "/properties/note/anyOf/1/type"
+    any_of = "/properties/note/anyOf"
+    for _ in range(2):  # past the share, answers are the same, evaluated each time
+        assert _pointers(replay, tracker, {"note": "ab"}) == {any_of, short}
+        assert _pointers(replay, tracker, {"note": "abc"}) == {any_of, short, null}
+        # maxLength holds for anything but a string: null passes the first branch.
+        assert _pointers(replay, tracker, {"note": None}) == {any_of, short}
+        assert _pointers(replay, tracker, {"note": "abcd"}) == {any_of, short, null}
+        assert _pointers(replay, tracker, {"note": "x"}) == {any_of, short}
+    assert len(tracker._by_zone) == 2
+
+
+def test_a_zone_whose_evaluation_raises_sends_the_call_to_the_full_evaluation() -> None:
+    # "x" refers to itself below anyOf on the same value: evaluation recurses until Python
+    # stops it, in the zone as in the whole call, which then reached only the anyOf.
+    schema: JSON = {"properties": {"x": {"anyOf": [{"$ref": "#/properties/x"}]}}}
+    replay = _replay(schema)
+    tracker = replay.coverage
+    assert tracker is not None
+    for _ in range(2):
+        assert _pointers(replay, tracker, {"x": 1}) == {"/properties/x/anyOf"}
+        assert _pointers(replay, tracker, {"y": 1}) == set()
+    assert not tracker._by_zone  # nothing remembered from an evaluation that raised
