@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from auditor import pointers
 from auditor.aggregate.pipeline import prepare
 from auditor.inputs.reader import call_from
 from auditor.models import JSON, Call, Location, ToolSchema
@@ -373,7 +374,7 @@ def test_a_value_below_an_applicator_is_remembered_by_its_exact_value_not_its_ki
         second,
     }
     assert replay.coverage is not None
-    zone = id(replay.normalized.schema["properties"]["a"])
+    zone = id(pointers.resolve(replay.normalized.schema, "/properties/a")[1])
     assert set(replay.coverage._by_shape) == {
         (("b", "a"), (3, (zone, "'y'"))),
         (("b", "a"), (2, (zone, "7"))),
