@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from auditor import pointers
 from auditor.aggregate.pipeline import prepare
 from auditor.inputs.reader import call_from
 from auditor.models import JSON, Call, Location, ToolSchema
@@ -337,9 +338,11 @@ def test_values_walked_further_than_one_list_are_not_remembered_by_kind() -> Non
     assert replay.coverage is not None and not replay.coverage._by_shape
 
 
-def test_a_value_below_an_applicator_the_walk_stops_at_is_never_remembered_by_kind() -> None:
-    # "a" is below anyOf: the walk stops there and evaluation answers, every time, whatever
-    # the kind of "b" (the walk never reaches a point where its answer could be kept).
+def test_a_value_below_an_applicator_is_remembered_by_its_exact_value_not_its_kind() -> None:
+    # "a" is below anyOf: the walk stops there (a value zone) and evaluates that object on
+    # the value of "a"; the call is remembered by the kind of "b" and the exact value of "a",
+    # once that value has been met before. Another value of the same kind is not answered
+    # from it.
     schema: JSON = {
         "type": "object",
         "properties": {
@@ -350,7 +353,8 @@ def test_a_value_below_an_applicator_the_walk_stops_at_is_never_remembered_by_ki
     replay = prepare([ToolSchema("t", schema, Location("x"), "", "mapping")], DEFAULT_RULES)["t"]
     b, item = "/properties/b/type", "/properties/b/items/maxLength"
     any_of, first = "/properties/a/anyOf", "/properties/a/anyOf/0/maxLength"
-    for _ in range(2):
+    second = "/properties/a/anyOf/1/type"
+    for _ in range(3):
         # anyOf stops at its first valid branch: maxLength 1 holds for "y" and ignores 7.
         assert _reached_pointers(replay, {"b": ["x"], "a": "y"}) == {
             "/type",
@@ -360,5 +364,19 @@ def test_a_value_below_an_applicator_the_walk_stops_at_is_never_remembered_by_ki
             first,
         }
         assert _reached_pointers(replay, {"b": [], "a": 7}) == {"/type", b, any_of, first}
+    # "yy" is a string as "y" is, but too long for the first branch: the second one runs.
+    assert _reached_pointers(replay, {"b": ["x"], "a": "yy"}) == {
+        "/type",
+        b,
+        item,
+        any_of,
+        first,
+        second,
+    }
     assert replay.coverage is not None
-    assert not replay.coverage._by_shape and not replay.coverage._by_keys
+    zone = id(pointers.resolve(replay.normalized.schema, "/properties/a")[1])
+    assert set(replay.coverage._by_shape) == {
+        (("b", "a"), (3, (zone, "'y'"))),
+        (("b", "a"), (2, (zone, "7"))),
+    }
+    assert not replay.coverage._by_keys

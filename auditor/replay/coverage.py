@@ -1,13 +1,20 @@
 """Which rewritten keywords a call's evaluation reaches under the normalized schema.
 
-Two ways to the same answer. Most schemas lead to their rewritten keywords only through
-``properties``, ``items``, ``prefixItems``, ``additionalProperties``,
-``allOf`` and local ``$ref``: there, which keywords python-jsonschema runs depends on the
-shape of the arguments alone, and ``_Paths`` follows that shape in a few microseconds.
-Where a rewritten keyword lies below anything else (``anyOf``, ``not``, ``if``...), whether
-it runs depends on verdicts, and where a schema has ``patternProperties`` it depends on user
-regexes, which run only under the call's time budget: there the tracking validator below
-evaluates the call for real.
+Two ways to the same answer. Through ``properties``, ``items``, ``prefixItems``,
+``additionalProperties``, ``allOf`` and local ``$ref``, which keywords python-jsonschema runs
+depends on the shape of the arguments alone, and ``_Paths`` follows that shape in a few
+microseconds. Below a schema object with anything else that leads to a tracked keyword
+(``anyOf``, ``oneOf``, ``not``, ``if``, ``contains``, ``patternProperties``,
+``dependentSchemas``, ``unevaluated*``...), what runs depends on verdicts or on user regexes:
+that object is a *value zone*. The walk stops there and the tracking validator evaluates that
+object alone on its part of the arguments (what python-jsonschema does there depends on the
+two alone), remembered by the part's exact text (``repr``: types, key order and all), so the
+answer for a call is the shape's plus a lookup per zone. The arguments' *signature* (the
+schema objects their shape leads to, and each zone's object and exact value) decides the
+answer: calls with one signature reach the same keywords. Only a walk that cannot be followed
+(a remote reference, a resource with its own ``$id``, past the depth bound) or a zone whose
+evaluation raised (the call's time budget, a broken regex: the evaluation of the whole call
+stops there too) sends the call to a full tracking evaluation.
 
 "0 newly rejected" means little when no logged call ever reached the rewritten keyword. A
 tracking validator, built once per tool, wraps the function of every keyword some rewrite
@@ -15,8 +22,8 @@ produced and records the (schema object, keyword) pairs evaluation passes throug
 objects are matched by identity, the way ``auditor.replay.causes`` locates errors, so the tracker
 must be built over the very schema object the real validator uses.
 
-Kept apart from the verdict on purpose: it costs a second full evaluation per call, and a
-later optimization can memoize ``reached`` per distinct arguments text.
+Kept apart from the verdict on purpose: the verdict's validator records nothing, and most
+calls' coverage is a walk and a few lookups, not an evaluation.
 """
 
 from __future__ import annotations
@@ -85,9 +92,17 @@ class CoverageTracker:
         self._by_node: dict[int, tuple[int, ...]] = {}
         self._by_keys: dict[tuple[str, ...], frozenset[int]] = {}
         """The answer for objects whose keys alone decide it (``_Paths.keys_decide``)."""
-        self._by_shape: dict[tuple[tuple[str, ...], tuple[int, ...]], frozenset[int]] = {}
+        self._by_shape: dict[tuple[tuple[str, ...], _Kinds], frozenset[int]] = {}
         """The answer for objects whose keys and the kinds of a few of their values decide it
-        (``_Paths.kinds``): a list of tags, say, where only whether it has items counts."""
+        (``_Paths.kinds``): a list of tags, say, where only whether it has items counts, or a
+        mode below an ``anyOf`` where its exact value counts. That is the arguments'
+        signature where it is this short: one lookup answers the call."""
+        self._zone_counts: dict[int, int] = {}
+        """Values remembered per zone object (at most ``_VALUES_PER_ZONE``)."""
+        self._by_zone: dict[tuple[int, str], frozenset[int]] = {}
+        """The answer of a value zone (``_zone``) by its schema object and its value's text."""
+        self._zone_validators: dict[int, Any] = {}
+        """The tracking validator evolved to each zone's schema object."""
 
     def reached(self, instance: JSON, by_shape: bool = True) -> frozenset[int]:
         """Indices of the rewrites whose keyword evaluating ``instance`` ran.
@@ -109,14 +124,14 @@ class CoverageTracker:
                     known = self._by_shape.get(shape)
                     if known is not None:
                         return known
-            plans = self._paths.plans(instance)
-            if plans is not None:
-                found: set[int] = set()
-                for plan in plans:
-                    if plan.targets is None:
-                        plan.targets = self._node_targets(plan.node)
-                    found.update(plan.targets)
-                result = frozenset(found)
+            walked = self._by_walk(instance)
+            if walked is not None:
+                result, zoned, fresh = walked
+                if zoned and (shape is None or fresh):
+                    # Remembered by each zone's value, and by the signature only once each
+                    # of its zones' values has been met before: values met once (ids, free
+                    # text) would fill the memory with signatures never met again.
+                    return result
                 if (
                     keys is not None
                     and len(self._by_keys) < _STEPS_PER_PLAN
@@ -136,6 +151,80 @@ class CoverageTracker:
         except Exception:
             pass
         return frozenset(i for site in self._visited for i in self._targets.get(site, ()))
+
+    def _by_walk(self, instance: JSON) -> tuple[frozenset[int], bool, bool] | None:
+        """``reached`` from the walk and the value zones it meets, whether it met any, and
+        whether one of their values was new (not remembered before); None when the walk cannot
+        answer or a zone's evaluation raised (the whole evaluation stops where it did)."""
+        assert self._paths is not None
+        walked = self._paths.plans(instance)
+        if walked is None:
+            return None
+        plans, zones = walked
+        found: set[int] = set()
+        for plan in plans:
+            if plan.targets is None:
+                plan.targets = self._node_targets(plan.node)
+            found.update(plan.targets)
+        fresh = False
+        for node, value in zones:
+            part = self._zone(node, value)
+            if part is None:
+                return None
+            found.update(part[0])
+            fresh = fresh or part[1]
+        return frozenset(found), bool(zones), fresh
+
+    def signature(self, instance: JSON) -> tuple[frozenset[int], frozenset[tuple[int, str]]] | None:
+        """What decides ``reached(instance)`` by the walk: the schema objects the arguments'
+        shape leads to, and each value zone's object with the exact text of its value. Calls
+        with one signature reach the same keywords (the property tests check it against full
+        evaluation); None where the walk cannot answer and the call is evaluated in full."""
+        if self._paths is None:
+            return None
+        walked = self._paths.plans(instance)
+        if walked is None:
+            return None
+        plans, zones = walked
+        texts = [(id(node), _text(value)) for node, value in zones]
+        if any(text is None for _, text in texts):
+            return None
+        return (
+            frozenset(id(plan.node) for plan in plans),
+            frozenset(cast(list[tuple[int, str]], texts)),
+        )
+
+    def _zone(self, node: dict[str, JSON], value: JSON) -> tuple[frozenset[int], bool] | None:
+        """The indices evaluating the value zone ``node`` on ``value`` runs: that object alone
+        on that part of the arguments, as the whole evaluation would (it reaches a zone only
+        where it lists every error, never below a short-circuiting applicator), remembered by
+        the value's exact text, and whether it was evaluated now. None when the evaluation
+        raised: the caller evaluates the whole call, which stops at the same place, and
+        nothing is remembered (a time budget may have run out)."""
+        text = _text(value)
+        if text is None:
+            return None
+        key = (id(node), text)
+        known = self._by_zone.get(key)
+        if known is not None:
+            return known, False
+        validator = self._zone_validators.get(id(node))
+        if validator is None:
+            validator = self._zone_validators[id(node)] = self._validator.evolve(schema=node)
+        self._visited = set()
+        try:
+            for _ in validator.iter_errors(value):
+                pass
+        except Exception:
+            return None
+        found = frozenset(i for site in self._visited for i in self._targets.get(site, ()))
+        # A zone whose values do not repeat (a free-text field below ``anyOf: [T, null]``)
+        # fills its share and is evaluated from then on; the others' few values stay.
+        count = self._zone_counts.get(key[0], 0)
+        if len(text) <= _MAX_ZONE_TEXT and count < _VALUES_PER_ZONE and ZONE_VALUES.take():
+            self._by_zone[key] = found
+            self._zone_counts[key[0]] = count + 1
+        return found, True
 
     @property
     def _validator(self) -> Any:
@@ -176,13 +265,22 @@ _FOLLOWED: Final = frozenset(
     }
 )
 """Keywords whose subschemas run on parts of the instance chosen by its shape alone."""
+_ZONED: Final = frozenset({"patternProperties", "unevaluatedProperties", "unevaluatedItems"})
+"""Keywords that make a schema object leading to a tracked keyword a value zone whatever
+their value: which properties ``additionalProperties`` gets depends on the patterns' matches,
+and the unevaluated keywords evaluate their siblings' subschemas again, stopping at the first
+error (``find_evaluated_property_keys_by_schema``)."""
+_UNFOLLOWED_REFS: Final = frozenset({"$id", "id", "$dynamicRef", "$recursiveRef"})
+"""Keywords that make references resolve otherwise than against the root: such schemas are
+evaluated for real."""
 _NOT_SCHEMAS: Final = frozenset({"$defs", "definitions", "enum", "const", "default", "examples"})
 _MAX_DEPTH: Final = 64
 """Steps through ``$ref`` and subschemas before the walk defers to the real evaluation."""
 
 
 class _Paths:
-    """Which (schema object, keyword) pairs evaluation runs, from the instance's shape.
+    """Which (schema object, keyword) pairs evaluation runs, from the instance's shape, and
+    the value zones it meets (``zoned``).
 
     Mirrors python-jsonschema: every keyword of an evaluated schema object runs (before
     2019-09, only ``$ref`` where it stands); ``properties`` descends into the properties the
@@ -191,7 +289,7 @@ class _Paths:
     """
 
     def __init__(
-        self, schema: JSON, validator_class: Any, blocked: set[int], leads: set[int]
+        self, schema: JSON, validator_class: Any, zoned: set[int], leads: set[int]
     ) -> None:
         self._root = schema
         self._functions = frozenset(validator_class.VALIDATORS)
@@ -199,35 +297,35 @@ class _Paths:
             self._functions
         )
         self._tuple_items = "prefixItems" not in self._functions
-        self._blocked = blocked
+        self._zoned = zoned
+        """Schema objects the walk leaves to evaluation on their part of the value."""
         self._targets: dict[str, JSON] = {}
         self._plans: dict[int, _Plan] = {}
         self._fixed_of: dict[int, _Fixed | None] = {}
         self._simple_of: dict[int, int | None] = {}
         self._leads = leads
-        """Schema objects from which a rewritten keyword (or a blocked one) can be reached:
+        """Schema objects from which a rewritten keyword (or a value zone) can be reached:
         the walk need not enter any other."""
 
     @classmethod
     def build(cls, schema: JSON, targets: set[_Site], validator_class: Any) -> _Paths | None:
         """The walker, or None when a rewritten keyword lies out of its reach."""
         for _, keyword, value in _applications(schema):
-            if keyword in ("$id", "id") and isinstance(value, str):
+            if keyword in _UNFOLLOWED_REFS and isinstance(value, str):
                 return None  # refs resolve against embedded resources: evaluate for real
-            if keyword == "patternProperties":
-                return None  # matching keys runs user regexes: only under the call's budget
         holders = {node_id for node_id, _ in targets}
         leads = _leading_to(schema, holders)
-        blocked = {
+        zoned = {
             id(node)
             for node, keyword, value in _applications(schema)
-            if keyword not in _FOLLOWED and _dicts_in(value) & leads
+            if id(node) in leads
+            and (keyword in _ZONED or (keyword not in _FOLLOWED and _dicts_in(value) & leads))
         }
-        return cls(schema, validator_class, blocked, leads)
+        return cls(schema, validator_class, zoned, leads)
 
     def visit(self, instance: JSON) -> set[_Site] | None:
-        """The pairs evaluating ``instance`` runs where rewritten keywords can be; None when
-        it passes a blocked applicator."""
+        """The pairs evaluating ``instance`` runs where rewritten keywords can be, when its
+        shape alone decides them; None when it meets a value zone or cannot be walked."""
         nodes = self.walk(instance)
         if nodes is None:
             return None
@@ -240,9 +338,11 @@ class _Paths:
 
     def walk(self, instance: JSON) -> dict[int, dict[str, JSON]] | None:
         """The schema objects evaluating ``instance`` runs, by id, where tracked keywords can
-        be; None when it passes a blocked applicator."""
-        plans = self.plans(instance)
-        return None if plans is None else {id(plan.node): plan.node for plan in plans}
+        be; None when it meets a value zone or cannot be walked."""
+        walked = self.plans(instance)
+        if walked is None or walked[1]:
+            return None
+        return {id(plan.node): plan.node for plan in walked[0]}
 
     def keys_decide(self, keys: tuple[str, ...]) -> bool:
         """Whether the walk of any object with these keys (in this order) meets the same
@@ -251,30 +351,41 @@ class _Paths:
         if id(self._root) not in self._leads:
             return True  # nothing is ever walked
         plan = self._plans.get(id(self._root))
-        if plan is None or plan.whole:
+        if plan is None or plan.whole or plan.zone:
             return False
         step = plan.by_keys.get(keys)
         return step is not None and not step[2]
 
-    def kinds(self, instance: dict[str, JSON], keys: tuple[str, ...]) -> tuple[int, ...] | None:
+    def kinds(self, instance: dict[str, JSON], keys: tuple[str, ...]) -> _Kinds | None:
         """What, beside its keys, decides the walk of the object ``instance`` (whose keys are
         ``keys``), when little does: the kind of each value the root object's step walks
         further (0 not a container, 1 an object, 2 a list of at most the positions before
-        ``items``, 3 a longer list). That is so when each of those values' subschemas walks
-        nothing below but an ``items`` subschema evaluated whatever the value
-        (``_simple``). None otherwise (the walk answers), and before the step is known."""
+        ``items``, 3 a longer list), or where that value's subschema is a value zone, the
+        zone's object and the value's exact text (its key in ``CoverageTracker._by_zone``).
+        That is so when each of the other values' subschemas walks nothing below but an
+        ``items`` subschema evaluated whatever the value (``_simple``). None otherwise (the
+        walk answers), and before the step is known."""
         plan = self._plans.get(id(self._root))
-        if plan is None or plan.whole:
+        if plan is None or plan.whole or plan.zone:
             return None
         step = plan.by_keys.get(keys)
         if step is None:
             return None
-        found = []
+        found: list[int | tuple[int, str]] = []
         for name, child in step[2]:
+            value = instance[name]
+            if (
+                isinstance(child, dict)
+                and (self._plans.get(id(child)) or self._plan_of(child)).zone
+            ):
+                text = _text(value)
+                if text is None or len(text) > _MAX_ZONE_TEXT:
+                    return None
+                found.append((id(child), text))
+                continue
             start = self._simple(child)
             if start is None:
                 return None
-            value = instance[name]
             if isinstance(value, list):
                 found.append(3 if len(value) > start else 2)
             else:
@@ -293,6 +404,7 @@ class _Paths:
         plan = self._plans.get(id(node)) or self._plan_of(node)
         simple = (
             not plan.stops
+            and not plan.zone
             and not plan.properties
             and plan.extra is None
             and not plan.positions
@@ -303,10 +415,15 @@ class _Paths:
         self._simple_of[id(node)] = start
         return start
 
-    def plans(self, instance: JSON) -> list[_Plan] | None:
-        """``walk``'s schema objects as their plans, each once."""
+    def plans(
+        self, instance: JSON
+    ) -> tuple[list[_Plan], list[tuple[dict[str, JSON], JSON]]] | None:
+        """``walk``'s schema objects as their plans, each once, and the value zones met, each
+        with its part of ``instance`` (each pair once); None when a reference cannot be
+        followed or the walk goes past its depth bound."""
+        zones: list[tuple[dict[str, JSON], JSON]] = []
         if id(self._root) not in self._leads:
-            return []
+            return [], zones
         plan_of = self._plan_of
         plans: dict[int, _Plan] = self._plans
         visited: dict[int, _Plan] = {}
@@ -323,6 +440,9 @@ class _Paths:
             plan = plans.get(pair[0]) or plan_of(node)
             if depth > _MAX_DEPTH or plan.stops:
                 return None
+            if plan.zone:
+                zones.append((node, value))  # all of it, its own keywords included
+                continue
             visited[pair[0]] = plan
             depth += 1
             # Children in the order the tracked evaluation's walk met them (the depth bound
@@ -355,7 +475,7 @@ class _Paths:
                         return None
                     else:
                         visited.update(fixed[0])
-        return list(visited.values())
+        return list(visited.values()), zones
 
     def _object_step(self, plan: _Plan, keys: tuple[str, ...]) -> _Step:
         """What ``plan`` does with an object whose keys are ``keys``: the subschemas with
@@ -392,6 +512,7 @@ class _Paths:
             plan = self._plans.get(id(node)) or self._plan_of(node)
             if not (
                 plan.stops
+                or plan.zone
                 or plan.properties
                 or plan.extra is not None
                 or plan.positions
@@ -444,7 +565,8 @@ class _Paths:
             rest = items
         plan = _Plan(
             node=node,
-            stops=id(node) in self._blocked or node is _UNRESOLVED,
+            stops=node is _UNRESOLVED,
+            zone=id(node) in self._zoned,
             whole=tuple(whole),
             properties=tuple((name, sub) for name, sub in named.items() if kept(sub)),
             named=frozenset(named),
@@ -464,7 +586,9 @@ class _Plan:
 
     node: dict[str, JSON]
     stops: bool
-    """Blocked, or a reference the walk cannot follow: evaluate for real."""
+    """A reference the walk cannot follow: evaluate for real."""
+    zone: bool
+    """A value zone: evaluated alone on its part of the value (``CoverageTracker._zone``)."""
     whole: tuple[JSON, ...]
     """Subschemas that run on the same value (``allOf``, then ``$ref``'s target)."""
     properties: tuple[tuple[str, JSON], ...]
@@ -482,6 +606,8 @@ class _Plan:
     key sets, met over and over."""
 
 
+_Kinds = tuple[int | tuple[int, str], ...]
+"""``_Paths.kinds``: per value walked further, its kind or its zone's key."""
 _Fixed = tuple[dict[int, _Plan], int]
 """Schema objects evaluated whatever the value, and the levels they span."""
 _Step = tuple[dict[int, _Plan], int, tuple[tuple[str, JSON], ...]]
@@ -510,10 +636,30 @@ _STEPS_PER_PLAN: Final = 1024
 """Key sets remembered per schema object: bounded whatever the logs hold."""
 _MAX_STEP_KEYS: Final = 64
 """Objects with more keys are worked out each time (a key set that long rarely repeats)."""
+ZONE_VALUES: Final = _Allowance(150_000)
+"""Value zones' answers remembered by all the trackers of a process together, each about 270
+bytes at most (its text, bounded by ``_MAX_ZONE_TEXT``, the key and the dict's slot; short
+values, most of them, take half): 40 MB at most; past it, zones are evaluated each time (the
+answers are the same)."""
+_VALUES_PER_ZONE: Final = 1024
+"""Values remembered per zone object: an enum's or a const's few values fit, and a zone whose
+values do not repeat cannot take the others' share of ``ZONE_VALUES``."""
+_MAX_ZONE_TEXT: Final = 128
+"""Longer zone values are evaluated each time: a value that long rarely repeats."""
 
 
 _UNRESOLVED: Final[dict[str, JSON]] = {"$comment": "unresolved"}
 """Stands for a reference the walk cannot follow: evaluation would raise, so defer."""
+
+
+def _text(value: JSON) -> str | None:
+    """The exact text of a zone's value: 1, 1.0 and True apart, and keys in their order (the
+    first error of a short-circuiting applicator can depend on it); None for a value nested
+    too deep to write (the call is then evaluated in full)."""
+    try:
+        return repr(value)
+    except RecursionError:
+        return None
 
 
 def _local(root: JSON, ref: str) -> JSON:
