@@ -211,15 +211,13 @@ def test_wherever_a_schema_is_keyable_the_errors_agree() -> None:
 @pytest.mark.parametrize(
     "schema",
     [
-        {"anyOf": [{"type": "string"}, {"type": "integer"}]},
-        {"oneOf": [{"type": "string"}]},
-        {"allOf": [{"maxLength": 2}]},
-        {"not": {"type": "string"}},
-        {"if": {"type": "string"}, "then": {"maxLength": 2}},
-        {"contains": {"type": "string"}},
-        {"patternProperties": {"^a": {"type": "string"}}},
         {"propertyNames": {"maxLength": 2}},
-        {"dependentRequired": {"a": ["b"]}},
+        {"dependentSchemas": {"a": {"required": ["b"]}}},
+        {"anyOf": [{"dependentSchemas": {"a": {"required": ["b"]}}}]},
+        {"contains": {"type": "string"}, "minContains": 2},
+        {"items": False},
+        {"$schema": "http://json-schema.org/draft-07/schema#", "dependencies": {"a": ["b"]}},
+        {"$schema": "http://json-schema.org/draft-06/schema#", "if": {"type": "string"}},
         {"prefixItems": [{"type": "string"}]},
         {"unevaluatedProperties": False},
         {"$schema": "http://json-schema.org/draft-07/schema#", "items": [{"type": "string"}]},
@@ -409,13 +407,16 @@ def test_errors_that_do_not_map_as_expected_are_declined_one_by_one() -> None:
     good = _fake(
         ["properties", "a", "maxLength"], "MaxLength", ["properties", "a", "maxLength"], ["a"]
     )
-    mapped = fast._mapped(good, arguments)
-    assert mapped is not None and (mapped.validator, list(mapped.path)) == ("maxLength", ["a"])
+    found = fast._mapped(good, arguments)
+    assert found is not None
+    mapped = found[1]
+    assert (mapped.validator, list(mapped.path)) == ("maxLength", ["a"])
     holder = pointers.resolve(schema, "/properties/a")[1]
     assert mapped.schema is holder and mapped.validator_value == 1
     declined = [
         _fake(["properties", "a", "maxLength"], "Type", ["properties", "a", "maxLength"], ["a"]),
-        _fake(["anyOf", 0, "maxLength"], "MaxLength", ["anyOf", 0, "maxLength"], []),
+        _fake(["anyOf", 1, "maxLength"], "MaxLength", ["anyOf", 1, "maxLength"], []),
+        _fake(["anyOf", "0", "maxLength"], "MaxLength", ["anyOf", 0, "maxLength"], []),
         _fake(["properties", "a", "maxLength"], "MaxLength", ["anyOf", 0, "maxLength"], ["a"]),
         _fake(["properties", "maxLength"], "MaxLength", ["properties", "maxLength"], []),
         _fake(["properties", "z", "maxLength"], "MaxLength", ["properties", "z", "maxLength"], []),
