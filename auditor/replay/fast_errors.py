@@ -38,17 +38,19 @@ anything else is left to python-jsonschema, per tool:
 - a local ``$ref``: python-jsonschema leaves the ``$ref`` step out of the schema path
   (``CauseFinder`` hops through it), jsonschema-rs writes it in its evaluation path: it is
   dropped here, at keyword positions only (a property may be named ``$ref``);
+- a ``false`` subschema: python-jsonschema's error names no keyword and leaves out the steps
+  that led into it (the name, the index, ``then``/``else``; the property, the item);
 - annotations and unknown keywords, which neither engine asserts.
 
 Left to python-jsonschema, and why: ``propertyNames`` (python-jsonschema reports the name's
 error at the object), ``dependencies``/``dependentSchemas`` (error counts and paths differ),
 ``minContains``/``maxContains`` (python-jsonschema names them on the ``contains`` path),
-tuple ``items``/``prefixItems``/``additionalItems``, ``unevaluated*``, ``$dynamicRef`` and
-the boolean ``exclusiveMinimum`` of draft 4; per call: a ``false`` subschema meeting a value
-(python-jsonschema's error names no keyword), more than ``limit`` errors (python-jsonschema
-keeps the first it meets, in its own order), two errors at the same pointers from different
-schema objects (``$ref`` beside a keyword of the same name: python-jsonschema orders them by
-message), and any error whose kind and paths do not map as above.
+tuple ``items``/``prefixItems``/``additionalItems``, ``items: false``, ``unevaluated*``,
+``$dynamicRef`` and the boolean ``exclusiveMinimum`` of draft 4; per call: more than
+``limit`` errors (python-jsonschema keeps the first it meets, in its own order), two errors
+at the same pointers from different schema objects (``$ref`` beside a keyword of the same
+name: python-jsonschema orders them by message), and any error whose kind and paths do not
+map as above.
 
 Like its acceptances (``auditor.replay.engine``), the fast engine's errors come without the
 per-call CPU budget (``--call-timeout``): a call python-jsonschema could not finish within it
@@ -191,13 +193,18 @@ class FastErrors:
                     return None
                 built = mapped[1]
                 # python-jsonschema orders errors at the same pointers by message: only
-                # errors that differ in nothing else (one per missing name) may tie.
+                # errors that differ in nothing else (one per missing name) may tie; not
+                # two ``false`` refusing two properties' values, placed at their object.
                 place = (
                     pointers.from_segments(built.path),
                     pointers.from_segments(built.schema_path),
                 )
                 tied = at.setdefault(place, built)
-                if tied.schema is not built.schema or tied.validator != built.validator:
+                if not (
+                    tied.schema is built.schema
+                    and tied.validator == built.validator
+                    and tied.instance is built.instance
+                ):
                     return None
                 found.append(built)
         except Exception:  # an argument the fast engine cannot take: the reference decides
@@ -211,16 +218,43 @@ class FastErrors:
         python-jsonschema's order; ``outer``: the lengths of the schema path and instance
         path of the error whose context this one is in (its paths are relative to those)."""
         path = list(error.evaluation_path)
-        keyword = path[-1] if path else None
         kind = type(error.kind).__name__
+        instance_path = list(error.instance_path)
+        if kind == "FalseSchema":  # python-jsonschema's error names no keyword, only the place
+            walked = self._walk(path, instance_path, arguments)
+            if walked is None or walked[0] is not False:
+                return None
+            if self._located(list(error.schema_path)) is not False:
+                return None
+            _, schema_path, key, instance, (schema_step, instance_step) = walked
+            # python-jsonschema's error for a false subschema it descends into leaves out the
+            # steps of that descent (the name, the index, ``then``; the item, the property):
+            # it is placed at the applicator, with the value it refused.
+            schema_path = schema_path[: len(schema_path) - schema_step]
+            instance_path = instance_path[: len(instance_path) - instance_step]
+            nameless: Any = None  # as python-jsonschema writes it (its stubs say a name)
+            built = ValidationError(
+                "",
+                validator=nameless,
+                path=instance_path[outer[1] :],
+                schema_path=schema_path[outer[0] :],
+                instance=instance,
+                schema=False,
+                validator_value=None,
+            )
+            return key, built
+        keyword = path[-1] if path else None
         if not isinstance(keyword, str) or kind not in KINDS.get(keyword, ()):
             return None
-        instance_path = list(error.instance_path)
         walked = self._walk(path[:-1], instance_path, arguments)
         if walked is None:
             return None
-        holder, schema_path, key, instance = walked
-        if keyword not in holder or self._located(list(error.schema_path[:-1])) is not holder:
+        holder, schema_path, key, instance, _ = walked
+        if (
+            not isinstance(holder, dict)
+            or keyword not in holder
+            or self._located(list(error.schema_path[:-1])) is not holder
+        ):
             return None  # the fast engine's own location must be the walk's
         context: list[ValidationError] = []
         if kind in _BRANCHED:
@@ -252,10 +286,11 @@ class FastErrors:
 
     def _walk(
         self, path: list[Any], instance_path: list[Any], arguments: JSON
-    ) -> tuple[dict[str, JSON], list[str | int], Key, JSON] | None:
-        """The schema object holding the failing keyword, reached along the evaluation path;
-        python-jsonschema's schema path to it (``$ref`` steps left out); where the error comes
-        in python-jsonschema's evaluation order; the value it judged.
+    ) -> tuple[JSON, list[str | int], Key, JSON, tuple[int, int]] | None:
+        """The schema holding the failing keyword (or the ``false`` that fails), reached along
+        the evaluation path; python-jsonschema's schema path to it (``$ref`` steps left out);
+        where the error comes in python-jsonschema's evaluation order; the value it judged;
+        how many steps the last move added to the schema path and to the instance path.
 
         The order: at each schema object, the place of the keyword among its keys (that of
         ``if`` for ``then``/``else``, which python-jsonschema evaluates under ``if``), then
@@ -269,6 +304,7 @@ class FastErrors:
         schema_path: list[str | int] = []
         key: list[int] = []
         depth = index = 0
+        last = (0, 0)
         while index < len(path):
             step = path[index]
             if not isinstance(node, dict) or not isinstance(step, str) or step not in node:
@@ -279,6 +315,7 @@ class FastErrors:
             if step == "$ref":
                 node = self._target(node["$ref"])
                 index += 1
+                last = (0, 0)
                 continue
             member: JSON = node[step]
             if step in _LISTS:
@@ -291,11 +328,13 @@ class FastErrors:
                 node = member[branch]
                 schema_path += [step, branch]
                 index += 2
+                last = (1, 0)
                 continue
             if step in ("then", "else"):
                 node = member
                 schema_path.append(step)
                 index += 1
+                last = (1, 0)
                 continue
             # A step into the arguments: a property (by name or pattern), an item, an extra.
             name: Any = instance_path[depth] if depth < len(instance_path) else None
@@ -310,10 +349,12 @@ class FastErrors:
                 schema_path += [step, own]
                 node = member[own]
                 index += 2
+                last = (1, 1)
             elif step in _ONE:
                 schema_path.append(step)
                 node = member
                 index += 1
+                last = (0, 1)
             else:
                 return None
             if isinstance(instance, dict) and isinstance(name, str) and name in instance:
@@ -327,9 +368,9 @@ class FastErrors:
                 return None
             instance = instance[name]
             depth += 1
-        if depth != len(instance_path) or not isinstance(node, dict):
+        if depth != len(instance_path):
             return None
-        return node, schema_path, tuple(key), instance
+        return node, schema_path, tuple(key), instance, last
 
     def _located(self, segments: list[Any]) -> JSON:
         """The schema object the fast engine names by its own schema path (its copy of the

@@ -1,0 +1,259 @@
+"""The fast engine's errors agree with python-jsonschema's under every applicator it maps.
+
+Differential, over generated schemas nesting ``anyOf``/``oneOf``/``allOf``/``not``/``if``-
+``then``-``else``/``contains``/``patternProperties``/``$ref``/``dependentRequired`` (keys in
+any order, since python-jsonschema's order of a branch's errors follows them; keywords in
+snake_case the normalizer renames, so that errors inside branches have causes), and
+arguments: for every example the fast engine's errors are python-jsonschema's, or it
+declines. Compared twice: as the report reads them (keyword, schema pointer, instance
+pointer, causes, observations: ``tests.test_fast_errors._compare``) and field by field, the
+branches' errors (``context``) included, in python-jsonschema's order. Floors on how often
+the fast engine answered keep a fast path that always declines from passing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from jsonschema.exceptions import ValidationError
+
+from auditor.models import JSON
+from auditor.replay.tool import _errors, _in_order
+from tests.test_engine import INSTANCES, NAMES, NUMBERS, PLAIN_PATTERNS
+from tests.test_fast_errors import _compare, _replay
+
+_REFS = [{"$ref": "#/$defs/a"}, {"$ref": "#/$defs/b"}]
+_SNAKE = {
+    "maxLength": "max_length",
+    "minItems": "min_items",
+    "uniqueItems": "unique_items",
+    "additionalProperties": "additional_properties",
+    "exclusiveMaximum": "exclusive_maximum",
+}
+_DATA = frozenset({"enum", "const", "required", "pattern", "$ref", "dependentRequired"})
+_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs"})
+_SCHEMA_LISTS = frozenset({"anyOf", "oneOf", "allOf"})
+_VALUES = st.sampled_from([None, True, 0, 2, 7.5, "", "a", "abc", "ABC-12", [1, 1], {"a": 1}])
+
+
+def _leaf() -> st.SearchStrategy[dict[str, Any]]:
+    return st.fixed_dictionaries(
+        {},
+        optional={
+            "type": st.sampled_from(["string", "integer", "number", "object", "array", "null"])
+            | st.lists(
+                st.sampled_from(["string", "integer", "null"]), min_size=1, max_size=2, unique=True
+            ),
+            "pattern": st.sampled_from(PLAIN_PATTERNS),
+            "maxLength": st.integers(0, 3),
+            "minimum": NUMBERS,
+            "exclusiveMaximum": NUMBERS,
+            "multipleOf": st.sampled_from([1, 2, 3]),
+            "enum": st.lists(_VALUES, min_size=1, max_size=3),
+            "const": _VALUES,
+            "uniqueItems": st.booleans(),
+            "minItems": st.integers(0, 2),
+            "maxProperties": st.integers(0, 2),
+            "required": st.lists(NAMES, max_size=2, unique=True),
+        },
+    )
+
+
+def _compound(children: st.SearchStrategy[Any]) -> st.SearchStrategy[dict[str, Any]]:
+    return st.fixed_dictionaries(
+        {},
+        optional={
+            "properties": st.dictionaries(NAMES, children, max_size=3),
+            "patternProperties": st.dictionaries(
+                st.sampled_from(PLAIN_PATTERNS), children, max_size=2
+            ),
+            "additionalProperties": children,
+            "items": children.filter(lambda child: isinstance(child, dict)),
+            "anyOf": st.lists(children, min_size=1, max_size=3),
+            "oneOf": st.lists(children, min_size=1, max_size=3),
+            "allOf": st.lists(children, min_size=1, max_size=2),
+            "not": children,
+            "contains": children,
+            "if": children,
+            "then": children,
+            "else": children,
+            "dependentRequired": st.dictionaries(
+                NAMES, st.lists(NAMES, max_size=2, unique=True), max_size=2
+            ),
+        },
+    )
+
+
+def _shuffled(node: dict[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
+    """``node`` with its keys in any order: python-jsonschema evaluates them in that order."""
+    return st.permutations(list(node.items())).map(dict)
+
+
+def _trees(refs: bool) -> st.SearchStrategy[Any]:
+    base = _leaf() | st.booleans()
+    if refs:
+        base = base | st.sampled_from(_REFS)
+    return st.recursive(
+        base,
+        lambda children: (
+            st.tuples(_leaf(), _compound(children))
+            .map(lambda pair: {**pair[0], **pair[1]})
+            .flatmap(_shuffled)
+        ),
+        max_leaves=10,
+    )
+
+
+def _branched(trees: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    """Branches where arguments meet them: at the root, or under properties (the commonest
+    shape in catalogs: ``"x": {"anyOf": [T, {"type": "null"}]}``)."""
+    branches = st.lists(trees, min_size=2, max_size=3)
+    split = st.sampled_from(["anyOf", "oneOf"]).flatmap(
+        lambda keyword: branches.map(lambda found: {keyword: found})
+    )
+    return split | st.dictionaries(NAMES, split, min_size=1, max_size=3).map(
+        lambda members: {"type": "object", "properties": members}
+    )
+
+
+def _schemas() -> st.SearchStrategy[Any]:
+    """A tree whose ``$ref``s (anywhere, branches included) lead into ``$defs`` holding trees
+    without references (so never recursive: the fast engine would refuse those)."""
+    defs = st.fixed_dictionaries({"a": _trees(False), "b": _trees(False)})
+    trees = _trees(True)
+    return st.tuples(trees | _branched(trees), defs).map(
+        lambda pair: {**pair[0], "$defs": pair[1]} if isinstance(pair[0], dict) else pair[0]
+    )
+
+
+def _dialect(node: Any) -> Any:
+    """``node`` with some keywords in snake_case, through branches and maps of subschemas."""
+    if isinstance(node, list):
+        return [_dialect(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key in _SCHEMA_MAPS and isinstance(value, dict):
+            out[key] = {name: _dialect(member) for name, member in value.items()}
+        elif key in _DATA:
+            out[key] = value
+        else:
+            out[_SNAKE.get(key, key)] = _dialect(value)
+    return out
+
+
+def _without(node: Any, keys: frozenset[str]) -> Any:
+    if isinstance(node, dict):
+        return {k: _without(v, keys) for k, v in node.items() if k not in keys}
+    if isinstance(node, list):
+        return [_without(item, keys) for item in node]
+    return node
+
+
+def _same(ours: ValidationError, theirs: ValidationError, where: str) -> None:
+    """Every field the report's readers take from an error (``CauseFinder``, ``observe``, the
+    witnesses), the branches' errors included and in order; all but the message."""
+    assert ours.validator == theirs.validator, where
+    assert list(ours.relative_path) == list(theirs.relative_path), where
+    assert list(ours.relative_schema_path) == list(theirs.relative_schema_path), where
+    assert list(ours.absolute_path) == list(theirs.absolute_path), where
+    assert list(ours.absolute_schema_path) == list(theirs.absolute_schema_path), where
+    assert ours.schema is theirs.schema, where
+    assert ours.validator_value is theirs.validator_value, where
+    assert ours.instance == theirs.instance, where
+    assert len(ours.context) == len(theirs.context), where
+    mine, references = list(ours.context), list(theirs.context)
+    if _in_set_order(theirs):
+        # python-jsonschema takes extra properties in set order: compare those as a multiset.
+        mine, references = _by_place(mine), _by_place(references)
+    for index, (sub, reference) in enumerate(zip(mine, references, strict=True)):
+        _same(sub, reference, f"{where}/context/{index}")
+
+
+def _in_set_order(error: ValidationError) -> bool:
+    return any("additionalProperties" in sub.relative_schema_path for sub in error.context)
+
+
+def _by_place(errors: list[ValidationError]) -> list[ValidationError]:
+    return sorted(
+        errors,
+        key=lambda e: (
+            [str(s) for s in e.absolute_schema_path],
+            [str(s) for s in e.absolute_path],
+        ),
+    )
+
+
+def _contexts(errors: list[ValidationError]) -> int:
+    return sum(len(e.context) + _contexts(list(e.context)) for e in errors)
+
+
+DRAFTS = [
+    ("https://json-schema.org/draft/2020-12/schema", frozenset(), 400),
+    ("https://json-schema.org/draft/2019-09/schema", frozenset(), 100),
+    # No dependentRequired there (a keyword of another draft keeps a schema with the reference).
+    ("http://json-schema.org/draft-07/schema#", frozenset({"dependentRequired"}), 200),
+]
+
+
+@pytest.mark.parametrize(("draft", "absent", "examples"), DRAFTS)
+def test_under_every_applicator_the_fast_errors_are_the_references_or_declined(
+    draft: str, absent: frozenset[str], examples: int
+) -> None:
+    counted = {
+        "schemas": 0,
+        "instances": 0,
+        "rejected": 0,
+        "taken": 0,
+        "branched": 0,
+        "branch_errors": 0,
+    }
+    compared = {"instances": 0, "unknown": 0, "rejected": 0, "caused": 0}
+
+    @settings(
+        max_examples=examples,
+        deadline=None,
+        derandomize=True,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+    )
+    @given(_schemas(), st.lists(INSTANCES, min_size=1, max_size=8))
+    def agree(schema: Any, instances: list[JSON]) -> None:
+        if not isinstance(schema, dict):
+            return
+        replay = _replay(_dialect({"$schema": draft, **_without(schema, absent)}))
+        fast, validator = replay._fast_errors, replay.new.validator
+        if fast is None or validator is None:
+            return  # the meta-schema or the fast engine refused it
+        counted["schemas"] += 1
+        for instance in instances:
+            counted["instances"] += 1
+            reference = _errors(validator, instance)
+            counted["rejected"] += bool(reference)
+            light = fast(instance)
+            if light is None:
+                assert reference, (replay.normalized.schema, instance)  # declines only errors
+                continue
+            ours = _in_order(light)
+            assert len(ours) == len(reference), (replay.normalized.schema, instance)
+            for index, (mine, theirs) in enumerate(zip(ours, reference, strict=True)):
+                _same(mine, theirs, f"{replay.normalized.schema} {instance!r} error {index}")
+            _compare(replay, instance, compared)  # and as the report reads them
+            counted["taken"] += bool(reference)
+            counted["branched"] += any(e.context for e in reference)
+            counted["branch_errors"] += _contexts(reference)
+
+    agree()
+    # Not rare: most generated schemas are keyable, and the fast engine answers for most
+    # rejections, many of them with branches, some with causes (a renamed keyword) inside.
+    assert counted["schemas"] >= examples // 3, counted
+    assert counted["rejected"] >= 0.4 * counted["instances"], counted
+    assert counted["taken"] >= 0.6 * counted["rejected"], counted
+    assert counted["branched"] >= 0.05 * counted["taken"] and counted["branch_errors"] >= 20
+    assert compared["unknown"] == 0 and compared["instances"] == counted["taken"] + (
+        counted["instances"] - counted["rejected"]
+    ), (counted, compared)
+    assert compared["caused"] >= 0.02 * counted["taken"], (counted, compared)
