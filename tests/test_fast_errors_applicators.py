@@ -136,6 +136,7 @@ def _dialect(node: Any) -> Any:
     if not isinstance(node, dict):
         return node
     out: dict[str, Any] = {}
+    key: str
     for key, value in node.items():
         if key in _SCHEMA_MAPS and isinstance(value, dict):
             out[key] = {name: _dialect(member) for name, member in value.items()}
