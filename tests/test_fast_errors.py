@@ -274,14 +274,38 @@ def test_a_property_named_ref_is_a_name_in_the_error_paths() -> None:
 
 
 def test_the_fast_errors_decline_what_they_cannot_tell_exactly() -> None:
-    schema: JSON = {"properties": {"a": False}, "additionalProperties": {"maxLength": 1}}
+    schema: JSON = {
+        "properties": {"a": False, "z": False},
+        "additionalProperties": {"maxLength": 1},
+    }
     validator = FastCheck(schema).validator
     fast = FastErrors(schema, validator, limit=3)
-    assert fast({"a": 1}) is None  # a false subschema: python-jsonschema names no keyword
+    # Two false subschemas refusing two values: python-jsonschema places both at the object
+    # (no name, no keyword) and orders them by message, which the fast engine does not have.
+    assert fast({"a": 1, "z": "x"}) is None
     assert fast({"b": "xx", "c": "xx", "d": "xx", "e": "xx"}) is None  # over the limit
     found = fast({"b": "xx", "c": "xx", "d": "x"})
     assert found is not None and sorted(list(e.path) for e in found) == [["b"], ["c"]]
     assert fast({"b": "x"}) == []
+
+
+def test_a_false_subschema_is_placed_where_python_jsonschema_places_it() -> None:
+    schema: JSON = {"properties": {"a": {"anyOf": [False, {"type": "null"}]}, "b": False}}
+    fast = FastErrors(schema, FastCheck(schema).validator, limit=5)
+    found = fast({"a": 1, "b": 2})
+    assert found is not None
+    refused, branched = sorted(found, key=lambda e: e.validator is None)[::-1]
+    # The descent into the false subschema leaves the name out of both paths: the error is
+    # the object's, under `properties`, with the value `false` refused.
+    assert (refused.validator, list(refused.path), list(refused.schema_path)) == (
+        None,
+        [],
+        ["properties"],
+    )
+    assert refused.schema is False and refused.instance == 2
+    assert (branched.validator, list(branched.path)) == ("anyOf", ["a"])
+    # In the branches: the false branch's error has no index (it is no branch's), the other has.
+    assert [list(e.relative_schema_path) for e in branched.context] == [[], [1, "type"]]
 
 
 def test_the_limit_is_python_jsonschemas() -> None:

@@ -226,7 +226,7 @@ def test_under_every_applicator_the_fast_errors_are_the_references_or_declined(
         if not isinstance(schema, dict):
             return
         replay = _replay(_dialect({"$schema": draft, **_without(schema, absent)}))
-        fast, validator = replay._fast_errors, replay.new.validator
+        fast, validator = replay.fast_errors, replay.new.validator
         if fast is None or validator is None:
             return  # the meta-schema or the fast engine refused it
         counted["schemas"] += 1
