@@ -180,12 +180,14 @@ class FastErrors:
         self._root = schema
         self._validator = validator
         self._limit = limit
+        self._places: dict[tuple[Any, ...], JSON] = {}
+        """``_located``'s answers: a schema has few keyword places, and calls meet them often."""
 
     def __call__(self, arguments: JSON) -> list[ValidationError] | None:
         """python-jsonschema's errors for ``arguments``, but for their messages; None where
         this cannot tell them exactly (python-jsonschema must evaluate)."""
         found: list[ValidationError] = []
-        at: dict[tuple[str, str], ValidationError] = {}
+        at: dict[tuple[tuple[Any, ...], tuple[Any, ...]], ValidationError] = {}
         try:
             for error in self._validator.iter_errors(arguments):
                 mapped = self._mapped(error, arguments)
@@ -195,11 +197,7 @@ class FastErrors:
                 # python-jsonschema orders errors at the same pointers by message: only
                 # errors that differ in nothing else (one per missing name) may tie; not
                 # two ``false`` refusing two properties' values, placed at their object.
-                place = (
-                    pointers.from_segments(built.path),
-                    pointers.from_segments(built.schema_path),
-                )
-                tied = at.setdefault(place, built)
+                tied = at.setdefault((tuple(built.path), tuple(built.schema_path)), built)
                 if not (
                     tied.schema is built.schema
                     and tied.validator == built.validator
@@ -375,6 +373,12 @@ class FastErrors:
     def _located(self, segments: list[Any]) -> JSON:
         """The schema object the fast engine names by its own schema path (its copy of the
         schema spells ``patternProperties`` keys translated); None if there is none."""
+        place = tuple(segments)
+        if place not in self._places:
+            self._places[place] = self._find(segments)
+        return self._places[place]
+
+    def _find(self, segments: list[Any]) -> JSON:
         node: JSON = self._root
         previous: Any = None
         for segment in segments:
