@@ -13,6 +13,10 @@ the fast engine answered keep a fast path that always declines from passing.
 
 from __future__ import annotations
 
+import json
+import random
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,9 +25,10 @@ from hypothesis import strategies as st
 from jsonschema.exceptions import ValidationError
 
 from auditor.models import JSON
+from auditor.replay import tool as tool_module
 from auditor.replay.tool import _errors, _in_order
 from tests.test_engine import INSTANCES, NAMES, NUMBERS, PLAIN_PATTERNS
-from tests.test_fast_errors import _compare, _replay
+from tests.test_fast_errors import FORMATS, _audit, _compare, _replay
 
 _REFS = [{"$ref": "#/$defs/a"}, {"$ref": "#/$defs/b"}]
 _SNAKE = {
@@ -258,3 +263,120 @@ def test_under_every_applicator_the_fast_errors_are_the_references_or_declined(
         counted["instances"] - counted["rejected"]
     ), (counted, compared)
     assert compared["caused"] >= 0.02 * counted["taken"], (counted, compared)
+
+
+# End to end: a catalog of applicators (some written in a dialect the old runtime ignored, so
+# that calls are newly rejected with causes inside branches), reports on and off.
+
+_CATALOG: JSON = {
+    "tools": [
+        {
+            "name": "search",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string", "pattern": "^[a-z]{2,8}_[0-9]{1,7}$"},
+                    "mode": {"any_of": [{"const": "fast"}, {"const": "full"}]},
+                    "note": {"anyOf": [{"type": "string", "max_length": 6}, {"type": "null"}]},
+                    "filter": {
+                        "oneOf": [
+                            {
+                                "type": "object",
+                                "properties": {"field": {"enum": ["a", "b"]}},
+                                "required": ["field"],
+                            },
+                            {"type": "string", "minLength": 2},
+                        ]
+                    },
+                    "level": {
+                        "if": {"type": "integer"},
+                        "then": {"minimum": 0},
+                        "else": {"type": "string", "pattern": "^[a-z]+$"},
+                    },
+                    "tags": {
+                        "type": "array",
+                        "items": {"$ref": "#/$defs/tag"},
+                        "contains": {"const": "main"},
+                        "unique_items": True,
+                    },
+                },
+                "patternProperties": {"^x_": {"type": "integer"}},
+                "dependentRequired": {"note": ["id"]},
+                "allOf": [{"not": {"required": ["forbidden"]}}],
+                "additional_properties": False,
+                "$defs": {"tag": {"type": "string", "maxLength": 6}},
+            },
+        },
+        {
+            "name": "lookup",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string"},
+                    "scope": {"oneOf": [{"const": "all"}, {"type": "array", "min_items": 1}]},
+                    "limit": {"anyOf": [{"type": "integer", "maximum": 50}, {"type": "null"}]},
+                },
+                "required": ["id"],
+            },
+        },
+    ]
+}
+_VALUES: dict[str, list[JSON]] = {
+    "id": ["ab_1", "main_5721", "Bad-1", 7],
+    "mode": ["fast", "full", "slow", None],
+    "note": [None, "short", "far too long", 3],
+    "filter": [{"field": "a"}, {"field": "c"}, "xy", "x", {}, 1],
+    "level": [0, -1, "abc", "ABC", 2.5],
+    "tags": [["main"], ["main", "main"], ["other"], ["main", "toolong_tag"], []],
+    "x_count": [1, "one"],
+    "forbidden": [True],
+    "extra": [1],
+    "scope": ["all", ["a"], [], "some"],
+    "limit": [10, 99, None, "ten"],
+}
+
+
+def _write_workload(folder: Path, calls: int) -> None:
+    rng = random.Random(26)
+    folder.mkdir()
+    (folder / "tools.json").write_text(json.dumps(_CATALOG))
+    names = {
+        "search": ["id", "mode", "note", "filter", "level", "tags", "x_count", "forbidden"],
+        "lookup": ["id", "scope", "limit", "extra"],
+    }
+    with (folder / "calls.jsonl").open("w") as log:
+        for index in range(calls):
+            tool = rng.choice(["search", "lookup"])
+            chosen = rng.sample(names[tool], rng.randint(1, 4))
+            arguments = {name: rng.choice(_VALUES[name]) for name in chosen}
+            record = {"id": f"call_{index}", "tool": tool, "arguments": json.dumps(arguments)}
+            log.write(json.dumps(record) + "\n")
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        ["--max-calls", "5", "--examples", "1"],
+        ["--max-calls", "20", "--examples", "2", "--group-by", "caller", "--redact"],
+    ],
+)
+def test_reports_on_applicators_are_byte_identical_with_the_fast_errors_on_and_off(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    extra: list[str],
+) -> None:
+    _write_workload(tmp_path / "work", 1500)
+    before = tool_module.LIGHT.calls
+    on = _audit(tmp_path / "work", tmp_path / "on", extra, capsys)
+    light = tool_module.LIGHT.calls - before
+    monkeypatch.setattr(tool_module, "keyable", lambda schema: False)
+    off = _audit(tmp_path / "work", tmp_path / "off", extra, capsys)
+    assert tool_module.LIGHT.calls - before == light  # off: not one more
+    found = re.search(r'"newly_rejected": (\d+)', on["json"].decode())
+    assert found is not None
+    rejected = int(found.group(1))
+    assert rejected > 50, rejected
+    assert light > rejected // 2, (light, rejected)  # most were described by the fast engine
+    for name in FORMATS:
+        assert on[name] == off[name], name
