@@ -321,7 +321,7 @@ _CATALOG: JSON = {
         },
     ]
 }
-_VALUES: dict[str, list[JSON]] = {
+_ARGUMENTS: dict[str, list[JSON]] = {
     "id": ["ab_1", "main_5721", "Bad-1", 7],
     "mode": ["fast", "full", "slow", None],
     "note": [None, "short", "far too long", 3],
@@ -348,7 +348,7 @@ def _write_workload(folder: Path, calls: int) -> None:
         for index in range(calls):
             tool = rng.choice(["search", "lookup"])
             chosen = rng.sample(names[tool], rng.randint(1, 4))
-            arguments = {name: rng.choice(_VALUES[name]) for name in chosen}
+            arguments = {name: rng.choice(_ARGUMENTS[name]) for name in chosen}
             record = {"id": f"call_{index}", "tool": tool, "arguments": json.dumps(arguments)}
             log.write(json.dumps(record) + "\n")
 
