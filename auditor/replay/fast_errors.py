@@ -60,6 +60,7 @@ described, not a schema error.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Final
 
 from jsonschema.exceptions import ValidationError
@@ -294,8 +295,7 @@ class FastErrors:
         ``if`` for ``then``/``else``, which python-jsonschema evaluates under ``if``), then
         the branch, the place of the name in ``properties``, of the pattern and of the name
         in the arguments for ``patternProperties``, of the item or the extra property in the
-        arguments. (python-jsonschema takes extra properties in set order; errors under one
-        such schema differ only in their instance, which nothing their order decides reads.)
+        arguments (extra properties: in the order of python-jsonschema's set of them).
         """
         node: JSON = self._root
         instance = arguments
@@ -315,7 +315,7 @@ class FastErrors:
                 index += 1
                 last = (0, 0)
                 continue
-            member: JSON = node[step]
+            node_above, member = node, node[step]
             if step in _LISTS:
                 branch = path[index + 1] if index + 1 < len(path) else None
                 if not (isinstance(member, list) and isinstance(branch, int)):
@@ -356,7 +356,12 @@ class FastErrors:
             else:
                 return None
             if isinstance(instance, dict) and isinstance(name, str) and name in instance:
-                if step != "properties":
+                if step == "additionalProperties":
+                    extras = _extras_in_set_order(node_above, instance)
+                    if name not in extras:
+                        return None
+                    key.append(extras.index(name))
+                elif step == "patternProperties":
                     key.append(list(instance).index(name))
             elif isinstance(instance, list) and isinstance(name, int) and step == "items":
                 if not 0 <= name < len(instance):
@@ -404,6 +409,24 @@ class FastErrors:
 
 def _position(node: dict[str, JSON], keyword: str) -> int:
     return list(node).index(keyword)
+
+
+def _extras_in_set_order(schema: dict[str, JSON], instance: dict[str, JSON]) -> list[str]:
+    """The properties ``additionalProperties`` judges, in the order python-jsonschema takes
+    them: it makes a set of them, in the order of the arguments, and iterates that. A set of
+    the same strings added in the same order iterates alike within one process, so the
+    reference's order (which decides the order of the causes an ``anyOf`` names) is this."""
+    declared = schema.get("properties", {})
+    named = schema.get("patternProperties", {})
+    patterns = "|".join(named) if isinstance(named, dict) else ""
+    return list(
+        set(  # built exactly as python-jsonschema builds it
+            name
+            for name in instance
+            if not (isinstance(declared, dict) and name in declared)
+            and not (patterns and re.search(patterns, name))
+        )
+    )
 
 
 def _pattern(patterns: dict[str, JSON], spelled: str) -> str | None:
