@@ -211,15 +211,13 @@ def test_wherever_a_schema_is_keyable_the_errors_agree() -> None:
 @pytest.mark.parametrize(
     "schema",
     [
-        {"anyOf": [{"type": "string"}, {"type": "integer"}]},
-        {"oneOf": [{"type": "string"}]},
-        {"allOf": [{"maxLength": 2}]},
-        {"not": {"type": "string"}},
-        {"if": {"type": "string"}, "then": {"maxLength": 2}},
-        {"contains": {"type": "string"}},
-        {"patternProperties": {"^a": {"type": "string"}}},
         {"propertyNames": {"maxLength": 2}},
-        {"dependentRequired": {"a": ["b"]}},
+        {"dependentSchemas": {"a": {"required": ["b"]}}},
+        {"anyOf": [{"dependentSchemas": {"a": {"required": ["b"]}}}]},
+        {"contains": {"type": "string"}, "minContains": 2},
+        {"items": False},
+        {"$schema": "http://json-schema.org/draft-07/schema#", "dependencies": {"a": ["b"]}},
+        {"$schema": "http://json-schema.org/draft-06/schema#", "if": {"type": "string"}},
         {"prefixItems": [{"type": "string"}]},
         {"unevaluatedProperties": False},
         {"$schema": "http://json-schema.org/draft-07/schema#", "items": [{"type": "string"}]},
@@ -276,14 +274,36 @@ def test_a_property_named_ref_is_a_name_in_the_error_paths() -> None:
 
 
 def test_the_fast_errors_decline_what_they_cannot_tell_exactly() -> None:
-    schema: JSON = {"properties": {"a": False}, "additionalProperties": {"maxLength": 1}}
+    schema: JSON = {
+        "properties": {"a": False, "z": False},
+        "additionalProperties": {"maxLength": 1},
+    }
     validator = FastCheck(schema).validator
     fast = FastErrors(schema, validator, limit=3)
-    assert fast({"a": 1}) is None  # a false subschema: python-jsonschema names no keyword
+    # Two false subschemas refusing two values: python-jsonschema places both at the object
+    # (no name, no keyword) and orders them by message, which the fast engine does not have.
+    assert fast({"a": 1, "z": "x"}) is None
     assert fast({"b": "xx", "c": "xx", "d": "xx", "e": "xx"}) is None  # over the limit
     found = fast({"b": "xx", "c": "xx", "d": "x"})
     assert found is not None and sorted(list(e.path) for e in found) == [["b"], ["c"]]
     assert fast({"b": "x"}) == []
+
+
+def test_a_false_subschema_is_placed_where_python_jsonschema_places_it() -> None:
+    schema: JSON = {"properties": {"a": {"anyOf": [False, {"type": "null"}]}, "b": False}}
+    fast = FastErrors(schema, FastCheck(schema).validator, limit=5)
+    found = fast({"a": 1, "b": 2})
+    assert found is not None
+    refused, branched = sorted(found, key=lambda e: e.validator is None)[::-1]
+    # The descent into the false subschema leaves the name out of both paths: the error is
+    # the object's, under `properties`, with the value `false` refused.
+    nameless: object = refused.validator  # the stubs say a name; python-jsonschema writes None
+    assert nameless is None
+    assert (list(refused.path), list(refused.schema_path)) == ([], ["properties"])
+    assert refused.schema is False and refused.instance == 2
+    assert (branched.validator, list(branched.path)) == ("anyOf", ["a"])
+    # In the branches: the false branch's error has no index (it is no branch's), the other has.
+    assert [list(e.relative_schema_path) for e in branched.context] == [[], [1, "type"]]
 
 
 def test_the_limit_is_python_jsonschemas() -> None:
@@ -409,13 +429,16 @@ def test_errors_that_do_not_map_as_expected_are_declined_one_by_one() -> None:
     good = _fake(
         ["properties", "a", "maxLength"], "MaxLength", ["properties", "a", "maxLength"], ["a"]
     )
-    mapped = fast._mapped(good, arguments)
-    assert mapped is not None and (mapped.validator, list(mapped.path)) == ("maxLength", ["a"])
+    found = fast._mapped(good, arguments)
+    assert found is not None
+    mapped = found[1]
+    assert (mapped.validator, list(mapped.path)) == ("maxLength", ["a"])
     holder = pointers.resolve(schema, "/properties/a")[1]
     assert mapped.schema is holder and mapped.validator_value == 1
     declined = [
         _fake(["properties", "a", "maxLength"], "Type", ["properties", "a", "maxLength"], ["a"]),
-        _fake(["anyOf", 0, "maxLength"], "MaxLength", ["anyOf", 0, "maxLength"], []),
+        _fake(["anyOf", 1, "maxLength"], "MaxLength", ["anyOf", 1, "maxLength"], []),
+        _fake(["anyOf", "0", "maxLength"], "MaxLength", ["anyOf", 0, "maxLength"], []),
         _fake(["properties", "a", "maxLength"], "MaxLength", ["anyOf", 0, "maxLength"], ["a"]),
         _fake(["properties", "maxLength"], "MaxLength", ["properties", "maxLength"], []),
         _fake(["properties", "z", "maxLength"], "MaxLength", ["properties", "z", "maxLength"], []),
