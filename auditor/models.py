@@ -310,7 +310,7 @@ class Verdict:
     problem: str | None = None
     over_budget: bool = False
     """The call's CPU-time budget (``--call-timeout``) ran out while this schema evaluated it:
-    a problem (the reference engine stopped), or, read leniently, keywords that enforced
+    a problem (the reference validator stopped), or, read leniently, keywords that enforced
     nothing because they could not finish."""
 
     @property

@@ -8,7 +8,7 @@
 Generates each workload (benchmarks/generate.py: ``WORKLOADS``) unless it exists, runs
 ``auditor audit`` on it ``--rounds`` times and prints the medians (and range) of the wall time
 and of the CPU seconds the audit and its worker processes used, CPU microseconds per call
-and peak RSS; then replays a sample of calls with and without the fast engine (how many
+and peak RSS; then replays a sample of calls with and without the fast validator (how many
 differ: must be 0). CPU seconds are what to compare on a shared machine: wall time moves with
 the load of others, CPU time much less.
 
@@ -121,7 +121,7 @@ def naive_loop(log: Path, catalog: Path, sample: int) -> tuple[float, int]:
 
 
 def reference_check(log: Path, catalog: Path, sample: int) -> tuple[int, int]:
-    """Replay the first calls with and without the fast engine: (calls compared, differing).
+    """Replay the first calls with and without the fast validator: (calls compared, differing).
     The auditor on ``sys.path`` (this tree's, or PYTHONPATH's) replays them."""
     from auditor.aggregate.pipeline import evaluate_call, prepare
     from auditor.inputs.catalogs import load_catalogs
@@ -205,7 +205,7 @@ def measure(name: str, options: argparse.Namespace) -> None:
     )
     if options.reference_sample:
         compared, differing = reference_check(log, catalog, options.reference_sample)
-        print(f"{'':14} fast engine vs reference: {differing} of {compared:,} calls differ")
+        print(f"{'':14} fast validator vs reference: {differing} of {compared:,} calls differ")
     if layout == "file" and options.baselines:
         baselines(log, catalog, options)
 

@@ -1,4 +1,4 @@
-"""The benchmark at smoke size: the workload is what it says, and the fast engine agrees.
+"""The benchmark at smoke size: the workload is what it says, and the fast validator agrees.
 
 No timing here (benchmarks/run.py prints figures); only what must hold at any size.
 """

@@ -23,7 +23,7 @@ from auditor.schema.keywords import VOCABULARY, schema_objects
 from auditor.schema.normalize import DEFAULT_RULES, normalize
 from tests.conftest import load_cases
 from tests.test_coverage import KEYED, walkable_schemas
-from tests.test_engine import INSTANCES
+from tests.test_fast_validator import INSTANCES
 from tests.test_normalize_properties import dialect
 
 

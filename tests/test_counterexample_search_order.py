@@ -53,7 +53,7 @@ def test_a_candidate_the_old_schema_rejects_never_reaches_the_reference_errors(
     # Four characters: accepted before (max_length enforced nothing), refused after, by it.
     assert bites(replay, max_length, {"q": "abcd"})
     assert asked == [{"q": "abcd"}]
-    # Accepted on both sides: the fast engine says so, nothing else is asked.
+    # Accepted on both sides: the fast validator says so, nothing else is asked.
     assert not bites(replay, max_length, {"q": "abc"})
     assert asked == [{"q": "abcd"}]
 
@@ -78,7 +78,7 @@ def test_with_no_old_runtime_everything_passed_before(monkeypatch: pytest.Monkey
 def test_an_untrusted_new_schema_is_evaluated_whatever_the_old_side_says(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # A reference to another document: the fast engine is not trusted with the new schema,
+    # A reference to another document: the fast validator is not trusted with the new schema,
     # which raises when a call reaches the reference: counted as a schema error, not skipped.
     schema: dict[str, JSON] = {
         "type": "object",

@@ -46,7 +46,7 @@ from auditor.schema.normalize import DEFAULT_RULES, normalize
 from tests.conftest import cpu_seconds, load_cases, seconds
 from tests.reporting import make_report
 from tests.test_coverage import KEYED, walkable_schemas
-from tests.test_engine import INSTANCES
+from tests.test_fast_validator import INSTANCES
 from tests.test_normalize_properties import dialect
 
 

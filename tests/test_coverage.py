@@ -17,7 +17,7 @@ from auditor.replay import coverage
 from auditor.replay.tool import ToolReplay
 from auditor.schema.normalize import DEFAULT_RULES
 from tests.conftest import load_cases
-from tests.test_engine import INSTANCES
+from tests.test_fast_validator import INSTANCES
 from tests.test_normalize_properties import NAMES, dialect, leaf
 
 KEYED = st.dictionaries(

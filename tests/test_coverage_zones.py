@@ -20,7 +20,7 @@ from auditor.replay import coverage
 from auditor.replay.coverage import CoverageTracker
 from auditor.replay.tool import ToolReplay
 from auditor.schema.normalize import DEFAULT_RULES
-from tests.test_engine import INSTANCES
+from tests.test_fast_validator import INSTANCES
 from tests.test_normalize_properties import dialect, leaf
 
 KEYS = st.sampled_from(["mode", "path", "a", "ab", "b", "min_items", "type"])

@@ -1,9 +1,9 @@
-"""The fast engine's errors key groups and feed evidence exactly as python-jsonschema's do.
+"""The fast validator's errors key groups and feed evidence exactly as python-jsonschema's do.
 
 A rejected call the report does not show in detail takes its errors from jsonschema-rs
 (``auditor.replay.fast_errors``). Differential: for generated schemas (keyword-like property
 names, ``$ref``s into ``$defs``, snake_case keywords the normalizer renames, so that errors
-have causes) and arguments, every error the fast engine describes is python-jsonschema's but
+have causes) and arguments, every error the fast validator describes is python-jsonschema's but
 for its message: keyword, schema pointer (through ``$ref``), instance pointer, causes and
 observations. End to end: the reports in every format are byte for byte the same with the
 fast path on and off, with ``--max-calls`` small enough that it runs.
@@ -25,12 +25,12 @@ from auditor import pointers
 from auditor.aggregate.pipeline import ReportSettings, Tally, prepare
 from auditor.models import JSON, REJECTS, Call, Location, Outcome, ToolSchema, ValidationIssue
 from auditor.replay import tool as tool_module
-from auditor.replay.engine import FastCheck
 from auditor.replay.fast_errors import FastErrors, keyable
+from auditor.replay.fast_validator import FastCheck
 from auditor.replay.tool import MAX_ERRORS, Memo, Remembered, ToolReplay, _errors, _in_order
 from auditor.schema.normalize import DEFAULT_RULES
 from tests.conftest import run_cli
-from tests.test_engine import (
+from tests.test_fast_validator import (
     INSTANCES,
     NAMES,
     NUMBERS,
@@ -165,7 +165,7 @@ def test_the_fast_engines_errors_are_the_references_but_for_their_messages(
         if isinstance(schema, dict):
             schema = {"$schema": draft, **schema}
         replay = _replay(_dialect(schema))
-        if replay.fast_errors is None:  # the meta-schema or the fast engine refused it
+        if replay.fast_errors is None:  # the meta-schema or the fast validator refused it
             return
         compared["schemas"] += 1
         for instance in instances:
@@ -173,7 +173,7 @@ def test_the_fast_engines_errors_are_the_references_but_for_their_messages(
 
     agree()
     # Not rare: most generated schemas are keyable, most arguments fail them, many at a
-    # renamed keyword; the fast engine declines few (a false subschema, too many errors).
+    # renamed keyword; the fast validator declines few (a false subschema, too many errors).
     assert compared["schemas"] >= examples // 5, compared
     assert compared["rejected"] >= rejected_share * compared["instances"], compared
     if caused_share:
@@ -281,7 +281,7 @@ def test_the_fast_errors_decline_what_they_cannot_tell_exactly() -> None:
     validator = FastCheck(schema).validator
     fast = FastErrors(schema, validator, limit=3)
     # Two false subschemas refusing two values: python-jsonschema places both at the object
-    # (no name, no keyword) and orders them by message, which the fast engine does not have.
+    # (no name, no keyword) and orders them by message, which the fast validator does not have.
     assert fast({"a": 1, "z": "x"}) is None
     assert fast({"b": "xx", "c": "xx", "d": "xx", "e": "xx"}) is None  # over the limit
     found = fast({"b": "xx", "c": "xx", "d": "x"})
@@ -365,7 +365,7 @@ def test_reports_are_byte_identical_with_the_fast_errors_on_and_off(
     rejected = int(re.search(r'"newly_rejected": (\d+)', report).group(1))  # type: ignore[union-attr]
     accepted = int(re.search(r'"accepted": (\d+)', report).group(1))  # type: ignore[union-attr]
     assert rejected > 150 and accepted > 500  # refusals and acceptances, both
-    assert light > rejected // 2  # most rejections were described by the fast engine
+    assert light > rejected // 2  # most rejections were described by the fast validator
     for name in FORMATS:
         assert on[name] == off[name], name
 

@@ -1,14 +1,14 @@
-"""The fast engine's errors agree with python-jsonschema's under every applicator it maps.
+"""The fast validator's errors agree with python-jsonschema's under every applicator it maps.
 
 Differential, over generated schemas nesting ``anyOf``/``oneOf``/``allOf``/``not``/``if``-
 ``then``-``else``/``contains``/``patternProperties``/``$ref``/``dependentRequired`` (keys in
 any order, since python-jsonschema's order of a branch's errors follows them; keywords in
 snake_case the normalizer renames, so that errors inside branches have causes), and
-arguments: for every example the fast engine's errors are python-jsonschema's, or it
+arguments: for every example the fast validator's errors are python-jsonschema's, or it
 declines. Compared twice: as the report reads them (keyword, schema pointer, instance
 pointer, causes, observations: ``tests.test_fast_errors._compare``) and field by field, the
 branches' errors (``context``) included, in python-jsonschema's order. Floors on how often
-the fast engine answered keep a fast path that always declines from passing.
+the fast validator answered keep a fast path that always declines from passing.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from jsonschema.exceptions import ValidationError
 from auditor.models import JSON
 from auditor.replay import tool as tool_module
 from auditor.replay.tool import _errors, _in_order
-from tests.test_engine import INSTANCES, NAMES, NUMBERS, PLAIN_PATTERNS
 from tests.test_fast_errors import FORMATS, _audit, _compare, _replay
+from tests.test_fast_validator import INSTANCES, NAMES, NUMBERS, PLAIN_PATTERNS
 
 _REFS = [{"$ref": "#/$defs/a"}, {"$ref": "#/$defs/b"}]
 _SNAKE = {
@@ -126,7 +126,7 @@ def _branched(trees: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
 
 def _schemas() -> st.SearchStrategy[Any]:
     """A tree whose ``$ref``s (anywhere, branches included) lead into ``$defs`` holding trees
-    without references (so never recursive: the fast engine would refuse those)."""
+    without references (so never recursive: the fast validator would refuse those)."""
     defs = st.fixed_dictionaries({"a": _trees(False), "b": _trees(False)})
     trees = _trees(True)
     return st.tuples(trees | _branched(trees), defs).map(
@@ -154,10 +154,10 @@ def _dialect(node: Any) -> Any:
 
 def _in_draft7(node: Any) -> Any:
     """``node`` with its ``$defs`` as draft 7 names them (there ``$defs`` is no keyword, and a
-    ``$ref`` into it would not land on a schema: the fast engine is not trusted with that),
+    ``$ref`` into it would not land on a schema: the fast validator is not trusted with that),
     and its regexes without a final ``$``: jsonschema-rs checks a draft 7 schema's regexes as
-    its meta-schema's ``format: regex`` and refuses the fast engine's spelling of ``$``
-    (``engine.python_dollar``), so such a schema never reaches the fast engine."""
+    its meta-schema's ``format: regex`` and refuses the fast validator's spelling of ``$``
+    (``engine.python_dollar``), so such a schema never reaches the fast validator."""
     if isinstance(node, list):
         return [_in_draft7(item) for item in node]
     if not isinstance(node, dict):
@@ -246,7 +246,7 @@ def test_under_every_applicator_the_fast_errors_are_the_references_or_declined(
         replay = _replay(_dialect({"$schema": draft, **schema}))
         fast, validator = replay.fast_errors, replay.new.validator
         if fast is None or validator is None:
-            return  # the meta-schema or the fast engine refused it
+            return  # the meta-schema or the fast validator refused it
         counted["schemas"] += 1
         for instance in instances:
             counted["instances"] += 1
@@ -266,7 +266,7 @@ def test_under_every_applicator_the_fast_errors_are_the_references_or_declined(
             counted["branch_errors"] += _contexts(reference)
 
     agree()
-    # Not rare: most generated schemas are keyable, and the fast engine answers for most
+    # Not rare: most generated schemas are keyable, and the fast validator answers for most
     # rejections, many of them with branches, some with causes (a renamed keyword) inside.
     assert counted["schemas"] >= examples // 3, counted
     assert counted["rejected"] >= 0.4 * counted["instances"], counted
@@ -390,6 +390,6 @@ def test_reports_on_applicators_are_byte_identical_with_the_fast_errors_on_and_o
     assert found is not None
     rejected = int(found.group(1))
     assert rejected > 50, rejected
-    assert light > rejected // 2, (light, rejected)  # most were described by the fast engine
+    assert light > rejected // 2, (light, rejected)  # most were described by the fast validator
     for name in FORMATS:
         assert on[name] == off[name], name

@@ -56,7 +56,7 @@ from auditor.replay.budget import (
     compiled_pattern,
     pattern_expansion,
 )
-from auditor.replay.engine import MAX_EVALUATION_DEPTH, fan_out, meta_valid, trusted
+from auditor.replay.fast_validator import MAX_EVALUATION_DEPTH, fan_out, meta_valid, trusted
 from auditor.replay.observed import observe
 from auditor.replay.tool import (
     MEMO_BYTES,
@@ -144,8 +144,8 @@ def test_fan_out_counts_reference_multiplicity() -> None:
 
 
 def test_fanned_out_references_keep_the_schema_with_the_reference_engine() -> None:
-    assert trusted(_fan(10))  # 2^10 evaluations: fine for the fast engine
-    assert not trusted(_fan(40))  # 2^40: the fast engine would never return
+    assert trusted(_fan(10))  # 2^10 evaluations: fine for the fast validator
+    assert not trusted(_fan(40))  # 2^40: the fast validator would never return
     assert not trusted({"$ref": "#"})  # recursive, as before
     assert not trusted({"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}})
 
@@ -156,7 +156,7 @@ def test_reference_chains_are_weighed_in_linear_time() -> None:
     assert weighed is not None
     assert weighed[1] > MAX_EVALUATION_DEPTH  # deeper than the reference's recursion allows
     assert not trusted(_chain(20_000))
-    assert trusted(_chain(100))  # an ordinary chain stays with the fast engine
+    assert trusted(_chain(100))  # an ordinary chain stays with the fast validator
 
 
 REMEMBERED: Remembered = (None, ACCEPTS, frozenset())
@@ -515,7 +515,7 @@ def test_the_fast_meta_schema_check_never_passes_what_python_jsonschema_refuses(
     [
         {"type": "String"},
         {"pattern": "("},
-        {"pattern": "\\p{L}"},  # a regex for the fast engine, not for Python
+        {"pattern": "\\p{L}"},  # a regex for the fast validator, not for Python
         {"patternProperties": {"(?<n>a)": {}}},
         {"minLength": -1},
         {"minItems": 1.5},

@@ -47,7 +47,7 @@ from typing import Final
 from auditor import pointers
 from auditor.inputs.limits import MAX_NESTING, MAX_SCHEMA_NODES, nesting
 from auditor.models import JSON, Change, Edit, PatchOperation, Rule
-from auditor.replay.engine import meta_valid
+from auditor.replay.fast_validator import meta_valid
 from auditor.replay.tool import schema_problem
 from auditor.schema.keywords import VOCABULARY, Draft, Kind, draft_of, schema_objects
 from auditor.schema.normalize import normalize

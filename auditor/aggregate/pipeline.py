@@ -95,7 +95,7 @@ class CallList:
 class Replays(Mapping[str, ToolReplay]):
     """Every tool's replay by name, each built on its tool's first call.
 
-    Compiling a tool (validators, the fast engine, coverage, causes) is most of an audit's
+    Compiling a tool (validators, the fast validator, coverage, causes) is most of an audit's
     setup, and a catalog may hold far more tools than the logs call: 100,000 tools took
     765 MB and 50 s up front. A tool never called is only normalized and checked against its
     meta-schema when the report is built (``summary``), then forgotten.
@@ -203,7 +203,7 @@ def prepare(
     new_catalogs: NewCatalogs | None = None,
 ) -> Replays:
     """Every tool, normalized and compiled on its first call. ``fast=False``: the reference
-    engine only; evaluating one call may take ``call_timeout`` seconds (None: unbounded);
+    validator only; evaluating one call may take ``call_timeout`` seconds (None: unbounded);
     ``old_runtime`` is what enforced the old schemas when the logs were written;
     ``new_catalogs``, when given, is the new side instead of the normalized ``tools``."""
     return Replays(tools, rules, fast, call_timeout, old_runtime, new_catalogs)
@@ -430,7 +430,7 @@ class Tally:
     def detailed(self, result: CallResult) -> bool:
         """Whether counting ``result`` would show it in detail: listed in the calls, or the
         first call or an example of a group. A result shown only in counts and evidence may
-        carry the fast engine's errors (``ToolReplay.evaluate``)."""
+        carry the fast validator's errors (``ToolReplay.evaluate``)."""
         if not self.full:
             return True
         call = result.call

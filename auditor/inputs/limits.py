@@ -127,7 +127,7 @@ def readable_value_error(error: ValueError) -> str:
 
 MAX_SCHEMA_NODES: Final = 200_000
 """Most values (objects, arrays, keys' values and items, counted where they appear) one tool
-schema may hold. Preparing a schema (its meta-schema check, the fast engine's trust, causes,
+schema may hold. Preparing a schema (its meta-schema check, the fast validator's trust, causes,
 coverage) is linear in its size: this bounds the work done before any call of the tool."""
 
 

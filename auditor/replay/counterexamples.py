@@ -58,7 +58,7 @@ from auditor.models import (
 from auditor.replay.budget import SearchCeiling, budgeted
 from auditor.replay.causes import keyword_position
 from auditor.replay.constraints import ASSERTIONS
-from auditor.replay.engine import trusted
+from auditor.replay.fast_validator import trusted
 from auditor.replay.pattern_example import example_matching
 from auditor.replay.tool import VALIDATORS, ToolReplay
 from auditor.schema.keywords import (
@@ -322,12 +322,12 @@ MAX_REMEMBERED_BYTES: Final = 64 << 20
 
 class _Sides:
     """One tool's verdicts as the search asks for them: first yes-or-no questions (the fast
-    engine's where it is trusted, else the reference's ``is_valid``, which stops at the first
+    validator's where it is trusted, else the reference's ``is_valid``, which stops at the first
     error), the reference's errors and their causes only for a candidate that may bite."""
 
     def __init__(self, replay: ToolReplay) -> None:
         self.replay = replay
-        # A schema the fast engine is trusted with has every reference local and resolvable,
+        # A schema the fast validator is trusted with has every reference local and resolvable,
         # every regex plain and compilable, no recursion: the reference evaluating it raises
         # nothing (but a timeout of the call budget, which no report depends on).
         self._new_raises_nothing = replay.new.validator is not None and trusted(

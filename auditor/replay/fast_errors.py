@@ -1,4 +1,4 @@
-"""The fast engine's errors, as python-jsonschema would give them, where the two provably agree.
+"""The fast validator's errors, as python-jsonschema would give them, where the two provably agree.
 
 A rejected call the report will not show in detail (the listed calls are full, and so are the
 examples of every group it counts in) is still counted in its groups, and their keys and
@@ -15,13 +15,13 @@ carries the errors of every branch, in its evaluation order, as ``context``. The
 exact on a vocabulary checked for the whole schema once (``keyable``); a schema using
 anything else is left to python-jsonschema, per tool:
 
-- assertions that fail with one error each, at the value they judge, in both engines:
+- assertions that fail with one error each, at the value they judge, in both validators:
   ``type``, ``enum``, ``const``, the length, count and range limits, integer ``multipleOf``,
-  ``pattern`` (a plain regex: ``auditor.replay.engine.trusted``), ``uniqueItems``, and
+  ``pattern`` (a plain regex: ``auditor.replay.fast_validator.trusted``), ``uniqueItems``, and
   ``required`` and ``dependentRequired`` (one error per missing name, per rule, in both:
   they differ in nothing but the message, by which python-jsonschema orders them);
 - ``not`` and ``contains`` (without ``minContains``/``maxContains``): one error at the value,
-  neither engine reporting anything from inside;
+  neither validator reporting anything from inside;
 - ``anyOf`` and ``oneOf``: one error when no branch matches, holding the errors of every
   branch (jsonschema-rs lists them per branch; they are mapped the same way, recursively,
   and put in python-jsonschema's order: branch by branch, then keyword by keyword in the
@@ -33,14 +33,14 @@ anything else is left to python-jsonschema, per tool:
 - ``properties``, ``patternProperties``, ``additionalProperties`` (``false`` gives one error
   naming every extra property in both; a schema descends per extra property) and ``items``
   as one schema: the instance path gains one step, the schema path the keyword and the name;
-  the fast engine is given each regex translated (``engine.python_dollar``), and its paths
+  the fast validator is given each regex translated (``engine.python_dollar``), and its paths
   name the translation: mapped back to the schema's own key;
 - a local ``$ref``: python-jsonschema leaves the ``$ref`` step out of the schema path
   (``CauseFinder`` hops through it), jsonschema-rs writes it in its evaluation path: it is
   dropped here, at keyword positions only (a property may be named ``$ref``);
 - a ``false`` subschema: python-jsonschema's error names no keyword and leaves out the steps
   that led into it (the name, the index, ``then``/``else``; the property, the item);
-- annotations and unknown keywords, which neither engine asserts.
+- annotations and unknown keywords, which neither validator asserts.
 
 Left to python-jsonschema, and why: ``propertyNames`` (python-jsonschema reports the name's
 error at the object), ``dependencies``/``dependentSchemas`` (error counts and paths differ),
@@ -52,10 +52,10 @@ at the same pointers from different schema objects (``$ref`` beside a keyword of
 name: python-jsonschema orders them by message), and any error whose kind and paths do not
 map as above.
 
-Like its acceptances (``auditor.replay.engine``), the fast engine's errors come without the
-per-call CPU budget (``--call-timeout``): a call python-jsonschema could not finish within it
-(with this vocabulary, only arguments of many megabytes or many nested branches) is
-described, not a schema error.
+Like its acceptances (``auditor.replay.fast_validator``), the fast validator's errors come
+without the per-call CPU budget (``--call-timeout``): a call python-jsonschema could not
+finish within it (with this vocabulary, only arguments of many megabytes or many nested
+branches) is described, not a schema error.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ from jsonschema.exceptions import ValidationError
 
 from auditor import pointers
 from auditor.models import JSON
-from auditor.replay.engine import python_dollar, schema_positions
+from auditor.replay.fast_validator import python_dollar, schema_positions
 from auditor.schema.keywords import VOCABULARY, draft_of
 
 KINDS: Final[dict[str, frozenset[str]]] = {
@@ -131,8 +131,9 @@ _ANNOTATIONS: Final = frozenset(
         "deprecated",
     }
 )
-"""Keys neither engine asserts here (``format`` is not asserted by either: see engine.py);
-``$defs`` members run only where a ``$ref`` leads, and are checked like any subschema."""
+"""Keys neither validator asserts here (``format`` is asserted by neither: see
+fast_validator.py); ``$defs`` members run only where a ``$ref`` leads, and are checked like
+any subschema."""
 _KNOWN: Final = frozenset(keyword for vocabulary in VOCABULARY.values() for keyword in vocabulary)
 
 Key = tuple[int, ...]
@@ -141,8 +142,8 @@ Key = tuple[int, ...]
 
 def keyable(schema: JSON) -> bool:
     """Whether every schema object of ``schema`` keeps to the vocabulary whose errors map
-    exactly (see the module's docstring). Unknown keywords are allowed: neither engine reads
-    them. ``schema`` must already be one the fast engine is trusted with."""
+    exactly (see the module's docstring). Unknown keywords are allowed: neither validator reads
+    them. ``schema`` must already be one the fast validator is trusted with."""
     if not isinstance(schema, dict):
         return False
     # A keyword of another draft than the schema's (``const`` in draft 4) is refused too:
@@ -151,7 +152,7 @@ def keyable(schema: JSON) -> bool:
     for node in schema_positions(schema):
         for key, value in node.items():
             if key in _ANNOTATIONS or (key not in _KNOWN and not key.startswith("$")):
-                continue  # neither engine asserts it
+                continue  # neither validator asserts it
             if key not in vocabulary:
                 return False
             if key in KINDS or key in ("properties", "$ref"):
@@ -172,11 +173,11 @@ def keyable(schema: JSON) -> bool:
 
 
 class FastErrors:
-    """A trusted, keyable schema's errors for a call, from the fast engine."""
+    """A trusted, keyable schema's errors for a call, from the fast validator."""
 
     def __init__(self, schema: JSON, validator: Any, limit: int) -> None:
         """``schema``: the very object python-jsonschema evaluates (error locations are found
-        by the identity of its nodes); ``validator``: the fast engine's, built on it;
+        by the identity of its nodes); ``validator``: the fast validator's, built on it;
         ``limit``: the errors python-jsonschema's evaluation keeps."""
         self._root = schema
         self._validator = validator
@@ -206,14 +207,14 @@ class FastErrors:
                 ):
                     return None
                 found.append(built)
-        except Exception:  # an argument the fast engine cannot take: the reference decides
+        except Exception:  # an argument the fast validator cannot take: the reference decides
             return None
         return found
 
     def _mapped(
         self, error: Any, arguments: JSON, outer: tuple[int, int] = (0, 0)
     ) -> tuple[Key, ValidationError] | None:
-        """python-jsonschema's error for one of the fast engine's, and its place in
+        """python-jsonschema's error for one of the fast validator's, and its place in
         python-jsonschema's order; ``outer``: the lengths of the schema path and instance
         path of the error whose context this one is in (its paths are relative to those)."""
         path = list(error.evaluation_path)
@@ -254,7 +255,7 @@ class FastErrors:
             or keyword not in holder
             or self._located(list(error.schema_path[:-1])) is not holder
         ):
-            return None  # the fast engine's own location must be the walk's
+            return None  # the fast validator's own location must be the walk's
         context: list[ValidationError] = []
         if kind in _BRANCHED:
             inner = (len(schema_path) + 1, len(instance_path))
@@ -376,7 +377,7 @@ class FastErrors:
         return node, schema_path, tuple(key), instance, last
 
     def _located(self, segments: list[Any]) -> JSON:
-        """The schema object the fast engine names by its own schema path (its copy of the
+        """The schema object the fast validator names by its own schema path (its copy of the
         schema spells ``patternProperties`` keys translated); None if there is none."""
         place = tuple(segments)
         if place not in self._places:
@@ -430,7 +431,7 @@ def _extras_in_set_order(schema: dict[str, JSON], instance: dict[str, JSON]) -> 
 
 
 def _pattern(patterns: dict[str, JSON], spelled: str) -> str | None:
-    """The ``patternProperties`` key the fast engine spells ``spelled``: the one key whose
+    """The ``patternProperties`` key the fast validator spells ``spelled``: the one key whose
     translation it is (None when none is, or when two are)."""
     found = [regex for regex in patterns if python_dollar(regex) == spelled]
     return found[0] if len(found) == 1 else None

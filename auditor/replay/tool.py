@@ -42,8 +42,8 @@ from auditor.replay.budget import CallBudget, CallTimeout, UnusablePattern, budg
 from auditor.replay.causes import Accepts, CauseFinder
 from auditor.replay.constraints import Site, constraint_sites
 from auditor.replay.coverage import CoverageTracker
-from auditor.replay.engine import FastCheck, meta_valid
 from auditor.replay.fast_errors import FastErrors, keyable
+from auditor.replay.fast_validator import FastCheck, meta_valid
 from auditor.replay.observed import observe
 from auditor.replay.outcome import decide
 from auditor.schema.keywords import Draft, draft_of
@@ -81,7 +81,7 @@ and all (``Tally.detailed``)."""
 
 @dataclass
 class LightStats:
-    """Calls whose rejection the fast engine alone described (``ToolReplay.evaluate``): the
+    """Calls whose rejection the fast validator alone described (``ToolReplay.evaluate``): the
     tests assert the fast path ran."""
 
     calls: int = 0
@@ -126,7 +126,7 @@ def schema_problem(schema: JSON) -> str | None:
     # The draft is read the way the normalizer reads it (https and a missing "#" included),
     # so both stages always agree on the vocabulary.
     draft = draft_of(schema)
-    if meta_valid(draft, schema):  # the fast engine's word, where it is python-jsonschema's
+    if meta_valid(draft, schema):  # the fast validator's word, where it is python-jsonschema's
         return None
     meta = _meta_validator(VALIDATORS[draft])
     try:
@@ -223,7 +223,7 @@ class ToolReplay:
             if self._fast_new.validator is not None and keyable(normalized.schema)
             else None
         )
-        """The fast engine's errors, where they map exactly onto python-jsonschema's."""
+        """The fast validator's errors, where they map exactly onto python-jsonschema's."""
         self._fast_old = (
             self._fast_new
             if self.old is self.new
@@ -284,7 +284,7 @@ class ToolReplay:
         log says happened to this call is applied afterwards (``auditor.replay.outcome.decide``).
 
         ``detailed``: whether the report shows a result in detail; a rejection it will not show
-        is described by the fast engine alone where that is exact (``_verdicts``), and
+        is described by the fast validator alone where that is exact (``_verdicts``), and
         remembered as such: a repeat the report must show is evaluated again. None: every
         result is python-jsonschema's.
         """
@@ -338,7 +338,7 @@ class ToolReplay:
         return decide(call, *self.verdicts(call.arguments))
 
     def surely_accepted(self, arguments: JSON) -> bool:
-        """Whether the fast engine alone says the new schema accepts ``arguments``: a cheap
+        """Whether the fast validator alone says the new schema accepts ``arguments``: a cheap
         first look for the counterexample search (False says nothing)."""
         self._budget.start()
         try:
@@ -357,13 +357,13 @@ class ToolReplay:
     ) -> tuple[Verdict | None, Verdict, bool]:
         """``verdicts``, and whether they are light: with ``shown`` (whether the report shows
         the call with these verdicts in detail), a rejection it will not show is described by
-        the fast engine's errors (``auditor.replay.fast_errors``) where that is exact."""
+        the fast validator's errors (``auditor.replay.fast_errors``) where that is exact."""
         self._budget.start()  # shared by both verdicts and the coverage pass that follows
         if self.new.validator is None:
             return None, Verdict(False, problem=self.new.problem), False
         if self._fast_new.accepts(arguments):
-            # The fast engine only ever answers "accepted" for schemas where it agrees with
-            # the reference; every other answer is the reference's (auditor.replay.engine).
+            # The fast validator only ever answers "accepted" for schemas where it agrees with
+            # the reference; every other answer is the reference's (auditor.replay.fast_validator).
             return self._old_verdict(arguments, None), ACCEPTS, False
         fast = self.fast_errors(arguments) if shown and self.fast_errors else None
         if fast:  # [] would be an acceptance: the reference decides a disagreement
@@ -385,7 +385,7 @@ class ToolReplay:
         return self._old_verdict(arguments, REJECTS).accepts
 
     def _old_verdict(self, arguments: JSON, new: Verdict | None) -> Verdict:
-        """``new``: the new verdict, when the reference computed it (None: the fast engine
+        """``new``: the new verdict, when the reference computed it (None: the fast validator
         accepted)."""
         if self.old_runtime is OldRuntime.NONE:
             return ACCEPTS
@@ -406,7 +406,7 @@ class ToolReplay:
     def _issues(
         self, errors: Sequence[exceptions.ValidationError], arguments: JSON, light: bool = False
     ) -> tuple[ValidationIssue, ...]:
-        """``light``: errors of the fast engine, without messages (never shown)."""
+        """``light``: errors of the fast validator, without messages (never shown)."""
         issues = []
         for error in errors:
             located = self._causes.locate(error)
@@ -469,8 +469,9 @@ def _read_leniently(schema: JSON) -> tuple[JSON, tuple[LenientReading, ...]]:
 
 
 class _FastFirstMeta:
-    """A draft's meta-schema validator that asks the fast engine first: a schema it passes
-    has no errors to list (see ``auditor.replay.engine.meta_valid``), which is most schemas."""
+    """A draft's meta-schema validator that asks the fast validator first: a schema it passes
+    has no errors to list (see ``auditor.replay.fast_validator.meta_valid``), which is most
+    schemas."""
 
     def __init__(self, draft: Draft) -> None:
         self._draft = draft
@@ -529,7 +530,7 @@ class Memo:
         return None if found is None else found[0]
 
     def found(self, key: tuple[str, str]) -> tuple[Remembered, bool] | None:
-        """What is remembered, and whether it is light (the fast engine's errors, without
+        """What is remembered, and whether it is light (the fast validator's errors, without
         messages: ``ToolReplay.evaluate``)."""
         found = self._entries.get(key)
         return None if found is None else (found[0], found[2])
@@ -595,8 +596,8 @@ def _errors(validator: Validator, instance: JSON) -> list[exceptions.ValidationE
 
 
 def _in_order(found: list[exceptions.ValidationError]) -> list[exceptions.ValidationError]:
-    """Errors in the order the report lists them: neither engine's own order is stable
-    (python-jsonschema's follows set order). The fast engine's errors have no messages, so
+    """Errors in the order the report lists them: neither validator's own order is stable
+    (python-jsonschema's follows set order). The fast validator's errors have no messages, so
     theirs is decided by the pointers alone: only errors that differ in nothing but the
     message tie there (``required``, one per missing name), and no light result is shown."""
     return sorted(

@@ -1,4 +1,4 @@
-"""Differential tests: the fast engine never changes a verdict of the reference engine.
+"""Differential tests: the fast validator never changes a verdict of the reference validator.
 
 jsonschema-rs may only ever say "accepted", and only where python-jsonschema says the same;
 everything else goes to python-jsonschema. These tests generate schemas and arguments that
@@ -6,7 +6,7 @@ probe the places where the engines are known to differ (regex dialects, fraction
 multipleOf, formats, Unicode, integers and floats), with property names, ``$defs`` names and
 enum/const/default data spelled like keywords (which must neither keep a schema with the
 reference nor change a verdict), and replay the project's own cases and samples with and
-without the fast engine.
+without the fast validator.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from auditor.inputs.catalogs import load_catalogs
 from auditor.inputs.log_files import check_logs
 from auditor.inputs.reader import LogReader
 from auditor.models import JSON, Call, Location, ToolSchema
-from auditor.replay.engine import FastCheck, meta_valid, trusted
+from auditor.replay.fast_validator import FastCheck, meta_valid, trusted
 from auditor.schema.keywords import Draft
 from auditor.schema.normalize import DEFAULT_RULES
 from tests.conftest import ROOT, load_cases
@@ -53,7 +53,7 @@ KEYWORD_NAMES = [
 """Property names spelled like keywords: names, never keywords, so never a reason to distrust."""
 KEYWORD_LIKE_DATA: list[Any] = [
     {"pattern": "a$"},
-    {"pattern": "a(?=\n?\\z)"},  # what the fast engine is given for a$ at a schema position
+    {"pattern": "a(?=\n?\\z)"},  # what the fast validator is given for a$ at a schema position
     {"pattern": "^\\w+$"},
     {"patternProperties": {"$ref": "#"}},
     {"$ref": "#"},
@@ -82,7 +82,7 @@ INSTANCES = st.recursive(
 DATA = SCALARS | st.sampled_from(KEYWORD_LIKE_DATA)
 
 PLAIN_PATTERNS = [p for p in PATTERNS if not any(c in p for c in ("\\d", "\\w", "\\S"))]
-"""The patterns the fast engine is trusted with (ASCII only; ``$`` is translated)."""
+"""The patterns the fast validator is trusted with (ASCII only; ``$`` is translated)."""
 
 
 def _leaf(patterns: list[str], divisors: list[float]) -> st.SearchStrategy[dict[str, Any]]:
@@ -165,11 +165,11 @@ def with_defs(parts: tuple[Any, dict[str, Any]]) -> Any:
 
 SCHEMAS = _schemas(PATTERNS, [1, 2, 0.1, 0.5, 3])
 PLAIN_SCHEMAS = _schemas(PLAIN_PATTERNS, [1, 2, 3])
-"""Schemas the fast engine must be trusted with: whatever their names and data say."""
+"""Schemas the fast validator must be trusted with: whatever their names and data say."""
 
 
 def _compare(schema: Any, instances: list[Any], compared: dict[str, int]) -> None:
-    """Every instance the fast engine accepts, the reference accepts too; both counted."""
+    """Every instance the fast validator accepts, the reference accepts too; both counted."""
     reference = validators.Draft202012Validator(schema)
     fast = FastCheck(schema)
     for instance in instances:
@@ -189,18 +189,18 @@ def test_a_fast_acceptance_is_always_the_reference_acceptance() -> None:
         try:
             reference_class.check_schema(schema)
         except Exception:
-            assume(False)  # the reference refuses the schema: replay never asks the fast engine
+            assume(False)  # the reference refuses the schema: replay never asks the fast validator
         _compare(schema, instances, compared)
 
     agree()
-    # The assertion runs only on what the fast engine accepts: make sure that is not rare.
+    # The assertion runs only on what the fast validator accepts: make sure that is not rare.
     assert compared["accepted"] >= 0.1 * compared["instances"], compared  # about 25%
 
 
 def test_plain_schemas_are_trusted_whatever_their_names_and_data_look_like() -> None:
     """Property names, ``$defs`` names and enum/const/default/extension data spelled like risky
     keywords (``id``, ``$ref``, ``pattern: \\w``, fractional ``multipleOf``...) are not
-    keywords: the schema is trusted, and the fast engine still agrees with the reference."""
+    keywords: the schema is trusted, and the fast validator still agrees with the reference."""
     compared = {"instances": 0, "accepted": 0}
 
     @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -286,7 +286,7 @@ def test_every_risky_keyword_at_a_schema_position_and_as_data_under_keyword_name
     accepted = [value for value in values if fast.accepts(value)]
     for value in accepted:
         assert reference.is_valid(value), value
-    # A trusted schema really is answered by the fast engine (each accepts some value).
+    # A trusted schema really is answered by the fast validator (each accepts some value).
     assert bool(accepted) == expected, (schema, accepted)
 
 
@@ -301,7 +301,7 @@ def test_names_and_data_spelled_like_keywords_do_not_keep_a_schema_with_the_refe
         {"$defs": {"$ref": string}, "items": {"$ref": "#/$defs/$ref"}},
         {"$defs": {"a/b": string}, "items": {"$ref": "#/$defs/a~1b"}},
         {"$schema": "http://json-schema.org/draft-04/schema#", "properties": {"id": string}},
-        # `$defs` is no draft-07 keyword, but both engines resolve the pointer into it: walked.
+        # `$defs` is no draft-07 keyword, but both validators resolve the pointer into it: walked.
         {
             "$schema": "http://json-schema.org/draft-07/schema#",
             "$defs": {"t": string},
@@ -318,7 +318,7 @@ def test_names_and_data_spelled_like_keywords_do_not_keep_a_schema_with_the_refe
         {"$defs": {"a": {"pattern": "\\d"}}},  # never referenced, still a schema position
         {"dependencies": {"a": {"pattern": "\\d"}}},  # a draft-07 applicator, in any draft
         {"properties": {"a": {"$id": "https://example.com/a"}}},
-        # A $ref off the schema positions: both engines would read data as a schema.
+        # A $ref off the schema positions: both validators would read data as a schema.
         {"x-data": {"type": "integer"}, "properties": {"a": {"$ref": "#/x-data"}}},
         {"x-data": {"pattern": "\\w"}, "$ref": "#/x-data"},
         {"enum": [{"type": "string"}], "properties": {"a": {"$ref": "#/enum/0"}}},
@@ -426,9 +426,9 @@ def test_every_tricky_value_against_every_risky_keyword(schema: dict[str, Any]) 
     accepted = [value for value in values if fast.accepts(value)]
     for value in accepted:
         assert reference.is_valid(value), value
-    # Where replay trusts the fast engine, the comparison above never runs empty (each schema
+    # Where replay trusts the fast validator, the comparison above never runs empty (each schema
     # accepts some tricky string, number or non-object); where it does not (Unicode classes,
-    # fractional divisors), the fast engine accepts nothing and leaves every call to the
+    # fractional divisors), the fast validator accepts nothing and leaves every call to the
     # reference, so there is nothing to compare.
     assert bool(accepted) == trusted(schema), (schema, accepted)
 
@@ -450,7 +450,7 @@ def test_the_fast_engine_is_trusted_with_plain_schemas_and_not_with_risky_ones()
 
 
 def test_unicode_and_newline_cases_go_to_the_reference() -> None:
-    # Where the engines are known to disagree, the fast engine must not answer "accepted"
+    # Where the engines are known to disagree, the fast validator must not answer "accepted"
     # unless the reference does too.
     cases: list[tuple[dict[str, JSON], JSON]] = [
         ({"pattern": "^\\S+$"}, "a\x1cb"),

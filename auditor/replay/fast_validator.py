@@ -3,8 +3,8 @@ r"""A fast path to the verdicts of python-jsonschema, used only where it provabl
 python-jsonschema is the reference: every outcome and error the report shows is its own.
 jsonschema-rs validates the same drafts a hundred times faster, so it answers the one
 question most calls ask — *do the old and the new schema both accept these arguments?* —
-for schemas where the two engines cannot disagree. Anything else (a rejection, a schema
-the fast engine is not trusted with, an argument it cannot take) goes to the reference.
+for schemas where the two validators cannot disagree. Anything else (a rejection, a schema
+the fast validator is not trusted with, an argument it cannot take) goes to the reference.
 
 Every rule below is applied at schema positions only: the root and whatever the keywords of
 the vocabulary table (``auditor.schema.keywords``, every draft's applicators together) hold as
@@ -12,31 +12,31 @@ subschemas, as the normalizer walks them. Data (``enum``, ``const``, ``default``
 unknown keywords' values) and names (the keys of ``properties``, ``$defs``...) are never
 evaluated as schemas, so a property named ``id`` or ``pattern``, or ``{"pattern": "\\w"}`` in
 an ``enum``, does not keep a tool with the reference. A ``$ref`` is what could make data a
-schema (both engines resolve a pointer wherever it lands): a local one must land on a schema
+schema (both validators resolve a pointer wherever it lands): a local one must land on a schema
 position, or the schema stays with the reference.
 
-Where the engines differ, and how it is kept out:
+Where the validators differ, and how it is kept out:
 
 - regex dialect (``pattern``, ``patternProperties``): Python's ``re`` and Rust's regex
   differ in Unicode classes (``\w``, ``\s``, ``\b``, ``\d`` by Unicode version), POSIX
   and set-operation classes (``[[:alpha:]]``, ``[a&&b]``), flags and look-around; only
   patterns in a plain ASCII subset both read alike are trusted (``_PLAIN_REGEX``). Python's
-  ``$`` also matches before a final newline; the fast engine is given ``(?=\n?\z)`` in its
+  ``$`` also matches before a final newline; the fast validator is given ``(?=\n?\z)`` in its
   place, which means exactly that (under ``not`` or in ``patternProperties`` a looser match
   is a stricter verdict, so the difference must go, not be leaned on); data is given as it
   is (an ``enum`` member ``{"pattern": "a$"}`` is compared, not translated);
 - ``multipleOf`` with a fractional divisor: float arithmetic differs, so it stays too;
 - ``format`` and ``content*``: python-jsonschema does not assert them here, and the fast
-  engine is built with format validation off; ``content*`` schemas stay with the reference;
-- references: the fast engine resolves every ``$ref`` when it is built and refuses remote
+  validator is built with format validation off; ``content*`` schemas stay with the reference;
+- references: the fast validator resolves every ``$ref`` when it is built and refuses remote
   ones (offline); a recursive schema stays with the reference, whose recursion limit can turn
-  a deep argument into a schema error the fast engine would not raise; so does a schema whose
+  a deep argument into a schema error the fast validator would not raise; so does a schema whose
   references fan out (``allOf`` of ``$ref``s to ``allOf`` of ``$ref``s...) into more
-  evaluations than ``MAX_FAN_OUT``, which the fast engine would run without any budget;
-- infinities cannot come from JSON, and anything the fast engine cannot take raises and falls
+  evaluations than ``MAX_FAN_OUT``, which the fast validator would run without any budget;
+- infinities cannot come from JSON, and anything the fast validator cannot take raises and falls
   back.
 
-The differential tests (tests/test_engine.py) check agreement on generated schemas and
+The differential tests (tests/test_fast_validator.py) check agreement on generated schemas and
 arguments and on the project's own cases.
 """
 
@@ -82,17 +82,17 @@ _REFERENCE_ONLY: Final = frozenset(
     }
 )
 """Keys whose presence in a schema (at a keyword position, in any draft) keeps it with the
-reference engine."""
+reference validator."""
 
 
 def trusted(schema: JSON) -> bool:
-    """Whether the fast engine's verdicts on ``schema`` are python-jsonschema's.
+    """Whether the fast validator's verdicts on ``schema`` are python-jsonschema's.
 
     Only schema positions are looked at (``schema_positions``): a property named ``id`` or
     ``pattern``, or a keyword-like object in ``enum``, ``const`` or ``default`` data, is not a
     keyword and never keeps the schema with the reference. A local ``$ref`` must land on a
     schema position (``_at_schema_position``); one into data, an unknown keyword's value or a
-    container (``#/properties``) does, since both engines would then read as a schema what
+    container (``#/properties``) does, since both validators would then read as a schema what
     this walk took for data.
     """
     for node in schema_positions(schema):
@@ -116,7 +116,7 @@ def trusted(schema: JSON) -> bool:
 
 def _applicators() -> dict[str, Kind]:
     """Every keyword whose value holds subschemas in some draft, with what it holds (``items``:
-    a schema or a list of them). The union over drafts, so that neither engine's reading of a
+    a schema or a list of them). The union over drafts, so that neither validator's reading of a
     keyword in a draft where the table says it is data can hold a subschema this walk skips:
     walking more as schemas only adds checks."""
     found: dict[str, Kind] = {}
@@ -201,12 +201,12 @@ _PLAIN_REGEX: Final = re.compile(rf"(?:{_PLAIN}|{_ESCAPED}|\[\^?(?:{_PLAIN}|{_ES
 
 
 def _plain_regex(pattern: str) -> bool:
-    """A pattern both engines read alike: ASCII literals, escaped metacharacters, plain
+    """A pattern both validators read alike: ASCII literals, escaped metacharacters, plain
     classes, groups without flags or look-around, and quantifiers."""
     if "(?" in pattern.replace("(?:", "") or any(op in pattern for op in ("&&", "--", "~~")):
         return False
     # A pattern too big for the reference to compile is refused there, per call; the fast
-    # engine must not answer "accepted" in its place (nor spend its memory compiling it).
+    # validator must not answer "accepted" in its place (nor spend its memory compiling it).
     return (
         _PLAIN_REGEX.fullmatch(pattern) is not None
         and pattern_expansion(pattern) <= MAX_PATTERN_EXPANSION
@@ -215,13 +215,13 @@ def _plain_regex(pattern: str) -> bool:
 
 MAX_FAN_OUT: Final = 100_000
 """Subschema evaluations one instance value may cause, following ``$ref`` with multiplicity,
-above which the fast engine is not trusted: 40 nested ``allOf`` of two ``$ref``s to the next
-(2.9 KB) cause 2^40, and the fast engine cannot be interrupted (it holds the interpreter, deaf
-to the call budget and to signals). The reference engine checks the budget as it descends."""
+above which the fast validator is not trusted: 40 nested ``allOf`` of two ``$ref``s to the next
+(2.9 KB) cause 2^40, and the fast validator cannot be interrupted (it holds the interpreter, deaf
+to the call budget and to signals). The reference validator checks the budget as it descends."""
 MAX_EVALUATION_DEPTH: Final = 300
 """Steps (into a subschema or through a ``$ref``) on the longest evaluation path above which
-the fast engine is not trusted: python-jsonschema's recursion limit turns a chain of ~500
-references into a schema error, which the fast engine would not raise."""
+the fast validator is not trusted: python-jsonschema's recursion limit turns a chain of ~500
+references into a schema error, which the fast validator would not raise."""
 
 _NOT_EVALUATED: Final = frozenset({"$defs", "definitions"})
 """Containers whose members run only where a ``$ref`` leads (then counted there)."""
@@ -307,7 +307,7 @@ def meta_valid(draft: Draft, schema: JSON) -> bool:
     """True only when ``schema`` certainly passes its draft's meta-schema as python-jsonschema
     checks it; False means *ask python-jsonschema*, which says why.
 
-    The fast engine checks the meta-schema without formats; the one format python-jsonschema
+    The fast validator checks the meta-schema without formats; the one format python-jsonschema
     asserts there, ``regex``, is checked here with Python's ``re`` on every ``pattern`` and
     ``patternProperties`` key at a schema position (the meta-schema looks nowhere else; it
     does not follow ``$ref``).
@@ -322,7 +322,7 @@ def meta_valid(draft: Draft, schema: JSON) -> bool:
                 return False
     try:
         return bool(_meta_validator(draft).is_valid(schema))
-    except Exception:  # a schema the fast engine cannot take: python-jsonschema decides
+    except Exception:  # a schema the fast validator cannot take: python-jsonschema decides
         return False
 
 
@@ -335,7 +335,7 @@ def _python_regex(pattern: str) -> bool:
 
 
 class FastCheck:
-    """The fast engine's validator for one schema, where trusted; None-like otherwise."""
+    """The fast validator's validator for one schema, where trusted; None-like otherwise."""
 
     def __init__(self, schema: JSON) -> None:
         """``schema`` None: nothing is fast, the reference decides everything."""
@@ -343,7 +343,7 @@ class FastCheck:
 
     @property
     def validator(self) -> Any:
-        """The fast engine's validator; None where the schema is not trusted with it."""
+        """The fast validator's validator; None where the schema is not trusted with it."""
         return self._validator
 
     def accepts(self, arguments: JSON) -> bool:
@@ -353,7 +353,7 @@ class FastCheck:
             return False
         try:
             return bool(self._validator.is_valid(arguments))
-        except Exception:  # an argument the fast engine cannot take: the reference decides
+        except Exception:  # an argument the fast validator cannot take: the reference decides
             return False
 
 
@@ -378,10 +378,10 @@ def python_dollar(pattern: str) -> str:
     return "".join(out)
 
 
-def _for_fast_engine(node: JSON) -> JSON:
+def _for_fast_validator(node: JSON) -> JSON:
     """The schema with every regex at a schema position translated by ``python_dollar``; the
     rest (data, names) as it is: an ``enum`` member ``{"pattern": "a$"}`` or a property
-    named ``patternProperties`` is not a regex and must reach the fast engine unchanged."""
+    named ``patternProperties`` is not a regex and must reach the fast validator unchanged."""
     if not isinstance(node, dict):
         return node
     out: dict[str, JSON] = {}
@@ -389,12 +389,12 @@ def _for_fast_engine(node: JSON) -> JSON:
         kind = _APPLICATORS.get(key)
         holds = None if kind is None else _holds(kind, value)
         if holds == "schema":
-            out[key] = _for_fast_engine(value)
+            out[key] = _for_fast_validator(value)
         elif holds == "list" and isinstance(value, list):
-            out[key] = [_for_fast_engine(item) for item in value]
+            out[key] = [_for_fast_validator(item) for item in value]
         elif holds == "map" and isinstance(value, dict):
             out[key] = {
-                name: member if isinstance(member, list) else _for_fast_engine(member)
+                name: member if isinstance(member, list) else _for_fast_validator(member)
                 for name, member in value.items()
             }
         else:
@@ -411,7 +411,7 @@ def _compile(schema: JSON) -> Any:
         return None
     try:
         return _RS_CLASSES[draft_of(schema)](
-            _for_fast_engine(schema), validate_formats=False, offline=True
+            _for_fast_validator(schema), validate_formats=False, offline=True
         )
     except Exception:  # refused (an unresolvable reference, say): the reference decides
         return None
