@@ -11,8 +11,8 @@ measures in the same run, ``--rounds`` times, and prints the medians of CPU and 
 
 - ``auditor audit --jobs 1`` through ``auditor.api.audit`` (in a fresh process each round, so
   nothing compiled in one round serves the next, timed around the call), and through the
-  command line (CPU of the process from ``getrusage(RUSAGE_CHILDREN)``: start-up, imports and
-  the reports written included);
+  command line in the first ``--cli-rounds`` rounds (once by default; CPU of the process from
+  ``getrusage(RUSAGE_CHILDREN)``: start-up, imports and the reports written included);
 - ``--jobs 2`` through the API: CPU of the audit and of its worker processes, and wall;
 - the loops of ``benchmarks/loops.py``: jsonschema-rs verdicts (old and new, validators compiled
   once per tool), python-jsonschema listing errors (``iter_errors``; on the first
@@ -183,10 +183,13 @@ def measure(options: argparse.Namespace, folder: Path) -> None:
             rows.setdefault(name, []).append(run())
 
         record("api1", lambda: api_audit(workload.catalog, log, 1, options.auditor_tree))
-        record(
-            "cli1",
-            lambda: cli_audit(workload.catalog, log, 1, folder / "reports", options.auditor_tree),
-        )
+        if number < options.cli_rounds:
+            record(
+                "cli1",
+                lambda: cli_audit(
+                    workload.catalog, log, 1, folder / "reports", options.auditor_tree
+                ),
+            )
         record("api2", lambda: api_audit(workload.catalog, log, 2, options.auditor_tree))
         record("rs", lambda: loops.jsonschema_rs_loop(log, schemas))
         record("py", lambda: loops.python_jsonschema_loop(log, schemas, cached_calls))
@@ -217,6 +220,8 @@ def report(
     print(f"medians of {options.rounds} rounds{'':14}   cpu s    wall s   µs/call (cpu)")
     for label, name, measured in lines:
         note = f"  (on the first {measured:,} calls)" if measured != calls else ""
+        if len(rows[name]) != options.rounds:
+            note += f"  ({len(rows[name])} run{'s' * (len(rows[name]) > 1)})"
         print(
             f"  {label:40} {cpu(name):8.2f}  {wall(name):8.2f}  {cpu(name) / measured * 1e6:8.2f}"
             f"{note}"
@@ -254,6 +259,9 @@ def main() -> None:
         type=int,
         default=300_000,
         help="Calls the python-jsonschema loop goes through (it costs ~80 µs a call)",
+    )
+    parser.add_argument(
+        "--cli-rounds", type=int, default=1, help="Rounds that also run the command line"
     )
     parser.add_argument("--dir", type=Path, default=None, help="Where the temporary folder goes")
     parser.add_argument("--auditor-tree", type=Path, default=None, help="Audit with this tree")
