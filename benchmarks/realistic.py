@@ -13,7 +13,8 @@ measures in the same run, ``--rounds`` times, and prints the medians of CPU and 
   nothing compiled in one round serves the next, timed around the call), and through the
   command line in the first ``--cli-rounds`` rounds (once by default; CPU of the process from
   ``getrusage(RUSAGE_CHILDREN)``: start-up, imports and the reports written included);
-- ``--jobs 2`` through the API: CPU of the audit and of its worker processes, and wall;
+- ``--jobs 2`` through the API (every round, or the first ``--jobs2-rounds``): CPU of the audit
+  and of its worker processes, and wall;
 - the loops of ``benchmarks/loops.py``: jsonschema-rs verdicts (old and new, validators compiled
   once per tool), python-jsonschema listing errors (``iter_errors``; on the first
   ``--cached-calls`` calls), the orjson parse floor;
@@ -190,11 +191,21 @@ def measure(options: argparse.Namespace, folder: Path) -> None:
                     workload.catalog, log, 1, folder / "reports", options.auditor_tree
                 ),
             )
-        record("api2", lambda: api_audit(workload.catalog, log, 2, options.auditor_tree))
+        if number < options.jobs2_rounds:
+            record("api2", lambda: api_audit(workload.catalog, log, 2, options.auditor_tree))
         record("rs", lambda: loops.jsonschema_rs_loop(log, schemas))
         record("py", lambda: loops.python_jsonschema_loop(log, schemas, cached_calls))
         record("floor", lambda: loops.parse_floor(log))
-        print(f"round {number + 1} of {options.rounds} done, load {os.getloadavg()[0]:.1f}")
+        this = ", ".join(
+            f"{name} {runs[-1].cpu:.2f}/{runs[-1].wall:.2f}"
+            for name, runs in rows.items()
+            if len(runs) > number
+        )
+        print(
+            f"round {number + 1} of {options.rounds} (cpu/wall s): {this}; "
+            f"load {os.getloadavg()[0]:.1f}",
+            flush=True,
+        )
     report(options, rows, workload.distinct_share, cached_calls)
 
 
@@ -219,6 +230,8 @@ def report(
     ]
     print(f"medians of {options.rounds} rounds{'':14}   cpu s    wall s   µs/call (cpu)")
     for label, name, measured in lines:
+        if name not in rows:
+            continue
         note = f"  (on the first {measured:,} calls)" if measured != calls else ""
         if len(rows[name]) != options.rounds:
             note += f"  ({len(rows[name])} run{'s' * (len(rows[name]) > 1)})"
@@ -233,10 +246,11 @@ def report(
         f"audit ÷ python-jsonschema loop: {audit_us / (cpu('py') / cached * 1e6):6.2f}x (cpu, "
         f"per call)"
     )
-    print(
-        f"--jobs 2: {wall('api1') / wall('api2'):.2f}x faster in wall time than --jobs 1, "
-        f"{cpu('api2') / cpu('api1') - 1:+.0%} CPU"
-    )
+    if "api2" in rows:
+        print(
+            f"--jobs 2: {wall('api1') / wall('api2'):.2f}x faster in wall time than --jobs 1, "
+            f"{cpu('api2') / cpu('api1') - 1:+.0%} CPU"
+        )
     print(f"peak RSS of the audit (--jobs 1): {max(r.rss_mib for r in rows['api1']):,.0f} MiB")
     totals = rows["api1"][0].totals
     rejected = sum(totals[outcome] for outcome in REJECTED)
@@ -263,9 +277,14 @@ def main() -> None:
     parser.add_argument(
         "--cli-rounds", type=int, default=1, help="Rounds that also run the command line"
     )
+    parser.add_argument(
+        "--jobs2-rounds", type=int, default=None, help="Rounds that also run --jobs 2 (all)"
+    )
     parser.add_argument("--dir", type=Path, default=None, help="Where the temporary folder goes")
     parser.add_argument("--auditor-tree", type=Path, default=None, help="Audit with this tree")
     options = parser.parse_args()
+    if options.jobs2_rounds is None:
+        options.jobs2_rounds = options.rounds
     if options.auditor_tree is not None:
         options.auditor_tree = options.auditor_tree.resolve()
     tree = options.auditor_tree or os.environ.get("PYTHONPATH") or Path.cwd()
