@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from auditor.errors import AuditorError
-from auditor.inputs.columns import Columns
 from auditor.inputs.log_files import (
     LogFormatError,
     LogProblem,
@@ -234,15 +233,6 @@ def _settings(request: AuditRequest) -> ReportSettings:
         fail_min_calls=gating.fail_min_calls,
         fail_min_share=gating.fail_min_share,
     )
-
-
-def jobs(request: AuditRequest) -> int:
-    """The worker processes the request asks for: one per core unless it says."""
-    return request.limits.jobs or os.cpu_count() or 1
-
-
-def columns(request: AuditRequest) -> Columns:
-    return Columns(request.inputs.tool_column, request.inputs.arguments_column)
 
 
 def _rules(request: AuditRequest) -> frozenset[Rule]:

@@ -12,6 +12,7 @@ the validation stack.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import MISSING, Field, dataclass, field, fields
 from enum import Enum
@@ -21,6 +22,7 @@ from auditor.defaults import DEFAULT_CALL_TIMEOUT, DEFAULT_EXAMPLES, DEFAULT_MAX
 from auditor.errors import AuditorError
 from auditor.inputs.calls_from import CallsFrom
 from auditor.inputs.catalog_formats import CatalogFormat
+from auditor.inputs.columns import Columns
 from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES, DEFAULT_MAX_RECORD_BYTES, byte_size
 from auditor.inputs.links import FOLLOW_LINKS
 from auditor.inputs.log_format_names import LogFormat
@@ -236,6 +238,11 @@ class Inputs:
         "On the command line only.",
     )
 
+    @property
+    def columns(self) -> Columns:
+        """The tool and arguments columns of Parquet and Arrow logs (None: found by name)."""
+        return Columns(self.tool_column, self.arguments_column)
+
 
 @dataclass(frozen=True)
 class TheChange:
@@ -415,7 +422,7 @@ class Limits:
         show_default="one per core",
         help="Worker processes reading the logs. Reports do not depend on it.",
     )
-    """None: one per core."""
+    """None: one per core (``workers``)."""
     engine: Engine = option(
         Engine.LOCAL,
         "--engine",
@@ -469,6 +476,11 @@ class Limits:
         "the first --max-calls back; on a cluster, one every worker can write. Reports do "
         "not depend on it.",
     )
+
+    @property
+    def workers(self) -> int:
+        """The worker processes asked for: ``jobs``, else one per core."""
+        return self.jobs or os.cpu_count() or 1
 
 
 _PART_TYPES: Final = {

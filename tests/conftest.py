@@ -100,7 +100,6 @@ def what_runs(request: AuditRequest, outputs: Any) -> Any:
     from dataclasses import asdict
     from types import SimpleNamespace
 
-    from auditor import api
     from auditor.models import DEFAULT_RULES
 
     flat: dict[str, Any] = {}
@@ -108,13 +107,13 @@ def what_runs(request: AuditRequest, outputs: Any) -> Any:
         flat.update({name: getattr(part, name) for name in asdict(part)})
     flat.update({name: getattr(outputs, name) for name in asdict(outputs)})
     flat.update(
-        jobs=api.jobs(request),
+        jobs=request.limits.workers,
         max_calls=request.keep.max_calls or None,
         call_timeout=request.limits.call_timeout or None,
         catalog_format=request.inputs.catalog_format.to_format(),
         log_format=request.inputs.log_format.to_format(),
         rules=DEFAULT_RULES if request.change.rules is None else request.change.rules,
-        columns=api.columns(request),
+        columns=request.inputs.columns,
         outputs=outputs.formats,
         outputs_within=outputs.formats_within,
     )

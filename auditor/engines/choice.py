@@ -46,7 +46,7 @@ def audit_logs(
     ``new_catalogs``, else the tools normalized by the request's rules) on the request's
     engine. The report is the same whatever the engine and ``--jobs`` are: parts are merged
     in log order."""
-    engine, workers = request.limits.engine, request.limits.jobs or _cores()
+    engine, workers = request.limits.engine, request.limits.workers
     if engine is not Engine.LOCAL and STDIN in files:
         raise EngineUnusable(
             f"--engine {engine.value} cannot read standard input: name the log files"
@@ -73,12 +73,6 @@ def audit_logs(
         if cut is Cut.NONE:
             return inline.run(plan, workers, progress)
         return CLUSTER_ENGINES.get(engine, local.run)(plan, workers, progress)
-
-
-def _cores() -> int:
-    import os
-
-    return os.cpu_count() or 1
 
 
 @contextlib.contextmanager

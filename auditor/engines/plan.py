@@ -105,7 +105,7 @@ def make_plan(
     settings = settings or ReportSettings()
     inputs, limits = request.inputs, request.limits
     rules = DEFAULT_RULES if request.change.rules is None else request.change.rules
-    columns = Columns(inputs.tool_column, inputs.arguments_column)
+    columns = inputs.columns
     fmt = inputs.log_format.to_format()
     call_timeout = limits.call_timeout or None
     parts: list[WorkItem] = []
