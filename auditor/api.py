@@ -145,7 +145,7 @@ def replay(
     request = request or AuditRequest()
     replays = prepare(
         tools,
-        _rules(request),
+        request.change.normalization,
         call_timeout=request.limits.call_timeout or None,
         old_runtime=request.change.old_runtime if settings is None else settings.old_runtime,
     )
@@ -233,10 +233,6 @@ def _settings(request: AuditRequest) -> ReportSettings:
         fail_min_calls=gating.fail_min_calls,
         fail_min_share=gating.fail_min_share,
     )
-
-
-def _rules(request: AuditRequest) -> frozenset[Rule]:
-    return DEFAULT_RULES if request.change.rules is None else request.change.rules
 
 
 def _traffic(calls: int, empty: Sequence[LogProblem], request: AuditRequest) -> tuple[str, ...]:

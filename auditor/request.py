@@ -297,6 +297,11 @@ class TheChange:
         "(nothing was validated).",
     )
 
+    @property
+    def normalization(self) -> frozenset[Rule]:
+        """The rule families a normalization applies: ``rules``, else the default ones."""
+        return DEFAULT_RULES if self.rules is None else self.rules
+
 
 @dataclass(frozen=True)
 class Keep:

@@ -100,8 +100,6 @@ def what_runs(request: AuditRequest, outputs: Any) -> Any:
     from dataclasses import asdict
     from types import SimpleNamespace
 
-    from auditor.models import DEFAULT_RULES
-
     flat: dict[str, Any] = {}
     for part in (request.inputs, request.change, request.keep, request.gating, request.limits):
         flat.update({name: getattr(part, name) for name in asdict(part)})
@@ -112,7 +110,7 @@ def what_runs(request: AuditRequest, outputs: Any) -> Any:
         call_timeout=request.limits.call_timeout or None,
         catalog_format=request.inputs.catalog_format.to_format(),
         log_format=request.inputs.log_format.to_format(),
-        rules=DEFAULT_RULES if request.change.rules is None else request.change.rules,
+        rules=request.change.normalization,
         columns=request.inputs.columns,
         outputs=outputs.formats,
         outputs_within=outputs.formats_within,

@@ -104,7 +104,7 @@ def make_plan(
     otherwise such logs are all one part. ``distinct_first``: see ``AuditPlan.distinct_first``."""
     settings = settings or ReportSettings()
     inputs, limits = request.inputs, request.limits
-    rules = DEFAULT_RULES if request.change.rules is None else request.change.rules
+    rules = request.change.normalization
     columns = inputs.columns
     fmt = inputs.log_format.to_format()
     call_timeout = limits.call_timeout or None
