@@ -277,14 +277,21 @@ def test_auditor_imports_follow_the_layer_order() -> None:
 def test_every_layer_of_the_order_is_a_package_or_placed_top_level_module() -> None:
     graph = read_graph(ROOT / "auditor")
     used = {AUDITOR_LAYERS.of(module, graph) for module in graph.modules}
-    # A renamed package cannot leave its old name standing in the order. The api and request
-    # layers are empty only until auditor/api.py and auditor/request.py land.
-    waiting = {
-        TOP_LEVEL_LAYERS[name]
-        for name in ("auditor.api", "auditor.request")
-        if name not in graph.modules
-    }
-    assert set(AUDITOR_LAYERS.order) - used == waiting
+    # A renamed package cannot leave its old name standing in the order.
+    assert set(AUDITOR_LAYERS.order) - used == set()
+
+
+def test_every_test_folder_follows_a_package_of_the_code() -> None:
+    # tests/<name>/ holds the tests of auditor/<name>/ (or of benchmarks/); data folders hold
+    # no test module. A test moved by hand to a folder no package has fails here.
+    packages = {path.parent.name for path in (ROOT / "auditor").glob("*/__init__.py")}
+    folders = {path.parent for path in (ROOT / "tests").rglob("test_*.py")} - {ROOT / "tests"}
+    assert folders, "no test folder found"
+    for folder in sorted(folders):
+        relative = folder.relative_to(ROOT / "tests")
+        assert len(relative.parts) == 1, f"tests/{relative}: one level, as the packages are"
+        assert relative.name in packages | {"benchmarks"}, f"tests/{relative} names no package"
+        assert (folder / "__init__.py").is_file(), f"tests/{relative} is not a package"
 
 
 def _package(root: Path, files: Mapping[str, str]) -> Path:

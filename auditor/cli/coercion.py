@@ -9,7 +9,7 @@ type, a plain string, a whole number in bounds, a choice spelled as one of its v
 answer is the adapter's, computed here without it, through typer's own pydantic-free helpers.
 Anything else (a value to reject, a bool spelled as text, a path typed on the command line)
 goes to typer's coercion, built then, so the result and every error message are typer's.
-``tests/test_cli_coercion.py`` checks the two agree on every option of every command.
+``tests/cli/test_cli_coercion.py`` checks the two agree on every option of every command.
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ python-jsonschema's keyword functions call ``re.search`` through their module's 
 (directly, or through helpers such as ``find_additional_properties``). Rather than copy them,
 each such function is rebuilt with the same code over a copy of its globals in which ``re`` is
 a budgeted stand-in: the semantics and messages stay python-jsonschema's own, and nothing
-global changes. ``tests/test_budget.py`` checks that every keyword that matches a regex is
+global changes. ``tests/replay/test_budget.py`` checks that every keyword that matches a regex is
 covered, so an upgrade of python-jsonschema that moves the matching cannot slip through.
 """
 

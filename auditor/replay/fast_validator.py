@@ -36,8 +36,8 @@ Where the validators differ, and how it is kept out:
 - infinities cannot come from JSON, and anything the fast validator cannot take raises and falls
   back.
 
-The differential tests (tests/test_fast_validator.py) check agreement on generated schemas and
-arguments and on the project's own cases.
+The differential tests (tests/replay/test_fast_validator.py) check agreement on generated
+schemas and arguments and on the project's own cases.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.engine_cases import generated_plan, json_of, local_ray, one_pass, sample_plan
-from tests.test_engine_distinct import FIRST, distinct_workload
+from tests.engines.test_engine_distinct import FIRST, distinct_workload
 
 ray = pytest.importorskip("ray", reason="the ray extra is not installed: pip install '.[ray]'")
 
@@ -32,7 +32,7 @@ def test_ray_data_counts_the_pairs_called_twice_most_frequent_first(
 ) -> None:
     monkeypatch.setattr(distinct, "SAMPLE_FRACTION", 1.0)  # every line: exact counts
     plan = distinct_workload(tmp_path)
-    # As on Spark (tests/test_engine_distinct_spark.py): 230, 201, 57, 31 and 24 calls; the
+    # As on Spark (tests/engines/test_engine_distinct_spark.py): 230, 201, 57, 31 and 24 calls; the
     # object {"n": 2} keyed as auditor's reader keys it, compact.
     assert on_ray._candidates(plan, ray.put(plan), 0.5) == [
         ("count", '{"n": 1}'),

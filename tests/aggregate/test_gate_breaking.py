@@ -28,8 +28,8 @@ from xml.etree import ElementTree as ET
 
 import pytest
 
+from tests.cli.test_action import REAL, _run_audit_step, _step
 from tests.conftest import ROOT, run_cli
-from tests.test_action import REAL, _run_audit_step, _step
 
 FIXTURES = ROOT / "tests" / "fixtures" / "gate"
 BFCL = ["--schemas", str(FIXTURES / "bfcl_functions.json")]

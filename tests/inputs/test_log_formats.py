@@ -23,7 +23,7 @@ from auditor.inputs.reader import LogReader
 from auditor.models import Call, LogStats
 from tests.conftest import AUDITOR
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "logs"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "logs"
 EXPECTED = sorted(FIXTURES.glob("*.expected.yaml"))
 STAT_FIELDS = ("lines", "blank", "records", "calls", "records_without_calls", "repeated_calls")
 

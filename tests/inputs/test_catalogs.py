@@ -149,7 +149,7 @@ def test_yaml_tags_that_construct_objects_are_refused(tmp_path: Path) -> None:
     assert "invalid YAML" in str(catalogs.problems[0])
 
 
-CATALOG_FIXTURES = Path(__file__).resolve().parent / "fixtures" / "catalogs"
+CATALOG_FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "catalogs"
 CATALOG_EXPECTED = yaml.safe_load((CATALOG_FIXTURES / "expected.yaml").read_text())
 
 

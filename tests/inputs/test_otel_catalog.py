@@ -17,7 +17,7 @@ import pytest
 from auditor.inputs.catalogs import CatalogFormat, load_catalogs, read_catalog
 from tests.conftest import run_cli
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "otel"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "otel"
 WEATHER = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
 SEARCH = {"type": "object", "properties": {"query": {"type": "string"}}}
 

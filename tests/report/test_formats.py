@@ -27,7 +27,7 @@ from tests.conftest import AUDITOR
 from tests.reporting import make_report, write_inputs
 from tests.samples import ROOT, Scenario, run, scenarios
 
-SCHEMAS = Path(__file__).resolve().parent / "schemas"
+SCHEMAS = Path(__file__).resolve().parents[1] / "schemas"
 SCENARIOS = scenarios()
 IDS = [s.name for s in SCENARIOS]
 
@@ -77,7 +77,8 @@ def test_sarif_validates_and_points_at_the_rewritten_key(scenario: Scenario) -> 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=IDS)
 def test_junit_validates_against_the_common_schema(scenario: Scenario) -> None:
-    # Stamped, as with --timestamp: Ant's schema requires one (tests/test_junit.py has the rest).
+    # Stamped, as with --timestamp: Ant's schema requires one (tests/report/test_junit.py has
+    # the rest).
     text = render(
         dataclasses.replace(run(scenario), generated_at="2026-01-31T12:00:00Z"), Format.JUNIT
     )

@@ -44,10 +44,10 @@ from auditor.report import Format, markdown, render
 from auditor.schema.diff import compare
 from auditor.schema.normalize import DEFAULT_RULES, normalize
 from tests.conftest import cpu_seconds, load_cases, seconds
+from tests.replay.test_coverage import KEYED, walkable_schemas
+from tests.replay.test_fast_validator import INSTANCES
 from tests.reporting import make_report
-from tests.test_coverage import KEYED, walkable_schemas
-from tests.test_fast_validator import INSTANCES
-from tests.test_normalize_properties import dialect
+from tests.schema.test_normalize_properties import dialect
 
 
 def _replay(case: dict[str, Any]) -> ToolReplay:

@@ -21,7 +21,7 @@ from tests.engine_cases import (
     one_pass,
     sample_plan,
 )
-from tests.test_engine_distinct import FIRST, distinct_workload
+from tests.engines.test_engine_distinct import FIRST, distinct_workload
 
 pytest.importorskip("pyspark", reason="the spark extra is not installed: pip install '.[spark]'")
 if shutil.which("java") is None:

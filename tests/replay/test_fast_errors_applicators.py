@@ -6,7 +6,7 @@ any order, since python-jsonschema's order of a branch's errors follows them; ke
 snake_case the normalizer renames, so that errors inside branches have causes), and
 arguments: for every example the fast validator's errors are python-jsonschema's, or it
 declines. Compared twice: as the report reads them (keyword, schema pointer, instance
-pointer, causes, observations: ``tests.test_fast_errors._compare``) and field by field, the
+pointer, causes, observations: ``tests.replay.test_fast_errors._compare``) and field by field, the
 branches' errors (``context``) included, in python-jsonschema's order. Floors on how often
 the fast validator answered keep a fast path that always declines from passing.
 """
@@ -27,8 +27,8 @@ from jsonschema.exceptions import ValidationError
 from auditor.models import JSON
 from auditor.replay import tool as tool_module
 from auditor.replay.tool import _errors, _in_order
-from tests.test_fast_errors import FORMATS, _audit, _compare, _replay
-from tests.test_fast_validator import INSTANCES, NAMES, NUMBERS, PLAIN_PATTERNS
+from tests.replay.test_fast_errors import FORMATS, _audit, _compare, _replay
+from tests.replay.test_fast_validator import INSTANCES, NAMES, NUMBERS, PLAIN_PATTERNS
 
 _REFS = [{"$ref": "#/$defs/a"}, {"$ref": "#/$defs/b"}]
 _SNAKE = {

@@ -51,9 +51,9 @@ from auditor.request import AuditRequest, TheChange
 from auditor.schema.jsonpatch import PatchError, apply_patch
 from auditor.schema.keywords import Draft
 from auditor.schema.normalize import DEFAULT_RULES, normalize
+from tests.aggregate.test_loosen_cases import Calls
+from tests.aggregate.test_loosen_properties import scenario
 from tests.conftest import load_cases
-from tests.test_loosen_cases import Calls
-from tests.test_loosen_properties import scenario
 
 DRAFT4 = "http://json-schema.org/draft-04/schema#"
 DRAFT7 = "http://json-schema.org/draft-07/schema#"

@@ -17,8 +17,8 @@ from auditor.replay import coverage
 from auditor.replay.tool import ToolReplay
 from auditor.schema.normalize import DEFAULT_RULES
 from tests.conftest import load_cases
-from tests.test_fast_validator import INSTANCES
-from tests.test_normalize_properties import NAMES, dialect, leaf
+from tests.replay.test_fast_validator import INSTANCES
+from tests.schema.test_normalize_properties import NAMES, dialect, leaf
 
 KEYED = st.dictionaries(
     st.sampled_from(["type", "any_of", "min_items", "enum", "anyOf", "path", "mode", "a"]),

@@ -22,9 +22,9 @@ from auditor.schema.diff import compare
 from auditor.schema.keywords import VOCABULARY, schema_objects
 from auditor.schema.normalize import DEFAULT_RULES, normalize
 from tests.conftest import load_cases
-from tests.test_coverage import KEYED, walkable_schemas
-from tests.test_fast_validator import INSTANCES
-from tests.test_normalize_properties import dialect
+from tests.replay.test_coverage import KEYED, walkable_schemas
+from tests.replay.test_fast_validator import INSTANCES
+from tests.schema.test_normalize_properties import dialect
 
 
 def _loop_unchanged(replay: ToolReplay, place: str) -> bool:

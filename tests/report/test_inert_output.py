@@ -26,8 +26,8 @@ from markdown_it.token import Token
 
 from auditor.report import Format, json_report, render
 from tests.conftest import run_cli
+from tests.report.test_escape import github_links
 from tests.reporting import make_report
-from tests.test_escape import github_links
 
 # (the string, how it shows on one visible line)
 HOSTILE: list[tuple[str, str]] = [

@@ -27,7 +27,7 @@ from auditor.api import replay
 from auditor.models import JSON, Call, Location, OldRuntime, Outcome, PatchOp, ToolSchema
 from auditor.schema.edit import patch_text
 from auditor.schema.jsonpatch import apply_patch
-from tests.test_loosen_cases import Calls
+from tests.aggregate.test_loosen_cases import Calls
 
 _TEXT = st.text(alphabet="abcé x", max_size=8)
 _NUMBER = st.one_of(st.integers(-20, 20), st.floats(-20, 20, allow_nan=False).map(float))

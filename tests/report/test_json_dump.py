@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from auditor.report import json_dump
 from auditor.report.json_dump import dumps_indented
 
-REPORTS = Path(__file__).resolve().parent.parent / "reports"
+REPORTS = Path(__file__).resolve().parents[2] / "reports"
 
 
 def _reference(data: Any) -> str:

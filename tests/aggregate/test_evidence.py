@@ -20,7 +20,7 @@ from auditor.models import JSON, Call, Evidence, Location, OldRuntime, Outcome, 
 from auditor.report import Format, render
 from auditor.schema.normalize import DEFAULT_RULES
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "evidence"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "evidence"
 EXPECTED: dict[str, Any] = yaml.safe_load((FIXTURES / "expected.yaml").read_text("utf-8"))
 LOGS = sorted(EXPECTED)
 RUNS = [(log, runtime) for log in LOGS for runtime in OldRuntime if runtime.value in EXPECTED[log]]

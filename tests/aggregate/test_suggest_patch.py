@@ -45,8 +45,8 @@ from auditor.schema.edit import (
 )
 from auditor.schema.jsonpatch import PatchError, apply_patch
 from auditor.schema.normalize import DEFAULT_RULES, normalize
+from tests.aggregate.test_loosen_cases import Calls
 from tests.conftest import ROOT, run_cli
-from tests.test_loosen_cases import Calls
 
 FIXTURE = ROOT / "tests" / "fixtures" / "loosen"
 

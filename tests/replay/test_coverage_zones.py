@@ -20,8 +20,8 @@ from auditor.replay import coverage
 from auditor.replay.coverage import CoverageTracker
 from auditor.replay.tool import ToolReplay
 from auditor.schema.normalize import DEFAULT_RULES
-from tests.test_fast_validator import INSTANCES
-from tests.test_normalize_properties import dialect, leaf
+from tests.replay.test_fast_validator import INSTANCES
+from tests.schema.test_normalize_properties import dialect, leaf
 
 KEYS = st.sampled_from(["mode", "path", "a", "ab", "b", "min_items", "type"])
 """Property names of the schemas and keys of the instances: they must meet."""

@@ -37,7 +37,7 @@ from auditor.inputs.reader import LogReader
 from auditor.models import Evidence, UnparsedKind
 from tests.conftest import run_cli
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "otel"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "otel"
 SPAN = "resourceSpans[0].scopeSpans[0].spans"
 GENAI = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true"
 

@@ -30,7 +30,7 @@ from auditor.replay.fast_validator import FastCheck
 from auditor.replay.tool import MAX_ERRORS, Memo, Remembered, ToolReplay, _errors, _in_order
 from auditor.schema.normalize import DEFAULT_RULES
 from tests.conftest import run_cli
-from tests.test_fast_validator import (
+from tests.replay.test_fast_validator import (
     INSTANCES,
     NAMES,
     NUMBERS,
@@ -321,7 +321,7 @@ FORMATS = ("table", "markdown", "json", "sarif", "junit", "github", "html")
 
 
 def _generate(folder: Path) -> None:
-    from tests.test_benchmark_smoke import _generator
+    from tests.benchmarks.test_benchmark_smoke import _generator
 
     generator = _generator()
     workload = replace(generator.WORKLOADS["rejections"], tools=12)

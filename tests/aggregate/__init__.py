@@ -1,0 +1,1 @@
+"""Tests of auditor.aggregate: groups, the gate, loosenings, evidence, repeats."""

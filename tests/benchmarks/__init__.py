@@ -1,0 +1,1 @@
+"""Tests of benchmarks/: each script runs on a small workload and prints its figures."""

@@ -1,0 +1,1 @@
+"""Tests of auditor.cli: options, the config file, commands, the GitHub Action."""

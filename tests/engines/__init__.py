@@ -1,0 +1,1 @@
+"""Tests of auditor.engines: plans and the engines that run them (inline, local, Spark, Ray)."""

@@ -1,0 +1,1 @@
+"""Tests of auditor.inputs: reading catalogs and logs in every format."""

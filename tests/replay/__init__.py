@@ -1,0 +1,1 @@
+"""Tests of auditor.replay: one call against one schema, causes, coverage, counterexamples."""

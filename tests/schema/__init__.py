@@ -1,0 +1,1 @@
+"""Tests of auditor.schema: normalization, lint, diffs, edits, the lenient model, profiles."""
