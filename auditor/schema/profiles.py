@@ -31,6 +31,20 @@ from auditor.models import JSON, Rule
 
 
 @dataclass(frozen=True)
+class SdkFunction:
+    """The installable code a profile follows: where an audit can run it instead of the model.
+
+    ``versions`` is a PEP 440 specifier of the releases the model was checked against (by the
+    differential test); ``call`` is the dotted path of the callable inside ``module``.
+    """
+
+    package: str
+    module: str
+    call: str
+    versions: str
+
+
+@dataclass(frozen=True)
 class Profile:
     """One upgrade profile: its rule family, what it follows, and what it does."""
 
@@ -39,6 +53,8 @@ class Profile:
     version: str
     steps: tuple[str, ...]
     not_reproduced: tuple[str, ...]
+    follows: SdkFunction | None = None
+    """The SDK function the steps model, when there is one to run (``close-objects``: none)."""
 
 
 PROFILES: Final[dict[Rule, Profile]] = {
