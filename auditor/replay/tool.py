@@ -149,6 +149,14 @@ def _meta_validator(cls: Any) -> Any:
     return meta_cls(cls.META_SCHEMA, format_checker=cls.FORMAT_CHECKER)
 
 
+def new_schema_problem(normalized: Normalized) -> str | None:
+    """Why no call can be evaluated against the new schema: the upgraded code refuses it, or
+    it fails its meta-schema; None when it is usable."""
+    if normalized.refusal is not None:
+        return normalized.refusal
+    return schema_problem(normalized.schema)
+
+
 @dataclass(frozen=True)
 class SchemaSummary:
     """What the report says of a tool's schemas: ``ToolReplay``'s ``old_problem``,
@@ -162,7 +170,7 @@ class SchemaSummary:
 def summarize(tool: ToolSchema, normalized: Normalized, old_runtime: OldRuntime) -> SchemaSummary:
     """The ``SchemaSummary`` a ``ToolReplay`` of ``tool`` would give, without compiling it:
     for a tool no call reached (a catalog may hold far more tools than the logs call)."""
-    new_problem = schema_problem(normalized.schema)
+    new_problem = new_schema_problem(normalized)
     if old_runtime is OldRuntime.LENIENT:
         return SchemaSummary(None, new_problem, _read_leniently(tool.schema)[1])
     if old_runtime is OldRuntime.STANDARD and normalized.rewrites:
@@ -194,7 +202,11 @@ class ToolReplay:
         self._budget = budget or CallBudget(None)
         # Error locations are found by the identity of schema nodes, so the new validator is
         # built over the very object the cause finder indexes.
-        self.new = compile_schema(normalized.schema, self._budget)
+        self.new = (
+            Compiled(None, normalized.refusal)
+            if normalized.refusal is not None
+            else compile_schema(normalized.schema, self._budget)
+        )
         self.readings: tuple[LenientReading, ...] = ()
         old_schema: JSON = tool.schema
         if old_runtime is OldRuntime.LENIENT:

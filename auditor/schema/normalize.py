@@ -94,6 +94,10 @@ class Normalized:
     text_edits: int = 0
     """Between two catalogs: annotation edits left out of ``rewrites``
     (``auditor.schema.diff.text_only``); the normalizer makes none."""
+    refusal: str | None = None
+    """Why the upgraded code refuses the new schema (an SDK raising on it, or a profile's
+    model of that refusal): then no call can be evaluated against it, and every call is
+    ``schema_error_after`` with this reason, never a verdict."""
 
 
 @dataclass
