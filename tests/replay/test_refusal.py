@@ -8,7 +8,7 @@ import dataclasses
 
 import pytest
 
-from auditor.models import Call, Location, OldRuntime, Outcome, ToolSchema
+from auditor.models import JSON, Call, Location, OldRuntime, Outcome, ToolSchema
 from auditor.replay.tool import ToolReplay, new_schema_problem, summarize
 from auditor.schema.normalize import normalize
 
@@ -27,7 +27,8 @@ def test_a_refused_schema_makes_every_call_a_schema_error_after(runtime: OldRunt
     normalized = dataclasses.replace(normalize(TOOL.schema), refusal=REASON)
     replay = ToolReplay(TOOL, normalized, old_runtime=runtime)
     # {"q": "x"} satisfies the schema and {} misses the required q: neither gets a verdict.
-    for arguments in ({"q": "x"}, {}):
+    tried: tuple[JSON, ...] = ({"q": "x"}, {})
+    for arguments in tried:
         result = replay.replay(Call("calls.jsonl:1", "search", arguments))
         assert result.outcome is Outcome.SCHEMA_ERROR_AFTER
         assert result.schema_problem == REASON
