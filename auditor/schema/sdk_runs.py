@@ -1,0 +1,191 @@
+"""Run the SDK's own code for an upgrade profile where it is installed.
+
+A profile names the SDK function it follows (``Profile.follows``). When that package is
+importable where the audit runs, the new schema of a tool *is* that function's output
+(``auditor.schema.sdk_adapters``), and what the function raises is a refusal
+(``Normalized.refusal``: every call ``schema_error_after`` with the SDK's reason); the changes
+are the structural difference between the old and the produced schema, as between two
+catalogs (``auditor.schema.diff``). Where it is not installed, the profile's built-in model
+runs (``auditor.schema.normalize``). ``choose`` decides once per audit, and the report says
+which ran (``Report.profile_runs``), with the version found and the range the model was
+checked against; a version outside the range still runs, and the report says so.
+
+The spelling families chosen beside a profile (``keyword-case``, ``type-case``) model what the
+user's runtime does before the SDK sees the schema: they apply first, and the SDK runs on
+their output.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Sequence
+from dataclasses import replace
+from importlib import metadata
+from typing import Any, Final
+
+from auditor.models import JSON, Change, Edit, ProfileRun, Rule
+from auditor.schema import sdk_adapters
+from auditor.schema.diff import difference
+from auditor.schema.keywords import draft_of
+from auditor.schema.normalize import Normalized, normalize
+from auditor.schema.profiles import PROFILES
+
+MAX_REASON: Final = 240
+"""Characters of an SDK's refusal a report shows: the reason, not the schema it may quote."""
+
+
+def choose(rules: Collection[Rule]) -> tuple[ProfileRun, ...]:
+    """For each profile among ``rules``, in the registry's order: its SDK function when the
+    package is installed and importable here, its built-in model otherwise."""
+    runs = []
+    for rule, profile in PROFILES.items():
+        if rule not in rules:
+            continue
+        follows = profile.follows
+        if follows is None:
+            runs.append(ProfileRun(rule.value))
+            continue
+        adapter = sdk_adapters.ADAPTERS.get(rule.value)
+        found = None if adapter is None else _installed(adapter)
+        runs.append(
+            ProfileRun(
+                rule.value,
+                f"{follows.module}.{follows.call}",
+                follows.package,
+                follows.versions,
+                found,
+                found is None or within(found, follows.versions),
+            )
+        )
+    return tuple(runs)
+
+
+def upgrade(schema: JSON, rules: Collection[Rule], runs: Sequence[ProfileRun]) -> Normalized:
+    """The new side of ``schema`` under ``rules``: the built-in normalization, except that
+    each profile whose SDK ``runs`` says is installed is that SDK's own code, applied after
+    the other families, in ``runs``' order."""
+    sdks = [run for run in runs if run.sdk]
+    if not sdks:
+        return normalize(schema, rules)
+    by_sdk = {Rule(run.profile) for run in sdks}
+    before = normalize(schema, [rule for rule in rules if rule not in by_sdk])
+    produced = before.schema
+    for run in sdks:
+        try:
+            produced = sdk_adapters.call(sdk_adapters.ADAPTERS[run.profile], produced)
+        except ImportError:
+            raise  # the environment changed since ``choose``: not the schema's fault
+        except Exception as error:  # whatever the SDK raises is its refusal
+            return replace(before, refusal=refusal(run, error))
+    found = difference(schema, produced)
+    spelled = {change.pointer: change.rule for change in before.rewrites}
+    first = Rule(sdks[0].profile)
+    changes = tuple(_as_rewrite(c, spelled.get(c.pointer, first)) for c in found.changes)
+    return Normalized(produced, changes, before.findings, draft_of(produced), found.text_edits)
+
+
+def _as_rewrite(change: Change, rule: Rule) -> Change:
+    """A change of the structural difference, as a rewrite of ``rule``: a removed keyword is
+    named by its key, as the normalizer names the keys it removes."""
+    if change.edit is Edit.REMOVE and not change.entry_of:
+        key = change.pointer.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
+        return replace(change, old=key, new="", rule=rule)
+    return replace(change, rule=rule)
+
+
+def refusal(run: ProfileRun, error: Exception) -> str:
+    """The SDK's reason for refusing a schema, on one line: ``google-genai 2.34.0 refuses
+    the schema: properties.e.enum.0: Input should be a valid string``."""
+    return f"{run.package} {run.installed} refuses the schema: {reason(error)}"
+
+
+def reason(error: Exception) -> str:
+    """What an SDK's exception says, on one line of at most ``MAX_REASON`` characters:
+    pydantic's errors as ``location: message`` (the input values they quote left out)."""
+    errors = getattr(error, "errors", None)
+    text = ""
+    if callable(errors) and type(error).__name__ == "ValidationError":
+        try:
+            found: list[dict[str, Any]] = errors(include_url=False, include_input=False)
+        except TypeError:  # pydantic v1's errors() takes no arguments
+            found = errors()
+        shown = [_pydantic_error(entry) for entry in found[:3]]
+        more = f" (+{len(found) - 3} more)" if len(found) > 3 else ""
+        text = "; ".join(shown) + more
+    if not text:
+        message = str(error).strip().splitlines()
+        text = f"{type(error).__name__}: {message[0]}" if message else type(error).__name__
+    text = re.sub(r"\s+", " ", "".join(c if c.isprintable() else " " for c in text)).strip()
+    return text if len(text) <= MAX_REASON else text[: MAX_REASON - 1] + "…"
+
+
+_WRAPPING: Final = ("function_declarations", 0, "parameters")
+"""Where google-genai's tool path puts the schema: left out of the locations it reports."""
+
+
+def _pydantic_error(entry: dict[str, Any]) -> str:
+    location = tuple(entry.get("loc", ()))
+    if location[:3] == _WRAPPING:
+        location = location[3:]
+    where = ".".join(str(part) for part in location)
+    message = str(entry.get("msg", ""))
+    return f"{where}: {message}" if where else message
+
+
+def _installed(adapter: sdk_adapters.Adapter) -> str | None:
+    """The installed version of the adapter's package, when its module imports here."""
+    try:
+        found = metadata.version(adapter.package)
+        adapter.load()
+    except Exception:  # absent, or broken on import: the model runs instead
+        return None
+    return found
+
+
+_CLAUSE: Final = re.compile(r"\s*(~=|===|==|!=|<=|>=|<|>)\s*([0-9][0-9A-Za-z.*+!-]*)\s*")
+
+
+def within(version: str, versions: str) -> bool:
+    """Whether ``version`` satisfies the PEP 440 specifier ``versions`` (``>=1.71,<3``),
+    comparing release numbers (a pre-release compares as its release; ``==1.*`` as a
+    prefix). An empty specifier admits every version."""
+    release = _release(version)
+    for clause in filter(None, (part.strip() for part in versions.split(","))):
+        match = _CLAUSE.fullmatch(clause)
+        if match is None:
+            return False  # a specifier this does not read: say "outside", never guess inside
+        op, bound = match.groups()
+        if not _satisfies(release, op, bound):
+            return False
+    return True
+
+
+def _satisfies(release: tuple[int, ...], op: str, bound: str) -> bool:
+    if bound.endswith(".*"):
+        prefix = _release(bound[:-2])
+        equal = release[: len(prefix)] == prefix
+        return equal if op == "==" else not equal if op == "!=" else False
+    other = _release(bound)
+    width = max(len(release), len(other))
+    mine, theirs = _padded(release, width), _padded(other, width)
+    if op == "~=":
+        prefix = other[:-1]
+        return mine >= theirs and release[: len(prefix)] == prefix
+    return {
+        "==": mine == theirs,
+        "===": mine == theirs,
+        "!=": mine != theirs,
+        "<=": mine <= theirs,
+        ">=": mine >= theirs,
+        "<": mine < theirs,
+        ">": mine > theirs,
+    }[op]
+
+
+def _release(version: str) -> tuple[int, ...]:
+    numbers = re.match(r"\d+(?:\.\d+)*", version.split("!")[-1])
+    return tuple(int(n) for n in numbers.group(0).split(".")) if numbers else (0,)
+
+
+def _padded(release: tuple[int, ...], width: int) -> tuple[int, ...]:
+    return release + (0,) * (width - len(release))
