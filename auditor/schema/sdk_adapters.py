@@ -11,14 +11,14 @@ returned for them is its JSON Schema reading (``gemini_reading``), the same conv
 built-in models of those profiles write:
 
 - ``type`` lower-cased (``TYPE_UNSPECIFIED`` dropped); ``nullable: true`` beside a ``type``
-  makes it ``[type, "null"]``; ``nullable`` is otherwise dropped (an untyped schema already
-  accepts ``null``);
+  makes it ``[type, "null"]``, and alone it is ``type: "null"``, as the SDK's own
+  ``Schema.json_schema`` reads it (handle_null_fields writes ``{"type": "null"}`` as a bare
+  ``nullable: true``);
+  ``nullable: false`` is dropped;
 - ``defs`` is ``$defs`` and ``ref`` is ``$ref`` (a ``#/defs/`` prefix read as ``#/$defs/``);
 - every other field under its wire (camelCase) name: ``minLength``, ``anyOf``,
-  ``propertyOrdering`` and ``example`` (annotations JSON Schema ignores);
-  ``additionalProperties``, which the SDK passes on unvalidated, is read the same way when
-  it is an object (its ``type`` lower-cased: the API reads it as a ``Schema``), and its
-  other keys as given.
+  ``additionalProperties`` (its value as given: the SDK does not validate it),
+  ``propertyOrdering`` and ``example`` (annotations JSON Schema ignores).
 """
 
 from __future__ import annotations
@@ -85,8 +85,8 @@ def gemini_reading(node: Any) -> JSON:
             out["$defs" if key == "defs" else key] = {
                 name: gemini_reading(sub) for name, sub in value.items()
             }
-        elif key in ("items", "additionalProperties"):
-            out[key] = gemini_reading(value)  # a boolean additionalProperties stays as it is
+        elif key == "items":
+            out[key] = gemini_reading(value)
         elif key == "anyOf" and isinstance(value, list):
             out[key] = [gemini_reading(sub) for sub in value]
         elif key == "ref" and isinstance(value, str):
@@ -95,8 +95,8 @@ def gemini_reading(node: Any) -> JSON:
         else:
             out[key] = value
     kind = out.get("type")
-    if node.get("nullable") is True and isinstance(kind, str) and kind != "null":
-        out["type"] = [kind, "null"]
+    if node.get("nullable") is True:
+        out["type"] = [kind, "null"] if isinstance(kind, str) and kind != "null" else "null"
     return out
 
 
@@ -112,7 +112,8 @@ def _genai_tool(schema: dict[str, Any]) -> Any:
 def _genai_response_schema(schema: dict[str, Any]) -> Any:
     from google.genai import _transformers
 
-    return gemini_reading(_transformers.t_schema(None, schema))
+    produced = _transformers.t_schema(None, schema)
+    return {} if produced is None else gemini_reading(produced)  # None: an empty schema
 
 
 def _genai_mcp(schema: dict[str, Any]) -> Any:

@@ -204,10 +204,10 @@ def test_the_gemini_schema_is_read_as_the_json_schema_the_api_evaluates() -> Non
             "b": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
             "c": {"$ref": "#/$defs/C"},
             "d": {"type": "array", "items": {"type": "number"}},
-            "e": {},
+            "e": {"type": "null"},
         },
         "$defs": {"C": {"type": "boolean"}},
-        "additionalProperties": {"type": "integer"},
+        "additionalProperties": {"type": "INTEGER"},  # the SDK passes it on unvalidated
         "propertyOrdering": ["a"],
     }
     assert gemini_reading({"type": "TYPE_UNSPECIFIED", "additionalProperties": False}) == {
