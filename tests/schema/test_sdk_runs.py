@@ -247,3 +247,13 @@ def test_without_a_profile_no_format_mentions_one() -> None:
     assert report.profile_runs == ()
     for fmt in Format:
         assert "Profile " not in render(report, fmt), fmt
+
+
+def test_a_schema_that_is_not_an_object_is_refused_before_the_sdk_runs(stand_in: Adapter) -> None:
+    assert stand_in.function == "yaml.safe_load"
+    with pytest.raises(TypeError, match="the schema is a bool, not an object"):
+        sdk_adapters.call(stand_in, True)
+    # The SDK works on a copy: the audit's own schema is never modified.
+    schema: JSON = {"type": "object", "default": None}
+    assert sdk_adapters.call(stand_in, schema) == {"type": "object", "additionalProperties": False}
+    assert schema == {"type": "object", "default": None}
