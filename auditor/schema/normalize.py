@@ -11,6 +11,7 @@ rewrites of each object, and may add keys (``Edit.ADD``) as well as rename, repl
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import json
 import re
@@ -37,7 +38,8 @@ from auditor.schema.keywords import (
     Kind,
     draft_of,
 )
-from auditor.schema.profiles import GENAI_RENAMES, PROFILES, descends
+from auditor.schema.profile_models import MODELS, Refused
+from auditor.schema.profiles import PROFILES, descends
 
 TYPE_ALIASES: Final[dict[str, str]] = {
     "str": "string",
@@ -171,8 +173,6 @@ class _Walk:
         self._check_object(here)
         if Rule.OPENAPI in self.rules:
             self._openapi(here)
-        if Rule.GOOGLE_GENAI in reach:
-            self._nullable(here, Rule.GOOGLE_GENAI)
         if Rule.TYPE_ALIAS in self.rules and _means_any(here.result.get("type")):
             self._remove(here, "type", Rule.TYPE_ALIAS)
         if Rule.OPENAI_STRICT in reach:
@@ -207,9 +207,6 @@ class _Walk:
             if Rule.KEYWORD_CASE in self.rules:
                 self._rename(here, key, target, Rule.KEYWORD_CASE)
                 return target
-            if key in GENAI_RENAMES and Rule.GOOGLE_GENAI in self.reach[-1]:
-                self._rename(here, key, target, Rule.GOOGLE_GENAI)
-                return target
             here.meaning.setdefault(target, key)
             return None
         if key in _GEMINI_RENAMES:
@@ -227,15 +224,9 @@ class _Walk:
                     fix=target,
                 )
             )
-        if Rule.GEMINI in self.rules:
-            rule = Rule.GEMINI
-        elif key in GENAI_RENAMES and Rule.GOOGLE_GENAI in self.reach[-1]:
-            rule = Rule.GOOGLE_GENAI
-        else:
+        if Rule.GEMINI not in self.rules or target in here.source:
             return None
-        if target in here.source:
-            return None
-        self._rename(here, key, target, rule)
+        self._rename(here, key, target, Rule.GEMINI)
         return target
 
     def _unknown(self, here: _Object, key: str) -> None:
@@ -596,7 +587,43 @@ def normalize(schema: JSON, rules: Collection[Rule] = DEFAULT_RULES) -> Normaliz
     if too_deep(schema):
         return Normalized(schema, (), (), draft_of(schema))
     walk = _Walk(draft_of(schema), rules)
-    walk.reach.append(frozenset(rule for rule in rules if rule in PROFILES))
+    walked = frozenset(rule for rule in rules if rule in PROFILES and rule not in MODELS)
+    walk.reach.append(walked)
     result = walk.schema(schema, "", "", "")
     rewrites = walk.patch_refs()
-    return Normalized(result, tuple(rewrites), tuple(walk.findings), walk.draft)
+    refusal = None
+    for rule, model in MODELS.items():
+        if rule not in rules:
+            continue
+        try:
+            produced = model(result)
+        except Refused as refused:
+            follows = PROFILES[rule].follows
+            refusal = refused.reason(follows.package if follows else rule.value)
+            break
+        rewrites.extend(_model_changes(result, produced, rule, rewrites))
+        result = produced
+    return Normalized(result, tuple(rewrites), tuple(walk.findings), walk.draft, refusal=refusal)
+
+
+def _model_changes(before: JSON, after: JSON, rule: Rule, earlier: list[Change]) -> list[Change]:
+    """What a profile's model changed, as its rewrites: the structural difference between the
+    schema it was given and the one it produced (as between two catalogs), each pointer
+    carried back through the renames ``earlier`` made to where the key stands in the old
+    schema."""
+    from auditor.schema.diff import diff  # diff builds on normalize: imported when a model runs
+
+    renamed = {r.new_pointer: r.pointer for r in earlier if r.edit is Edit.RENAME}
+    return [
+        dataclasses.replace(change, rule=rule, pointer=_carried(change.pointer, renamed))
+        for change in diff(before, after)
+    ]
+
+
+def _carried(pointer: str, renamed: dict[str, str]) -> str:
+    """``pointer`` in the renamed schema -> the same place in the schema before the renames."""
+    old = new = ""
+    for token in pointers.split(pointer):
+        new = pointers.join(new, token)
+        old = renamed.get(new, pointers.join(old, token))
+    return old

@@ -48,6 +48,7 @@ def test_case(case: dict[str, Any]) -> None:
         for f in result.findings
         if f.code in NORMALIZER_CODES
     ] == case["findings"]
+    assert result.refusal == case.get("refusal"), "a profile's model refuses as its SDK does"
     assert case["schema"] == original, "normalize must not modify its input"
 
 
