@@ -420,7 +420,9 @@ class _Walk:
     def _strict(self, here: _Object) -> None:
         """openai-python's ``_ensure_strict_json_schema`` steps for one schema object."""
         rule, result = Rule.OPENAI_STRICT, here.result
-        if result.get("type") == "object" and "additionalProperties" not in here.meaning:
+        # Spelled so: the SDK tests the key `additionalProperties`, and a snake_case
+        # `additional_properties` (not renamed by keyword-case) is no such key.
+        if result.get("type") == "object" and "additionalProperties" not in result:
             self._add(here, "additionalProperties", False, rule)
         properties = result.get("properties")
         if isinstance(properties, dict):

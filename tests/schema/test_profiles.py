@@ -27,15 +27,42 @@ lookup:
 """
 
 
-def test_every_profile_names_its_source_version_and_steps_in_the_docs() -> None:
+def test_every_profile_names_its_function_version_and_steps_in_the_docs() -> None:
     section = (ROOT / "docs" / "profiles.md").read_text(encoding="utf-8")
-    assert set(PROFILES) == {Rule.GOOGLE_GENAI, Rule.OPENAI_STRICT, Rule.CLOSE_OBJECTS}
+    assert set(PROFILES) == {
+        Rule.GOOGLE_GENAI,
+        Rule.GOOGLE_GENAI_RESPONSE_SCHEMA,
+        Rule.OPENAI_STRICT,
+        Rule.CLOSE_OBJECTS,
+    }
     for rule, profile in PROFILES.items():
         assert profile.rule is rule and profile.steps
-        assert f"`{rule.value}`" in section, rule
-        if rule is not Rule.CLOSE_OBJECTS:  # no SDK behind it
-            commit = profile.version.split()[1]
-            assert commit in section, f"{rule.value}: docs/profiles.md must name {commit}"
+        assert f"## `{rule.value}`" in section, rule
+        if rule is Rule.CLOSE_OBJECTS:  # no SDK behind it
+            assert profile.follows is None
+            continue
+        follows = profile.follows
+        assert follows is not None, f"{rule.value} names the SDK function it follows"
+        body = " ".join(section.split(f"## `{rule.value}`")[1].split("\n## ")[0].split())
+        for named in (f"{follows.module}.{follows.call}", follows.versions, profile.version):
+            assert named in body, f"{rule.value}: docs/profiles.md must name {named}"
+        for item in profile.not_reproduced:
+            # The docs say the same: each item's first words stand in the section.
+            assert " ".join(item.split()[:4]) in body, (rule.value, item)
+
+
+def test_auditor_rule_prints_the_function_followed_and_the_versions(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    for rule, profile in PROFILES.items():
+        code, out, _ = run_cli(["rule", rule.value], capsys)
+        assert code == 0
+        flat = " ".join(out.split())
+        if profile.follows is None:
+            assert "Follows no SDK." in flat
+        else:
+            assert f"{profile.follows.module}.{profile.follows.call}" in flat, rule
+            assert f"{profile.follows.package} {profile.follows.versions}" in flat, rule
 
 
 @pytest.mark.parametrize("rule", [Rule.CLOSE_OBJECTS, Rule.OPENAI_STRICT])
