@@ -1,6 +1,7 @@
-"""Upgrade profiles: their documented sources, coverage of the keys they add, and the refusal
-of ``normalize --write`` to add keys. Their rewrites are in tests/cases/normalize/profile_*.yaml,
-their replay in tests/cases/replay/profiles.yaml."""
+"""Upgrade profiles: their documented sources and functions, coverage of the keys they add,
+``normalize --diff`` showing them and the refusal of ``normalize --write`` to add them. Their
+rewrites are in tests/cases/normalize/profile_*.yaml, their replay in
+tests/cases/replay/profiles.yaml."""
 
 from __future__ import annotations
 
@@ -76,6 +77,53 @@ def test_normalize_write_refuses_a_profile_that_adds_keys(
     assert f"--rules {rule.value} adds `" in err
     assert "normalize does not add keys" in err
     assert catalog.read_text(encoding="utf-8") == CATALOG, "the file is left alone"
+
+
+def test_normalize_diff_shows_the_keys_a_profile_adds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    catalog = tmp_path / "tools.yaml"
+    catalog.write_text(CATALOG, encoding="utf-8")
+    code, out, _ = run_cli(
+        ["normalize", str(catalog), "--diff", "--rules", "close-objects"], capsys
+    )
+    # opts and the root both end on the last line: opts's key goes first, at its indentation,
+    # then the root's; nothing else in the file moves.
+    assert code == 1
+    assert out == (
+        f"--- {catalog}\n+++ {catalog}\n@@ -6,3 +6,5 @@\n"
+        "       type: object\n"
+        "       properties:\n"
+        "         units: {type: string}\n"
+        "+      additionalProperties: false\n"
+        "+  additionalProperties: false\n"
+    )
+    assert catalog.read_text(encoding="utf-8") == CATALOG, "--diff writes nothing"
+
+
+def test_normalize_diff_shows_openai_strict_in_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    catalog = tmp_path / "tools.json"
+    catalog.write_text(
+        '{"t": {"type": "object", "properties": {"q": {"type": "string"}, '
+        '"n": {"type": "integer", "default": null}}, "required": ["q"]}}\n',
+        encoding="utf-8",
+    )
+    code, out, _ = run_cli(
+        ["normalize", str(catalog), "--diff", "--rules", "openai-strict"], capsys
+    )
+    # n was optional: made nullable and required, its null default dropped; the object closed.
+    assert code == 1
+    assert out.splitlines()[-1] == (
+        '+{"t": {"type": "object", "properties": {"q": {"type": "string"}, '
+        '"n": {"type": ["integer", "null"]}}, "required": ["q", "n"], '
+        '"additionalProperties": false}}'
+    )
+    check, _, _ = run_cli(
+        ["normalize", str(catalog), "--check", "--rules", "openai-strict"], capsys
+    )
+    assert check == 1, "--check counts the file as one that would change"
 
 
 def test_an_added_keyword_is_covered_when_a_call_reaches_it() -> None:
