@@ -72,10 +72,9 @@ Payload: TypeAlias = "tuple[str, str, Evidence | None]"
 class Rule(str, Enum):
     """The families of rewrites the normalizer can make; the first two are on by default.
 
-    ``google-genai``, ``google-genai-response-schema``, ``openai-strict`` and
-    ``close-objects`` are upgrade profiles (``auditor.schema.profiles``): what an SDK or an
-    upgrade does to a schema at request time, rather than a dialect's spellings. ``edit`` is
-    no family: it marks changes between two catalogs.
+    ``google-genai`` to ``close-objects`` are upgrade profiles (``auditor.schema.profiles``):
+    what an SDK or an upgrade does to a schema at request time, rather than a dialect's
+    spellings. ``edit`` is no family: it marks changes between two catalogs.
     """
 
     KEYWORD_CASE = "keyword-case"
@@ -86,6 +85,9 @@ class Rule(str, Enum):
     GOOGLE_GENAI = "google-genai"
     GOOGLE_GENAI_RESPONSE_SCHEMA = "google-genai-response-schema"
     OPENAI_STRICT = "openai-strict"
+    OPENAI_AGENTS = "openai-agents"
+    ANTHROPIC_STRICT = "anthropic-strict"
+    LANGCHAIN_STRICT = "langchain-strict"
     CLOSE_OBJECTS = "close-objects"
     EDIT = "edit"
     """Not a family ``--rules`` selects: a change between two catalogs (``--new-schemas``,

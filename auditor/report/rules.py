@@ -170,6 +170,25 @@ _FAMILIES: Final[dict[Rule, tuple[str, str]]] = {
         "Every object closed (`additionalProperties: false`), every property required, the "
         "optional ones made nullable, as openai-python's `to_strict_json_schema` does.",
     ),
+    Rule.OPENAI_AGENTS: (
+        "Upgrade profile: the OpenAI Agents SDK's strict function tools.",
+        "`ensure_strict_json_schema`: every object closed and every property required, "
+        "`oneOf` read as `anyOf`, a one-member `allOf` merged; an object that allows other "
+        "properties, or a `$ref` with constraining siblings, is refused. See docs/profiles.md.",
+    ),
+    Rule.ANTHROPIC_STRICT: (
+        "Upgrade profile: the Anthropic SDK's strict schema, `transform_schema`.",
+        "The schema rebuilt from what strict mode takes, objects closed; every other "
+        "constraint (`minimum`, `maxLength`, `pattern`...) moved into `description`, where "
+        "it no longer holds; a schema without a type it knows is refused. See "
+        "docs/profiles.md.",
+    ),
+    Rule.LANGCHAIN_STRICT: (
+        "Upgrade profile: LangChain's `convert_to_openai_tool(strict=True)`.",
+        "Every property required and `additionalProperties: false` where `required` or "
+        "`additionalProperties` stands, through `anyOf`, `allOf`, `properties`, `items` and "
+        "`$defs`. See docs/profiles.md.",
+    ),
     Rule.CLOSE_OBJECTS: (
         "Upgrade profile: `additionalProperties: false` on every object schema with `properties`.",
         "The 'close all schemas' upgrade; an object that already says what other properties "

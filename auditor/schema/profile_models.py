@@ -19,22 +19,8 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from auditor.models import JSON, Rule
-
-
-class Refused(Exception):
-    """The SDK's function raises on this schema: no request is sent with it."""
-
-    def __init__(self, message: str, where: str = "") -> None:
-        super().__init__(message)
-        self.message = message
-        self.where = where
-        """Where in the schema, as the SDK's own error names it (``properties.a.$schema``)."""
-
-    def reason(self, package: str) -> str:
-        """One line for the report: ``google-genai refuses the schema: ... (where)``."""
-        where = f" ({self.where})" if self.where else ""
-        return f"{package} refuses the schema: {self.message}{where}"
-
+from auditor.schema.refused import Refused
+from auditor.schema.strict_models import anthropic_strict, langchain_strict, openai_agents
 
 Model = Callable[[JSON], JSON]
 
@@ -330,6 +316,9 @@ def google_genai_response_schema(schema: JSON) -> JSON:
 MODELS: Final[dict[Rule, Model]] = {
     Rule.GOOGLE_GENAI: google_genai,
     Rule.GOOGLE_GENAI_RESPONSE_SCHEMA: google_genai_response_schema,
+    Rule.OPENAI_AGENTS: openai_agents,
+    Rule.ANTHROPIC_STRICT: anthropic_strict,
+    Rule.LANGCHAIN_STRICT: langchain_strict,
 }
 """The profiles whose built-in model is a function of the whole schema, in the order they
 apply (after the walk of :mod:`auditor.schema.normalize`, which runs the others)."""

@@ -146,6 +146,76 @@ PROFILES: Final[dict[Rule, Profile]] = {
         ),
         SdkFunction("openai", "openai.lib._pydantic", "_ensure_strict_json_schema", "==3.57.0"),
     ),
+    Rule.OPENAI_AGENTS: Profile(
+        Rule.OPENAI_AGENTS,
+        "openai/openai-agents-python src/agents/strict_schema.py (ensure_strict_json_schema), "
+        "which a FunctionTool with strict_json_schema=True applies to its params",
+        "openai-agents 0.24.0",
+        (
+            "every object (`type` object, a `type` list with object, or `properties` without "
+            "`type`, which gets `type: object`) gets `additionalProperties: false`; one that "
+            "allows other properties (`additionalProperties` true or a schema) is REFUSED",
+            "`required` set to every name in `properties`, in their order",
+            "`oneOf` becomes `anyOf` (appended to an existing one); a one-member `allOf` is "
+            "merged into its parent (REFUSED where a parent keyword conflicts)",
+            "a `$ref` with siblings other than annotations is REFUSED; one with annotation "
+            "siblings is inlined; `default: null` removed",
+            "it recurses into `$defs`, `definitions`, `properties`, `items` (one schema), "
+            "`anyOf`, `oneOf`, `allOf`; a root `anyOf` or a nullable root object is REFUSED",
+        ),
+        (
+            "the SDK's node budget and depth limit are reproduced; its `UserError` class is "
+            "not (the reason is its message)",
+        ),
+        SdkFunction(
+            "openai-agents", "agents.strict_schema", "ensure_strict_json_schema", ">=0.24.0,<0.25"
+        ),
+    ),
+    Rule.ANTHROPIC_STRICT: Profile(
+        Rule.ANTHROPIC_STRICT,
+        "anthropics/anthropic-sdk-python src/anthropic/lib/_parse/_transform.py (transform_schema)",
+        "anthropic 2.15.0",
+        (
+            "the schema is rebuilt from what strict mode takes: `$defs`, `$ref` (alone), "
+            "`type`, `enum`/`const` of primitives (which drop `type`), `anyOf` (`oneOf` "
+            "becomes `anyOf`), `allOf`, `description`, `title`; for an object `properties`, "
+            "`required` and `additionalProperties: false` (always); for a string a "
+            "supported `format`; for an array `items` and a `minItems` of 0 or 1",
+            "every other keyword (`minimum`, `maxLength`, `pattern`, `minItems: 2`, "
+            "`format: text`...) is written into `description` as `{key: value}`: it no "
+            "longer constrains (this profile loosens as well as tightens)",
+            "REFUSED: a schema with none of `type`, `anyOf`, `oneOf`, `allOf`, `const`, a "
+            "non-empty primitive `enum` (\"Schema must have a 'type'...\"), and a `type` "
+            "that is not one of the seven names (a list, `String`)",
+        ),
+        ("the description text is Python's `str` of each value, as the SDK writes it",),
+        SdkFunction(
+            "anthropic", "anthropic.lib._parse._transform", "transform_schema", ">=2.15.0,<2.16"
+        ),
+    ),
+    Rule.LANGCHAIN_STRICT: Profile(
+        Rule.LANGCHAIN_STRICT,
+        "langchain-ai/langchain libs/core/langchain_core/utils/function_calling.py "
+        "(convert_to_openai_tool(strict=True) -> _recursive_set_additional_properties_false)",
+        "langchain-core 1.8.3",
+        (
+            "`required` set to every name of a non-empty `properties`",
+            "`additionalProperties: false` wherever `required` stands, `properties` is "
+            "empty, or `additionalProperties` stands (true or a schema is overwritten)",
+            "it recurses into `anyOf`, `allOf`, `properties`, `items`, `$defs`, "
+            "`definitions` (not `oneOf`, `not`, `prefixItems`)",
+        ),
+        (
+            "the tool's format (OpenAI, Anthropic `input_schema`, Bedrock `toolSpec`): the "
+            "model takes the parameter schema itself",
+        ),
+        SdkFunction(
+            "langchain-core",
+            "langchain_core.utils.function_calling",
+            "convert_to_openai_tool",
+            ">=1.8.3,<1.9",
+        ),
+    ),
     Rule.CLOSE_OBJECTS: Profile(
         Rule.CLOSE_OBJECTS,
         "the 'close all schemas' upgrade (no SDK)",

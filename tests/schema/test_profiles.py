@@ -34,6 +34,9 @@ def test_every_profile_names_its_function_version_and_steps_in_the_docs() -> Non
         Rule.GOOGLE_GENAI,
         Rule.GOOGLE_GENAI_RESPONSE_SCHEMA,
         Rule.OPENAI_STRICT,
+        Rule.OPENAI_AGENTS,
+        Rule.ANTHROPIC_STRICT,
+        Rule.LANGCHAIN_STRICT,
         Rule.CLOSE_OBJECTS,
     }
     for rule, profile in PROFILES.items():
