@@ -163,6 +163,9 @@ class ToolSchema:
     """The catalog shape it was read from (``openai``, ``mcp``, ``anthropic``, ``mapping``)."""
     positions: Mapping[str, tuple[int, int]] = field(default_factory=dict, compare=False)
     """Pointer inside the schema -> 1-based (line, column) of that key in the catalog file."""
+    strict: JSON = field(default=None, compare=False)
+    """The tool's own ``strict`` flag beside its schema, where its shape has one (Responses
+    API tools); None when it says none: which upgrade profile fits depends on it."""
 
 
 @dataclass(frozen=True)

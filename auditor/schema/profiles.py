@@ -24,7 +24,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Final
 
-from auditor.models import JSON, Rule
+from auditor.models import JSON, Prose, Rule, Span, ToolSchema
 
 
 @dataclass(frozen=True)
@@ -255,4 +255,35 @@ def explain(profile: Profile) -> str:
     return (
         f"Follows: {follows.module}.{follows.call} ({follows.package} {follows.versions}; "
         f"built-in model checked against {profile.version})."
+    )
+
+
+_SPELLINGS: Final = "keyword-case,type-case,"
+
+
+def fitting_profile(tool: ToolSchema) -> tuple[Rule, str] | None:
+    """The profile a tool's catalog shape implies, with why: a Gemini declaration's
+    ``parameters`` go through google-genai's tool path (``types.Schema``; its
+    ``parameters_json_schema`` does not), and a Responses API function tool without
+    ``strict`` is strict (the API's default)."""
+    if tool.shape == "gemini" and tool.pointer.endswith("/parameters"):
+        return Rule.GOOGLE_GENAI, "Gemini `function_declarations` parameters"
+    if tool.shape == "openai-responses" and tool.strict is None:
+        return Rule.OPENAI_STRICT, "a Responses API tool without `strict` (strict by default)"
+    return None
+
+
+def profile_tip(tool: ToolSchema, rules: Collection[Rule]) -> Prose | None:
+    """For a group's hint: the profile the catalog's shape implies, when the audit does not
+    apply it (None otherwise)."""
+    fitting = fitting_profile(tool)
+    if fitting is None or fitting[0] in rules:
+        return None
+    rule, shape = fitting
+    follows = PROFILES[rule].follows
+    sdk = f"{follows.package}'s {follows.call}" if follows is not None else rule.value
+    return Prose.of(
+        f"The catalog is {shape}, which {sdk} transforms before the API sees it: audit with ",
+        Span.code(f"--rules {_SPELLINGS}{rule.value}"),
+        ".",
     )
