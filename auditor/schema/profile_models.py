@@ -161,7 +161,8 @@ def genai_schema(node: JSON, where: str = "parameters") -> JSON:
     for key, value in node.items():
         at = _join(where, key)
         field = _FIELD_BY_KEY.get(key)
-        if field is None:
+        if field is None or (key == field != _camel(field) and _camel(field) in node):
+            # pydantic reads a field by its alias first: beside it, the snake name is extra.
             raise Refused("Extra inputs are not permitted", at)
         if value is None:
             continue  # Optional[...] = None: the field is unset

@@ -77,7 +77,8 @@ PROFILES: Final[dict[Rule, Profile]] = {
             "`types.Schema` does not know (`$schema`, `$ref`, `$defs`, `oneOf`, `allOf`, "
             "`not`, `const`, `uniqueItems`, `prefixItems`, `exclusiveMinimum`, `examples`...), "
             "an `enum` or `required` member that is not a string, a `type` list, a subschema "
-            "that is not an object (`items: [...]`, `properties: {a: true}`)",
+            "that is not an object (`items: [...]`, `properties: {a: true}`), a snake_case "
+            "field beside its camelCase alias (pydantic reads the alias: the other is extra)",
         ),
         (
             "`additional_properties` is `Any` in `types.Schema`: its value is sent as written, "
@@ -85,8 +86,6 @@ PROFILES: Final[dict[Rule, Profile]] = {
             "pydantic reports every error, the model the first in the order written",
             "an unknown type name (`any`) is kept with a warning by the SDK and by the model; "
             "what the API then does is not modelled",
-            "a snake_case field beside its camelCase alias: pydantic keeps one, the model "
-            "keeps the last written",
         ),
         SdkFunction("google-genai", "google.genai.types", "Tool.model_validate", GENAI_VERSIONS),
     ),
