@@ -167,8 +167,9 @@ _FAMILIES: Final[dict[Rule, tuple[str, str]]] = {
     ),
     Rule.OPENAI_STRICT: (
         "Upgrade profile: OpenAI strict function calling.",
-        "Every object closed (`additionalProperties: false`), every property required, the "
-        "optional ones made nullable, as openai-python's `to_strict_json_schema` does.",
+        "Every object closed (`additionalProperties: false`) and every property required, "
+        "as openai-python's `_ensure_strict_json_schema` does to a dict; a subschema that is "
+        "not an object is refused.",
     ),
     Rule.OPENAI_AGENTS: (
         "Upgrade profile: the OpenAI Agents SDK's strict function tools.",

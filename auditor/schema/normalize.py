@@ -144,6 +144,8 @@ class _Walk:
     refs: list[_RefSite] = field(default_factory=list)
     reach: list[frozenset[Rule]] = field(default_factory=list)
     """The upgrade profiles whose transform reaches the schema object being walked (a stack)."""
+    refusal: str | None = None
+    """Why a walked profile's SDK function raises on the schema, once one step says so."""
 
     def schema(self, node: JSON, old: str, new: str, resource: str) -> JSON:
         if not isinstance(node, dict):
@@ -426,28 +428,32 @@ class _Walk:
             self._add(here, "additionalProperties", False, rule)
         properties = result.get("properties")
         if isinstance(properties, dict):
-            required = result.get("required")
             names: list[JSON] = list(properties)
-            container_old = here.old_key("properties")
-            container_new = here.new_key("properties")
-            for name, member in properties.items():
-                if isinstance(member, dict) and not (
-                    isinstance(required, list) and name in required
-                ):
-                    self._widen(
-                        member,
-                        pointers.join(container_old, name),
-                        pointers.join(container_new, name),
-                        rule,
-                        enum=True,
-                    )
-            if "required" in result:
-                if required != names:
-                    self._replace(here, "required", names, rule)
-            elif names:
+            if "required" not in result:
                 self._add(here, "required", names, rule)
+            elif result["required"] != names:
+                self._replace(here, "required", names, rule)
+        self._strict_refusal(here)
         if "default" in result and result["default"] is None:
             self._remove(here, "default", rule)
+
+    def _strict_refusal(self, here: _Object) -> None:
+        """The SDK raises ``TypeError`` on a subschema it recurses into that is not an object
+        (``properties: {a: true}``): the first one met is the refusal."""
+        for keyword in ("$defs", "definitions", "properties", "anyOf", "allOf"):
+            members = here.result.get(keyword)
+            named: list[tuple[str, JSON]] = []
+            if isinstance(members, dict) and keyword not in ("anyOf", "allOf"):
+                named = list(members.items())
+            elif isinstance(members, list) and keyword in ("anyOf", "allOf"):
+                named = [(str(i), member) for i, member in enumerate(members)]
+            for name, member in named:
+                if not isinstance(member, dict) and self.refusal is None:
+                    path = (*pointers.split(here.new), keyword, name)
+                    self.refusal = (
+                        f"openai refuses the schema: Expected {member} to be a dictionary; "
+                        f"path={path}"
+                    )
 
     def _close(self, here: _Object) -> None:
         """``additionalProperties: false`` where ``properties`` stands and nothing says what
@@ -593,8 +599,10 @@ def normalize(schema: JSON, rules: Collection[Rule] = DEFAULT_RULES) -> Normaliz
     walk.reach.append(walked)
     result = walk.schema(schema, "", "", "")
     rewrites = walk.patch_refs()
-    refusal = None
+    refusal = walk.refusal
     for rule, model in MODELS.items():
+        if refusal is not None:
+            break
         if rule not in rules:
             continue
         try:

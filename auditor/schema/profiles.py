@@ -124,24 +124,23 @@ PROFILES: Final[dict[Rule, Profile]] = {
             "`additionalProperties: false` added to every schema whose `type` is the string "
             "`object` and that has no `additionalProperties` (spelled so: a snake_case "
             "`additional_properties` is not one)",
-            "`required` set to every name in `properties`, in their order",
-            'a property that was not required made nullable: `"null"` added to its `type` '
-            "(and `null` to its `enum`); the SDK leaves this to pydantic's `Optional`, which "
-            'writes `anyOf: [..., {"type": "null"}]`',
+            "`required` set to every name in `properties`, in their order (an empty "
+            "`properties` gets `required: []`): an optional property becomes required, as the "
+            "function does to a dict (a pydantic `Optional` already reads `anyOf: [..., "
+            '{"type": "null"}]`; a hand-written catalog keeps a field optional that way)',
             "`default: null` removed",
             "only where the SDK recurses: `$defs`, `definitions`, `properties`, `items` "
             "(one schema), `anyOf`, `allOf` (no release recurses into `prefixItems`)",
+            "REFUSED: a subschema where it recurses that is not an object (`properties: {a: "
+            "true}`), with the SDK's TypeError",
         ),
         (
             "a one-member `allOf` merged into its parent, and a `$ref` with siblings inlined: "
             "both keep what the schema accepts, except where a sibling overrides a keyword of "
             "the target",
-            "a property without `type` (only `$ref`, `anyOf`, `enum`...) is not made nullable",
             "the SDK applies the function to pydantic models only, never to a dict tool: the "
             "API judges strict mode, and its own refusals of keywords it does not support "
             "are not modelled",
-            "the SDK raises on a subschema that is not an object (`properties: {a: true}`); "
-            "the model leaves it",
         ),
         SdkFunction("openai", "openai.lib._pydantic", "_ensure_strict_json_schema", "==3.57.0"),
     ),

@@ -116,11 +116,11 @@ def test_normalize_diff_shows_openai_strict_in_json(
     code, out, _ = run_cli(
         ["normalize", str(catalog), "--diff", "--rules", "openai-strict"], capsys
     )
-    # n was optional: made nullable and required, its null default dropped; the object closed.
+    # n was optional: made required, its null default dropped; the object closed.
     assert code == 1
     assert out.splitlines()[-1] == (
         '+{"t": {"type": "object", "properties": {"q": {"type": "string"}, '
-        '"n": {"type": ["integer", "null"]}}, "required": ["q", "n"], '
+        '"n": {"type": "integer"}}, "required": ["q", "n"], '
         '"additionalProperties": false}}'
     )
     check, _, _ = run_cli(
