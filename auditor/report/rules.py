@@ -37,8 +37,13 @@ class RuleDoc:
     doc: str
     level: str | None = None
     """SARIF's default level (error, warning, note); None for a rewrite family."""
-    follows: str = ""
-    """For an upgrade profile: the SDK function it follows and the releases checked."""
+    profile: Rule | None = None
+    """For an upgrade profile, its rule: ``follows`` reads the profile when asked."""
+
+    @property
+    def follows(self) -> str:
+        """For an upgrade profile: the SDK function it follows and the releases checked."""
+        return "" if self.profile is None else explain(PROFILES[self.profile])
 
     @property
     def anchor(self) -> str:
@@ -209,7 +214,7 @@ REWRITE_RULES: Final[dict[Rule, RuleDoc]] = {
         RuleKind.REWRITE,
         summary,
         doc,
-        follows=explain(PROFILES[rule]) if rule in PROFILES else "",
+        profile=rule if rule in PROFILES else None,
     )
     for rule, (summary, doc) in _FAMILIES.items()
 }
