@@ -123,6 +123,9 @@ def rewrite_file(
     except (OSError, UnicodeDecodeError) as error:
         return FileRewrite(path, "", "", (), f"cannot read: {error}")
     targets = [(tool, normalize(tool.schema, rules)) for tool in tools]
+    refused = next(((tool, r.refusal) for tool, r in targets if r.refusal is not None), None)
+    if refused is not None:  # the profile's SDK produces no schema to write or show
+        return FileRewrite(path, before, before, (), f"tool {refused[0].name}: {refused[1]}")
     applied = tuple((tool.name, r) for tool, result in targets for r in result.rewrites)
     if not applied:
         return FileRewrite(path, before, before, ())

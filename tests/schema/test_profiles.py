@@ -129,6 +129,25 @@ def test_normalize_diff_shows_openai_strict_in_json(
     assert check == 1, "--check counts the file as one that would change"
 
 
+def test_normalize_names_a_schema_the_profile_refuses(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    catalog = tmp_path / "tools.yaml"
+    text = "lookup:\n  type: object\n  properties:\n    id: {oneOf: [{type: string}]}\n"
+    catalog.write_text(text, encoding="utf-8")
+    code, out, err = run_cli(
+        ["normalize", str(catalog), "--diff", "--rules", "google-genai"], capsys
+    )
+    # types.Schema has no oneOf field: the SDK raises, and there is no new schema to show.
+    assert code == 2
+    assert out == ""
+    assert (
+        "tool lookup: google-genai refuses the schema: Extra inputs are not permitted "
+        "(parameters.properties.id.oneOf)"
+    ) in err
+    assert catalog.read_text(encoding="utf-8") == text
+
+
 def test_an_added_keyword_is_covered_when_a_call_reaches_it() -> None:
     schema: JSON = yaml.safe_load(CATALOG)["lookup"]
     tool = ToolSchema("lookup", schema, Location("tools.yaml"), "/lookup", "mapping")
