@@ -40,6 +40,7 @@ from auditor.schema.keywords import (
 )
 from auditor.schema.profile_models import MODELS, Refused
 from auditor.schema.profiles import PROFILES, descends
+from auditor.schema.structure import diff
 
 TYPE_ALIASES: Final[dict[str, str]] = {
     "str": "string",
@@ -95,7 +96,7 @@ class Normalized:
     draft: Draft
     text_edits: int = 0
     """Between two catalogs: annotation edits left out of ``rewrites``
-    (``auditor.schema.diff.text_only``); the normalizer makes none."""
+    (``auditor.schema.structure.text_only``); the normalizer makes none."""
     refusal: str | None = None
     """Why the upgraded code refuses the new schema (an SDK raising on it, or a profile's
     model of that refusal): then no call can be evaluated against it, and every call is
@@ -621,8 +622,6 @@ def _model_changes(before: JSON, after: JSON, rule: Rule, earlier: list[Change])
     schema it was given and the one it produced (as between two catalogs), each pointer
     carried back through the renames ``earlier`` made to where the key stands in the old
     schema."""
-    from auditor.schema.diff import diff  # diff builds on normalize: imported when a model runs
-
     renamed = {r.new_pointer: r.pointer for r in earlier if r.edit is Edit.RENAME}
     return [
         dataclasses.replace(change, rule=rule, pointer=_carried(change.pointer, renamed))
