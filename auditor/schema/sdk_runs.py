@@ -23,6 +23,9 @@ from dataclasses import replace
 from importlib import metadata
 from typing import Any, Final
 
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
 from auditor import pointers
 from auditor.models import JSON, Edit, ProfileRun, Rule
 from auditor.schema import sdk_adapters
@@ -155,49 +158,15 @@ def _installed(adapter: sdk_adapters.Adapter) -> str | None:
     return found
 
 
-_CLAUSE: Final = re.compile(r"\s*(~=|===|==|!=|<=|>=|<|>)\s*([0-9][0-9A-Za-z.*+!-]*)\s*")
-
-
 def within(version: str, versions: str) -> bool:
-    """Whether ``version`` satisfies the PEP 440 specifier ``versions`` (``>=1.71,<3``),
-    comparing release numbers (a pre-release compares as its release; ``==1.*`` as a
-    prefix). An empty specifier admits every version."""
-    release = _release(version)
-    for clause in filter(None, (part.strip() for part in versions.split(","))):
-        match = _CLAUSE.fullmatch(clause)
-        if match is None:
-            return False  # a specifier this does not read: say "outside", never guess inside
-        op, bound = match.groups()
-        if not _satisfies(release, op, bound):
-            return False
-    return True
-
-
-def _satisfies(release: tuple[int, ...], op: str, bound: str) -> bool:
-    if bound.endswith(".*"):
-        prefix = _release(bound[:-2])
-        equal = release[: len(prefix)] == prefix
-        return equal if op == "==" else not equal if op == "!=" else False
-    other = _release(bound)
-    width = max(len(release), len(other))
-    mine, theirs = _padded(release, width), _padded(other, width)
-    if op == "~=":
-        prefix = other[:-1]
-        return mine >= theirs and release[: len(prefix)] == prefix
-    return {
-        "==": mine == theirs,
-        "===": mine == theirs,
-        "!=": mine != theirs,
-        "<=": mine <= theirs,
-        ">=": mine >= theirs,
-        "<": mine < theirs,
-        ">": mine > theirs,
-    }[op]
-
-
-def _release(version: str) -> tuple[int, ...]:
-    numbers = re.match(r"\d+(?:\.\d+)*", version.split("!")[-1])
-    return tuple(int(n) for n in numbers.group(0).split(".")) if numbers else (0,)
+    """Whether ``version`` satisfies the PEP 440 specifier ``versions`` (``>=1.71,<3``); an
+    empty specifier admits every version, and a pre-release satisfies it as its release does
+    (an SDK's rc is what a user upgrading to it runs). A version or specifier that does not
+    parse is outside: never guess inside."""
+    try:
+        return SpecifierSet(versions).contains(Version(version), prereleases=True)
+    except (InvalidSpecifier, InvalidVersion):
+        return False
 
 
 def _padded(release: tuple[int, ...], width: int) -> tuple[int, ...]:

@@ -25,6 +25,7 @@ from auditor.schema.normalize import normalize
 from auditor.schema.profiles import PROFILES, SdkFunction
 from auditor.schema.sdk_adapters import Adapter, gemini_reading
 from auditor.schema.sdk_runs import carried, choose, reason, upgrade, within
+from tests.conftest import ROOT
 
 YAML = metadata.version("PyYAML")
 PROFILE = Rule.OPENAI_STRICT
@@ -272,3 +273,20 @@ def test_a_schema_that_is_not_an_object_is_refused_before_the_sdk_runs(stand_in:
     schema: JSON = {"type": "object", "default": None}
     assert sdk_adapters.call(stand_in, schema) == {"type": "object", "additionalProperties": False}
     assert schema == {"type": "object", "default": None}
+
+
+def test_ci_checks_each_model_against_a_release_inside_its_range() -> None:
+    # .ci/run's differential step installs .ci/sdk-versions.txt: each pin must be a release
+    # the profile claims (a pin outside would check the model against code it disowns), and
+    # every package a profile follows must be pinned.
+    pins = {}
+    for line in (ROOT / ".ci" / "sdk-versions.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            package, _, version = line.partition("==")
+            pins[package.strip()] = version.strip()
+    followed = [p.follows for p in PROFILES.values() if p.follows is not None]
+    assert followed, "no profile follows an SDK function"
+    for follows in followed:
+        assert follows.package in pins, f"{follows.package} is not pinned for CI"
+        assert within(pins[follows.package], follows.versions), (follows.package, pins)
+    assert set(pins) == {f.package for f in followed}, "a pin no profile follows"
