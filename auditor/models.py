@@ -625,6 +625,45 @@ class OffendingValue:
     last: str
 
 
+class ProfileCode(str, Enum):
+    """What made an upgrade profile's new schemas (``ProfileRun.ran``)."""
+
+    SDK = "sdk"
+    """The SDK function the profile follows, installed where the audit ran."""
+    MODEL = "model"
+    """The profile's built-in model of it."""
+
+
+@dataclass(frozen=True)
+class ProfileRun:
+    """Which code made an upgrade profile's new schemas in an audit: the SDK function the
+    profile follows, where it is installed, or the profile's built-in model."""
+
+    profile: str
+    """The profile's rule family (``google-genai``)."""
+    function: str = ""
+    """The SDK function followed (``google.genai.types.Tool.model_validate``); empty for a
+    profile that follows none (``close-objects``)."""
+    package: str = ""
+    """The distribution that holds it (``google-genai``)."""
+    versions: str = ""
+    """The releases the built-in model was checked against (a PEP 440 specifier)."""
+    installed: str | None = None
+    """The version of ``package`` whose own code ran; None: the built-in model ran."""
+    in_range: bool = True
+    """Whether ``installed`` is within ``versions`` (it runs either way)."""
+
+    @property
+    def sdk(self) -> bool:
+        """Whether the SDK's own code made the new schemas."""
+        return self.installed is not None
+
+    @property
+    def ran(self) -> ProfileCode:
+        """What made the new schemas."""
+        return ProfileCode.SDK if self.sdk else ProfileCode.MODEL
+
+
 @dataclass(frozen=True)
 class BaselineUse:
     """What a baseline file did to this run."""
@@ -801,6 +840,8 @@ class Report:
     normalized ``schema_inputs``."""
     against: str | None = None
     """The git revision the old catalogs were read at (``--against``)."""
+    profile_runs: tuple[ProfileRun, ...] = ()
+    """For each upgrade profile ``--rules`` names: which code made its new schemas."""
     added_tools: tuple[str, ...] = ()
     """Tools only the new catalogs define."""
     group_by: GroupBy = GroupBy.CONSTRAINT

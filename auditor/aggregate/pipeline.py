@@ -43,6 +43,7 @@ from auditor.models import (
     OldRuntime,
     Outcome,
     Override,
+    ProfileRun,
     Prose,
     Report,
     Rule,
@@ -68,8 +69,9 @@ from auditor.replay.tool import (
 )
 from auditor.schema.diff import NewCatalogs, compare
 from auditor.schema.keywords import draft_of
-from auditor.schema.normalize import Normalized, normalize
+from auditor.schema.normalize import Normalized
 from auditor.schema.profiles import profile_tip
+from auditor.schema.sdk_runs import choose, upgrade
 
 
 @runtime_checkable
@@ -112,9 +114,18 @@ class Replays(Mapping[str, ToolReplay]):
         call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
         old_runtime: OldRuntime = OldRuntime.LENIENT,
         new_catalogs: NewCatalogs | None = None,
+        profile_runs: Sequence[ProfileRun] | None = None,
     ) -> None:
         self._tools = {tool.name: tool for tool in tools}
         self._rules = rules
+        self.profile_runs: tuple[ProfileRun, ...] = (
+            (choose(rules) if new_catalogs is None else ())
+            if profile_runs is None
+            else tuple(profile_runs)
+        )
+        """For each profile among ``rules``: whether its SDK's own code or its model makes
+        the new schemas (``auditor.schema.sdk_runs``); decided once, by whoever made the plan.
+        Between two catalogs the new schemas are as written: no profile runs."""
         self.new_catalogs = new_catalogs
         self._new_tools = (
             None if new_catalogs is None else {tool.name: tool for tool in new_catalogs.tools}
@@ -181,7 +192,7 @@ class Replays(Mapping[str, ToolReplay]):
 
     def _new_side(self, tool: ToolSchema) -> Normalized:
         if self._new_tools is None or self.new_catalogs is None:
-            return _normalize(tool, self._rules)
+            return _normalize(tool, self._rules, self.profile_runs)
         return compare(tool, self._new_tools.get(tool.name), self.new_catalogs.rules)
 
     @property
@@ -212,17 +223,22 @@ def prepare(
     call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
     old_runtime: OldRuntime = OldRuntime.LENIENT,
     new_catalogs: NewCatalogs | None = None,
+    profile_runs: Sequence[ProfileRun] | None = None,
 ) -> Replays:
     """Every tool, normalized and compiled on its first call. ``fast=False``: the reference
     validator only; evaluating one call may take ``call_timeout`` seconds (None: unbounded);
     ``old_runtime`` is what enforced the old schemas when the logs were written;
-    ``new_catalogs``, when given, is the new side instead of the normalized ``tools``."""
-    return Replays(tools, rules, fast, call_timeout, old_runtime, new_catalogs)
+    ``new_catalogs``, when given, is the new side instead of the normalized ``tools``;
+    ``profile_runs``: which code makes each profile's schemas (None: decided here,
+    ``auditor.schema.sdk_runs.choose``)."""
+    return Replays(tools, rules, fast, call_timeout, old_runtime, new_catalogs, profile_runs)
 
 
-def _normalize(tool: ToolSchema, rules: Collection[Rule]) -> Normalized:
+def _normalize(
+    tool: ToolSchema, rules: Collection[Rule], runs: Sequence[ProfileRun] = ()
+) -> Normalized:
     try:
-        return normalize(tool.schema, rules)
+        return upgrade(tool.schema, rules, runs)
     except RecursionError:
         # Too deep to walk: left as written; compiling it reports the same depth problem.
         return Normalized(tool.schema, (), (), draft_of(tool.schema))
@@ -612,6 +628,7 @@ def build_report(
         old_runtime=settings.old_runtime,
         new_schema_inputs=() if replays.new_catalogs is None else replays.new_catalogs.inputs,
         against=None if replays.new_catalogs is None else replays.new_catalogs.against,
+        profile_runs=replays.profile_runs,
         added_tools=replays.added,
         group_by=settings.group_by,
         fail_min_calls=settings.fail_min_calls,

@@ -142,6 +142,7 @@ def prepared(plan: AuditPlan) -> Replays:
         call_timeout=plan.call_timeout,
         old_runtime=plan.settings.old_runtime,
         new_catalogs=plan.new_catalogs,
+        profile_runs=plan.profile_runs,
     )
 
 

@@ -54,15 +54,16 @@ class Profile:
     """The SDK function the steps model, when there is one to run (``close-objects``: none)."""
 
 
-GENAI_VERSIONS: Final = ">=2.34.0,<2.35"
-"""The google-genai releases the google-genai models were written from and checked against."""
+GENAI_VERSIONS: Final = ">=2.34.0,<3.7"
+"""The google-genai releases the google-genai models were written from (2.34.0) and checked
+against by the differential corpus (2.34.0 and 3.6.1: no difference on either)."""
 
 PROFILES: Final[dict[Rule, Profile]] = {
     Rule.GOOGLE_GENAI: Profile(
         Rule.GOOGLE_GENAI,
         "googleapis/python-genai google/genai/_transformers.py t_tool: a dict tool is "
         "types.Tool.model_validate, its parameters a types.Schema (google/genai/types.py)",
-        "google-genai 2.34.0",
+        "google-genai 2.34.0 and 3.6.1",
         (
             "every field of `types.Schema` is read under its snake_case name or its camelCase "
             "alias at every depth its fields reach (`min_items`, `max_length`, `any_of`, "
@@ -93,7 +94,7 @@ PROFILES: Final[dict[Rule, Profile]] = {
         Rule.GOOGLE_GENAI_RESPONSE_SCHEMA,
         "googleapis/python-genai google/genai/_transformers.py t_schema "
         "(process_schema, handle_null_fields, then types.Schema.model_validate)",
-        "google-genai 2.34.0",
+        "google-genai 2.34.0 and 3.6.1",
         (
             "process_schema renames `additional_properties`, `any_of`, `prefix_items`, "
             "`property_ordering` to camelCase where it recurses (the root, its `$defs`, "
