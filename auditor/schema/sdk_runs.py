@@ -18,15 +18,15 @@ their output.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 from importlib import metadata
 from typing import Any, Final
 
-from auditor.models import JSON, Change, Edit, ProfileRun, Rule
+from auditor import pointers
+from auditor.models import JSON, Edit, ProfileRun, Rule
 from auditor.schema import sdk_adapters
-from auditor.schema.diff import difference
-from auditor.schema.keywords import draft_of
+from auditor.schema.diff import diff
 from auditor.schema.normalize import Normalized, normalize
 from auditor.schema.profiles import PROFILES
 
@@ -63,45 +63,59 @@ def choose(rules: Collection[Rule]) -> tuple[ProfileRun, ...]:
 def upgrade(schema: JSON, rules: Collection[Rule], runs: Sequence[ProfileRun]) -> Normalized:
     """The new side of ``schema`` under ``rules``: the built-in normalization, except that
     each profile whose SDK ``runs`` says is installed is that SDK's own code, applied after
-    the other families, in ``runs``' order."""
+    the other families, in ``runs``' order.
+
+    Its rewrites are the other families' rewrites, then, for each SDK, the structural
+    difference between the schema it was given and the one it produced, under the profile's
+    rule, each pointer carried back through the renames before it to where the key stands in
+    the old schema: the same rewrites the profile's model records for the same schemas."""
     sdks = [run for run in runs if run.sdk]
     if not sdks:
         return normalize(schema, rules)
     by_sdk = {Rule(run.profile) for run in sdks}
     before = normalize(schema, [rule for rule in rules if rule not in by_sdk])
-    produced = before.schema
+    produced, rewrites = before.schema, list(before.rewrites)
     for run in sdks:
         try:
-            produced = sdk_adapters.call(sdk_adapters.ADAPTERS[run.profile], produced)
+            after = sdk_adapters.call(sdk_adapters.ADAPTERS[run.profile], produced)
         except ImportError:
             raise  # the environment changed since ``choose``: not the schema's fault
         except Exception as error:  # whatever the SDK raises is its refusal
-            return replace(before, refusal=refusal(run, error))
-    found = difference(schema, produced)
-    spelled = {change.pointer: change.rule for change in before.rewrites}
-    first = Rule(sdks[0].profile)
-    changes = tuple(_as_rewrite(c, spelled.get(c.pointer, first)) for c in found.changes)
-    return Normalized(produced, changes, before.findings, draft_of(produced), found.text_edits)
+            return replace(
+                before, schema=produced, rewrites=tuple(rewrites), refusal=refusal(run, error)
+            )
+        renamed = {r.new_pointer: r.pointer for r in rewrites if r.edit is Edit.RENAME}
+        rule = Rule(run.profile)
+        rewrites += [
+            replace(change, rule=rule, pointer=carried(change.pointer, renamed))
+            for change in diff(produced, after)
+        ]
+        produced = after
+    return Normalized(produced, tuple(rewrites), before.findings, before.draft)
 
 
-def _as_rewrite(change: Change, rule: Rule) -> Change:
-    """A change of the structural difference, as a rewrite of ``rule``: a removed keyword is
-    named by its key, as the normalizer names the keys it removes."""
-    if change.edit is Edit.REMOVE and not change.entry_of:
-        key = change.pointer.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
-        return replace(change, old=key, new="", rule=rule)
-    return replace(change, rule=rule)
+def carried(pointer: str, renamed: Mapping[str, str]) -> str:
+    """``pointer`` in a renamed schema -> the same place before the renames (``renamed``:
+    each renamed key's new pointer -> its old one)."""
+    old = new = ""
+    for token in pointers.split(pointer):
+        new = pointers.join(new, token)
+        old = renamed.get(new, pointers.join(old, token))
+    return old
 
 
 def refusal(run: ProfileRun, error: Exception) -> str:
-    """The SDK's reason for refusing a schema, on one line: ``google-genai 2.34.0 refuses
-    the schema: properties.e.enum.0: Input should be a valid string``."""
-    return f"{run.package} {run.installed} refuses the schema: {reason(error)}"
+    """The SDK's reason for refusing a schema, on one line, worded as the profile's model
+    words the same refusal (so a group's fingerprint does not depend on which ran; the
+    version is on the report's profile line): ``google-genai refuses the schema: Extra inputs
+    are not permitted (parameters.properties.e.const)``."""
+    return f"{run.package} refuses the schema: {reason(error)}"
 
 
 def reason(error: Exception) -> str:
     """What an SDK's exception says, on one line of at most ``MAX_REASON`` characters:
-    pydantic's errors as ``location: message`` (the input values they quote left out)."""
+    pydantic's first error as ``message (location)`` (the input values it quotes left out),
+    any other exception as ``Type: its first line``."""
     errors = getattr(error, "errors", None)
     text = ""
     if callable(errors) and type(error).__name__ == "ValidationError":
@@ -109,9 +123,7 @@ def reason(error: Exception) -> str:
             found: list[dict[str, Any]] = errors(include_url=False, include_input=False)
         except TypeError:  # pydantic v1's errors() takes no arguments
             found = errors()
-        shown = [_pydantic_error(entry) for entry in found[:3]]
-        more = f" (+{len(found) - 3} more)" if len(found) > 3 else ""
-        text = "; ".join(shown) + more
+        text = _pydantic_error(found[0]) if found else ""
     if not text:
         message = str(error).strip().splitlines()
         text = f"{type(error).__name__}: {message[0]}" if message else type(error).__name__
@@ -119,17 +131,18 @@ def reason(error: Exception) -> str:
     return text if len(text) <= MAX_REASON else text[: MAX_REASON - 1] + "…"
 
 
-_WRAPPING: Final = ("function_declarations", 0, "parameters")
-"""Where google-genai's tool path puts the schema: left out of the locations it reports."""
+_WRAPPING: Final = ("function_declarations", 0)
+"""Where google-genai's tool path puts the declaration: left out of the locations it
+reports, which then start at ``parameters``."""
 
 
 def _pydantic_error(entry: dict[str, Any]) -> str:
     location = tuple(entry.get("loc", ()))
-    if location[:3] == _WRAPPING:
-        location = location[3:]
+    if location[: len(_WRAPPING)] == _WRAPPING:
+        location = location[len(_WRAPPING) :]
     where = ".".join(str(part) for part in location)
     message = str(entry.get("msg", ""))
-    return f"{where}: {message}" if where else message
+    return f"{message} ({where})" if where else message
 
 
 def _installed(adapter: sdk_adapters.Adapter) -> str | None:

@@ -24,7 +24,7 @@ from auditor.schema import sdk_adapters
 from auditor.schema.normalize import normalize
 from auditor.schema.profiles import PROFILES, SdkFunction
 from auditor.schema.sdk_adapters import Adapter, gemini_reading
-from auditor.schema.sdk_runs import choose, reason, upgrade, within
+from auditor.schema.sdk_runs import carried, choose, reason, upgrade, within
 
 YAML = metadata.version("PyYAML")
 PROFILE = Rule.OPENAI_STRICT
@@ -107,16 +107,22 @@ def test_the_sdks_output_is_the_new_schema_and_its_difference_the_changes(
     assert found == {
         ("/properties/a/min_length", Edit.RENAME, Rule.KEYWORD_CASE, "min_length", "minLength"),
         ("/additionalProperties", Edit.ADD, PROFILE, "", "false"),
-        ("/default", Edit.REMOVE, PROFILE, "default", ""),
+        ("/default", Edit.REMOVE, PROFILE, "null", ""),
     }
+
+
+def test_an_sdks_change_below_a_renamed_key_points_where_the_key_stands_in_the_old_schema() -> None:
+    renamed = {"/anyOf": "/any_of", "/anyOf/0/minLength": "/any_of/0/min_length"}
+    assert carried("/anyOf/0/minLength", renamed) == "/any_of/0/min_length"
+    assert carried("/anyOf/1/type", renamed) == "/any_of/1/type"
+    assert carried("/properties/anyOf", renamed) == "/properties/anyOf"  # a name, not the key
+    assert carried("", renamed) == ""
 
 
 def test_what_the_sdk_raises_is_a_refusal_on_one_line(stand_in: Adapter) -> None:
     old: JSON = {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object"}
     new = upgrade(old, {PROFILE}, choose({PROFILE}))
-    assert new.refusal == (
-        f"PyYAML {YAML} refuses the schema: ValueError: Unsupported keyword $schema"
-    )
+    assert new.refusal == "PyYAML refuses the schema: ValueError: Unsupported keyword $schema"
     assert new.rewrites == ()
 
 
@@ -142,15 +148,24 @@ class ValidationError(Exception):
         return [
             {"loc": ("function_declarations", 0, "parameters", "$schema"), "msg": "Extra"},
             {"loc": ("function_declarations", 0, "parameters", "properties", "a"), "msg": "Bad"},
-            {"loc": (), "msg": "Whole"},
-            {"loc": ("x",), "msg": "Fourth"},
         ]
 
 
-def test_a_pydantic_refusal_names_each_place_inside_the_schema() -> None:
-    assert reason(ValidationError("3 validation errors")) == (
-        "$schema: Extra; properties.a: Bad; Whole (+1 more)"
-    )
+class WholeValidationError(ValidationError):
+    def errors(self, include_url: bool = True, include_input: bool = True) -> list[dict[str, Any]]:
+        return [{"loc": (), "msg": "Not an object"}]
+
+
+WholeValidationError.__name__ = "ValidationError"
+
+
+def test_a_pydantic_refusal_is_its_first_error_and_where_in_the_schema() -> None:
+    # Worded as the models word a refusal: the message, then the place, from `parameters`.
+    assert reason(ValidationError("4 validation errors")) == "Extra (parameters.$schema)"
+
+
+def test_a_refusal_of_the_whole_schema_names_no_place() -> None:
+    assert reason(WholeValidationError()) == "Not an object"
 
 
 def test_a_reason_is_one_printable_line_of_bounded_length() -> None:
