@@ -72,10 +72,9 @@ Payload: TypeAlias = "tuple[str, str, Evidence | None]"
 class Rule(str, Enum):
     """The families of rewrites the normalizer can make; the first two are on by default.
 
-    ``google-genai``, ``openai-strict`` and ``close-objects`` are upgrade profiles
-    (``auditor.schema.profiles``): what an SDK or an upgrade does to a schema at request time,
-    rather than a dialect's spellings. ``edit`` is no family: it marks changes between two
-    catalogs.
+    ``google-genai`` to ``close-objects`` are upgrade profiles (``auditor.schema.profiles``):
+    what an SDK or an upgrade does to a schema at request time, rather than a dialect's
+    spellings. ``edit`` is no family: it marks changes between two catalogs.
     """
 
     KEYWORD_CASE = "keyword-case"
@@ -84,7 +83,11 @@ class Rule(str, Enum):
     OPENAPI = "openapi"
     GEMINI = "gemini"
     GOOGLE_GENAI = "google-genai"
+    GOOGLE_GENAI_RESPONSE_SCHEMA = "google-genai-response-schema"
     OPENAI_STRICT = "openai-strict"
+    OPENAI_AGENTS = "openai-agents"
+    ANTHROPIC_STRICT = "anthropic-strict"
+    LANGCHAIN_STRICT = "langchain-strict"
     CLOSE_OBJECTS = "close-objects"
     EDIT = "edit"
     """Not a family ``--rules`` selects: a change between two catalogs (``--new-schemas``,
@@ -160,6 +163,9 @@ class ToolSchema:
     """The catalog shape it was read from (``openai``, ``mcp``, ``anthropic``, ``mapping``)."""
     positions: Mapping[str, tuple[int, int]] = field(default_factory=dict, compare=False)
     """Pointer inside the schema -> 1-based (line, column) of that key in the catalog file."""
+    strict: JSON = field(default=None, compare=False)
+    """The tool's own ``strict`` flag beside its schema, where its shape has one (Responses
+    API tools); None when it says none: which upgrade profile fits depends on it."""
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ from auditor.models import (
     ConstraintUse,
     Counterexample,
     CounterexampleStatus,
+    DecisionHint,
     Edit,
     FailOn,
     Finding,
@@ -43,6 +44,7 @@ from auditor.models import (
     Outcome,
     Override,
     ProfileRun,
+    Prose,
     Report,
     Rule,
     ToolSchema,
@@ -68,6 +70,7 @@ from auditor.replay.tool import (
 from auditor.schema.diff import NewCatalogs, compare
 from auditor.schema.keywords import draft_of
 from auditor.schema.normalize import Normalized
+from auditor.schema.profiles import profile_tip
 from auditor.schema.sdk_runs import choose, upgrade
 
 
@@ -140,6 +143,14 @@ class Replays(Mapping[str, ToolReplay]):
         self._budget = CallBudget(call_timeout)  # calls run one at a time: one budget serves all
         self.call_timeout = call_timeout
         self._built: dict[str, ToolReplay] = {}
+
+    def profile_tip(self, name: str) -> Prose | None:
+        """The upgrade profile the tool's catalog shape implies, when the audit normalizes
+        without it (``auditor.schema.profiles.profile_tip``); None between two catalogs."""
+        tool = self._tools.get(name)
+        if tool is None or self.new_catalogs is not None:
+            return None
+        return profile_tip(tool, self._rules)
 
     def __getitem__(self, name: str) -> ToolReplay:
         replay = self._built.get(name)
@@ -566,6 +577,14 @@ def _settle(tally: Tally, repeats: AcceptedRepeats) -> None:
         tally.add(result, reached, weight)
 
 
+def _with_profile_tip(group: Group, replays: Replays) -> Group:
+    """The group's hint, naming the upgrade profile its catalog's shape implies (issue #27)."""
+    tip = replays.profile_tip(group.tool)
+    if tip is None:
+        return group
+    return replace(group, hint=DecisionHint(group.hint.kind, Prose.of(group.hint.text, " ", tip)))
+
+
 def build_report(
     replays: Replays,
     tally: Tally,
@@ -587,6 +606,7 @@ def build_report(
         _with_patch(g, replays, tally.collector, settings.redact, searches, shared) for g in groups
     )
     groups = tuple(_with_evidence(g, replays, tally.collector) for g in groups)
+    groups = tuple(_with_profile_tip(g, replays) for g in groups)
     return Report(
         version=__version__,
         schema_inputs=tuple(schema_inputs),
