@@ -10,33 +10,33 @@ A model broken on purpose (its transform stopped at the root) is caught.
 from __future__ import annotations
 
 import fnmatch
+import importlib.metadata
 
 import pytest
 
-from auditor.models import Rule
+from auditor.models import JSON, Rule
 from auditor.schema import normalize as normalize_module
 from auditor.schema import sdk_adapters
 from auditor.schema.profiles import PROFILES
 from tests.schema import sdk_corpus
 from tests.schema.sdk_differential import differential, documented, followed, installed
 
-RULES = {rule.value: rule for rule in Rule}
+FOLLOWING = sorted(rule.value for rule, profile in PROFILES.items() if profile.follows)
+"""Every profile that follows an SDK function (an adapter for a profile not defined yet
+waits for it, and is no skip)."""
 
 
 def _profile(name: str) -> Rule:
-    """The profile of an adapter, when its SDK is installed (a skip otherwise)."""
-    package = sdk_adapters.ADAPTERS[name].package
-    rule = RULES.get(name)
-    if rule is None:
-        pytest.skip(f"no profile is named {name}: its adapter waits for it")
+    """The profile, when its SDK is installed (a skip otherwise)."""
+    rule = Rule(name)
+    adapter = sdk_adapters.ADAPTERS.get(name)
+    assert adapter is not None, f"{name} follows an SDK function no adapter runs"
     if installed(rule) is None:
-        pytest.skip(f"{package} is not installed: the differential of {name} needs it")
-    follows = PROFILES[rule].follows if rule in PROFILES else None
-    assert follows is not None, f"{name} has an SDK adapter but says no function it follows"
+        pytest.skip(f"{adapter.package} is not installed: the differential of {name} needs it")
     return rule
 
 
-@pytest.mark.parametrize("name", sorted(sdk_adapters.ADAPTERS))
+@pytest.mark.parametrize("name", FOLLOWING)
 def test_the_model_gives_the_sdks_schema_or_both_refuse(name: str) -> None:
     counts = differential(_profile(name))
     print(counts.line())
@@ -99,3 +99,19 @@ def test_the_corpus_spells_each_base_in_each_dialect() -> None:
     }
     with_schema = spelled["empty/with-$schema"]
     assert with_schema == {"$schema": "https://json-schema.org/draft/2020-12/schema"}
+
+
+@pytest.mark.parametrize("name", sorted(sdk_adapters.ADAPTERS))
+def test_every_adapter_runs_its_sdk_on_a_tools_schema(name: str) -> None:
+    adapter = sdk_adapters.ADAPTERS[name]
+    try:
+        importlib.metadata.version(adapter.package)
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip(f"{adapter.package} is not installed")
+    schema: JSON = {"type": "object", "properties": {"city": {"type": "string"}}}
+    produced = sdk_adapters.call(adapter, schema)
+    # Every one of these SDKs keeps an object of one string property an object with it.
+    assert isinstance(produced, dict), produced
+    assert produced.get("type") == "object", produced
+    properties = produced.get("properties")
+    assert isinstance(properties, dict) and properties["city"] == {"type": "string"}, produced
