@@ -15,7 +15,7 @@ import dataclasses
 import difflib
 import json
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -612,24 +612,25 @@ def normalize(schema: JSON, rules: Collection[Rule] = DEFAULT_RULES) -> Normaliz
             follows = PROFILES[rule].follows
             refusal = refused.reason(follows.package if follows else rule.value)
             break
-        rewrites.extend(_model_changes(result, produced, rule, rewrites))
+        rewrites.extend(model_changes(result, produced, rule, rewrites))
         result = produced
     return Normalized(result, tuple(rewrites), tuple(walk.findings), walk.draft, refusal=refusal)
 
 
-def _model_changes(before: JSON, after: JSON, rule: Rule, earlier: list[Change]) -> list[Change]:
+def model_changes(before: JSON, after: JSON, rule: Rule, earlier: Sequence[Change]) -> list[Change]:
     """What a profile's model changed, as its rewrites: the structural difference between the
     schema it was given and the one it produced (as between two catalogs), each pointer
     carried back through the renames ``earlier`` made to where the key stands in the old
-    schema."""
+    schema. An SDK's own run (``auditor.schema.sdk_runs``) records its changes the same way,
+    so a group's fingerprint does not depend on which ran."""
     renamed = {r.new_pointer: r.pointer for r in earlier if r.edit is Edit.RENAME}
     return [
-        dataclasses.replace(change, rule=rule, pointer=_carried(change.pointer, renamed))
+        dataclasses.replace(change, rule=rule, pointer=carried(change.pointer, renamed))
         for change in diff(before, after)
     ]
 
 
-def _carried(pointer: str, renamed: dict[str, str]) -> str:
+def carried(pointer: str, renamed: Mapping[str, str]) -> str:
     """``pointer`` in the renamed schema -> the same place in the schema before the renames."""
     old = new = ""
     for token in pointers.split(pointer):

@@ -18,7 +18,7 @@ their output.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 from importlib import metadata
 from typing import Any, Final
@@ -26,11 +26,9 @@ from typing import Any, Final
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from auditor import pointers
-from auditor.models import JSON, Edit, ProfileRun, Rule
+from auditor.models import JSON, ProfileRun, Rule
 from auditor.schema import sdk_adapters
-from auditor.schema.diff import diff
-from auditor.schema.normalize import Normalized, normalize
+from auditor.schema.normalize import Normalized, model_changes, normalize
 from auditor.schema.profiles import PROFILES
 
 MAX_REASON: Final = 240
@@ -87,24 +85,9 @@ def upgrade(schema: JSON, rules: Collection[Rule], runs: Sequence[ProfileRun]) -
             return replace(
                 before, schema=produced, rewrites=tuple(rewrites), refusal=refusal(run, error)
             )
-        renamed = {r.new_pointer: r.pointer for r in rewrites if r.edit is Edit.RENAME}
-        rule = Rule(run.profile)
-        rewrites += [
-            replace(change, rule=rule, pointer=carried(change.pointer, renamed))
-            for change in diff(produced, after)
-        ]
+        rewrites += model_changes(produced, after, Rule(run.profile), rewrites)
         produced = after
     return Normalized(produced, tuple(rewrites), before.findings, before.draft)
-
-
-def carried(pointer: str, renamed: Mapping[str, str]) -> str:
-    """``pointer`` in a renamed schema -> the same place before the renames (``renamed``:
-    each renamed key's new pointer -> its old one)."""
-    old = new = ""
-    for token in pointers.split(pointer):
-        new = pointers.join(new, token)
-        old = renamed.get(new, pointers.join(old, token))
-    return old
 
 
 def refusal(run: ProfileRun, error: Exception) -> str:

@@ -21,10 +21,10 @@ from auditor.report import Format, render
 from auditor.report.schema import report_schema
 from auditor.request import AuditRequest, TheChange
 from auditor.schema import sdk_adapters
-from auditor.schema.normalize import normalize
+from auditor.schema.normalize import carried, normalize
 from auditor.schema.profiles import PROFILES, SdkFunction
 from auditor.schema.sdk_adapters import Adapter, gemini_reading
-from auditor.schema.sdk_runs import carried, choose, reason, upgrade, within
+from auditor.schema.sdk_runs import choose, reason, upgrade, within
 from tests.conftest import ROOT
 
 YAML = metadata.version("PyYAML")
