@@ -497,14 +497,17 @@ def count_calls(
     calls: Iterable[Call],
     settings: ReportSettings,
     repeats: AcceptedRepeats | None = None,
+    tally: Tally | None = None,
 ) -> Tally:
     """Replay a stream of calls into a fresh tally, distinct first: a call repeating a payload
     already replayed as accepted is only counted (``auditor.aggregate.repeats``); one of a
     payload ``repeats`` was preloaded with (known accepted) is not replayed at all.
 
     ``repeats``: the accepted payloads, when the reader of ``calls`` counts their repeats
-    itself (``LogReader(known=repeats.repeat_aside)``), before they become ``Call`` records."""
-    tally = Tally(replays, settings)
+    itself (``LogReader(known=repeats.repeat_aside)``), before they become ``Call`` records.
+    ``tally``: an empty one to count into instead (a ``--jobs`` worker's, whose ``full`` also
+    knows when earlier parts hold the whole list of calls)."""
+    tally = Tally(replays, settings) if tally is None else tally
     repeats = AcceptedRepeats() if repeats is None else repeats
     preloaded = repeats.preloaded if repeats.preloading else None
     with _fewer_collections():

@@ -45,7 +45,7 @@ from auditor.errors import EXIT_INTERNAL, AuditorError
 from auditor.inputs.calls_from import CallsFrom
 from auditor.inputs.log_format_names import LogFormat
 from auditor.inputs.parts import LogPart, WorkItem, spill, spillable
-from auditor.models import LogStats, Report
+from auditor.models import CallResult, LogStats, Outcome, Report
 
 __all__ = ["WorkerLost", "run", "tally_in_parallel"]
 
@@ -58,6 +58,13 @@ decompressed in parts for the workers; a smaller one is read whole by one of the
 SHARED_TOOLS: Final = 2_000
 """Catalogs of at most this many tools are compiled before the workers are forked, so that
 they share them; the tools of a larger catalog are compiled where they are first called."""
+
+LISTED_PLACES: Final = 4_096
+"""Parts (in log order) whose running count of listed calls the workers share, so that a
+part knows early when the parts before it fill the report's list; a later part learns it
+from the merge (``_Shared.full_from``)."""
+ASK_EVERY: Final = 64
+"""Calls a part replays between two looks at the other parts' counts."""
 
 PR_SET_PDEATHSIG: Final = 1
 """prctl(2) option: the signal a Linux process gets when its parent dies."""
@@ -85,6 +92,60 @@ class _Shared:
     then): later parts' calls can only be counted as omitted."""
     aside_to: str | None = None
     """The folder each part writes its kept calls to, instead of sending them back."""
+    listed: Any = None
+    """Per place (below ``LISTED_PLACES``), how many calls its part has listed so far, as
+    its worker counts them (a shared array of int64; only ever grows)."""
+
+
+class _PartTally(Tally):
+    """The tally of the part at ``place``, as a worker counts it, that knows when the parts
+    before it already list the report's whole list of calls (their workers' running counts,
+    ``_Shared.listed``, or the merge, ``_Shared.full_from``): none of its calls can then be
+    listed, so it counts as full, and a rejection is described by python-jsonschema only
+    where it may be a group's first call or example (``Tally.detailed``), as one pass does
+    once its list is full. Without this every part described its first ``--max-calls``
+    rejections in full, which one pass does once: most of the extra CPU of ``--jobs``."""
+
+    def __init__(self, replays: Replays, settings: ReportSettings, place: int) -> None:
+        super().__init__(replays, settings)
+        self.place = place
+        self.listed_before = False
+        self._ask_in = 0
+
+    @property
+    def full(self) -> bool:
+        if self.listed_before or super().full:
+            return True
+        if self._ask_in:
+            self._ask_in -= 1
+            return False
+        self._ask_in = ASK_EVERY
+        self.listed_before = _listed_before(self.place, self._max_calls)
+        return self.listed_before
+
+    def add(self, result: CallResult, reached: frozenset[int], weight: int = 1) -> None:
+        super().add(result, reached, weight)
+        if result.outcome is not Outcome.ACCEPTED and self.place < LISTED_PLACES:
+            _prepared[0].listed[self.place] = len(self.kept)
+
+    def plain(self) -> Tally:
+        """The counts as a plain ``Tally``, to send back (the parent merges those)."""
+        tally = Tally.__new__(Tally)
+        tally.__dict__.update(self.__dict__)
+        for name in ("place", "listed_before", "_ask_in"):
+            del tally.__dict__[name]
+        return tally
+
+
+def _listed_before(place: int, max_calls: int | None) -> bool:
+    """Whether the parts before ``place`` list at least ``max_calls`` calls between them:
+    the counts only grow, so once true it stays true."""
+    [shared] = _prepared
+    if max_calls is None:
+        return False
+    if place > shared.full_from.value:
+        return True
+    return place <= LISTED_PLACES and sum(shared.listed[:place]) >= max_calls
 
 
 _prepared: list[_Shared] = []
@@ -122,7 +183,8 @@ def tally_in_parallel(
     replays.build_all(SHARED_TOOLS)
     context = multiprocessing.get_context("fork")
     full_from = context.RawValue(ctypes.c_int64, sys.maxsize)
-    _prepared[:] = [_Shared(replays, settings, max_record_bytes, full_from, aside_to)]
+    listed = context.RawArray(ctypes.c_int64, LISTED_PLACES)
+    _prepared[:] = [_Shared(replays, settings, max_record_bytes, full_from, aside_to, listed)]
     tally = Tally(replays, settings)
     counted: list[tuple[str, LogStats]] = []
     aside: list[tuple[int, int, int]] = []
@@ -266,15 +328,20 @@ def _work_at(place: int, part: WorkItem) -> tuple[Tally, list[tuple[str, LogStat
     """The tally of the part at ``place`` in log order, without its kept calls when an
     earlier part filled the list: no merge could list them, so they are not shipped. With
     a scratch folder they are put aside there instead; then the number put aside comes too."""
-    tally, stats = _work(part)
+    counted, stats = _work(place, part)
+    tally = counted.plain()
     aside_to = _prepared[0].aside_to
-    if place > _prepared[0].full_from.value:
+    if counted.listed_before or _listed_before(place, _prepared[0].settings.max_calls):
         tally.drop_kept()
     if aside_to is None:
         return tally, stats, None
     return tally, stats, put_aside(aside_to, place, tally)
 
 
-def _work(part: WorkItem) -> tuple[Tally, list[tuple[str, LogStats]]]:
+def _work(place: int, part: WorkItem) -> tuple[_PartTally, list[tuple[str, LogStats]]]:
     [shared] = _prepared
-    return count_item(shared.replays, shared.settings, part, shared.max_record_bytes)
+    tally = _PartTally(shared.replays, shared.settings, place)
+    _, stats = count_item(
+        shared.replays, shared.settings, part, shared.max_record_bytes, tally=tally
+    )
+    return tally, stats

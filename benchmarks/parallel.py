@@ -1,0 +1,165 @@
+"""What ``--jobs 2`` gains over ``--jobs 1``, and what it costs in CPU, on issue 26's workload.
+
+    PYTHONPATH=$PWD python3 benchmarks/parallel.py                    # 300,000 calls, 3 rounds
+    PYTHONPATH=$PWD python3 benchmarks/parallel.py --calls 100000 --layout gzip
+    python3 benchmarks/parallel.py --tree /path/to/main --tree .      # before and after
+
+Writes the workload of ``benchmarks/realistic_workload.py`` (120 tools with ``anyOf``, ``$ref``,
+``pattern``, ``uniqueItems``, a property ``id``; about 60% distinct argument texts, 13% of
+calls rejected) as one large JSON Lines file, a gzip copy and a folder of 400 small files,
+then audits each ``--rounds`` times with ``--jobs 1`` and ``--jobs 2`` through
+``auditor.api.audit``, each audit in a fresh process (nothing compiled in one serves the
+next), the two taking turns so that a change of load falls on both alike. For each it prints
+the medians of the wall time and of the CPU seconds of the audit process and of its worker
+processes (``getrusage``: user and system), the speed-up in wall time, the extra CPU of
+``--jobs 2`` against ``--jobs 1`` and the load average seen over the rounds.
+
+The machine is shared: wall time says what a free core gives, and only when the load is
+under the number of cores; the CPU figures are the fair ones. Every audit's JSON report is
+hashed: a line says when one ``--jobs`` or round gives another report (it must not).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from realistic_workload import LAYOUTS, generate
+
+JOBS = (1, 2)
+
+_AUDIT = """
+import hashlib, json, os, resource, sys, time
+from auditor.api import audit
+from auditor.report import Format, render
+from auditor.request import AuditRequest, Inputs, Limits
+
+catalog, log, jobs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+request = AuditRequest(Inputs(schemas=(catalog,), logs=(log,)), limits=Limits(jobs=jobs))
+def cpu(who):
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+load = os.getloadavg()[0]
+parent, workers = cpu(resource.RUSAGE_SELF), cpu(resource.RUSAGE_CHILDREN)
+wall = time.perf_counter()
+report = audit(request).report
+wall = time.perf_counter() - wall
+parent, workers = cpu(resource.RUSAGE_SELF) - parent, cpu(resource.RUSAGE_CHILDREN) - workers
+digest = hashlib.sha256(render(report, Format.JSON).encode()).hexdigest()[:16]
+json.dump({
+    "wall": wall, "parent": parent, "workers": workers, "digest": digest,
+    "load": max(load, os.getloadavg()[0]),
+}, sys.stdout)
+"""
+"""Run in a fresh interpreter: one audit through the API, timed around the call; the CPU of
+the audit process and of its workers apart, the load average (the higher of before and
+after) and the digest of its JSON report (rendered after the timing)."""
+
+
+@dataclass(frozen=True)
+class Audit:
+    wall: float
+    parent: float
+    workers: float
+    load: float
+    digest: str
+
+    @property
+    def cpu(self) -> float:
+        return self.parent + self.workers
+
+
+def audit(catalog: Path, log: Path, jobs: int, tree: Path) -> Audit:
+    """``auditor.api.audit`` of ``tree``'s code in a fresh process."""
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    command = [sys.executable, "-c", _AUDIT, str(catalog), str(log), str(jobs)]
+    done = subprocess.run(command, capture_output=True, check=False, env=env, cwd=tree)
+    if done.returncode != 0:
+        sys.stderr.buffer.write(done.stderr)
+        raise SystemExit(f"the audit failed ({done.returncode})")
+    out: dict[str, Any] = json.loads(done.stdout)
+    return Audit(out["wall"], out["parent"], out["workers"], out["load"], out["digest"])
+
+
+def _median(values: Sequence[float]) -> float:
+    return statistics.median(values)
+
+
+def summary(layout: str, tree: int, runs: dict[int, list[Audit]]) -> list[str]:
+    """The lines of one layout and tree: each ``--jobs``'s medians, then the ratios."""
+    lines = []
+    for jobs, audits in runs.items():
+        loads = [a.load for a in audits]
+        lines.append(
+            f"  [{tree}] {layout:5} --jobs {jobs}: wall {_median([a.wall for a in audits]):6.2f} s"
+            f"  cpu {_median([a.cpu for a in audits]):6.2f} s (audit process"
+            f" {_median([a.parent for a in audits]):5.2f}, workers"
+            f" {_median([a.workers for a in audits]):5.2f})  load {min(loads):.1f}-{max(loads):.1f}"
+        )
+    one, two = runs[1], runs[2]
+    speed_up = _median([a.wall for a in one]) / _median([a.wall for a in two])
+    extra = _median([a.cpu for a in two]) / _median([a.cpu for a in one]) - 1
+    digests = {a.digest for audits in runs.values() for a in audits}
+    same = "the same report" if len(digests) == 1 else f"{len(digests)} DIFFERENT reports"
+    lines.append(
+        f"  [{tree}] {layout:5} --jobs 2: {speed_up:.2f}x in wall time, {extra:+.1%} CPU; {same}"
+        f" (sha256 {min(digests)})"
+    )
+    return lines
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--calls", type=int, default=300_000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=26)
+    parser.add_argument("--layout", choices=sorted(LAYOUTS), action="append")
+    parser.add_argument("--dir", type=Path, default=None, help="Where the temporary folder goes")
+    parser.add_argument(
+        "--tree",
+        type=Path,
+        action="append",
+        help="a checkout whose code is measured (repeat to compare; default: PYTHONPATH or .)",
+    )
+    options = parser.parse_args(argv)
+    trees = [t.resolve() for t in options.tree or [Path(os.environ.get("PYTHONPATH") or ".")]]
+    layouts = options.layout or ["file", "gzip", "split"]
+    print(f"machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
+    for number, tree in enumerate(trees, 1):
+        print(f"  [{number}] {tree}")
+    with tempfile.TemporaryDirectory(prefix="auditor-parallel-", dir=options.dir) as folder:
+        workload = generate(options.calls, options.seed, Path(folder), tuple(layouts))
+        print(
+            f"workload: {options.calls:,} calls, {workload.distinct_share:.1%} distinct argument"
+            f" texts; medians of {options.rounds} rounds, --jobs 1 and 2 taking turns",
+            flush=True,
+        )
+        for layout in layouts:
+            log = workload.logs[layout]
+            runs: list[dict[int, list[Audit]]] = [{jobs: [] for jobs in JOBS} for _ in trees]
+            for number in range(options.rounds):
+                for tree, seen in zip(trees, runs, strict=True):
+                    for jobs in JOBS:
+                        seen[jobs].append(audit(workload.catalog, log, jobs, tree))
+                this = "; ".join(
+                    f"[{t}] "
+                    + ", ".join(f"--jobs {j} {r[j][-1].cpu:.2f}/{r[j][-1].wall:.2f}" for j in JOBS)
+                    for t, r in enumerate(runs, 1)
+                )
+                print(f"{layout} round {number + 1} (cpu/wall s): {this}", flush=True)
+            for number, seen in enumerate(runs, 1):
+                print("\n".join(summary(layout, number, seen)), flush=True)
+
+
+if __name__ == "__main__":
+    main()
