@@ -125,8 +125,13 @@ class _PartTally(Tally):
 
     def add(self, result: CallResult, reached: frozenset[int], weight: int = 1) -> None:
         super().add(result, reached, weight)
-        if result.outcome is not Outcome.ACCEPTED and self.place < LISTED_PLACES:
-            _prepared[0].listed[self.place] = len(self.kept)
+        listed = _prepared[0].listed
+        if (
+            result.outcome is not Outcome.ACCEPTED
+            and listed is not None
+            and self.place < len(listed)
+        ):
+            listed[self.place] = len(self.kept)
 
     def plain(self) -> Tally:
         """The counts as a plain ``Tally``, to send back (the parent merges those)."""
@@ -145,7 +150,8 @@ def _listed_before(place: int, max_calls: int | None) -> bool:
         return False
     if place > shared.full_from.value:
         return True
-    return place <= LISTED_PLACES and sum(shared.listed[:place]) >= max_calls
+    listed = shared.listed
+    return listed is not None and place <= len(listed) and sum(listed[:place]) >= max_calls
 
 
 _prepared: list[_Shared] = []
