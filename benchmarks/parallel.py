@@ -17,6 +17,10 @@ processes (``getrusage``: user and system), the speed-up in wall time, the extra
 The machine is shared: wall time says what a free core gives, and only when the load is
 under the number of cores; the CPU figures are the fair ones. Every audit's JSON report is
 hashed: a line says when one ``--jobs`` or round gives another report (it must not).
+
+``--count`` adds one audit per ``--jobs`` under cProfile and prints the Python function calls
+of the audit process and of its workers: a measure of work that the load does not move (CPU
+seconds do: two busy processes on shared cores each run slower than one).
 """
 
 from __future__ import annotations
@@ -44,8 +48,21 @@ from auditor.api import audit
 from auditor.report import Format, render
 from auditor.request import AuditRequest, Inputs, Limits
 
-catalog, log, jobs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+catalog, log, jobs, counted = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 request = AuditRequest(Inputs(schemas=(catalog,), logs=(log,)), limits=Limits(jobs=jobs))
+if counted:  # every process's Python function calls, by cProfile: work the load does not move
+    import cProfile, pstats
+    from auditor.engines import local
+    work_at = local._work_at
+    def profiled(place, part):
+        profile = cProfile.Profile()
+        try:
+            return profile.runcall(work_at, place, part)
+        finally:
+            profile.dump_stats(os.path.join(counted, f"part-{place}"))
+    local._work_at = profiled
+    whole = cProfile.Profile()
+    whole.enable()
 def cpu(who):
     usage = resource.getrusage(who)
     return usage.ru_utime + usage.ru_stime
@@ -55,10 +72,16 @@ wall = time.perf_counter()
 report = audit(request).report
 wall = time.perf_counter() - wall
 parent, workers = cpu(resource.RUSAGE_SELF) - parent, cpu(resource.RUSAGE_CHILDREN) - workers
+calls = [0, 0]
+if counted:
+    whole.disable()
+    calls[0] = pstats.Stats(whole).total_calls
+    parts = [os.path.join(counted, name) for name in os.listdir(counted)]
+    calls[1] = pstats.Stats(*parts).total_calls if parts else 0
 digest = hashlib.sha256(render(report, Format.JSON).encode()).hexdigest()[:16]
 json.dump({
     "wall": wall, "parent": parent, "workers": workers, "digest": digest,
-    "load": max(load, os.getloadavg()[0]),
+    "load": max(load, os.getloadavg()[0]), "calls": calls,
 }, sys.stdout)
 """
 """Run in a fresh interpreter: one audit through the API, timed around the call; the CPU of
@@ -73,30 +96,42 @@ class Audit:
     workers: float
     load: float
     digest: str
+    calls: tuple[int, int] = (0, 0)
+    """Python function calls of the audit process and of its workers (``--count``)."""
 
     @property
     def cpu(self) -> float:
         return self.parent + self.workers
 
 
-def audit(catalog: Path, log: Path, jobs: int, tree: Path) -> Audit:
-    """``auditor.api.audit`` of ``tree``'s code in a fresh process."""
+def audit(catalog: Path, log: Path, jobs: int, tree: Path, count: bool = False) -> Audit:
+    """``auditor.api.audit`` of ``tree``'s code in a fresh process; ``count``: under cProfile,
+    counting the function calls of every process (slower: not the timed rounds)."""
     env = dict(os.environ, PYTHONPATH=str(tree))
-    command = [sys.executable, "-c", _AUDIT, str(catalog), str(log), str(jobs)]
-    done = subprocess.run(command, capture_output=True, check=False, env=env, cwd=tree)
+    with tempfile.TemporaryDirectory(prefix="auditor-parallel-profiles-") as profiles:
+        command = [
+            *[sys.executable, "-c", _AUDIT, str(catalog), str(log), str(jobs)],
+            profiles if count else "",
+        ]
+        done = subprocess.run(command, capture_output=True, check=False, env=env, cwd=tree)
     if done.returncode != 0:
         sys.stderr.buffer.write(done.stderr)
         raise SystemExit(f"the audit failed ({done.returncode})")
     out: dict[str, Any] = json.loads(done.stdout)
-    return Audit(out["wall"], out["parent"], out["workers"], out["load"], out["digest"])
+    calls = (out["calls"][0], out["calls"][1])
+    return Audit(out["wall"], out["parent"], out["workers"], out["load"], out["digest"], calls)
 
 
 def _median(values: Sequence[float]) -> float:
     return statistics.median(values)
 
 
-def summary(layout: str, tree: int, runs: dict[int, list[Audit]]) -> list[str]:
-    """The lines of one layout and tree: each ``--jobs``'s medians, then the ratios."""
+def summary(
+    layout: str, tree: int, runs: dict[int, list[Audit]], counts: dict[int, Audit]
+) -> list[str]:
+    """The lines of one layout and tree: each ``--jobs``'s medians, then the ratios, then
+    the function calls counted (``--count``)."""
+    counted = {jobs: one.digest for jobs, one in counts.items()}
     lines = []
     for jobs, audits in runs.items():
         loads = [a.load for a in audits]
@@ -109,12 +144,20 @@ def summary(layout: str, tree: int, runs: dict[int, list[Audit]]) -> list[str]:
     one, two = runs[1], runs[2]
     speed_up = _median([a.wall for a in one]) / _median([a.wall for a in two])
     extra = _median([a.cpu for a in two]) / _median([a.cpu for a in one]) - 1
-    digests = {a.digest for audits in runs.values() for a in audits}
+    digests = {a.digest for audits in runs.values() for a in audits} | set(counted.values())
     same = "the same report" if len(digests) == 1 else f"{len(digests)} DIFFERENT reports"
     lines.append(
         f"  [{tree}] {layout:5} --jobs 2: {speed_up:.2f}x in wall time, {extra:+.1%} CPU; {same}"
         f" (sha256 {min(digests)})"
     )
+    if counts:
+        alone = sum(counts[1].calls)
+        two = counts[2].calls
+        lines.append(
+            f"  [{tree}] {layout:5} Python function calls: --jobs 1 {alone / 1e6:.1f} M,"
+            f" --jobs 2 {sum(two) / 1e6:.1f} M (audit process {two[0] / 1e6:.1f} M, workers"
+            f" {two[1] / 1e6:.1f} M): {sum(two) / alone - 1:+.1%} work"
+        )
     return lines
 
 
@@ -125,6 +168,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=26)
     parser.add_argument("--layout", choices=sorted(LAYOUTS), action="append")
     parser.add_argument("--dir", type=Path, default=None, help="Where the temporary folder goes")
+    parser.add_argument(
+        "--count",
+        action="store_true",
+        help="also one audit per --jobs under cProfile: the function calls of every process",
+    )
     parser.add_argument(
         "--tree",
         type=Path,
@@ -157,8 +205,13 @@ def main(argv: Sequence[str] | None = None) -> None:
                     for t, r in enumerate(runs, 1)
                 )
                 print(f"{layout} round {number + 1} (cpu/wall s): {this}", flush=True)
-            for number, seen in enumerate(runs, 1):
-                print("\n".join(summary(layout, number, seen)), flush=True)
+            for number, (tree, seen) in enumerate(zip(trees, runs, strict=True), 1):
+                counts = (
+                    {jobs: audit(workload.catalog, log, jobs, tree, count=True) for jobs in JOBS}
+                    if options.count
+                    else {}
+                )
+                print("\n".join(summary(layout, number, seen, counts)), flush=True)
 
 
 if __name__ == "__main__":

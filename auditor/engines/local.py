@@ -6,8 +6,11 @@ files, gzip and small files whole (decompressed in the worker). Each worker read
 items (no call crosses the pipe), replays them with the tools it inherits from the parent
 (each compiled on its first call in that worker), and sends back a tally; merging the
 tallies in log order gives the tally of one pass over the log, so ``--jobs`` never changes a
-report. Once the parts merged so far fill the report's list of calls, the workers of later
-parts send back none of theirs: no merge could list them. With a scratch folder
+report. Once the parts before a part list the report's whole list of calls between them (each
+worker publishes its part's running count; the merge tells the rest), that part is full from
+then on, as one pass is past its list: it sends back none of its calls (no merge could list
+them) and describes a rejection with python-jsonschema only where it may be a group's first
+call or example (``_PartTally``). With a scratch folder
 (``--scratch``) no worker sends back any: each writes its kept calls to a side file, and the
 first ``--max-calls`` are read back at the end (``auditor.engines.kept``).
 
