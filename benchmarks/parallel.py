@@ -18,6 +18,9 @@ The machine is shared: wall time says what a free core gives, and only when the 
 under the number of cores; the CPU figures are the fair ones. Every audit's JSON report is
 hashed: a line says when one ``--jobs`` or round gives another report (it must not).
 
+``--control`` adds, each round, two ``--jobs 1`` audits started together: how much more CPU
+each takes than one alone is what two busy processes cost this machine, with nothing of
+``--jobs`` in it (the part of the extra CPU of ``--jobs 2`` the code cannot remove).
 ``--count`` adds one audit per ``--jobs`` under cProfile and prints the Python function calls
 of the audit process and of its workers: a measure of work that the load does not move (CPU
 seconds do: two busy processes on shared cores each run slower than one).
@@ -122,6 +125,26 @@ def audit(catalog: Path, log: Path, jobs: int, tree: Path, count: bool = False) 
     return Audit(out["wall"], out["parent"], out["workers"], out["load"], out["digest"], calls)
 
 
+def side_by_side(catalog: Path, log: Path, tree: Path) -> float:
+    """The mean CPU seconds of two ``--jobs 1`` audits started together: what two busy
+    processes cost the machine (each runs slower when the cores, their caches and the memory
+    bus are shared, and on a shared machine with the others' runs), with nothing of
+    ``--jobs`` in it."""
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    command = [sys.executable, "-c", _AUDIT, str(catalog), str(log), "1", ""]
+    running = [
+        subprocess.Popen(command, stdout=subprocess.PIPE, env=env, cwd=tree) for _ in range(2)
+    ]
+    cpu = []
+    for process in running:
+        out, _ = process.communicate()
+        if process.returncode != 0:
+            raise SystemExit(f"the audit failed ({process.returncode})")
+        got: dict[str, Any] = json.loads(out)
+        cpu.append(got["parent"] + got["workers"])
+    return statistics.mean(cpu)
+
+
 def _median(values: Sequence[float]) -> float:
     return statistics.median(values)
 
@@ -169,6 +192,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--layout", choices=sorted(LAYOUTS), action="append")
     parser.add_argument("--dir", type=Path, default=None, help="Where the temporary folder goes")
     parser.add_argument(
+        "--control",
+        action="store_true",
+        help="also two --jobs 1 audits side by side, each round: the machine's cost of two",
+    )
+    parser.add_argument(
         "--count",
         action="store_true",
         help="also one audit per --jobs under cProfile: the function calls of every process",
@@ -195,23 +223,36 @@ def main(argv: Sequence[str] | None = None) -> None:
         for layout in layouts:
             log = workload.logs[layout]
             runs: list[dict[int, list[Audit]]] = [{jobs: [] for jobs in JOBS} for _ in trees]
+            controls: list[list[float]] = [[] for _ in trees]
             for number in range(options.rounds):
-                for tree, seen in zip(trees, runs, strict=True):
+                for tree, seen, pairs in zip(trees, runs, controls, strict=True):
                     for jobs in JOBS:
                         seen[jobs].append(audit(workload.catalog, log, jobs, tree))
+                    if options.control:
+                        pairs.append(side_by_side(workload.catalog, log, tree))
                 this = "; ".join(
                     f"[{t}] "
                     + ", ".join(f"--jobs {j} {r[j][-1].cpu:.2f}/{r[j][-1].wall:.2f}" for j in JOBS)
                     for t, r in enumerate(runs, 1)
                 )
                 print(f"{layout} round {number + 1} (cpu/wall s): {this}", flush=True)
-            for number, (tree, seen) in enumerate(zip(trees, runs, strict=True), 1):
+            for number, (tree, seen, pairs) in enumerate(
+                zip(trees, runs, controls, strict=True), 1
+            ):
                 counts = (
                     {jobs: audit(workload.catalog, log, jobs, tree, count=True) for jobs in JOBS}
                     if options.count
                     else {}
                 )
                 print("\n".join(summary(layout, number, seen, counts)), flush=True)
+                if pairs:
+                    alone = _median([a.cpu for a in seen[1]])
+                    print(
+                        f"  [{number}] {layout:5} two --jobs 1 audits side by side:"
+                        f" {_median(pairs):.2f} s CPU each, {_median(pairs) / alone - 1:+.1%}"
+                        " against one alone (the machine's cost of two busy processes)",
+                        flush=True,
+                    )
 
 
 if __name__ == "__main__":
