@@ -312,6 +312,9 @@ class Tally:
         """Per tool, the changes that caused an error of a newly rejected call."""
         self.failed: dict[str, dict[str, int]] = {}
         """Per tool, calls the new schema rejected at each keyword pointer."""
+        self.filled_before: Collection[str] = ()
+        """Groups whose examples calls before these, counted apart, filled (a ``--jobs``
+        worker's earlier parts): ``detailed`` counts them as settled."""
 
     def __getstate__(self) -> dict[str, object]:
         # A part tally comes back from its worker by pickle: without the compiled tools.
@@ -435,7 +438,8 @@ class Tally:
             return True
         call = result.call
         caller = None if call.caller is None else self._sanitizer.caller(call.caller)
-        return not self.collector.settled(result, tool_name(call.tool or ""), caller)
+        tool = tool_name(call.tool or "")
+        return not self.collector.settled(result, tool, caller, self.filled_before)
 
     @property
     def full(self) -> bool:

@@ -34,7 +34,7 @@ from collections import deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from auditor.aggregate.pipeline import Replays, ReportSettings, Tally
@@ -98,6 +98,9 @@ class _Shared:
     listed: Any = None
     """Per place (below ``LISTED_PLACES``), how many calls its part has listed so far, as
     its worker counts them (a shared array of int64; only ever grows)."""
+    filled: dict[str, int] = field(default_factory=dict)
+    """In a worker, the groups whose examples its parts filled, each with the earliest such
+    part's place: a later part needs no example of them (its own copy in each worker)."""
 
 
 class _PartTally(Tally):
@@ -106,8 +109,10 @@ class _PartTally(Tally):
     ``_Shared.listed``, or the merge, ``_Shared.full_from``): none of its calls can then be
     listed, so it counts as full, and a rejection is described by python-jsonschema only
     where it may be a group's first call or example (``Tally.detailed``), as one pass does
-    once its list is full. Without this every part described its first ``--max-calls``
-    rejections in full, which one pass does once: most of the extra CPU of ``--jobs``."""
+    once its list is full; a group whose examples this worker's earlier parts filled takes
+    none of its calls either (``Tally.filled_before``). Without this every part described its
+    first ``--max-calls`` rejections, and each group's first examples, in full, which one
+    pass does once: most of the extra work of ``--jobs``."""
 
     def __init__(self, replays: Replays, settings: ReportSettings, place: int) -> None:
         super().__init__(replays, settings)
@@ -142,6 +147,7 @@ class _PartTally(Tally):
         tally.__dict__.update(self.__dict__)
         for name in ("place", "listed_before", "_ask_in"):
             del tally.__dict__[name]
+        tally.filled_before = ()
         return tally
 
 
@@ -350,7 +356,12 @@ def _work_at(place: int, part: WorkItem) -> tuple[Tally, list[tuple[str, LogStat
 def _work(place: int, part: WorkItem) -> tuple[_PartTally, list[tuple[str, LogStats]]]:
     [shared] = _prepared
     tally = _PartTally(shared.replays, shared.settings, place)
+    # Examples are a group's first calls in log order: a group this worker's earlier parts
+    # filled takes none from this part, whose calls of it need no full description.
+    tally.filled_before = {key for key, at in shared.filled.items() if at < place}
     _, stats = count_item(
         shared.replays, shared.settings, part, shared.max_record_bytes, tally=tally
     )
+    for key in tally.collector.filled():
+        shared.filled[key] = min(place, shared.filled.get(key, place))
     return tally, stats

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from auditor.aggregate.pipeline import ReportSettings, prepare
+from auditor.aggregate.pipeline import ReportSettings, Tally, prepare
 from auditor.aggregate.progress import Progress
 from auditor.api import audit
 from auditor.engines import choice, local
@@ -199,6 +199,33 @@ def test_a_part_after_parts_that_fill_the_list_between_them_ships_none(big_log: 
         listed[1] = 1  # 4 of 5: part 2 may still list calls
         short, _, _ = local._work_at(2, parts[2])
         assert len(short.kept) == 5
+    finally:
+        local._prepared.clear()
+
+
+def test_a_worker_needs_no_examples_of_groups_its_earlier_parts_filled(big_log: Path) -> None:
+    """Examples are a group's first calls in log order: once a worker's part filled a group,
+    its later parts count that group's calls as settled (``Tally.filled_before``)."""
+    catalogs = load_catalogs([str(SCENARIO / "tools.json")])
+    replays = prepare(catalogs.tools, DEFAULT_RULES)
+    parts = work_items([str(big_log)], None, 2, 1024, 4)
+    settings = ReportSettings(examples=1, max_calls=5)
+    shared = local._Shared(replays, settings, 1 << 20, ctypes.c_int64(sys.maxsize))
+    local._prepared[:] = [shared]
+    try:
+        first, _ = local._work(2, parts[2])
+        filled = set(first.collector.filled())
+        assert filled and shared.filled == dict.fromkeys(filled, 2)
+        assert first.filled_before == set()  # nothing before part 2 in this worker
+        later, _ = local._work(3, parts[3])
+        assert later.filled_before == filled
+        earlier, _ = local._work(1, parts[1])  # out of order (tests only): learns nothing
+        assert earlier.filled_before == set()
+        assert set(shared.filled.values()) <= {1, 2, 3} and shared.filled.keys() >= filled
+        assert all(shared.filled[key] <= 2 for key in filled)
+        # What the worker sends back is a plain tally, without the worker's sets.
+        sent, _, _ = local._work_at(3, parts[3])
+        assert type(sent) is Tally and sent.filled_before == ()
     finally:
         local._prepared.clear()
 
