@@ -210,11 +210,11 @@ def _big_log(folder: Path) -> Path:
 _WORK = parallel._work
 
 
-def _dying(part: LogPart) -> Any:
+def _dying(place: int, part: LogPart) -> Any:
     """A worker's work that is killed after the first part, as the out-of-memory killer would."""
     if part.start > 0:
         os.kill(os.getpid(), signal.SIGKILL)
-    return _WORK(part)
+    return _WORK(place, part)
 
 
 def test_a_lost_worker_is_a_loud_failure_without_a_report(
@@ -238,11 +238,11 @@ def test_a_lost_worker_is_a_loud_failure_without_a_report(
 JOBS_2 = ("--jobs", "2", "--no-report-files", "-q")
 
 
-def _failing(part: LogPart) -> Any:
+def _failing(place: int, part: LogPart) -> Any:
     """A worker's work that runs out of memory after the first part."""
     if part.start > 0:
         raise MemoryError
-    return _WORK(part)
+    return _WORK(place, part)
 
 
 def test_a_failing_worker_is_a_loud_failure_without_a_report(

@@ -12,7 +12,7 @@ import functools
 import hashlib
 import json
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Final
 
@@ -196,10 +196,13 @@ class GroupCollector:
             if witnessed and raw is not None:
                 self._pending[key].witness.add(raw.errors[index], raw.call.arguments, schema)
 
-    def settled(self, result: CallResult, tool: str, caller: str | None) -> bool:
+    def settled(
+        self, result: CallResult, tool: str, caller: str | None, before: Collection[str] = ()
+    ) -> bool:
         """Whether every group ``result`` would count in exists and holds all its examples:
         counting it then shows nothing of it but counts and evidence. ``tool`` and ``caller``:
-        the call's as sanitized for the report (as ``add`` is given them)."""
+        the call's as sanitized for the report (as ``add`` is given them); ``before``: the
+        fingerprints of groups that earlier calls, counted elsewhere, filled."""
         if result.outcome not in GROUPED:
             return True
         split = (caller or "") if self._by_caller else None
@@ -211,9 +214,14 @@ class GroupCollector:
         ] or [fingerprint(tool, outcome, (), "", "", result.schema_problem or "", split)]
         for key in keys:
             pending = self._pending.get(key)
-            if pending is None or len(pending.examples) < self._examples:
+            if (pending is None or len(pending.examples) < self._examples) and key not in before:
                 return False
         return True
+
+    def filled(self) -> list[str]:
+        """The fingerprints of the groups that hold all their examples: no later call can
+        be one of their examples."""
+        return [key for key, p in self._pending.items() if len(p.examples) >= self._examples]
 
     def observed(self, key: str) -> Counter[str]:
         """The observations counted for the group of fingerprint ``key``."""

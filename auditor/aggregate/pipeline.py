@@ -339,6 +339,9 @@ class Tally:
         """Per tool, the changes that caused an error of a newly rejected call."""
         self.failed: dict[str, dict[str, int]] = {}
         """Per tool, calls the new schema rejected at each keyword pointer."""
+        self.filled_before: Collection[str] = ()
+        """Groups whose examples calls before these, counted apart, filled (a ``--jobs``
+        worker's earlier parts): ``detailed`` counts them as settled."""
 
     def __getstate__(self) -> dict[str, object]:
         # A part tally comes back from its worker by pickle: without the compiled tools.
@@ -462,7 +465,8 @@ class Tally:
             return True
         call = result.call
         caller = None if call.caller is None else self._sanitizer.caller(call.caller)
-        return not self.collector.settled(result, tool_name(call.tool or ""), caller)
+        tool = tool_name(call.tool or "")
+        return not self.collector.settled(result, tool, caller, self.filled_before)
 
     @property
     def full(self) -> bool:
@@ -524,14 +528,17 @@ def count_calls(
     calls: Iterable[Call],
     settings: ReportSettings,
     repeats: AcceptedRepeats | None = None,
+    tally: Tally | None = None,
 ) -> Tally:
     """Replay a stream of calls into a fresh tally, distinct first: a call repeating a payload
     already replayed as accepted is only counted (``auditor.aggregate.repeats``); one of a
     payload ``repeats`` was preloaded with (known accepted) is not replayed at all.
 
     ``repeats``: the accepted payloads, when the reader of ``calls`` counts their repeats
-    itself (``LogReader(known=repeats.repeat_aside)``), before they become ``Call`` records."""
-    tally = Tally(replays, settings)
+    itself (``LogReader(known=repeats.repeat_aside)``), before they become ``Call`` records.
+    ``tally``: an empty one to count into instead (a ``--jobs`` worker's, whose ``full`` also
+    knows when earlier parts hold the whole list of calls)."""
+    tally = Tally(replays, settings) if tally is None else tally
     repeats = AcceptedRepeats() if repeats is None else repeats
     preloaded = repeats.preloaded if repeats.preloading else None
     with _fewer_collections():

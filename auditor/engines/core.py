@@ -153,10 +153,12 @@ def count_item(
     max_record_bytes: int,
     seen: Collection[int] = (),
     preload: Mapping[Payload, Known] | None = None,
+    tally: Tally | None = None,
 ) -> tuple[Tally, list[tuple[str, LogStats]]]:
     """The tally of one work item and how each of its files accounted for its lines;
     ``seen``: the call ids earlier files hold (``seen_before``); ``preload``: payloads known
-    accepted (``auditor.engines.distinct``)."""
+    accepted (``auditor.engines.distinct``); ``tally``: an empty one to count into (a local
+    worker's, which knows when earlier parts list calls enough: ``auditor.engines.local``)."""
     repeats = AcceptedRepeats(preload=preload)  # the reader counts accepted repeats itself
     if isinstance(item, LogPart):
         reader = LogReader(
@@ -166,13 +168,15 @@ def count_item(
             calls_from=item.calls_from,
             known=repeats.repeat_aside,
         )
-        tally = count_calls(replays, reader.read_part(item), settings, repeats)
+        tally = count_calls(replays, reader.read_part(item), settings, repeats, tally)
         return tally, [(item.file, reader.stats()[0])]
     if isinstance(item, ColumnarPart):
         batches = group_batches(
             item.file, item.kind, item.groups, (item.tool, item.arguments), max_record_bytes
         )
-        return _count_rows(replays, settings, item, batches, item.first_row, max_record_bytes)
+        return _count_rows(
+            replays, settings, item, batches, item.first_row, max_record_bytes, tally
+        )
     reader = LogReader(
         item.files,
         item.fmt,
@@ -181,7 +185,7 @@ def count_item(
         seen=seen,
         known=repeats.repeat_aside,
     )
-    tally = count_calls(replays, reader, settings, repeats)
+    tally = count_calls(replays, reader, settings, repeats, tally)
     # The reader counts a file named twice under one entry, as a one-pass read does.
     return tally, list(zip(dict.fromkeys(item.files), reader.stats(), strict=True))
 
@@ -193,6 +197,7 @@ def _count_rows(
     batches: Iterable[Any],
     first_row: int,
     max_record_bytes: int,
+    tally: Tally | None = None,
 ) -> tuple[Tally, list[tuple[str, LogStats]]]:
     """The tally of consecutive rows of a columnar part, from the file's row ``first_row``,
     in record batches of its tool and arguments columns (in that order), and their
@@ -200,7 +205,7 @@ def _count_rows(
     name = display_name(part.file)
     counted = RowCount(first_row)
     calls = batches_calls(name, part.kind, batches, part.arguments, max_record_bytes, counted)
-    tally = count_calls(replays, calls, settings)
+    tally = count_calls(replays, calls, settings, tally=tally)
     return tally, [(part.file, counted.stats(name, part.kind))]
 
 

@@ -6,8 +6,11 @@ files, gzip and small files whole (decompressed in the worker). Each worker read
 items (no call crosses the pipe), replays them with the tools it inherits from the parent
 (each compiled on its first call in that worker), and sends back a tally; merging the
 tallies in log order gives the tally of one pass over the log, so ``--jobs`` never changes a
-report. Once the parts merged so far fill the report's list of calls, the workers of later
-parts send back none of theirs: no merge could list them. With a scratch folder
+report. Once the parts before a part list the report's whole list of calls between them (each
+worker publishes its part's running count; the merge tells the rest), that part is full from
+then on, as one pass is past its list: it sends back none of its calls (no merge could list
+them) and describes a rejection with python-jsonschema only where it may be a group's first
+call or example (``_PartTally``). With a scratch folder
 (``--scratch``) no worker sends back any: each writes its kept calls to a side file, and the
 first ``--max-calls`` are read back at the end (``auditor.engines.kept``).
 
@@ -31,7 +34,7 @@ from collections import deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from auditor.aggregate.pipeline import Replays, ReportSettings, Tally
@@ -45,7 +48,7 @@ from auditor.errors import EXIT_INTERNAL, AuditorError
 from auditor.inputs.calls_from import CallsFrom
 from auditor.inputs.log_format_names import LogFormat
 from auditor.inputs.parts import LogPart, WorkItem, spill, spillable
-from auditor.models import LogStats, Report
+from auditor.models import CallResult, LogStats, Outcome, Report
 
 __all__ = ["WorkerLost", "run", "tally_in_parallel"]
 
@@ -58,6 +61,13 @@ decompressed in parts for the workers; a smaller one is read whole by one of the
 SHARED_TOOLS: Final = 2_000
 """Catalogs of at most this many tools are compiled before the workers are forked, so that
 they share them; the tools of a larger catalog are compiled where they are first called."""
+
+LISTED_PLACES: Final = 4_096
+"""Parts (in log order) whose running count of listed calls the workers share, so that a
+part knows early when the parts before it fill the report's list; a later part learns it
+from the merge (``_Shared.full_from``)."""
+ASK_EVERY: Final = 64
+"""Calls a part replays between two looks at the other parts' counts."""
 
 PR_SET_PDEATHSIG: Final = 1
 """prctl(2) option: the signal a Linux process gets when its parent dies."""
@@ -85,6 +95,72 @@ class _Shared:
     then): later parts' calls can only be counted as omitted."""
     aside_to: str | None = None
     """The folder each part writes its kept calls to, instead of sending them back."""
+    listed: Any = None
+    """Per place (below ``LISTED_PLACES``), how many calls its part has listed so far, as
+    its worker counts them (a shared array of int64; only ever grows)."""
+    filled: dict[str, int] = field(default_factory=dict)
+    """In a worker, the groups whose examples its parts filled, each with the earliest such
+    part's place: a later part needs no example of them (its own copy in each worker)."""
+
+
+class _PartTally(Tally):
+    """The tally of the part at ``place``, as a worker counts it, that knows when the parts
+    before it already list the report's whole list of calls (their workers' running counts,
+    ``_Shared.listed``, or the merge, ``_Shared.full_from``): none of its calls can then be
+    listed, so it counts as full, and a rejection is described by python-jsonschema only
+    where it may be a group's first call or example (``Tally.detailed``), as one pass does
+    once its list is full; a group whose examples this worker's earlier parts filled takes
+    none of its calls either (``Tally.filled_before``). Without this every part described its
+    first ``--max-calls`` rejections, and each group's first examples, in full, which one
+    pass does once: most of the extra work of ``--jobs``."""
+
+    def __init__(self, replays: Replays, settings: ReportSettings, place: int) -> None:
+        super().__init__(replays, settings)
+        self.place = place
+        self.listed_before = False
+        self._ask_in = 0
+
+    @property
+    def full(self) -> bool:
+        if self.listed_before or super().full:
+            return True
+        if self._ask_in:
+            self._ask_in -= 1
+            return False
+        self._ask_in = ASK_EVERY
+        self.listed_before = _listed_before(self.place, self._max_calls)
+        return self.listed_before
+
+    def add(self, result: CallResult, reached: frozenset[int], weight: int = 1) -> None:
+        super().add(result, reached, weight)
+        listed = _prepared[0].listed
+        if (
+            result.outcome is not Outcome.ACCEPTED
+            and listed is not None
+            and self.place < len(listed)
+        ):
+            listed[self.place] = len(self.kept)
+
+    def plain(self) -> Tally:
+        """The counts as a plain ``Tally``, to send back (the parent merges those)."""
+        tally = Tally.__new__(Tally)
+        tally.__dict__.update(self.__dict__)
+        for name in ("place", "listed_before", "_ask_in"):
+            del tally.__dict__[name]
+        tally.filled_before = ()
+        return tally
+
+
+def _listed_before(place: int, max_calls: int | None) -> bool:
+    """Whether the parts before ``place`` list at least ``max_calls`` calls between them:
+    the counts only grow, so once true it stays true."""
+    [shared] = _prepared
+    if max_calls is None:
+        return False
+    if place > shared.full_from.value:
+        return True
+    listed = shared.listed
+    return listed is not None and place <= len(listed) and sum(listed[:place]) >= max_calls
 
 
 _prepared: list[_Shared] = []
@@ -122,7 +198,8 @@ def tally_in_parallel(
     replays.build_all(SHARED_TOOLS)
     context = multiprocessing.get_context("fork")
     full_from = context.RawValue(ctypes.c_int64, sys.maxsize)
-    _prepared[:] = [_Shared(replays, settings, max_record_bytes, full_from, aside_to)]
+    listed = context.RawArray(ctypes.c_int64, LISTED_PLACES)
+    _prepared[:] = [_Shared(replays, settings, max_record_bytes, full_from, aside_to, listed)]
     tally = Tally(replays, settings)
     counted: list[tuple[str, LogStats]] = []
     aside: list[tuple[int, int, int]] = []
@@ -266,15 +343,25 @@ def _work_at(place: int, part: WorkItem) -> tuple[Tally, list[tuple[str, LogStat
     """The tally of the part at ``place`` in log order, without its kept calls when an
     earlier part filled the list: no merge could list them, so they are not shipped. With
     a scratch folder they are put aside there instead; then the number put aside comes too."""
-    tally, stats = _work(part)
+    counted, stats = _work(place, part)
+    tally = counted.plain()
     aside_to = _prepared[0].aside_to
-    if place > _prepared[0].full_from.value:
+    if counted.listed_before or _listed_before(place, _prepared[0].settings.max_calls):
         tally.drop_kept()
     if aside_to is None:
         return tally, stats, None
     return tally, stats, put_aside(aside_to, place, tally)
 
 
-def _work(part: WorkItem) -> tuple[Tally, list[tuple[str, LogStats]]]:
+def _work(place: int, part: WorkItem) -> tuple[_PartTally, list[tuple[str, LogStats]]]:
     [shared] = _prepared
-    return count_item(shared.replays, shared.settings, part, shared.max_record_bytes)
+    tally = _PartTally(shared.replays, shared.settings, place)
+    # Examples are a group's first calls in log order: a group this worker's earlier parts
+    # filled takes none from this part, whose calls of it need no full description.
+    tally.filled_before = {key for key, at in shared.filled.items() if at < place}
+    _, stats = count_item(
+        shared.replays, shared.settings, part, shared.max_record_bytes, tally=tally
+    )
+    for key in tally.collector.filled():
+        shared.filled[key] = min(place, shared.filled.get(key, place))
+    return tally, stats

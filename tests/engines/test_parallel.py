@@ -12,14 +12,16 @@ from pathlib import Path
 import pytest
 import yaml
 
-from auditor.aggregate.pipeline import ReportSettings, prepare
+from auditor.aggregate.pipeline import ReportSettings, Tally, prepare
 from auditor.aggregate.progress import Progress
+from auditor.api import audit
 from auditor.engines import choice, local
 from auditor.inputs.catalogs import load_catalogs
 from auditor.inputs.log_formats import LogFormat
 from auditor.inputs.parts import WholeFiles, spill, split, work_items
 from auditor.models import Outcome
 from auditor.report import Format, render
+from auditor.request import AuditRequest, Inputs, Keep, Limits
 from auditor.schema.normalize import DEFAULT_RULES
 from tests.conftest import ROOT, local_plan, request_for, small_parts
 
@@ -171,6 +173,99 @@ def test_a_part_after_a_full_list_of_calls_ships_none(big_log: Path) -> None:
         assert len(first.kept) == 5  # the part that filled it keeps its calls
     finally:
         local._prepared.clear()
+
+
+def test_a_part_after_parts_that_fill_the_list_between_them_ships_none(big_log: Path) -> None:
+    """No part before it fills the list alone, but their workers' running counts add up to
+    ``max_calls``: its calls can never be listed, so it counts as full from the start."""
+    catalogs = load_catalogs([str(SCENARIO / "tools.json")])
+    replays = prepare(catalogs.tools, DEFAULT_RULES)
+    parts = work_items([str(big_log)], None, 2, 1024, 4)
+    settings = ReportSettings(max_calls=5)
+    listed = (ctypes.c_int64 * local.LISTED_PLACES)()
+    shared = local._Shared(replays, settings, 1 << 20, ctypes.c_int64(sys.maxsize), None, listed)
+    local._prepared[:] = [shared]
+    try:
+        first, _, _ = local._work_at(0, parts[0])
+        # Part 0 publishes how many calls it lists: its kept calls, at most max_calls.
+        assert listed[0] == len(first.kept) == 5
+        listed[0] = 0
+        alone, _, _ = local._work_at(2, parts[2])
+        assert len(alone.kept) == 5  # nothing before it lists anything: it keeps its own
+        listed[0], listed[1] = 3, 2  # neither fills the list of 5, together they do
+        after, _, _ = local._work_at(2, parts[2])
+        assert after.kept == [] and after.omitted == alone.omitted + 5
+        assert after.totals == alone.totals and after.reached == alone.reached
+        listed[1] = 1  # 4 of 5: part 2 may still list calls
+        short, _, _ = local._work_at(2, parts[2])
+        assert len(short.kept) == 5
+    finally:
+        local._prepared.clear()
+
+
+def test_a_worker_needs_no_examples_of_groups_its_earlier_parts_filled(big_log: Path) -> None:
+    """Examples are a group's first calls in log order: once a worker's part filled a group,
+    its later parts count that group's calls as settled (``Tally.filled_before``)."""
+    catalogs = load_catalogs([str(SCENARIO / "tools.json")])
+    replays = prepare(catalogs.tools, DEFAULT_RULES)
+    parts = work_items([str(big_log)], None, 2, 1024, 4)
+    settings = ReportSettings(examples=1, max_calls=5)
+    shared = local._Shared(replays, settings, 1 << 20, ctypes.c_int64(sys.maxsize))
+    local._prepared[:] = [shared]
+    try:
+        first, _ = local._work(2, parts[2])
+        filled = set(first.collector.filled())
+        assert filled and shared.filled == dict.fromkeys(filled, 2)
+        assert first.filled_before == set()  # nothing before part 2 in this worker
+        later, _ = local._work(3, parts[3])
+        assert later.filled_before == filled
+        earlier, _ = local._work(1, parts[1])  # out of order (tests only): learns nothing
+        assert earlier.filled_before == set()
+        assert set(shared.filled.values()) <= {1, 2, 3} and shared.filled.keys() >= filled
+        assert all(shared.filled[key] <= 2 for key in filled)
+        # What the worker sends back is a plain tally, without the worker's sets.
+        sent, _, _ = local._work_at(3, parts[3])
+        assert type(sent) is Tally and sent.filled_before == ()
+    finally:
+        local._prepared.clear()
+
+
+@pytest.mark.parametrize("layout", ["gzip", "small files"])
+@pytest.mark.parametrize("max_calls", [10_000, 150, 7])
+def test_a_gzip_log_and_a_folder_of_small_logs_give_every_jobs_the_same_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, layout: str, max_calls: int
+) -> None:
+    """Through the API, as the command line audits them: one gzip log decompressed in parts,
+    a folder of small plain logs batched several to a part; with a list no part fills, one
+    that the parts fill only between them (a copy of the sample lists 63 calls, a part holds
+    one or two copies) and one that the first part fills alone."""
+    small_parts(monkeypatch, 2048)
+    text = (SCENARIO / "calls.jsonl").read_bytes()
+    if layout == "gzip":
+        logs = tmp_path / "calls.jsonl.gz"
+        logs.write_bytes(gzip.compress(text * 12))
+    else:
+        logs = tmp_path / "logs"
+        logs.mkdir()
+        for number in range(12):
+            (logs / f"calls-{number:02}.jsonl").write_bytes(text)
+    schemas = str(SCENARIO / "tools.json")
+
+    def report(jobs: int) -> str:
+        request = AuditRequest(
+            Inputs(schemas=(schemas,), logs=(str(logs),)),
+            keep=Keep(examples=1, max_calls=max_calls),
+            limits=Limits(jobs=jobs),
+        )
+        return render(audit(request).report, Format.JSON)
+
+    one = report(1)
+    assert report(2) == one and report(3) == one
+    shown = json.loads(one)
+    expected = yaml.safe_load((SCENARIO / "expected.yaml").read_text("utf-8"))["lenient_totals"]
+    assert shown["totals"]["newly_rejected"] == 12 * expected["newly_rejected"]
+    listed = 12 * (expected["calls"] - expected["accepted"])  # every call not accepted
+    assert len(shown["calls"]) == min(max_calls, listed)
 
 
 def test_a_gzip_log_is_spilled_in_parts_of_whole_lines(tmp_path: Path) -> None:
