@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from auditor.aggregate.progress import Progress
     from auditor.inputs.catalogs import Catalogs
     from auditor.inputs.git_catalogs import GitRevision
+    from auditor.replay.runtimes import Runtimes
     from auditor.schema.diff import NewCatalogs
     from auditor.schema.edit import CatalogEdits, FileRewrite
     from auditor.schema.lint import LintResult
@@ -148,6 +149,7 @@ def replay(
         request.change.normalization,
         call_timeout=request.limits.call_timeout or None,
         old_runtime=request.change.old_runtime if settings is None else settings.old_runtime,
+        runtimes=_runtimes(request) if settings is None else settings.runtimes,
     )
     chosen = settings or _settings(request)
     source = calls if isinstance(calls, CallSource) else CallList(calls)
@@ -230,8 +232,25 @@ def _settings(request: AuditRequest) -> ReportSettings:
         generated_at=_now() if keep.timestamp else None,
         fail_on=gating.fail_on,
         old_runtime=request.change.old_runtime,
+        runtimes=_runtimes(request),
         fail_min_calls=gating.fail_min_calls,
         fail_min_share=gating.fail_min_share,
+    )
+
+
+def _runtimes(request: AuditRequest) -> Runtimes | None:
+    """Each side's runtime, from the request; None when both read schemas as today."""
+    from auditor.replay.runtimes import runtimes_of
+    from auditor.schema.keywords import Draft
+
+    change = request.change
+    new_dialect, old_dialect = change.default_dialect, change.old_default_dialect
+    return runtimes_of(
+        change.old_runtime,
+        change.new_runtime,
+        change.assert_formats,
+        None if new_dialect is None else Draft(new_dialect.value),
+        None if old_dialect is None else Draft(old_dialect.value),
     )
 
 

@@ -130,6 +130,7 @@ def make_plan(
             new_catalogs,
             call_timeout,
             settings.old_runtime,
+            settings.runtimes,
         )
         # Taken here, once: pickling a frozenset gives different bytes in another process.
         key = hashlib.blake2b(pickle.dumps(compiled_from), digest_size=16).hexdigest()

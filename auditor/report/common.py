@@ -74,6 +74,18 @@ RUNTIME_LINES: Final[dict[OldRuntime, str]] = {
     OldRuntime.NONE: (
         "Old runtime: none (nothing validated the arguments before: every call passed)."
     ),
+    OldRuntime.MCP_TS_V1: (
+        "Old runtime: mcp-ts-v1 (the MCP TypeScript SDK 1.x: one draft-07 Ajv with "
+        "ajv-formats; a schema it could not use was unusable)."
+    ),
+    OldRuntime.MCP_TS_V2: (
+        "Old runtime: mcp-ts-v2 (the MCP TypeScript SDK 2.x: Ajv by $schema with "
+        "ajv-formats; a schema it could not use was unusable)."
+    ),
+    OldRuntime.MCP_PYTHON_1: (
+        "Old runtime: mcp-python-1 (the MCP Python SDK 1.x: python-jsonschema by $schema, "
+        "formats not asserted; a schema failing its meta-schema was unusable)."
+    ),
 }
 """One line per model of the old runtime, said by every format."""
 
