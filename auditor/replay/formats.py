@@ -35,13 +35,12 @@ Check = Callable[[object], bool]
 
 
 def _whole(pattern: str, flags: int = re.ASCII) -> Callable[[str], bool]:
-    """A JavaScript ``/^…$/`` test: the match must reach the end of the string (Python's
-    ``$`` also matches before a final newline)."""
-    compiled = re.compile(pattern, flags)
+    """A JavaScript ``/^…$/`` test (``pattern`` without its anchors): the match must reach
+    the end of the string, where Python's ``$`` also matches before a final newline."""
+    compiled = re.compile(pattern + r"\Z", flags)  # \Z: the very end, as JavaScript's $
 
     def test(text: str) -> bool:
-        found = compiled.match(text)
-        return found is not None and found.end() == len(text)
+        return compiled.match(text) is not None
 
     return test
 
@@ -188,12 +187,16 @@ _BYTE: Final = re.compile(
 """ajv-formats' ``byte`` has the flags ``gm``: any line that is base64 (an empty one too)
 passes, which ``re.search`` with ``MULTILINE`` reproduces (for ``\\n`` line ends)."""
 _Z_ANCHOR: Final = re.compile(r"[^\\]\\Z")
+_PYTHON_ONLY: Final = re.compile(r"\(\?(?:P|#|[aiLmsux-]+[:)])|\\A")
+"""Python syntax JavaScript's ``RegExp`` refuses: named groups ``(?P<…>``, comments
+``(?#…)``, inline flags ``(?i)``, ``\\A``."""
 
 
 def _regex(text: str) -> bool:
     """ajv-formats compiles the pattern with JavaScript's ``RegExp``; Python's ``re`` stands
-    in for it (the dialects differ at the edges: docs/runtimes.md)."""
-    if _Z_ANCHOR.search(text):
+    in for it, less the syntax only Python has (the dialects differ at other edges too:
+    docs/runtimes.md)."""
+    if _Z_ANCHOR.search(text) or _PYTHON_ONLY.search(text):
         return False
     try:
         re.compile(text)

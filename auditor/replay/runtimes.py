@@ -74,8 +74,9 @@ class RuntimeModel:
     """Whose checks assert ``format`` by default; None: ``format`` is an annotation."""
     format_semantics: Formats
     """Whose checks ``--assert-formats`` turns on."""
-    ref_siblings: bool
-    """Keywords beside ``$ref`` are evaluated in drafts 4 to 7 too (Ajv does)."""
+    ajv: bool
+    """Ajv's keywords: those beside ``$ref`` are evaluated in drafts 4 to 7 too, and
+    ``dependencies`` in 2019-09 and 2020-12 too (Ajv keeps it in every draft)."""
     validates: bool = True
     """False: nothing is validated (every call passes)."""
     engine: str = "python-jsonschema"
@@ -91,7 +92,7 @@ STANDARD: Final = RuntimeModel(
     Dispatch.ANY_KNOWN,
     None,
     Formats.PYTHON,
-    ref_siblings=False,
+    ajv=False,
 )
 MCP_TS_V2: Final = RuntimeModel(
     "mcp-ts-v2",
@@ -101,7 +102,7 @@ MCP_TS_V2: Final = RuntimeModel(
     Dispatch.MCP_TS_V2,
     Formats.AJV,
     Formats.AJV,
-    ref_siblings=True,
+    ajv=True,
     engine="ajv",
 )
 MCP_TS_V1: Final = RuntimeModel(
@@ -112,7 +113,7 @@ MCP_TS_V1: Final = RuntimeModel(
     Dispatch.IGNORED,
     Formats.AJV,
     Formats.AJV,
-    ref_siblings=True,
+    ajv=True,
     engine="ajv",
 )
 MCP_PYTHON_1: Final = RuntimeModel(
@@ -123,7 +124,7 @@ MCP_PYTHON_1: Final = RuntimeModel(
     Dispatch.ANY_KNOWN,
     None,
     Formats.PYTHON,
-    ref_siblings=False,
+    ajv=False,
 )
 NOTHING: Final = RuntimeModel(
     "none",
@@ -132,7 +133,7 @@ NOTHING: Final = RuntimeModel(
     Dispatch.ANY_KNOWN,
     None,
     Formats.PYTHON,
-    ref_siblings=False,
+    ajv=False,
     validates=False,
 )
 
@@ -168,7 +169,7 @@ class Reading:
     declared: bool
     """The schema's ``$schema`` chose the draft (else the runtime's default did)."""
     formats: Formats | None
-    ref_siblings: bool
+    ajv: bool
     validates: bool = True
     refusal: str | None = None
 
@@ -180,7 +181,7 @@ class Reading:
             self.validates
             and self.refusal is None
             and self.formats is None
-            and (not self.ref_siblings or self.draft not in REF_OVERRIDES_SIBLINGS)
+            and (not self.ajv or self.draft not in REF_OVERRIDES_SIBLINGS)
         )
 
     @property
@@ -208,7 +209,7 @@ class Runtime:
             self.model.validates
             and self.model.dispatch is Dispatch.ANY_KNOWN
             and not self.assert_formats
-            and not self.model.ref_siblings
+            and not self.model.ajv
             and self.default_dialect is Draft.DRAFT2020
         )
 
@@ -218,7 +219,7 @@ class Runtime:
         if not self.model.validates:
             return Reading(self.default_dialect, False, None, False, validates=False)
         declared = _declared(schema)
-        siblings = self.model.ref_siblings
+        siblings = self.model.ajv
         if self.model.dispatch is Dispatch.IGNORED or declared is None:
             return Reading(self.default_dialect, False, formats, siblings)
         if self.model.dispatch is Dispatch.MCP_TS_V2:
@@ -322,13 +323,16 @@ _BASE: Final[dict[Draft, Any]] = {
 
 
 @functools.lru_cache(maxsize=16)
-def validator_class(draft: Draft, ref_siblings: bool) -> Any:
-    """python-jsonschema's validator of ``draft``; with ``ref_siblings``, one that evaluates
-    the keywords beside ``$ref`` in drafts 4 to 7 as Ajv does (python-jsonschema ignores them
-    there, as those drafts say)."""
+def validator_class(draft: Draft, ajv: bool) -> Any:
+    """python-jsonschema's validator of ``draft``; with ``ajv``, one that evaluates what Ajv
+    evaluates beside: the keywords beside ``$ref`` in drafts 4 to 7 (python-jsonschema
+    ignores them there, as those drafts say), ``dependencies`` in 2019-09 and 2020-12."""
     base = _BASE[draft]
-    if not ref_siblings or draft not in REF_OVERRIDES_SIBLINGS:
+    if not ajv:
         return base
+    if draft not in REF_OVERRIDES_SIBLINGS:
+        legacy = validators.Draft7Validator.VALIDATORS["dependencies"]
+        return validators.extend(base, {"dependencies": legacy})
     # No ``version``: registering it would make this class python-jsonschema's choice for
     # every schema declaring the draft.
     return validators.create(
@@ -360,8 +364,15 @@ def runtime_changes(schema: JSON, runtimes: Runtimes) -> tuple[Change, ...]:
     return tuple(_differences(schema, old, new, runtimes.new.name))
 
 
+def _vocabulary(reading: Reading) -> dict[str, Any]:
+    words = VOCABULARY[reading.draft]
+    if reading.ajv and "dependencies" not in words:
+        return {**words, "dependencies": VOCABULARY[Draft.DRAFT7]["dependencies"]}
+    return words
+
+
 def _differences(schema: JSON, old: Reading, new: Reading, name: str) -> Iterator[Change]:
-    old_words, new_words = VOCABULARY[old.draft], VOCABULARY[new.draft]
+    old_words, new_words = _vocabulary(old), _vocabulary(new)
     read_as = f"draft {new.draft.value} {'in' if new.declared else 'by default in'} {name}"
     for node, at in schema_objects(schema, "", new_words):
         yield from _at_node(node, at, old, new, name, old_words, new_words, read_as)
@@ -401,7 +412,7 @@ def _at_node(
 
 
 def _ignores_siblings(reading: Reading) -> bool:
-    return reading.draft in REF_OVERRIDES_SIBLINGS and not reading.ref_siblings
+    return reading.draft in REF_OVERRIDES_SIBLINGS and not reading.ajv
 
 
 def _change(pointer: str, what: str, why: str) -> Change:

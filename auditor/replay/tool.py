@@ -123,7 +123,7 @@ def build_validator(
     cls: Any = (
         VALIDATORS[draft_of(schema)]
         if reading is None
-        else validator_class(reading.draft, reading.ref_siblings)
+        else validator_class(reading.draft, reading.ajv)
     )
     evaluator = cls if budget is None else budgeted(cls, budget)
     if reading is not None and reading.formats is not None:
@@ -547,7 +547,7 @@ def _compile_tolerant(schema: JSON, budget: CallBudget, reading: Reading | None 
         cls: Any = VALIDATORS[draft_of(schema)]
         tolerant_cls = _tolerant_class(budgeted(cls, budget))
         return Compiled(tolerant_cls(schema, registry=_LOCAL_ONLY), None)
-    cls = validator_class(reading.draft, reading.ref_siblings)
+    cls = validator_class(reading.draft, reading.ajv)
     checker = {} if reading.formats is None else {"format_checker": format_checker(reading.formats)}
     built = _tolerant_class(budgeted(cls, budget))(schema, registry=_LOCAL_ONLY, **checker)
     return Compiled(built, None)
