@@ -259,7 +259,10 @@ def runtimes_of(
     old_default_dialect: Draft | None = None,
 ) -> Runtimes | None:
     """The request's runtimes; None when both sides read schemas as today (the default)."""
-    old_model, new_model = OLD_MODELS[old], MODELS[new.value]
+    # Under ``--old-runtime none`` the old side decides nothing whatever reads it
+    # (``ToolReplay``): its reading is left as today's.
+    old_model = STANDARD if old is OldRuntime.NONE else OLD_MODELS[old]
+    new_model = MODELS[new.value]
     pair = Runtimes(
         Runtime(
             old_model,
