@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from auditor.api import replay
 from auditor.models import (
+    JSON,
     Call,
     FormatSides,
     Location,
@@ -23,7 +24,7 @@ from auditor.replay.tool import ToolReplay
 from auditor.schema.keywords import Draft
 from auditor.schema.normalize import normalize
 
-BOOKING = {
+BOOKING: JSON = {
     "type": "object",
     "properties": {
         "when": {"type": "string", "format": "date-time"},
@@ -32,14 +33,14 @@ BOOKING = {
 }
 
 
-def _replay(old: OldRuntime, new: NewRuntime, schema: object, **options: object) -> ToolReplay:
+def _replay(old: OldRuntime, new: NewRuntime, schema: JSON, **options: object) -> ToolReplay:
     runtimes = runtimes_of(old, new, **options)  # type: ignore[arg-type]
     tool = ToolSchema("book", schema, Location("tools.json"), "", "schema")
     normalized = with_runtime_changes(normalize(schema, ()), runtimes)
     return ToolReplay(tool, normalized, old_runtime=old, runtimes=runtimes)
 
 
-def _outcome(replay_: ToolReplay, arguments: object) -> tuple[Outcome, list[str]]:
+def _outcome(replay_: ToolReplay, arguments: JSON) -> tuple[Outcome, list[str]]:
     result = replay_.replay(Call("calls.jsonl:1", "book", arguments))
     causes = [c.describe() for e in result.errors for c in e.causes]
     return result.outcome, causes
@@ -76,7 +77,7 @@ def test_prefix_items_wake_up_from_v1_to_v2() -> None:
 
 
 def test_an_unknown_dialect_is_an_unusable_schema_under_mcp_ts_v2() -> None:
-    schema = {"$schema": "http://json-schema.org/draft-04/schema#", "type": "object"}
+    schema: JSON = {"$schema": "http://json-schema.org/draft-04/schema#", "type": "object"}
     replay_ = _replay(OldRuntime.LENIENT, NewRuntime.MCP_TS_V2, schema)
     assert replay_.new.problem is not None and "refuses" in replay_.new.problem
     assert _outcome(replay_, {})[0] is Outcome.SCHEMA_ERROR_AFTER
@@ -102,8 +103,12 @@ def test_runtime_changes_are_rule_runtime_at_their_keyword() -> None:
     assert [(c.pointer, c.rule) for c in changes] == [
         ("/properties/pair/prefixItems", Rule.RUNTIME)
     ]
-    siblings = {"$ref": "#/definitions/s", "minLength": 3, "definitions": {"s": {}}}
-    declared = {"$schema": "http://json-schema.org/draft-07/schema#", **siblings}
+    siblings: dict[str, JSON] = {
+        "$ref": "#/definitions/s",
+        "minLength": 3,
+        "definitions": {"s": {}},
+    }
+    declared: JSON = {"$schema": "http://json-schema.org/draft-07/schema#", **siblings}
     python_to_ajv = runtimes_of(OldRuntime.STANDARD, NewRuntime.MCP_TS_V2)
     assert python_to_ajv is not None
     assert [c.describe() for c in runtime_changes(declared, python_to_ajv)] == [
