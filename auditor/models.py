@@ -812,6 +812,22 @@ class RollUp:
 
 
 @dataclass(frozen=True)
+class RuntimeSide:
+    """What validated one side, when not today's default reading (``--new-runtime``, an SDK
+    ``--old-runtime``, ``--assert-formats``, ``--default-dialect``)."""
+
+    name: str
+    follows: str
+    """The code the model follows."""
+    default_dialect: str
+    """The draft a schema without ``$schema`` is read as."""
+    formats: str | None
+    """Whose checks assert ``format`` (``ajv-formats``, ``python-jsonschema``); None: none."""
+    verdicts: str
+    """What gave the verdicts: auditor's Python model (of Ajv, or python-jsonschema itself)."""
+
+
+@dataclass(frozen=True)
 class Report:
     """Everything the renderers need; built by the pipeline, never by a renderer."""
 
@@ -841,6 +857,8 @@ class Report:
     generated_at: str | None = None
     fail_on: FailOn = FailOn.NEWLY_REJECTED
     old_runtime: OldRuntime = OldRuntime.LENIENT
+    runtimes: tuple[RuntimeSide, RuntimeSide] | None = None
+    """The old and the new side's runtime, when either is not today's default reading."""
     new_schema_inputs: tuple[str, ...] = ()
     """The catalogs after the change (``--new-schemas``); empty when the new side is the
     normalized ``schema_inputs``."""

@@ -334,7 +334,7 @@ class TheChange:
         "--default-dialect",
         panel=CHANGE,
         metavar="DIALECT",
-        show_default="the new runtime's",
+        show_default="none (the new runtime's)",
         help="The draft the new side reads a schema without $schema as: draft-07, "
         "2019-09, 2020-12.",
     )
@@ -343,7 +343,7 @@ class TheChange:
         "--old-default-dialect",
         panel=CHANGE,
         metavar="DIALECT",
-        show_default="the old runtime's",
+        show_default="none (the old runtime's)",
         help="The same for the old side.",
     )
 

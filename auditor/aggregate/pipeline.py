@@ -55,7 +55,7 @@ from auditor.replay.counterexamples import (
     SearchBudget,
     counterexample,
 )
-from auditor.replay.runtimes import Runtimes, with_runtime_changes
+from auditor.replay.runtimes import Runtimes, sides, with_runtime_changes
 from auditor.replay.tool import (
     MEMO_ENTRIES,
     Detailed,
@@ -613,6 +613,7 @@ def build_report(
         generated_at=settings.generated_at,
         fail_on=settings.fail_on,
         old_runtime=settings.old_runtime,
+        runtimes=sides(replays.runtimes),
         new_schema_inputs=() if replays.new_catalogs is None else replays.new_catalogs.inputs,
         against=None if replays.new_catalogs is None else replays.new_catalogs.against,
         added_tools=replays.added,

@@ -26,7 +26,16 @@ from typing import Any, Final
 from jsonschema import FormatChecker, validators
 
 from auditor import pointers
-from auditor.models import JSON, Change, Edit, FormatSides, NewRuntime, OldRuntime, Rule
+from auditor.models import (
+    JSON,
+    Change,
+    Edit,
+    FormatSides,
+    NewRuntime,
+    OldRuntime,
+    Rule,
+    RuntimeSide,
+)
 from auditor.replay.formats import ajv_format_checker, asserted_formats, python_format_checker
 from auditor.schema.keywords import (
     ANNOTATIONS,
@@ -137,13 +146,20 @@ NOTHING: Final = RuntimeModel(
     validates=False,
 )
 
+LENIENT: Final = replace(
+    STANDARD,
+    name="lenient",
+    follows="python-jsonschema as standard reads the schema, with what it cannot evaluate "
+    "set aside (auditor.schema.lenient)",
+)
+
 MODELS: Final[dict[str, RuntimeModel]] = {
     model.name: model for model in (STANDARD, MCP_TS_V2, MCP_TS_V1, MCP_PYTHON_1, NOTHING)
 }
 """Every runtime model by name (``--new-runtime``; the named ones of ``--old-runtime``)."""
 
 OLD_MODELS: Final[dict[OldRuntime, RuntimeModel]] = {
-    OldRuntime.LENIENT: STANDARD,
+    OldRuntime.LENIENT: LENIENT,
     OldRuntime.STANDARD: STANDARD,
     OldRuntime.NONE: NOTHING,
     OldRuntime.MCP_TS_V1: MCP_TS_V1,
@@ -151,7 +167,8 @@ OLD_MODELS: Final[dict[OldRuntime, RuntimeModel]] = {
     OldRuntime.MCP_PYTHON_1: MCP_PYTHON_1,
 }
 """The model of each ``--old-runtime``: ``lenient`` reads the schema as ``standard`` does,
-then sets aside what it cannot evaluate (``auditor.schema.lenient``)."""
+then sets aside what it cannot evaluate (``auditor.schema.lenient``); not a ``MODELS`` entry,
+since ``--new-runtime`` has no lenient reading."""
 
 
 def asserts_formats(sides: FormatSides, new_side: bool, model: RuntimeModel) -> bool:
@@ -276,6 +293,26 @@ def runtimes_of(
         ),
     )
     return None if pair.is_default else pair
+
+
+def sides(runtimes: Runtimes | None) -> tuple[RuntimeSide, RuntimeSide] | None:
+    """What the report says of each side's runtime (None: both are today's)."""
+    if runtimes is None:
+        return None
+    return (_side(runtimes.old), _side(runtimes.new))
+
+
+def _side(runtime: Runtime) -> RuntimeSide:
+    model = runtime.model
+    formats = model.format_semantics.value if runtime.assert_formats else None
+    verdicts = (
+        "auditor's Python model of Ajv"
+        if model.engine == "ajv"
+        else "python-jsonschema"
+        if model.validates
+        else "none (nothing validated)"
+    )
+    return RuntimeSide(model.name, model.follows, runtime.default_dialect.value, formats, verdicts)
 
 
 _MCP_TS_V2_DIALECTS: Final[dict[str, Draft]] = {

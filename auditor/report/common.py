@@ -25,6 +25,7 @@ from auditor.models import (
     RollUp,
     RollUpEntry,
     RollUpKind,
+    RuntimeSide,
     SchemaPatch,
     Span,
     ToolSummary,
@@ -91,8 +92,20 @@ RUNTIME_LINES: Final[dict[OldRuntime, str]] = {
 
 
 def runtime_line(report: Report) -> str:
-    """Which old-runtime model the verdicts rest on, in one line."""
-    return RUNTIME_LINES[report.old_runtime]
+    """Which old-runtime model the verdicts rest on, in one line; then, when either side's
+    runtime is not today's default, what each side's runtime was."""
+    line = RUNTIME_LINES[report.old_runtime]
+    if report.runtimes is None:
+        return line
+    old, new = report.runtimes
+    return f"{line} Runtimes: old {_side_text(old)}; new {_side_text(new)}."
+
+
+def _side_text(side: RuntimeSide) -> str:
+    formats = f"format asserted by {side.formats}" if side.formats else "format not asserted"
+    return (
+        f"{side.name} ({side.default_dialect} by default, {formats}, verdicts by {side.verdicts})"
+    )
 
 
 def runtime_note(tool: ToolSummary) -> Prose | None:
