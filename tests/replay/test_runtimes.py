@@ -126,3 +126,27 @@ def test_the_api_replays_a_change_of_runtime_alone() -> None:
     assert report.totals[Outcome.NEWLY_REJECTED] == 1
     before = replay([tool], calls)
     assert before.totals[Outcome.ACCEPTED] == 1
+
+
+def test_the_json_report_names_each_sides_runtime_only_when_asked() -> None:
+    import jsonschema
+
+    from auditor.report.json_report import as_dict
+    from auditor.report.schema import report_schema
+    from auditor.request import AuditRequest, TheChange
+
+    tool = ToolSchema("book", BOOKING, Location("tools.json"), "", "schema")
+    calls = [Call("calls.jsonl:1", "book", {"when": "2026-01-05T10:00:00"})]
+    request = AuditRequest(
+        change=TheChange(old_runtime=OldRuntime.MCP_TS_V1, new_runtime=NewRuntime.MCP_TS_V2)
+    )
+    data = as_dict(replay([tool], calls, request))
+    jsonschema.validate(data, report_schema())
+    assert data["old_runtime"] == "mcp-ts-v1"
+    assert [data["runtimes"][side]["name"] for side in ("old", "new")] == [
+        "mcp-ts-v1",
+        "mcp-ts-v2",
+    ]
+    assert data["runtimes"]["old"]["default_dialect"] == "draft-07"
+    assert data["runtimes"]["new"]["formats"] == "ajv-formats"
+    assert "runtimes" not in as_dict(replay([tool], calls))

@@ -66,7 +66,7 @@ def test_every_enum_of_the_schema_is_one_of_the_codes_enums() -> None:
         assert found[pointer] == [member.value for member in enum], pointer
     assert found["/$defs/rewrite/properties/rule"] == [
         "keyword-case", "type-case", "type-alias", "openapi", "gemini",
-        "google-genai", "openai-strict", "close-objects", "edit",
+        "google-genai", "openai-strict", "close-objects", "edit", "runtime",
     ]  # fmt: skip
 
 
