@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from auditor.aggregate.progress import Progress
     from auditor.inputs.catalogs import Catalogs
     from auditor.inputs.git_catalogs import GitRevision
+    from auditor.replay.ajv import AjvLocation
     from auditor.replay.runtimes import Runtimes
     from auditor.schema.diff import NewCatalogs
     from auditor.schema.edit import CatalogEdits, FileRewrite
@@ -251,7 +252,29 @@ def _runtimes(request: AuditRequest) -> Runtimes | None:
         change.assert_formats,
         None if new_dialect is None else Draft(new_dialect.value),
         None if old_dialect is None else Draft(old_dialect.value),
+        _ajv(request),
     )
+
+
+class AjvUnavailable(AuditorError):
+    """``--runtime-validator ajv`` where Ajv cannot run: never installed at run time."""
+
+
+def _ajv(request: AuditRequest) -> AjvLocation | None:
+    """Where Ajv runs for ``--runtime-validator ajv`` (None: the models give the verdicts)."""
+    from auditor.models import RuntimeValidator
+    from auditor.replay.ajv import locate_ajv
+
+    if request.change.runtime_validator is not RuntimeValidator.AJV:
+        return None
+    found = locate_ajv(request.change.node_modules)
+    if isinstance(found, str):
+        raise AjvUnavailable(
+            f"--runtime-validator ajv: {found} (install ajv and ajv-formats with npm "
+            "beforehand and name the folder with --node-modules; auditor never installs "
+            "them)"
+        )
+    return found
 
 
 def _traffic(calls: int, empty: Sequence[LogProblem], request: AuditRequest) -> tuple[str, ...]:

@@ -81,6 +81,15 @@ class Dialect(str, Enum):
     DRAFT2020 = "2020-12"
 
 
+class RuntimeValidator(str, Enum):
+    """``--runtime-validator``: what gives the verdicts of a runtime that follows Ajv."""
+
+    MODEL = "model"
+    """auditor's Python model of Ajv (always available)."""
+    AJV = "ajv"
+    """Ajv and ajv-formats themselves, under node, where they are installed."""
+
+
 class FormatSides(str, Enum):
     """``--assert-formats``: which sides assert ``format``."""
 

@@ -37,6 +37,7 @@ from auditor.models import (
     NewRuntime,
     OldRuntime,
     Rule,
+    RuntimeValidator,
 )
 
 INPUTS: Final = "Inputs"
@@ -337,6 +338,26 @@ class TheChange:
         show_default="none (the new runtime's)",
         help="The draft the new side reads a schema without $schema as: draft-07, "
         "2019-09, 2020-12.",
+    )
+    runtime_validator: RuntimeValidator = option(
+        RuntimeValidator.MODEL,
+        "--runtime-validator",
+        panel=CHANGE,
+        metavar="WHICH",
+        show_default=True,
+        help="What gives the verdicts of an mcp-ts runtime: model (auditor's Python model of "
+        "Ajv) or ajv (Ajv and ajv-formats under node, from --node-modules; nothing is "
+        "installed at run time, and their absence exits 2).",
+    )
+    node_modules: str | None = option(
+        None,
+        "--node-modules",
+        panel=CHANGE,
+        metavar="DIR",
+        cli_only=True,
+        show_default="none (AUDITOR_NODE_MODULES)",
+        help="The node_modules folder holding ajv and ajv-formats for --runtime-validator "
+        "ajv (code that runs: on the command line only).",
     )
     old_default_dialect: Dialect | None = option(
         None,

@@ -5,7 +5,11 @@
 dispatches on ``$schema`` as ``AjvJsonSchemaValidator._engineFor`` does. It is driven in
 batches over a pipe, one JSON line per instance each way. Nothing is ever installed here:
 ``node`` must be on the PATH and ``ajv`` and ``ajv-formats`` in a ``node_modules`` folder the
-caller names (``AUDITOR_NODE_MODULES``); without them ``find_ajv`` says why.
+caller names (``AUDITOR_NODE_MODULES``, ``--node-modules``); without them ``find_ajv`` says
+why.
+
+At audit time (``--runtime-validator ajv``), ``AjvLocation.verdict`` asks one process per
+auditor process (a worker forked from the driver starts its own) for each call's verdict.
 """
 
 from __future__ import annotations
@@ -42,6 +46,48 @@ class AjvRequest:
     runtime: str
     schema: JSON
     instance: JSON
+
+
+@dataclass(frozen=True)
+class AjvLocation:
+    """Where Ajv runs: ``node`` and the ``node_modules`` folder, with the versions found there
+    (for the report); plain text, so that it travels to worker processes."""
+
+    node: str
+    node_modules: str
+    versions: str
+    """``ajv 8.20.0, ajv-formats 3.0.1, node v20.20.2``."""
+
+    def verdict(self, runtime: str, schema: JSON, instance: JSON) -> AjvVerdict:
+        """Ajv's verdict on one instance, from this process's Ajv (started on first use)."""
+        key = (os.getpid(), self.node, self.node_modules)
+        process = _PROCESSES.get(key)
+        if process is None:
+            process = _PROCESSES[key] = AjvProcess(self.node, Path(self.node_modules))
+        return process.verdicts([AjvRequest(runtime, schema, instance)])[0]
+
+
+_PROCESSES: dict[tuple[int, str, str], AjvProcess] = {}
+"""The Ajv process of each auditor process: a forked worker must not share its parent's pipes."""
+
+
+def locate_ajv(node_modules: str | None = None) -> AjvLocation | str:
+    """Where Ajv runs, with its versions, or why it cannot run here (a sentence)."""
+    found = find_ajv(node_modules)
+    if isinstance(found, str):
+        return found
+    node, folder = found
+    versions = [
+        f"{name} {json.loads((folder / name / 'package.json').read_text('utf-8'))['version']}"
+        for name in _PACKAGES
+    ]
+    try:
+        done = subprocess.run(
+            [node, "--version"], capture_output=True, text=True, timeout=30, check=True
+        )
+    except (OSError, subprocess.SubprocessError) as error:
+        return f"{node} --version failed: {error}"
+    return AjvLocation(node, str(folder), ", ".join([*versions, f"node {done.stdout.strip()}"]))
 
 
 def find_ajv(node_modules: str | None = None) -> tuple[str, Path] | str:

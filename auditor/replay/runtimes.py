@@ -36,6 +36,7 @@ from auditor.models import (
     Rule,
     RuntimeSide,
 )
+from auditor.replay.ajv import AjvLocation
 from auditor.replay.formats import ajv_format_checker, asserted_formats, python_format_checker
 from auditor.schema.keywords import (
     ANNOTATIONS,
@@ -83,7 +84,7 @@ class RuntimeModel:
     """Whose checks assert ``format`` by default; None: ``format`` is an annotation."""
     format_semantics: Formats
     """Whose checks ``--assert-formats`` turns on."""
-    ajv: bool
+    ajv_keywords: bool
     """Ajv's keywords: those beside ``$ref`` are evaluated in drafts 4 to 7 too, and
     ``dependencies`` in 2019-09 and 2020-12 too (Ajv keeps it in every draft)."""
     validates: bool = True
@@ -101,7 +102,7 @@ STANDARD: Final = RuntimeModel(
     Dispatch.ANY_KNOWN,
     None,
     Formats.PYTHON,
-    ajv=False,
+    ajv_keywords=False,
 )
 MCP_TS_V2: Final = RuntimeModel(
     "mcp-ts-v2",
@@ -111,7 +112,7 @@ MCP_TS_V2: Final = RuntimeModel(
     Dispatch.MCP_TS_V2,
     Formats.AJV,
     Formats.AJV,
-    ajv=True,
+    ajv_keywords=True,
     engine="ajv",
 )
 MCP_TS_V1: Final = RuntimeModel(
@@ -122,7 +123,7 @@ MCP_TS_V1: Final = RuntimeModel(
     Dispatch.IGNORED,
     Formats.AJV,
     Formats.AJV,
-    ajv=True,
+    ajv_keywords=True,
     engine="ajv",
 )
 MCP_PYTHON_1: Final = RuntimeModel(
@@ -133,7 +134,7 @@ MCP_PYTHON_1: Final = RuntimeModel(
     Dispatch.ANY_KNOWN,
     None,
     Formats.PYTHON,
-    ajv=False,
+    ajv_keywords=False,
 )
 NOTHING: Final = RuntimeModel(
     "none",
@@ -142,7 +143,7 @@ NOTHING: Final = RuntimeModel(
     Dispatch.ANY_KNOWN,
     None,
     Formats.PYTHON,
-    ajv=False,
+    ajv_keywords=False,
     validates=False,
 )
 
@@ -186,7 +187,7 @@ class Reading:
     declared: bool
     """The schema's ``$schema`` chose the draft (else the runtime's default did)."""
     formats: Formats | None
-    ajv: bool
+    ajv_keywords: bool
     validates: bool = True
     refusal: str | None = None
 
@@ -198,7 +199,7 @@ class Reading:
             self.validates
             and self.refusal is None
             and self.formats is None
-            and (not self.ajv or self.draft not in REF_OVERRIDES_SIBLINGS)
+            and (not self.ajv_keywords or self.draft not in REF_OVERRIDES_SIBLINGS)
         )
 
     @property
@@ -214,6 +215,9 @@ class Runtime:
     model: RuntimeModel
     assert_formats: bool
     default_dialect: Draft
+    ajv: AjvLocation | None = None
+    """Where Ajv runs, when it gives this side's verdicts (``--runtime-validator ajv``, a
+    model that follows Ajv); None: the Python model does."""
 
     @property
     def name(self) -> str:
@@ -226,7 +230,7 @@ class Runtime:
             self.model.validates
             and self.model.dispatch is Dispatch.ANY_KNOWN
             and not self.assert_formats
-            and not self.model.ajv
+            and not self.model.ajv_keywords
             and self.default_dialect is Draft.DRAFT2020
         )
 
@@ -236,7 +240,7 @@ class Runtime:
         if not self.model.validates:
             return Reading(self.default_dialect, False, None, False, validates=False)
         declared = _declared(schema)
-        siblings = self.model.ajv
+        siblings = self.model.ajv_keywords
         if self.model.dispatch is Dispatch.IGNORED or declared is None:
             return Reading(self.default_dialect, False, formats, siblings)
         if self.model.dispatch is Dispatch.MCP_TS_V2:
@@ -274,8 +278,10 @@ def runtimes_of(
     assert_formats: FormatSides = FormatSides.RUNTIME,
     default_dialect: Draft | None = None,
     old_default_dialect: Draft | None = None,
+    ajv: AjvLocation | None = None,
 ) -> Runtimes | None:
-    """The request's runtimes; None when both sides read schemas as today (the default)."""
+    """The request's runtimes; None when both sides read schemas as today (the default).
+    ``ajv``: where Ajv runs, to give the verdicts of the sides whose model follows it."""
     # Under ``--old-runtime none`` the old side decides nothing whatever reads it
     # (``ToolReplay``): its reading is left as today's.
     old_model = STANDARD if old is OldRuntime.NONE else OLD_MODELS[old]
@@ -285,11 +291,13 @@ def runtimes_of(
             old_model,
             asserts_formats(assert_formats, False, old_model),
             old_default_dialect or old_model.default_dialect,
+            ajv if old_model.engine == "ajv" else None,
         ),
         Runtime(
             new_model,
             asserts_formats(assert_formats, True, new_model),
             default_dialect or new_model.default_dialect,
+            ajv if new_model.engine == "ajv" else None,
         ),
     )
     return None if pair.is_default else pair
@@ -305,13 +313,12 @@ def sides(runtimes: Runtimes | None) -> tuple[RuntimeSide, RuntimeSide] | None:
 def _side(runtime: Runtime) -> RuntimeSide:
     model = runtime.model
     formats = model.format_semantics.value if runtime.assert_formats else None
-    verdicts = (
-        "auditor's Python model of Ajv"
-        if model.engine == "ajv"
-        else "python-jsonschema"
-        if model.validates
-        else "none (nothing validated)"
-    )
+    if runtime.ajv is not None:
+        verdicts = f"Ajv ({runtime.ajv.versions})"
+    elif model.engine == "ajv":
+        verdicts = "auditor's Python model of Ajv"
+    else:
+        verdicts = "python-jsonschema" if model.validates else "none (nothing validated)"
     return RuntimeSide(model.name, model.follows, runtime.default_dialect.value, formats, verdicts)
 
 
@@ -363,12 +370,13 @@ _BASE: Final[dict[Draft, Any]] = {
 
 
 @functools.lru_cache(maxsize=16)
-def validator_class(draft: Draft, ajv: bool) -> Any:
-    """python-jsonschema's validator of ``draft``; with ``ajv``, one that evaluates what Ajv
-    evaluates beside: the keywords beside ``$ref`` in drafts 4 to 7 (python-jsonschema
-    ignores them there, as those drafts say), ``dependencies`` in 2019-09 and 2020-12."""
+def validator_class(draft: Draft, ajv_keywords: bool) -> Any:
+    """python-jsonschema's validator of ``draft``; with ``ajv_keywords``, one that also
+    evaluates what Ajv evaluates: the keywords beside ``$ref`` in drafts 4 to 7
+    (python-jsonschema ignores them there, as those drafts say), ``dependencies`` in 2019-09
+    and 2020-12."""
     base = _BASE[draft]
-    if not ajv:
+    if not ajv_keywords:
         return base
     if draft not in REF_OVERRIDES_SIBLINGS:
         legacy = validators.Draft7Validator.VALIDATORS["dependencies"]
@@ -406,7 +414,7 @@ def runtime_changes(schema: JSON, runtimes: Runtimes) -> tuple[Change, ...]:
 
 def _vocabulary(reading: Reading) -> dict[str, Any]:
     words = VOCABULARY[reading.draft]
-    if reading.ajv and "dependencies" not in words:
+    if reading.ajv_keywords and "dependencies" not in words:
         return {**words, "dependencies": VOCABULARY[Draft.DRAFT7]["dependencies"]}
     return words
 
@@ -452,7 +460,7 @@ def _at_node(
 
 
 def _ignores_siblings(reading: Reading) -> bool:
-    return reading.draft in REF_OVERRIDES_SIBLINGS and not reading.ajv
+    return reading.draft in REF_OVERRIDES_SIBLINGS and not reading.ajv_keywords
 
 
 def _change(pointer: str, what: str, why: str) -> Change:

@@ -38,6 +38,7 @@ from auditor.models import (
     ValidationIssue,
     Verdict,
 )
+from auditor.replay.ajv import AjvVerdict
 from auditor.replay.budget import CallBudget, CallTimeout, UnusablePattern, budgeted
 from auditor.replay.causes import Accepts, CauseFinder
 from auditor.replay.constraints import Site, constraint_sites
@@ -46,7 +47,7 @@ from auditor.replay.fast_errors import FastErrors, keyable
 from auditor.replay.fast_validator import FastCheck, meta_valid
 from auditor.replay.observed import observe
 from auditor.replay.outcome import decide
-from auditor.replay.runtimes import Reading, Runtimes, format_checker, validator_class
+from auditor.replay.runtimes import Reading, Runtime, Runtimes, format_checker, validator_class
 from auditor.schema.keywords import Draft, draft_of
 from auditor.schema.lenient import REFERENCE_READINGS, read_leniently, tolerant
 from auditor.schema.normalize import Normalized
@@ -123,7 +124,7 @@ def build_validator(
     cls: Any = (
         VALIDATORS[draft_of(schema)]
         if reading is None
-        else validator_class(reading.draft, reading.ajv)
+        else validator_class(reading.draft, reading.ajv_keywords)
     )
     evaluator = cls if budget is None else budgeted(cls, budget)
     if reading is not None and reading.formats is not None:
@@ -261,6 +262,16 @@ class ToolReplay:
             self.old = _compile_tolerant(old_schema, self._budget, old_reading)
         else:
             self.old = compile_schema(old_schema, self._budget, old_reading)
+        self._ajv_new = (
+            None if runtimes is None else _judge(runtimes.new, normalized.schema, self.new)
+        )
+        self._ajv_old = (
+            _judge(runtimes.old, old_schema, self.old)
+            if runtimes is not None and old_runtime.checks_schema
+            else None
+        )
+        """Ajv's verdicts, where it gives them (``--runtime-validator ajv``): after the
+        model's, which explain them (``_by_ajv``)."""
         draft = normalized.draft if new_reading is None else new_reading.draft
         # The fast validator reads a schema as the default runtime does, and only so.
         fast_new = fast and _plain(new_reading, normalized.schema)
@@ -415,6 +426,53 @@ class ToolReplay:
         """``verdicts``, and whether they are light: with ``shown`` (whether the report shows
         the call with these verdicts in detail), a rejection it will not show is described by
         the fast validator's errors (``auditor.replay.fast_errors``) where that is exact."""
+        old, new, light = self._model_verdicts(arguments, shown)
+        if self._ajv_new is None and self._ajv_old is None:
+            return old, new, light
+        return *self._by_ajv(arguments, old, new), light
+
+    def _by_ajv(
+        self, arguments: JSON, old: Verdict | None, new: Verdict
+    ) -> tuple[Verdict | None, Verdict]:
+        """The verdicts with Ajv's word on each side it judges. Whether a schema is usable
+        stays the model's; where Ajv and the model agree the model's errors explain the
+        rejection, where only Ajv rejects its own errors do, and where only the model rejects
+        the call is accepted."""
+        if self._ajv_new is not None and new.problem is None:
+            theirs = self._ajv_new(arguments)
+            if theirs.unusable is not None:
+                return None, Verdict(False, problem=_clip(f"Ajv: {theirs.unusable}"))
+            if theirs.valid:
+                new = ACCEPTS
+            elif new.accepts:
+                new = Verdict(False, tuple(self._ajv_issues(theirs)))
+        if old is not None and old.problem is None and self._ajv_old is not None:
+            said = self._ajv_old(arguments)
+            if said.unusable is None:
+                old = ACCEPTS if said.valid else REJECTS
+        return old, new
+
+    def _ajv_issues(self, verdict: AjvVerdict) -> Iterator[ValidationIssue]:
+        """Ajv's errors as issues; their causes are the changes at or above the failing
+        keyword (the model, which finds them otherwise, saw no error there)."""
+        for error in verdict.errors[:MAX_ERRORS]:
+            pointer = str(error.get("schemaPath", "")).removeprefix("#")
+            yield ValidationIssue(
+                instance_pointer=str(error.get("instancePath", "")),
+                keyword=str(error.get("keyword", "")),
+                schema_pointer=pointer,
+                message=_clip(f"{error.get('message', '')} (Ajv)"),
+                causes=tuple(
+                    r
+                    for r in self.normalized.rewrites
+                    if pointers.is_within(pointer, r.new_pointer)
+                ),
+            )
+
+    def _model_verdicts(
+        self, arguments: JSON, shown: Callable[[Verdict | None, Verdict], bool] | None
+    ) -> tuple[Verdict | None, Verdict, bool]:
+        """``_verdicts`` as the Python model gives them."""
         self._budget.start()  # shared by both verdicts and the coverage pass that follows
         if self.new.validator is None:
             return None, Verdict(False, problem=self.new.problem), False
@@ -547,10 +605,20 @@ def _compile_tolerant(schema: JSON, budget: CallBudget, reading: Reading | None 
         cls: Any = VALIDATORS[draft_of(schema)]
         tolerant_cls = _tolerant_class(budgeted(cls, budget))
         return Compiled(tolerant_cls(schema, registry=_LOCAL_ONLY), None)
-    cls = validator_class(reading.draft, reading.ajv)
+    cls = validator_class(reading.draft, reading.ajv_keywords)
     checker = {} if reading.formats is None else {"format_checker": format_checker(reading.formats)}
     built = _tolerant_class(budgeted(cls, budget))(schema, registry=_LOCAL_ONLY, **checker)
     return Compiled(built, None)
+
+
+def _judge(
+    runtime: Runtime | None, schema: JSON, compiled: Compiled
+) -> Callable[[JSON], AjvVerdict] | None:
+    """Ajv's verdict on an instance against ``schema``, where Ajv gives ``runtime``'s
+    verdicts and the model can use the schema."""
+    if runtime is None or runtime.ajv is None or compiled.validator is None:
+        return None
+    return functools.partial(runtime.ajv.verdict, runtime.name, schema)
 
 
 def _plain(reading: Reading | None, schema: JSON) -> bool:

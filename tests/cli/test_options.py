@@ -22,7 +22,16 @@ from auditor.inputs.calls_from import CallsFrom
 from auditor.inputs.catalogs import CatalogFormat
 from auditor.inputs.columns import Columns
 from auditor.inputs.log_formats import LogFormat
-from auditor.models import Dialect, FailOn, FormatSides, GroupBy, NewRuntime, OldRuntime, Rule
+from auditor.models import (
+    Dialect,
+    FailOn,
+    FormatSides,
+    GroupBy,
+    NewRuntime,
+    OldRuntime,
+    Rule,
+    RuntimeValidator,
+)
 from auditor.report import Format
 from auditor.request import DEFAULT_RULES_TEXT, AuditRequest, Engine
 from tests.conftest import ROOT, run_cli, what_runs
@@ -78,6 +87,8 @@ CASES: dict[str, tuple[Any, list[str], str, Any, Any, Any]] = {
                     OldRuntime.STANDARD, OldRuntime.LENIENT),
     "new_runtime": ("mcp-ts-v1", ["--new-runtime", "mcp-ts-v2"], "new_runtime",
                     NewRuntime.MCP_TS_V1, NewRuntime.MCP_TS_V2, NewRuntime.STANDARD),
+    "runtime_validator": ("ajv", ["--runtime-validator", "model"], "runtime_validator",
+                          RuntimeValidator.AJV, RuntimeValidator.MODEL, RuntimeValidator.MODEL),
     "assert_formats": ("both", ["--assert-formats", "neither"], "assert_formats",
                        FormatSides.BOTH, FormatSides.NEITHER, FormatSides.RUNTIME),
     "default_dialect": ("draft-07", ["--default-dialect", "2019-09"], "default_dialect",

@@ -39,7 +39,8 @@ CORPORA = {
 
 
 @pytest.fixture(scope="module")
-def ajv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AjvProcess]:
+def ajv_found(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
+    """``node`` and a ``node_modules`` with ajv and ajv-formats: named, else npm-installed."""
     if shutil.which("node") is None:
         pytest.skip("node is not on the PATH: Ajv cannot run here")
     found = find_ajv()
@@ -62,7 +63,12 @@ def ajv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AjvProcess]:
         )
         found = find_ajv(str(folder / "node_modules"))
     assert not isinstance(found, str), found
-    with AjvProcess(*found) as process:
+    return found
+
+
+@pytest.fixture(scope="module")
+def ajv(ajv_found: tuple[str, Path]) -> Iterator[AjvProcess]:
+    with AjvProcess(*ajv_found) as process:
         yield process
 
 
@@ -153,3 +159,41 @@ def test_node_modules_are_found_where_named(tmp_path: Path) -> None:
         if shutil.which("node") is None
         else f"{tmp_path} holds no ajv, ajv-formats"
     )
+
+
+def test_at_audit_time_ajv_gives_the_verdicts(
+    ajv_found: tuple[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The model is broken as above; with --runtime-validator ajv, Ajv still rejects the
+    # date-time without an offset, and the change of runtime is its cause.
+    from auditor.models import Call, Location, NewRuntime, OldRuntime, Outcome, ToolSchema
+    from auditor.replay import runtimes
+    from auditor.replay.ajv import locate_ajv
+    from auditor.replay.tool import ToolReplay
+    from auditor.schema.normalize import normalize
+
+    broken = formats._strings(formats._date_time(False))
+    monkeypatch.setitem(formats.AJV_FORMATS, "date-time", broken)
+    monkeypatch.setattr(runtimes, "format_checker", lambda _: formats.ajv_format_checker())
+    monkeypatch.setattr("auditor.replay.tool.format_checker", runtimes.format_checker)
+    location = locate_ajv(str(ajv_found[1]))
+    assert not isinstance(location, str), location
+    schema: JSON = {"type": "object", "properties": {"when": {"format": "date-time"}}}
+    tool = ToolSchema("book", schema, Location("tools.json"), "", "schema")
+    for ajv_at, expected in ((None, Outcome.ACCEPTED), (location, Outcome.NEWLY_REJECTED)):
+        pair = runtimes.runtimes_of(OldRuntime.LENIENT, NewRuntime.MCP_TS_V2, ajv=ajv_at)
+        normalized = runtimes.with_runtime_changes(normalize(schema, ()), pair)
+        replay = ToolReplay(tool, normalized, runtimes=pair)
+        result = replay.replay(Call("calls.jsonl:1", "book", {"when": "2026-01-05T10:00:00"}))
+        assert result.outcome is expected
+    [issue] = result.errors
+    assert (issue.instance_pointer, issue.keyword, issue.schema_pointer) == (
+        "/when",
+        "format",
+        "/properties/when/format",
+    )
+    assert issue.message == 'must match format "date-time" (Ajv)'
+    assert [c.describe() for c in issue.causes] == [
+        "/properties/when/format: format: date-time asserted by mcp-ts-v2"
+    ]
+    assert runtimes.sides(pair)[1].verdicts.startswith("Ajv (ajv 8.")  # type: ignore[index]
