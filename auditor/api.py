@@ -196,9 +196,12 @@ def normalize(
     rules: frozenset[Rule] = DEFAULT_RULES,
     max_catalog_bytes: int | None = None,
     follow_links: bool = False,
+    add_keys: bool = False,
 ) -> NormalizeResult:
     """Normalize every catalog file under ``paths`` by ``rules``, in memory: nothing is
-    written. Links out of a catalog folder are read only with ``follow_links``."""
+    written. Links out of a catalog folder are read only with ``follow_links``; the keys an
+    upgrade profile adds are written into the text only with ``add_keys`` (a file that
+    needs one is a problem otherwise)."""
     from auditor.inputs.catalogs import catalog_files
     from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES
     from auditor.schema.edit import rewrite_file
@@ -213,7 +216,7 @@ def normalize(
         if not files and not unreadable:
             problems.append(f"{shown(path)}: no catalog files (.json, .yaml, .yml)")
         in_directory = path != STDIN and Path(path).is_dir()
-        results.extend(rewrite_file(file, rules, limit, in_directory) for file in files)
+        results.extend(rewrite_file(file, rules, limit, in_directory, add_keys) for file in files)
         if in_directory:
             confined.update((file, Path(path)) for file in files)
     return NormalizeResult(tuple(results), tuple(problems), confined)

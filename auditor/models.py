@@ -125,10 +125,9 @@ Payload: TypeAlias = "tuple[str, str, Evidence | None]"
 class Rule(str, Enum):
     """The families of rewrites the normalizer can make; the first two are on by default.
 
-    ``google-genai``, ``openai-strict`` and ``close-objects`` are upgrade profiles
-    (``auditor.schema.profiles``): what an SDK or an upgrade does to a schema at request time,
-    rather than a dialect's spellings. ``edit`` is no family: it marks changes between two
-    catalogs.
+    ``google-genai`` to ``close-objects`` are upgrade profiles (``auditor.schema.profiles``):
+    what an SDK or an upgrade does to a schema at request time, rather than a dialect's
+    spellings. ``edit`` is no family: it marks changes between two catalogs.
     """
 
     KEYWORD_CASE = "keyword-case"
@@ -137,7 +136,11 @@ class Rule(str, Enum):
     OPENAPI = "openapi"
     GEMINI = "gemini"
     GOOGLE_GENAI = "google-genai"
+    GOOGLE_GENAI_RESPONSE_SCHEMA = "google-genai-response-schema"
     OPENAI_STRICT = "openai-strict"
+    OPENAI_AGENTS = "openai-agents"
+    ANTHROPIC_STRICT = "anthropic-strict"
+    LANGCHAIN_STRICT = "langchain-strict"
     CLOSE_OBJECTS = "close-objects"
     EDIT = "edit"
     """Not a family ``--rules`` selects: a change between two catalogs (``--new-schemas``,
@@ -218,6 +221,9 @@ class ToolSchema:
     """The catalog shape it was read from (``openai``, ``mcp``, ``anthropic``, ``mapping``)."""
     positions: Mapping[str, tuple[int, int]] = field(default_factory=dict, compare=False)
     """Pointer inside the schema -> 1-based (line, column) of that key in the catalog file."""
+    strict: JSON = field(default=None, compare=False)
+    """The tool's own ``strict`` flag beside its schema, where its shape has one (Responses
+    API tools); None when it says none: which upgrade profile fits depends on it."""
 
 
 @dataclass(frozen=True)
@@ -679,6 +685,45 @@ class OffendingValue:
     last: str
 
 
+class ProfileCode(str, Enum):
+    """What made an upgrade profile's new schemas (``ProfileRun.ran``)."""
+
+    SDK = "sdk"
+    """The SDK function the profile follows, installed where the audit ran."""
+    MODEL = "model"
+    """The profile's built-in model of it."""
+
+
+@dataclass(frozen=True)
+class ProfileRun:
+    """Which code made an upgrade profile's new schemas in an audit: the SDK function the
+    profile follows, where it is installed, or the profile's built-in model."""
+
+    profile: str
+    """The profile's rule family (``google-genai``)."""
+    function: str = ""
+    """The SDK function followed (``google.genai.types.Tool.model_validate``); empty for a
+    profile that follows none (``close-objects``)."""
+    package: str = ""
+    """The distribution that holds it (``google-genai``)."""
+    versions: str = ""
+    """The releases the built-in model was checked against (a PEP 440 specifier)."""
+    installed: str | None = None
+    """The version of ``package`` whose own code ran; None: the built-in model ran."""
+    in_range: bool = True
+    """Whether ``installed`` is within ``versions`` (it runs either way)."""
+
+    @property
+    def sdk(self) -> bool:
+        """Whether the SDK's own code made the new schemas."""
+        return self.installed is not None
+
+    @property
+    def ran(self) -> ProfileCode:
+        """What made the new schemas."""
+        return ProfileCode.SDK if self.sdk else ProfileCode.MODEL
+
+
 @dataclass(frozen=True)
 class BaselineUse:
     """What a baseline file did to this run."""
@@ -873,6 +918,8 @@ class Report:
     normalized ``schema_inputs``."""
     against: str | None = None
     """The git revision the old catalogs were read at (``--against``)."""
+    profile_runs: tuple[ProfileRun, ...] = ()
+    """For each upgrade profile ``--rules`` names: which code made its new schemas."""
     added_tools: tuple[str, ...] = ()
     """Tools only the new catalogs define."""
     group_by: GroupBy = GroupBy.CONSTRAINT

@@ -211,7 +211,8 @@ def rules_page() -> str:
     for family, rule in REWRITE_RULES.items():
         default = "yes" if family in DEFAULT_RULES else "no"
         anchor = f'<a id="{rule.anchor}"></a>`{rule.code}`'
-        families.append(f"| {anchor} | {default} | {_cell(f'{rule.summary} {rule.doc}')} |")
+        text = _cell(" ".join(part for part in (rule.summary, rule.doc, rule.follows) if part))
+        families.append(f"| {anchor} | {default} | {text} |")
     lines = [
         "# Rules",
         "",

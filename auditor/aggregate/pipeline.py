@@ -32,6 +32,7 @@ from auditor.models import (
     ConstraintUse,
     Counterexample,
     CounterexampleStatus,
+    DecisionHint,
     Edit,
     FailOn,
     Finding,
@@ -42,6 +43,8 @@ from auditor.models import (
     OldRuntime,
     Outcome,
     Override,
+    ProfileRun,
+    Prose,
     Report,
     Rule,
     ToolSchema,
@@ -67,7 +70,9 @@ from auditor.replay.tool import (
 )
 from auditor.schema.diff import NewCatalogs, compare
 from auditor.schema.keywords import draft_of
-from auditor.schema.normalize import Normalized, normalize
+from auditor.schema.normalize import Normalized
+from auditor.schema.profiles import profile_tip
+from auditor.schema.sdk_runs import choose, upgrade
 
 
 @runtime_checkable
@@ -110,10 +115,19 @@ class Replays(Mapping[str, ToolReplay]):
         call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
         old_runtime: OldRuntime = OldRuntime.LENIENT,
         new_catalogs: NewCatalogs | None = None,
+        profile_runs: Sequence[ProfileRun] | None = None,
         runtimes: Runtimes | None = None,
     ) -> None:
         self._tools = {tool.name: tool for tool in tools}
         self._rules = rules
+        self.profile_runs: tuple[ProfileRun, ...] = (
+            (choose(rules) if new_catalogs is None else ())
+            if profile_runs is None
+            else tuple(profile_runs)
+        )
+        """For each profile among ``rules``: whether its SDK's own code or its model makes
+        the new schemas (``auditor.schema.sdk_runs``); decided once, by whoever made the plan.
+        Between two catalogs the new schemas are as written: no profile runs."""
         self.new_catalogs = new_catalogs
         self._new_tools = (
             None if new_catalogs is None else {tool.name: tool for tool in new_catalogs.tools}
@@ -133,6 +147,14 @@ class Replays(Mapping[str, ToolReplay]):
         self._budget = CallBudget(call_timeout)  # calls run one at a time: one budget serves all
         self.call_timeout = call_timeout
         self._built: dict[str, ToolReplay] = {}
+
+    def profile_tip(self, name: str) -> Prose | None:
+        """The upgrade profile the tool's catalog shape implies, when the audit normalizes
+        without it (``auditor.schema.profiles.profile_tip``); None between two catalogs."""
+        tool = self._tools.get(name)
+        if tool is None or self.new_catalogs is not None:
+            return None
+        return profile_tip(tool, self._rules)
 
     def __getitem__(self, name: str) -> ToolReplay:
         replay = self._built.get(name)
@@ -180,7 +202,7 @@ class Replays(Mapping[str, ToolReplay]):
 
     def _new_side(self, tool: ToolSchema) -> Normalized:
         if self._new_tools is None or self.new_catalogs is None:
-            normalized = _normalize(tool, self._rules)
+            normalized = _normalize(tool, self._rules, self.profile_runs)
         else:
             normalized = compare(tool, self._new_tools.get(tool.name), self.new_catalogs.rules)
         return with_runtime_changes(normalized, self.runtimes)
@@ -219,19 +241,26 @@ def prepare(
     call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
     old_runtime: OldRuntime = OldRuntime.LENIENT,
     new_catalogs: NewCatalogs | None = None,
+    profile_runs: Sequence[ProfileRun] | None = None,
     runtimes: Runtimes | None = None,
 ) -> Replays:
     """Every tool, normalized and compiled on its first call. ``fast=False``: the reference
     validator only; evaluating one call may take ``call_timeout`` seconds (None: unbounded);
     ``old_runtime`` is what enforced the old schemas when the logs were written;
     ``new_catalogs``, when given, is the new side instead of the normalized ``tools``;
-    ``runtimes``: how each side's runtime reads its schemas, when not as today."""
-    return Replays(tools, rules, fast, call_timeout, old_runtime, new_catalogs, runtimes)
+    ``profile_runs``: which code makes each profile's schemas (None: decided here,
+    ``auditor.schema.sdk_runs.choose``); ``runtimes``: how each side's runtime reads its
+    schemas, when not as today."""
+    return Replays(
+        tools, rules, fast, call_timeout, old_runtime, new_catalogs, profile_runs, runtimes
+    )
 
 
-def _normalize(tool: ToolSchema, rules: Collection[Rule]) -> Normalized:
+def _normalize(
+    tool: ToolSchema, rules: Collection[Rule], runs: Sequence[ProfileRun] = ()
+) -> Normalized:
     try:
-        return normalize(tool.schema, rules)
+        return upgrade(tool.schema, rules, runs)
     except RecursionError:
         # Too deep to walk: left as written; compiling it reports the same depth problem.
         return Normalized(tool.schema, (), (), draft_of(tool.schema))
@@ -573,6 +602,14 @@ def _settle(tally: Tally, repeats: AcceptedRepeats) -> None:
         tally.add(result, reached, weight)
 
 
+def _with_profile_tip(group: Group, replays: Replays) -> Group:
+    """The group's hint, naming the upgrade profile its catalog's shape implies (issue #27)."""
+    tip = replays.profile_tip(group.tool)
+    if tip is None:
+        return group
+    return replace(group, hint=DecisionHint(group.hint.kind, Prose.of(group.hint.text, " ", tip)))
+
+
 def build_report(
     replays: Replays,
     tally: Tally,
@@ -594,6 +631,7 @@ def build_report(
         _with_patch(g, replays, tally.collector, settings.redact, searches, shared) for g in groups
     )
     groups = tuple(_with_evidence(g, replays, tally.collector) for g in groups)
+    groups = tuple(_with_profile_tip(g, replays) for g in groups)
     return Report(
         version=__version__,
         schema_inputs=tuple(schema_inputs),
@@ -616,6 +654,7 @@ def build_report(
         runtimes=sides(replays.runtimes),
         new_schema_inputs=() if replays.new_catalogs is None else replays.new_catalogs.inputs,
         against=None if replays.new_catalogs is None else replays.new_catalogs.against,
+        profile_runs=replays.profile_runs,
         added_tools=replays.added,
         group_by=settings.group_by,
         fail_min_calls=settings.fail_min_calls,

@@ -56,6 +56,9 @@ def normalize(
     In a directory, only files that are recognisably catalogs are considered; the others
     are named on stderr and left alone.
 
+    With an upgrade profile (--rules openai-strict), --diff and --check show the keys it adds
+    too; --write does not add keys to a file (audit with the profile instead).
+
     Exits 0 when nothing would change (--check, --diff) or every file was written (--write);
     1 when a file would change (--check, --diff); 2 when a file cannot be read, parsed,
     rewritten without touching anything else, or written (each is named on stderr).
@@ -80,7 +83,9 @@ def run(
     from auditor.api import normalize as normalize_paths
     from auditor.words import plural
 
-    found = normalize_paths(paths, rules, max_bytes, follow_links)
+    # --diff and --check show every change a profile makes, keys it adds included; --write
+    # leaves a file that would need one alone (where a key stands in the text is the owner's).
+    found = normalize_paths(paths, rules, max_bytes, follow_links, add_keys=not write)
     for problem in found.problems:
         typer.echo(f"auditor: error: {one_line(problem)}", err=True)
     failed = bool(found.problems)

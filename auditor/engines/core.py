@@ -143,6 +143,7 @@ def prepared(plan: AuditPlan) -> Replays:
         old_runtime=plan.settings.old_runtime,
         runtimes=plan.settings.runtimes,
         new_catalogs=plan.new_catalogs,
+        profile_runs=plan.profile_runs,
     )
 
 

@@ -22,10 +22,11 @@ from auditor.inputs.columns import Columns
 from auditor.inputs.limits import DEFAULT_MAX_RECORD_BYTES
 from auditor.inputs.log_format_names import LogFormat
 from auditor.inputs.parts import WorkItem, work_items
-from auditor.models import DEFAULT_RULES, Override, Rule, ToolSchema
+from auditor.models import DEFAULT_RULES, Override, ProfileRun, Rule, ToolSchema
 from auditor.replay.budget import DEFAULT_CALL_TIMEOUT
 from auditor.request import AuditRequest
 from auditor.schema.diff import NewCatalogs
+from auditor.schema.sdk_runs import choose
 
 DEFAULT_REQUEST: Final = AuditRequest()
 
@@ -66,6 +67,10 @@ class AuditPlan:
     calls_from: CallsFrom = CallsFrom.ALL
     columns: Columns = field(default_factory=Columns)
     """The tool and arguments columns of Parquet and Arrow logs (None in it: found by name)."""
+    profile_runs: tuple[ProfileRun, ...] | None = None
+    """Which code makes each upgrade profile's schemas, decided by the driver where the plan
+    was made (``auditor.schema.sdk_runs.choose``): a worker without the SDK fails rather than
+    run the model in its place. None: each process decides (a plan made by hand)."""
 
 
 class Cut(Enum):
@@ -122,6 +127,7 @@ def make_plan(
             # Local workers read a Parquet or Arrow file whole; a cluster, in row groups.
             columns if cut is Cut.FOR_CLUSTER else None,
         )
+    runs = choose(rules) if new_catalogs is None else ()
     key = ""
     if cut is Cut.FOR_CLUSTER:  # a worker of a cluster keeps the compiled catalog by it
         compiled_from = (
@@ -130,6 +136,7 @@ def make_plan(
             new_catalogs,
             call_timeout,
             settings.old_runtime,
+            runs,
             settings.runtimes,
         )
         # Taken here, once: pickling a frozenset gives different bytes in another process.
@@ -151,4 +158,5 @@ def make_plan(
         log_format=fmt,
         calls_from=inputs.calls_from,
         columns=columns,
+        profile_runs=runs,
     )

@@ -17,7 +17,7 @@ import os
 import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Final, Protocol, TypeGuard
 
@@ -57,6 +57,8 @@ class _Entry:
     """Pointer of the schema inside the document."""
     named_by_file: bool = False
     """A lone schema carries no name: the tool takes the file's."""
+    strict: JSON = None
+    """The declaration's ``strict`` flag (Responses API tools), as written."""
 
 
 @dataclass(frozen=True)
@@ -248,6 +250,7 @@ def parse_catalog(
                 entry.pointer,
                 shape.value,
                 within.get(entry.pointer, {}),
+                entry.strict,
             )
         )
     return tools, None
@@ -468,9 +471,7 @@ def detect_shape(document: JSON, fmt: CatalogFormat | None = None) -> Shape | No
             continue
         entries = detector(tools)
         if entries is not None:
-            return shape, [
-                _Entry(e.name, e.schema, prefix + e.pointer, e.named_by_file) for e in entries
-            ]
+            return shape, [replace(e, pointer=prefix + e.pointer) for e in entries]
     return None
 
 
@@ -514,7 +515,10 @@ def _openai_responses(tools: JSON) -> list[_Entry] | None:
         for item in tools
     ):
         return None
-    return [_declared(item, ("parameters",), i) for i, item in enumerate(tools)]
+    return [
+        replace(_declared(item, ("parameters",), i), strict=item.get("strict"))
+        for i, item in enumerate(tools)
+    ]
 
 
 def _anthropic(tools: JSON) -> list[_Entry] | None:

@@ -18,7 +18,7 @@ from typing import Final
 
 from auditor.models import Report
 from auditor.report import prose
-from auditor.report.common import SHOWN_GROUPS, gate_summary, title, verdict
+from auditor.report.common import SHOWN_GROUPS, gate_summary, profile_lines, title, verdict
 from auditor.report.escape import md_code, md_text
 from auditor.report.markdown import group_table, rollup_block
 
@@ -70,6 +70,7 @@ def render(report: Report, where: FullReport | None = None) -> str:
         *rollup_block(report, "**What to do**"),
     ]
     lines += group_table(report, "in the full report", SHOWN_GROUPS, heading=None)
+    lines += [prose.markdown(line) + "\n" for line in profile_lines(report)]
     lines.append(_where(where or FullReport()))
     return "\n".join(lines).rstrip("\n") + "\n"
 

@@ -20,6 +20,7 @@ from auditor.models import (
     LogStats,
     OldRuntime,
     Outcome,
+    ProfileRun,
     Prose,
     Report,
     RollUp,
@@ -140,6 +141,7 @@ def runtime_lines(report: Report) -> list[Prose]:
     return [
         Prose.of(runtime_line(report)),
         *change_lines(report),
+        *profile_lines(report),
         *notes,
         *contradiction_lines(report),
     ]
@@ -189,6 +191,36 @@ def title(report: Report) -> str:
 def removes_tool(group: Group) -> bool:
     """Whether the group's calls name a tool the change removed."""
     return any(cause.removes_tool for cause in group.causes)
+
+
+def profile_lines(report: Report) -> list[Prose]:
+    """For each upgrade profile the audit applies, one line: which code made its new schemas
+    (``Report.profile_runs``; names as code)."""
+    return [profile_line(run) for run in report.profile_runs]
+
+
+def profile_line(run: ProfileRun) -> Prose:
+    """``Profile google-genai: google-genai 2.34.0 made the new schemas with its own ...``."""
+    head = Prose.of("Profile ", Span.code(run.profile), ": ")
+    if not run.function:
+        return Prose.of(head, "the built-in model made the new schemas (it follows no SDK).")
+    checked = f"{run.package} {run.versions}" if run.versions else run.package
+    function = Span.code(run.function)
+    if run.sdk:
+        where = "within" if run.in_range else "outside"
+        return Prose.of(
+            head,
+            f"{run.package} {run.installed} made the new schemas with its own ",
+            function,
+            f" ({where} the versions the model was checked against: {checked}).",
+        )
+    return Prose.of(
+        head,
+        f"the built-in model made the new schemas ({run.package} is not installed here; "
+        "the model follows ",
+        function,
+        f", checked against {checked}).",
+    )
 
 
 def change_lines(report: Report) -> list[Prose]:

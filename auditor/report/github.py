@@ -22,6 +22,7 @@ from auditor.report.common import (
     fail_on_option,
     group_location,
     group_title,
+    profile_lines,
     rollup_lines,
     set_aside,
 )
@@ -131,5 +132,6 @@ def _summary(report: Report, failing: list[Group], hidden: int) -> str:
     todo = [f"- {line.plain()}" for line in rollup_lines(report.rollup)]
     level = "error" if failing else "notice"
     lines = [text + ".", *(["What to do:", *todo] if todo else [f"What to do: {NOTHING_TO_DO}."])]
+    lines += [prose.plain(line) for line in profile_lines(report)]
     body = _cut("\n".join(visible(line) for line in lines), MAX_MESSAGE)
     return f"::{level} title=auditor summary::{escape_data(body)}"

@@ -18,6 +18,7 @@ from auditor.models import (
     Finding,
     Group,
     Outcome,
+    ProfileRun,
     Report,
     RollUp,
     SchemaPatch,
@@ -45,14 +46,7 @@ def as_dict(report: Report) -> dict[str, Any]:
         "old_runtime": report.old_runtime.value,
         **_runtimes(report),
         "group_by": report.group_by.value,
-        "change": {
-            "kind": report.change_kind.value,
-            "new_schemas": list(report.new_schema_inputs),
-            "against": report.against,
-            "added_tools": list(report.added_tools),
-            "removed_tools": list(report.removed_tools),
-            "text_only_edits": report.text_edit_count,
-        },
+        "change": _change(report),
         "inputs": {
             "schemas": list(report.schema_inputs),
             "logs": [asdict(stats) for stats in report.log_inputs],
@@ -194,6 +188,32 @@ def _patch(patch: SchemaPatch | None) -> dict[str, Any] | None:
         "column": None if where is None else where.column,
         "file_operations": [operation.as_json() for operation in patch.file_operations],
         "file_problem": patch.file_problem,
+    }
+
+
+def _change(report: Report) -> dict[str, Any]:
+    change: dict[str, Any] = {
+        "kind": report.change_kind.value,
+        "new_schemas": list(report.new_schema_inputs),
+        "against": report.against,
+        "added_tools": list(report.added_tools),
+        "removed_tools": list(report.removed_tools),
+        "text_only_edits": report.text_edit_count,
+    }
+    if report.profile_runs:  # only then: a report without a profile reads as it always did
+        change["profiles"] = [_profile_run(run) for run in report.profile_runs]
+    return change
+
+
+def _profile_run(run: ProfileRun) -> dict[str, Any]:
+    return {
+        "profile": run.profile,
+        "ran": run.ran.value,
+        "function": run.function,
+        "package": run.package,
+        "versions": run.versions,
+        "installed": run.installed,
+        "in_range": run.in_range,
     }
 
 

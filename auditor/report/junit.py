@@ -28,6 +28,7 @@ from auditor.report.common import (
     compact,
     decision_lines,
     group_title,
+    profile_lines,
     runtime_note,
     set_aside,
     words,
@@ -81,6 +82,10 @@ def _suite(
     ET.SubElement(
         properties, "property", {"name": "old_runtime", "value": report.old_runtime.value}
     )
+    for line in profile_lines(report):
+        ET.SubElement(
+            properties, "property", {"name": "profile", "value": xml_text(prose.plain(line))}
+        )
     for outcome, count in tool.counts.items():
         ET.SubElement(properties, "property", {"name": outcome.value, "value": str(count)})
     ET.SubElement(properties, "property", {"name": "proven_regressions", "value": str(tool.proven)})

@@ -17,6 +17,7 @@ from auditor.models import Outcome, Rule, Severity
 from auditor.project import rules_anchor
 from auditor.schema.findings import RULES as FINDING_RULES
 from auditor.schema.normalize import DEFAULT_RULES
+from auditor.schema.profiles import PROFILES, explain
 
 
 class RuleKind(str, Enum):
@@ -36,6 +37,13 @@ class RuleDoc:
     doc: str
     level: str | None = None
     """SARIF's default level (error, warning, note); None for a rewrite family."""
+    profile: Rule | None = None
+    """For an upgrade profile, its rule: ``follows`` reads the profile when asked."""
+
+    @property
+    def follows(self) -> str:
+        """For an upgrade profile: the SDK function it follows and the releases checked."""
+        return "" if self.profile is None else explain(PROFILES[self.profile])
 
     @property
     def anchor(self) -> str:
@@ -52,9 +60,10 @@ class RuleDoc:
     def explain(self) -> str:
         """What ``auditor rule CODE`` prints."""
         level = f", {self.level}" if self.level else ""
+        follows = f"{self.follows}\n\n" if self.follows else ""
         return (
             f"{self.title()}: {self.kind.value}{level}\n\n{self.summary}\n\n{self.doc}\n\n"
-            f"More: {self.help_uri}\n"
+            f"{follows}More: {self.help_uri}\n"
         )
 
     def sarif(self) -> dict[str, Any]:
@@ -149,14 +158,42 @@ _FAMILIES: Final[dict[Rule, tuple[str, str]]] = {
         "`defs` -> `$defs`, `ref` -> `$ref`, `property_ordering` -> `propertyOrdering`.",
     ),
     Rule.GOOGLE_GENAI: (
-        "Upgrade profile: what google-genai's `process_schema` does to a tool schema.",
-        "Renames its snake_case spellings and turns `nullable` into a `null` type, where the "
-        "SDK recurses. See docs/profiles.md.",
+        "Upgrade profile: google-genai's tool path, `types.Tool.model_validate` of a dict tool.",
+        "Every `types.Schema` field read in snake_case or camelCase at every depth, type names "
+        "in any case, `nullable` as a `null` type; a schema with a key it does not know "
+        "(`$schema`, `oneOf`, `const`, `$ref`...), an integer enum or a `type` list is refused: "
+        "its calls are unusable after the upgrade. See docs/profiles.md.",
+    ),
+    Rule.GOOGLE_GENAI_RESPONSE_SCHEMA: (
+        "Upgrade profile: google-genai's `response_schema` path, `t_schema`.",
+        "`process_schema` and `handle_null_fields` (snake spellings renamed where it recurses, "
+        "`$defs` inlined, null unions folded into `nullable`), then `types.Schema` as "
+        "`google-genai` reads it, refusals included. See docs/profiles.md.",
     ),
     Rule.OPENAI_STRICT: (
         "Upgrade profile: OpenAI strict function calling.",
-        "Every object closed (`additionalProperties: false`), every property required, the "
-        "optional ones made nullable, as openai-python's `to_strict_json_schema` does.",
+        "Every object closed (`additionalProperties: false`) and every property required, "
+        "as openai-python's `_ensure_strict_json_schema` does to a dict; a subschema that is "
+        "not an object is refused.",
+    ),
+    Rule.OPENAI_AGENTS: (
+        "Upgrade profile: the OpenAI Agents SDK's strict function tools.",
+        "`ensure_strict_json_schema`: every object closed and every property required, "
+        "`oneOf` read as `anyOf`, a one-member `allOf` merged; an object that allows other "
+        "properties, or a `$ref` with constraining siblings, is refused. See docs/profiles.md.",
+    ),
+    Rule.ANTHROPIC_STRICT: (
+        "Upgrade profile: the Anthropic SDK's strict schema, `transform_schema`.",
+        "The schema rebuilt from what strict mode takes, objects closed; every other "
+        "constraint (`minimum`, `maxLength`, `pattern`...) moved into `description`, where "
+        "it no longer holds; a schema without a type it knows is refused. See "
+        "docs/profiles.md.",
+    ),
+    Rule.LANGCHAIN_STRICT: (
+        "Upgrade profile: LangChain's `convert_to_openai_tool(strict=True)`.",
+        "Every property required and `additionalProperties: false` where `required` or "
+        "`additionalProperties` stands, through `anyOf`, `allOf`, `properties`, `items` and "
+        "`$defs`. See docs/profiles.md.",
     ),
     Rule.CLOSE_OBJECTS: (
         "Upgrade profile: `additionalProperties: false` on every object schema with `properties`.",
@@ -178,9 +215,17 @@ _FAMILIES: Final[dict[Rule, tuple[str, str]]] = {
 }
 
 REWRITE_RULES: Final[dict[Rule, RuleDoc]] = {
-    rule: RuleDoc(rule.value, rule.value, RuleKind.REWRITE, summary, doc)
+    rule: RuleDoc(
+        rule.value,
+        rule.value,
+        RuleKind.REWRITE,
+        summary,
+        doc,
+        profile=rule if rule in PROFILES else None,
+    )
     for rule, (summary, doc) in _FAMILIES.items()
 }
+"""The rewrite families; a profile's says the SDK function it follows and the releases."""
 
 LINT_RULES: Final[dict[str, RuleDoc]] = {
     code: RuleDoc(

@@ -18,6 +18,7 @@ from auditor.report import prose
 from auditor.report.common import (
     group_location,
     group_title,
+    profile_lines,
     rollup_lines,
     set_aside,
     verdict,
@@ -45,6 +46,8 @@ def render(report: Report, fixes: Mapping[str, dict[str, Any]] | None = None) ->
             "contradictions": report.contradiction_count,
         }
     }
+    if lines := profile_lines(report):  # which code made each profile's schemas
+        extra["properties"]["profiles"] = [visible(prose.plain(line)) for line in lines]
     if report.generated_at:
         extra["invocations"] = [{"executionSuccessful": True, "endTimeUtc": report.generated_at}]
     return render_log(

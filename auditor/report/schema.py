@@ -25,6 +25,7 @@ from auditor.models import (
     OldRuntime,
     Outcome,
     PatchOp,
+    ProfileCode,
     RollUpKind,
     Rule,
     Severity,
@@ -34,6 +35,7 @@ from auditor.models import (
 ENUMS: Final[dict[str, type[Enum]]] = {
     "/properties/old_runtime": OldRuntime,
     "/properties/change/properties/kind": ChangeKind,
+    "/properties/change/properties/profiles/items/properties/ran": ProfileCode,
     "/properties/group_by": GroupBy,
     "/properties/gate/properties/fail_on": FailOn,
     "/$defs/outcome": Outcome,

@@ -97,11 +97,14 @@ def rewrite_file(
     rules: Collection[Rule] = DEFAULT_RULES,
     max_bytes: int = DEFAULT_MAX_CATALOG_BYTES,
     found_in_directory: bool = False,
+    add_keys: bool = False,
 ) -> FileRewrite:
     """Normalize every tool schema of one catalog file, editing only what changes.
 
     A file ``found_in_directory`` (not named by the user) is left alone, as ``skipped``,
-    unless it is recognisably a catalog (``auditor.inputs.catalogs.recognisable``).
+    unless it is recognisably a catalog (``auditor.inputs.catalogs.recognisable``). A key an
+    upgrade profile adds is written after the last entry of its object only with
+    ``add_keys`` (to show it: ``normalize --diff``); otherwise the file is a problem.
     """
     tools, problem = read_catalog(path, max_bytes=max_bytes)
     if problem is not None:
@@ -120,31 +123,48 @@ def rewrite_file(
     except (OSError, UnicodeDecodeError) as error:
         return FileRewrite(path, "", "", (), f"cannot read: {error}")
     targets = [(tool, normalize(tool.schema, rules)) for tool in tools]
+    refused = next(((tool, r.refusal) for tool, r in targets if r.refusal is not None), None)
+    if refused is not None:  # the profile's SDK produces no schema to write or show
+        return FileRewrite(path, before, before, (), f"tool {refused[0].name}: {refused[1]}")
     applied = tuple((tool.name, r) for tool, result in targets for r in result.rewrites)
     if not applied:
         return FileRewrite(path, before, before, ())
     bom = _BOM if before.startswith(_BOM) else ""
     body = before[len(bom) :]
     try:
-        after = bom + _apply(body, path.lower().endswith(".json"), targets)
+        after = bom + _apply(body, path.lower().endswith(".json"), targets, add_keys)
         _verify(path, body, after[len(bom) :], [(tool, result.schema) for tool, result in targets])
     except EditError as error:
         return FileRewrite(path, before, before, applied, f"cannot edit in place: {error}")
     return FileRewrite(path, before, after, applied)
 
 
-def _apply(text: str, is_json: bool, targets: Sequence[tuple[ToolSchema, Normalized]]) -> str:
+def _apply(
+    text: str,
+    is_json: bool,
+    targets: Sequence[tuple[ToolSchema, Normalized]],
+    add_keys: bool = False,
+) -> str:
     try:
         root = yaml.compose(composable(text, is_json), Loader=yaml.SafeLoader)
     except yaml.YAMLError as error:
         raise EditError(f"cannot compose the file: {error}") from error
     entries = _index(root)
     splices = []
+    insertions: list[tuple[int, _Splice]] = []
     for tool, result in targets:
+        added: dict[str, list[tuple[str, JSON]]] = {}
         for rewrite in result.rewrites:
+            if rewrite.edit is Edit.ADD and add_keys:
+                # Each object's added keys go in one splice, in the order the profile added
+                # them: two insertions at one place would have no order of their own.
+                _, new_value = pointers.resolve(result.schema, rewrite.new_pointer)
+                key = pointers.split(rewrite.pointer)[-1]
+                at = tool.pointer + pointers.parent(rewrite.pointer)
+                added.setdefault(at, []).append((key, new_value))
+                continue
             if rewrite.edit is Edit.ADD:
-                # Adding a key means choosing its place, indentation and style in the text:
-                # not done yet, so the file is left alone rather than half upgraded.
+                # --write leaves a file alone rather than choose where a key stands in it.
                 raise EditError(
                     f"--rules {rewrite.rule.value} adds `{pointers.split(rewrite.pointer)[-1]}` "
                     f"at {tool.pointer + rewrite.pointer}, and normalize does not add keys to "
@@ -156,9 +176,32 @@ def _apply(text: str, is_json: bool, targets: Sequence[tuple[ToolSchema, Normali
             # A removed entry has no new value, and its splice needs none.
             _, new_value = pointers.resolve(result.schema, rewrite.new_pointer)
             splices.append(_splice(text, is_json, entry, rewrite, new_value))
+        for holder_pointer, items in added.items():
+            holder = root if not holder_pointer else _value_at(entries, holder_pointer)
+            if not isinstance(holder, yaml.MappingNode):
+                raise EditError(f"no object at {holder_pointer} to add keys to")
+            depth = len(pointers.split(holder_pointer))
+            insertions.append((depth, _add_entries(text, is_json, holder, items)))
+    splices.extend(_merged(insertions))
     for splice in reversed(_outermost(splices)):
         text = text[: splice.start] + splice.text + text[splice.end :]
     return text
+
+
+def _merged(insertions: Iterable[tuple[int, _Splice]]) -> list[_Splice]:
+    """Insertions at one place as one splice, the deepest object's first: a block object and
+    the one holding it end on the same line, and the inner one's keys go right after it."""
+    by_place: dict[int, list[tuple[int, _Splice]]] = {}
+    for depth, splice in insertions:
+        by_place.setdefault(splice.start, []).append((depth, splice))
+    merged = []
+    for place, found in by_place.items():
+        ordered = sorted(found, key=lambda pair: -pair[0])
+        ends = {splice.end for _, splice in ordered}
+        if len(ordered) > 1 and ends != {place}:
+            raise EditError("two additions overlap")
+        merged.append(_Splice(place, ordered[0][1].end, "".join(s.text for _, s in ordered)))
+    return merged
 
 
 def _outermost(splices: list[_Splice]) -> list[_Splice]:
@@ -447,19 +490,31 @@ def _append_item(text: str, is_json: bool, node: yaml.SequenceNode, value: JSON)
 
 
 def _add_entry(text: str, is_json: bool, node: yaml.MappingNode, key: str, value: JSON) -> _Splice:
+    return _add_entries(text, is_json, node, [(key, value)])
+
+
+def _add_entries(
+    text: str, is_json: bool, node: yaml.MappingNode, items: Sequence[tuple[str, JSON]]
+) -> _Splice:
+    """``items`` added after the last entry of a mapping, in the style of its neighbours."""
     pairs = node.value
     style = pairs[-1][0].style if pairs else None
-    entry = f"{_scalar(key, style, is_json)}: {_flow(value, None, is_json)}"
+    entries = [
+        f"{_scalar(key, style, is_json)}: {_flow(value, None, is_json)}" for key, value in items
+    ]
     if node.flow_style:
         if not pairs:
             start, end = _span(node)
-            return _Splice(start, end, "{" + entry + "}")
-        return _after_last(text, node, pairs[-1][0], pairs[-1][1], entry)
+            return _Splice(start, end, "{" + ", ".join(entries) + "}")
+        first = _after_last(text, node, pairs[-1][0], pairs[-1][1], entries[0])
+        separator = first.text[: len(first.text) - len(entries[0])]
+        rest = "".join(separator + entry for entry in entries[1:])
+        return _Splice(first.start, first.end, first.text + rest)
     last_key, last_value = pairs[-1]
     line_start = text.rfind("\n", 0, last_key.start_mark.index) + 1
     before = text[line_start : last_key.start_mark.index]
     indent = before if not before.strip() else " " * last_key.start_mark.column
-    return _insert_line(text, _span(last_value)[1], indent + entry)
+    return _insert_line(text, _span(last_value)[1], "\n".join(indent + entry for entry in entries))
 
 
 def _item_removal(text: str, entry: _Entry) -> _Splice:

@@ -11,10 +11,11 @@ rewrites of each object, and may add keys (``Edit.ADD``) as well as rename, repl
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import json
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -37,7 +38,9 @@ from auditor.schema.keywords import (
     Kind,
     draft_of,
 )
-from auditor.schema.profiles import GENAI_RENAMES, PROFILES, descends
+from auditor.schema.profile_models import MODELS, Refused
+from auditor.schema.profiles import PROFILES, descends
+from auditor.schema.structure import diff
 
 TYPE_ALIASES: Final[dict[str, str]] = {
     "str": "string",
@@ -93,7 +96,7 @@ class Normalized:
     draft: Draft
     text_edits: int = 0
     """Between two catalogs: annotation edits left out of ``rewrites``
-    (``auditor.schema.diff.text_only``); the normalizer makes none."""
+    (``auditor.schema.structure.text_only``); the normalizer makes none."""
     refusal: str | None = None
     """Why the upgraded code refuses the new schema (an SDK raising on it, or a profile's
     model of that refusal): then no call can be evaluated against it, and every call is
@@ -142,6 +145,8 @@ class _Walk:
     refs: list[_RefSite] = field(default_factory=list)
     reach: list[frozenset[Rule]] = field(default_factory=list)
     """The upgrade profiles whose transform reaches the schema object being walked (a stack)."""
+    refusal: str | None = None
+    """Why a walked profile's SDK function raises on the schema, once one step says so."""
 
     def schema(self, node: JSON, old: str, new: str, resource: str) -> JSON:
         if not isinstance(node, dict):
@@ -171,8 +176,6 @@ class _Walk:
         self._check_object(here)
         if Rule.OPENAPI in self.rules:
             self._openapi(here)
-        if Rule.GOOGLE_GENAI in reach:
-            self._nullable(here, Rule.GOOGLE_GENAI)
         if Rule.TYPE_ALIAS in self.rules and _means_any(here.result.get("type")):
             self._remove(here, "type", Rule.TYPE_ALIAS)
         if Rule.OPENAI_STRICT in reach:
@@ -207,9 +210,6 @@ class _Walk:
             if Rule.KEYWORD_CASE in self.rules:
                 self._rename(here, key, target, Rule.KEYWORD_CASE)
                 return target
-            if key in GENAI_RENAMES and Rule.GOOGLE_GENAI in self.reach[-1]:
-                self._rename(here, key, target, Rule.GOOGLE_GENAI)
-                return target
             here.meaning.setdefault(target, key)
             return None
         if key in _GEMINI_RENAMES:
@@ -227,15 +227,9 @@ class _Walk:
                     fix=target,
                 )
             )
-        if Rule.GEMINI in self.rules:
-            rule = Rule.GEMINI
-        elif key in GENAI_RENAMES and Rule.GOOGLE_GENAI in self.reach[-1]:
-            rule = Rule.GOOGLE_GENAI
-        else:
+        if Rule.GEMINI not in self.rules or target in here.source:
             return None
-        if target in here.source:
-            return None
-        self._rename(here, key, target, rule)
+        self._rename(here, key, target, Rule.GEMINI)
         return target
 
     def _unknown(self, here: _Object, key: str) -> None:
@@ -429,32 +423,38 @@ class _Walk:
     def _strict(self, here: _Object) -> None:
         """openai-python's ``_ensure_strict_json_schema`` steps for one schema object."""
         rule, result = Rule.OPENAI_STRICT, here.result
-        if result.get("type") == "object" and "additionalProperties" not in here.meaning:
+        # Spelled so: the SDK tests the key `additionalProperties`, and a snake_case
+        # `additional_properties` (not renamed by keyword-case) is no such key.
+        if result.get("type") == "object" and "additionalProperties" not in result:
             self._add(here, "additionalProperties", False, rule)
         properties = result.get("properties")
         if isinstance(properties, dict):
-            required = result.get("required")
             names: list[JSON] = list(properties)
-            container_old = here.old_key("properties")
-            container_new = here.new_key("properties")
-            for name, member in properties.items():
-                if isinstance(member, dict) and not (
-                    isinstance(required, list) and name in required
-                ):
-                    self._widen(
-                        member,
-                        pointers.join(container_old, name),
-                        pointers.join(container_new, name),
-                        rule,
-                        enum=True,
-                    )
-            if "required" in result:
-                if required != names:
-                    self._replace(here, "required", names, rule)
-            elif names:
+            if "required" not in result:
                 self._add(here, "required", names, rule)
+            elif result["required"] != names:
+                self._replace(here, "required", names, rule)
+        self._strict_refusal(here)
         if "default" in result and result["default"] is None:
             self._remove(here, "default", rule)
+
+    def _strict_refusal(self, here: _Object) -> None:
+        """The SDK raises ``TypeError`` on a subschema it recurses into that is not an object
+        (``properties: {a: true}``): the first one met is the refusal."""
+        for keyword in ("$defs", "definitions", "properties", "anyOf", "allOf"):
+            members = here.result.get(keyword)
+            named: list[tuple[str, JSON]] = []
+            if isinstance(members, dict) and keyword not in ("anyOf", "allOf"):
+                named = list(members.items())
+            elif isinstance(members, list) and keyword in ("anyOf", "allOf"):
+                named = [(str(i), member) for i, member in enumerate(members)]
+            for name, member in named:
+                if not isinstance(member, dict) and self.refusal is None:
+                    path = (*pointers.split(here.new), keyword, name)
+                    self.refusal = (
+                        f"openai refuses the schema: Expected {member} to be a dictionary; "
+                        f"path={path}"
+                    )
 
     def _close(self, here: _Object) -> None:
         """``additionalProperties: false`` where ``properties`` stands and nothing says what
@@ -596,7 +596,44 @@ def normalize(schema: JSON, rules: Collection[Rule] = DEFAULT_RULES) -> Normaliz
     if too_deep(schema):
         return Normalized(schema, (), (), draft_of(schema))
     walk = _Walk(draft_of(schema), rules)
-    walk.reach.append(frozenset(rule for rule in rules if rule in PROFILES))
+    walked = frozenset(rule for rule in rules if rule in PROFILES and rule not in MODELS)
+    walk.reach.append(walked)
     result = walk.schema(schema, "", "", "")
     rewrites = walk.patch_refs()
-    return Normalized(result, tuple(rewrites), tuple(walk.findings), walk.draft)
+    refusal = walk.refusal
+    for rule, model in MODELS.items():
+        if refusal is not None:
+            break
+        if rule not in rules:
+            continue
+        try:
+            produced = model(result)
+        except Refused as refused:
+            follows = PROFILES[rule].follows
+            refusal = refused.reason(follows.package if follows else rule.value)
+            break
+        rewrites.extend(model_changes(result, produced, rule, rewrites))
+        result = produced
+    return Normalized(result, tuple(rewrites), tuple(walk.findings), walk.draft, refusal=refusal)
+
+
+def model_changes(before: JSON, after: JSON, rule: Rule, earlier: Sequence[Change]) -> list[Change]:
+    """What a profile's model changed, as its rewrites: the structural difference between the
+    schema it was given and the one it produced (as between two catalogs), each pointer
+    carried back through the renames ``earlier`` made to where the key stands in the old
+    schema. An SDK's own run (``auditor.schema.sdk_runs``) records its changes the same way,
+    so a group's fingerprint does not depend on which ran."""
+    renamed = {r.new_pointer: r.pointer for r in earlier if r.edit is Edit.RENAME}
+    return [
+        dataclasses.replace(change, rule=rule, pointer=carried(change.pointer, renamed))
+        for change in diff(before, after)
+    ]
+
+
+def carried(pointer: str, renamed: Mapping[str, str]) -> str:
+    """``pointer`` in the renamed schema -> the same place in the schema before the renames."""
+    old = new = ""
+    for token in pointers.split(pointer):
+        new = pointers.join(new, token)
+        old = renamed.get(new, pointers.join(old, token))
+    return old

@@ -2,23 +2,20 @@
 
 A profile is a rule family (``--rules google-genai``) whose rewrites reproduce a transform
 someone else's code performs, so the audit answers "which of our logged calls does this SDK
-upgrade reject, and which step of it is the cause". Each profile names the source and the
-version it follows, lists its steps, and says what it does not reproduce; the walk in
-:mod:`auditor.schema.normalize` applies the steps, and this module says where each profile's
-transform reaches: an SDK that recurses only through some keywords leaves the rest alone.
+upgrade reject, and which step of it is the cause". Each profile names the SDK function it
+follows (``follows``: package, module, callable, and the releases it was checked against),
+lists its steps, and says what its built-in model does not reproduce. Two kinds of model:
 
-The steps are written from the source, not guessed:
+- a function of the whole schema (:mod:`auditor.schema.profile_models`), written from the
+  SDK function step by step, its rewrites the structural difference between the schema it
+  was given and the one it produced, and its refusals those of the SDK (``Normalized.refusal``):
+  ``google-genai`` (the tool path, ``types.Tool.model_validate``) and
+  ``google-genai-response-schema`` (``t_schema``: ``process_schema``, then ``types.Schema``);
+- steps on the walk of :mod:`auditor.schema.normalize`, where a profile's transform reaches
+  only some keywords: ``openai-strict`` (``_ensure_strict_json_schema`` of the openai release
+  named) and ``close-objects`` (no SDK: the common "close all schemas" upgrade).
 
-- ``google-genai``: ``process_schema`` and ``handle_null_fields`` in
-  ``google/genai/_transformers.py`` of googleapis/python-genai, as stored at commit
-  ``077a45fc763b3c42948017e34a99b336493e496d`` (a 1.x release; its tag was not checked).
-  ``t_schema`` runs ``process_schema`` on a dict schema in place before
-  ``types.Schema.model_validate``.
-- ``openai-strict``: ``_ensure_strict_json_schema`` (``to_strict_json_schema``) in
-  ``src/openai/lib/_pydantic.py`` of openai/openai-python at commit
-  ``004723836654cc448dd5bbb5d88d51f14ec0fb02``, plus the Structured Outputs rule that an
-  optional field is emulated by a union with ``null``.
-- ``close-objects``: no SDK; the common "close all schemas" upgrade.
+The steps are written from the installed wheels named in ``follows``, not guessed.
 """
 
 from __future__ import annotations
@@ -27,7 +24,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Final
 
-from auditor.models import JSON, Rule
+from auditor.models import JSON, Prose, Rule, Span, ToolSchema
 
 
 @dataclass(frozen=True)
@@ -57,55 +54,165 @@ class Profile:
     """The SDK function the steps model, when there is one to run (``close-objects``: none)."""
 
 
+GENAI_VERSIONS: Final = ">=2.34.0,<3.7"
+"""The google-genai releases the google-genai models were written from (2.34.0) and checked
+against by the differential corpus (2.34.0 and 3.6.1: no difference on either)."""
+
 PROFILES: Final[dict[Rule, Profile]] = {
     Rule.GOOGLE_GENAI: Profile(
         Rule.GOOGLE_GENAI,
-        "googleapis/python-genai google/genai/_transformers.py "
-        "(process_schema, handle_null_fields)",
-        "commit 077a45fc763b3c42948017e34a99b336493e496d (1.x; tag not checked)",
+        "googleapis/python-genai google/genai/_transformers.py t_tool: a dict tool is "
+        "types.Tool.model_validate, its parameters a types.Schema (google/genai/types.py)",
+        "google-genai 2.34.0 and 3.6.1",
         (
-            "`additional_properties`, `any_of`, `prefix_items`, `property_ordering` are "
-            "renamed to camelCase (process_schema's 'Standardize spelling' list, and only it)",
-            '`nullable: true` (which the Gemini API honours) becomes `"null"` in `type`, '
-            "and `nullable` is removed; `nullable: false` is removed",
-            "only where process_schema recurses: the root, its `$defs`, `anyOf` members, "
-            "and `properties`/`additionalProperties` of a `type` OBJECT or "
-            "`items`/`prefixItems` of a `type` ARRAY (any case) without `anyOf`",
+            "every field of `types.Schema` is read under its snake_case name or its camelCase "
+            "alias at every depth its fields reach (`min_items`, `max_length`, `any_of`, "
+            "`additional_properties`, `property_ordering`...), and stands as the JSON Schema "
+            "keyword in the new schema; `defs` and `ref` become `$defs` and `$ref`",
+            "type names in any case (`String`, `STRING`) become the JSON type; "
+            "`TYPE_UNSPECIFIED` removes `type`",
+            '`nullable: true` becomes `"null"` in `type` (a bare `nullable` becomes `type: '
+            '"null"`, as `Schema.json_schema` writes it); `nullable: false` is removed',
+            'numbers and booleans read in pydantic\'s lax mode (`max_length: "5"` is 5)',
+            "REFUSED (every call `schema_error_after`, with pydantic's reason): a key "
+            "`types.Schema` does not know (`$schema`, `$ref`, `$defs`, `oneOf`, `allOf`, "
+            "`not`, `const`, `uniqueItems`, `prefixItems`, `exclusiveMinimum`, `examples`...), "
+            "an `enum` or `required` member that is not a string, a `type` list, a subschema "
+            "that is not an object (`items: [...]`, `properties: {a: true}`), a snake_case "
+            "field beside its camelCase alias (pydantic reads the alias: the other is extra)",
         ),
         (
-            "`$ref`/`$defs` inlining, `const` to `enum: [const]` and the `anyOf`-with-null "
-            "to `nullable` folding: each keeps what the schema accepts",
-            "`property_ordering` added to objects: an annotation, it accepts the same",
-            "requests the SDK refuses (`additionalProperties` on the Gemini API, a non-string "
-            "`const`, a `type` list): they fail at request time, not at validation",
-            "a snake_case spelling beside its camelCase one: the SDK's overwrites it, here "
-            "neither is renamed (finding KW002)",
-            "the field names and type names `types.Schema` accepts beyond process_schema's "
-            "list: use `keyword-case` and `type-case` with it",
+            "`additional_properties` is `Any` in `types.Schema`: its value is sent as written, "
+            "never validated nor converted (the model leaves it alone too)",
+            "pydantic reports every error, the model the first in the order written",
+            "an unknown type name (`any`) is kept with a warning by the SDK and by the model; "
+            "what the API then does is not modelled",
         ),
+        SdkFunction("google-genai", "google.genai.types", "Tool.model_validate", GENAI_VERSIONS),
+    ),
+    Rule.GOOGLE_GENAI_RESPONSE_SCHEMA: Profile(
+        Rule.GOOGLE_GENAI_RESPONSE_SCHEMA,
+        "googleapis/python-genai google/genai/_transformers.py t_schema "
+        "(process_schema, handle_null_fields, then types.Schema.model_validate)",
+        "google-genai 2.34.0 and 3.6.1",
+        (
+            "process_schema renames `additional_properties`, `any_of`, `prefix_items`, "
+            "`property_ordering` to camelCase where it recurses (the root, its `$defs`, "
+            "`anyOf` members, `properties`/`additionalProperties` of a `type` OBJECT, "
+            "`items`/`prefixItems` of a `type` ARRAY, any case, without `anyOf`)",
+            "the root's `$defs` are removed and every `$ref` process_schema meets is inlined "
+            "(a `$ref` it does not meet, below `allOf` say, is then refused by types.Schema)",
+            "handle_null_fields: `type: null` becomes `nullable: true`, and an `anyOf` member "
+            '`{"type": "null"}` is removed into `nullable: true` (a single member left is '
+            "merged into its parent)",
+            "`const` of a `type` STRING becomes `enum: [const]`; `property_ordering` is added "
+            "to objects of more than one property",
+            "then every step of `google-genai` (types.Schema), refusals included",
+        ),
+        (
+            "the Gemini Developer API check of `additionalProperties` (the client is not "
+            "known: modelled as Vertex AI, where it is accepted)",
+            "a `const` that is not a string outside a `type` STRING: refused by both",
+        ),
+        SdkFunction("google-genai", "google.genai._transformers", "t_schema", GENAI_VERSIONS),
     ),
     Rule.OPENAI_STRICT: Profile(
         Rule.OPENAI_STRICT,
         "openai/openai-python src/openai/lib/_pydantic.py (_ensure_strict_json_schema); "
         "OpenAI Structured Outputs: supported schemas",
-        "commit 004723836654cc448dd5bbb5d88d51f14ec0fb02",
+        "openai 3.57.0",
         (
             "`additionalProperties: false` added to every schema whose `type` is the string "
-            "`object` and that has no `additionalProperties`",
-            "`required` set to every name in `properties`, in their order",
-            'a property that was not required made nullable: `"null"` added to its `type` '
-            "(and `null` to its `enum`); the SDK leaves this to pydantic's `Optional`, which "
-            'writes `anyOf: [..., {"type": "null"}]`',
+            "`object` and that has no `additionalProperties` (spelled so: a snake_case "
+            "`additional_properties` is not one)",
+            "`required` set to every name in `properties`, in their order (an empty "
+            "`properties` gets `required: []`): an optional property becomes required, as the "
+            "function does to a dict (a pydantic `Optional` already reads `anyOf: [..., "
+            '{"type": "null"}]`; a hand-written catalog keeps a field optional that way)',
             "`default: null` removed",
             "only where the SDK recurses: `$defs`, `definitions`, `properties`, `items` "
-            "(one schema), `prefixItems`, `anyOf`, `allOf`",
+            "(one schema), `anyOf`, `allOf` (no release recurses into `prefixItems`)",
+            "REFUSED: a subschema where it recurses that is not an object (`properties: {a: "
+            "true}`), with the SDK's TypeError",
         ),
         (
             "a one-member `allOf` merged into its parent, and a `$ref` with siblings inlined: "
             "both keep what the schema accepts, except where a sibling overrides a keyword of "
             "the target",
-            "a property without `type` (only `$ref`, `anyOf`, `enum`...) is not made nullable",
-            "the API's own refusals of keywords it does not support (the SDK sends them)",
+            "the SDK applies the function to pydantic models only, never to a dict tool: the "
+            "API judges strict mode, and its own refusals of keywords it does not support "
+            "are not modelled",
+        ),
+        SdkFunction("openai", "openai.lib._pydantic", "_ensure_strict_json_schema", "==3.57.0"),
+    ),
+    Rule.OPENAI_AGENTS: Profile(
+        Rule.OPENAI_AGENTS,
+        "openai/openai-agents-python src/agents/strict_schema.py (ensure_strict_json_schema), "
+        "which a FunctionTool with strict_json_schema=True applies to its params",
+        "openai-agents 0.24.0",
+        (
+            "every object (`type` object, a `type` list with object, or `properties` without "
+            "`type`, which gets `type: object`) gets `additionalProperties: false`; one that "
+            "allows other properties (`additionalProperties` true or a schema) is REFUSED",
+            "`required` set to every name in `properties`, in their order",
+            "`oneOf` becomes `anyOf` (appended to an existing one); a one-member `allOf` is "
+            "merged into its parent (REFUSED where a parent keyword conflicts)",
+            "a `$ref` with siblings other than annotations is REFUSED; one with annotation "
+            "siblings is inlined; `default: null` removed",
+            "it recurses into `$defs`, `definitions`, `properties`, `items` (one schema), "
+            "`anyOf`, `oneOf`, `allOf`; a root `anyOf` or a nullable root object is REFUSED",
+        ),
+        (
+            "the SDK's node budget and depth limit are reproduced; its `UserError` class is "
+            "not (the reason is its message)",
+        ),
+        SdkFunction(
+            "openai-agents", "agents.strict_schema", "ensure_strict_json_schema", ">=0.24.0,<0.25"
+        ),
+    ),
+    Rule.ANTHROPIC_STRICT: Profile(
+        Rule.ANTHROPIC_STRICT,
+        "anthropics/anthropic-sdk-python src/anthropic/lib/_parse/_transform.py (transform_schema)",
+        "anthropic 2.15.0",
+        (
+            "the schema is rebuilt from what strict mode takes: `$defs`, `$ref` (alone), "
+            "`type`, `enum`/`const` of primitives (which drop `type`), `anyOf` (`oneOf` "
+            "becomes `anyOf`), `allOf`, `description`, `title`; for an object `properties`, "
+            "`required` and `additionalProperties: false` (always); for a string a "
+            "supported `format`; for an array `items` and a `minItems` of 0 or 1",
+            "every other keyword (`minimum`, `maxLength`, `pattern`, `minItems: 2`, "
+            "`format: text`...) is written into `description` as `{key: value}`: it no "
+            "longer constrains (this profile loosens as well as tightens)",
+            "REFUSED: a schema with none of `type`, `anyOf`, `oneOf`, `allOf`, `const`, a "
+            "non-empty primitive `enum` (\"Schema must have a 'type'...\"), and a `type` "
+            "that is not one of the seven names (a list, `String`)",
+        ),
+        ("the description text is Python's `str` of each value, as the SDK writes it",),
+        SdkFunction(
+            "anthropic", "anthropic.lib._parse._transform", "transform_schema", ">=2.15.0,<2.16"
+        ),
+    ),
+    Rule.LANGCHAIN_STRICT: Profile(
+        Rule.LANGCHAIN_STRICT,
+        "langchain-ai/langchain libs/core/langchain_core/utils/function_calling.py "
+        "(convert_to_openai_tool(strict=True) -> _recursive_set_additional_properties_false)",
+        "langchain-core 1.8.3",
+        (
+            "`required` set to every name of a non-empty `properties`",
+            "`additionalProperties: false` wherever `required` stands, `properties` is "
+            "empty, or `additionalProperties` stands (true or a schema is overwritten)",
+            "it recurses into `anyOf`, `allOf`, `properties`, `items`, `$defs`, "
+            "`definitions` (not `oneOf`, `not`, `prefixItems`)",
+        ),
+        (
+            "the tool's format (OpenAI, Anthropic `input_schema`, Bedrock `toolSpec`): the "
+            "model takes the parameter schema itself",
+        ),
+        SdkFunction(
+            "langchain-core",
+            "langchain_core.utils.function_calling",
+            "convert_to_openai_tool",
+            ">=1.8.3,<1.9",
         ),
     ),
     Rule.CLOSE_OBJECTS: Profile(
@@ -121,43 +228,61 @@ PROFILES: Final[dict[Rule, Profile]] = {
 }
 """Every upgrade profile, by its rule family."""
 
-_GENAI_OBJECT: Final = frozenset({"properties", "additionalProperties"})
-_GENAI_ARRAY: Final = frozenset({"items", "prefixItems"})
-_STRICT: Final = frozenset(
-    {"$defs", "definitions", "properties", "items", "prefixItems", "anyOf", "allOf"}
-)
-
-GENAI_RENAMES: Final = frozenset(
-    {"additional_properties", "any_of", "prefix_items", "property_ordering"}
-)
-"""The spellings process_schema renames, and no other."""
+_STRICT: Final = frozenset({"$defs", "definitions", "properties", "items", "anyOf", "allOf"})
 
 
 def descends(
     rules: Collection[Rule], node: Mapping[str, JSON], keyword: str, value: JSON, root: bool
 ) -> frozenset[Rule]:
-    """The profiles among ``rules`` whose transform goes on into ``keyword``'s subschemas of
-    ``node`` (``root``: ``node`` is the whole schema)."""
+    """The walked profiles among ``rules`` whose transform goes on into ``keyword``'s
+    subschemas of ``node`` (``root``: ``node`` is the whole schema)."""
     found = set()
     if Rule.CLOSE_OBJECTS in rules:
         found.add(Rule.CLOSE_OBJECTS)
     strict = keyword in _STRICT and (keyword != "items" or isinstance(value, dict))
     if Rule.OPENAI_STRICT in rules and strict:
         found.add(Rule.OPENAI_STRICT)
-    if Rule.GOOGLE_GENAI in rules and _genai_descends(node, keyword, root):
-        found.add(Rule.GOOGLE_GENAI)
     return frozenset(found)
 
 
-def _genai_descends(node: Mapping[str, JSON], keyword: str, root: bool) -> bool:
-    if keyword == "$defs":
-        return root  # process_schema pops the root's $defs only
-    if keyword == "anyOf":
-        return True
-    if "anyOf" in node or "any_of" in node:
-        return False  # process_schema returns after the anyOf members
-    kind = node.get("type")
-    kind = kind.upper() if isinstance(kind, str) else None
-    return (kind == "OBJECT" and keyword in _GENAI_OBJECT) or (
-        kind == "ARRAY" and keyword in _GENAI_ARRAY
+def explain(profile: Profile) -> str:
+    """The function a profile follows and the releases its model was checked against, in one
+    sentence (``auditor rule``, the reports)."""
+    if profile.follows is None:
+        return "Follows no SDK."
+    follows = profile.follows
+    return (
+        f"Follows: {follows.module}.{follows.call} ({follows.package} {follows.versions}; "
+        f"built-in model checked against {profile.version})."
+    )
+
+
+_SPELLINGS: Final = "keyword-case,type-case,"
+
+
+def fitting_profile(tool: ToolSchema) -> tuple[Rule, str] | None:
+    """The profile a tool's catalog shape implies, with why: a Gemini declaration's
+    ``parameters`` go through google-genai's tool path (``types.Schema``; its
+    ``parameters_json_schema`` does not), and a Responses API function tool without
+    ``strict`` is strict (the API's default)."""
+    if tool.shape == "gemini" and tool.pointer.endswith("/parameters"):
+        return Rule.GOOGLE_GENAI, "Gemini `function_declarations` parameters"
+    if tool.shape == "openai-responses" and tool.strict is None:
+        return Rule.OPENAI_STRICT, "a Responses API tool without `strict` (strict by default)"
+    return None
+
+
+def profile_tip(tool: ToolSchema, rules: Collection[Rule]) -> Prose | None:
+    """For a group's hint: the profile the catalog's shape implies, when the audit does not
+    apply it (None otherwise)."""
+    fitting = fitting_profile(tool)
+    if fitting is None or fitting[0] in rules:
+        return None
+    rule, shape = fitting
+    follows = PROFILES[rule].follows
+    sdk = f"{follows.package}'s {follows.call}" if follows is not None else rule.value
+    return Prose.of(
+        f"The catalog is {shape}, which {sdk} transforms before the API sees it: audit with ",
+        Span.code(f"--rules {_SPELLINGS}{rule.value}"),
+        ".",
     )

@@ -48,6 +48,7 @@ def test_case(case: dict[str, Any]) -> None:
         for f in result.findings
         if f.code in NORMALIZER_CODES
     ] == case["findings"]
+    assert result.refusal == case.get("refusal"), "a profile's model refuses as its SDK does"
     assert case["schema"] == original, "normalize must not modify its input"
 
 
@@ -55,5 +56,10 @@ def test_case(case: dict[str, Any]) -> None:
 def test_normalizing_twice_equals_once(case: dict[str, Any]) -> None:
     once = normalize(case["schema"], _rules(case))
     twice = normalize(once.schema, _rules(case))
-    assert json.dumps(twice.schema) == json.dumps(once.schema)
+    # A profile whose SDK rebuilds the schema (anthropic-strict) may order keys anew on a
+    # second pass; the case says so, and the schemas must still be equal.
+    reorders = bool(case.get("reorders"))
+    assert json.dumps(twice.schema, sort_keys=reorders) == json.dumps(
+        once.schema, sort_keys=reorders
+    )
     assert twice.rewrites == ()

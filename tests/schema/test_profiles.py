@@ -1,6 +1,7 @@
-"""Upgrade profiles: their documented sources, coverage of the keys they add, and the refusal
-of ``normalize --write`` to add keys. Their rewrites are in tests/cases/normalize/profile_*.yaml,
-their replay in tests/cases/replay/profiles.yaml."""
+"""Upgrade profiles: their documented sources and functions, coverage of the keys they add,
+``normalize --diff`` showing them and the refusal of ``normalize --write`` to add them. Their
+rewrites are in tests/cases/normalize/profile_*.yaml, their replay in
+tests/cases/replay/profiles.yaml."""
 
 from __future__ import annotations
 
@@ -27,15 +28,45 @@ lookup:
 """
 
 
-def test_every_profile_names_its_source_version_and_steps_in_the_docs() -> None:
+def test_every_profile_names_its_function_version_and_steps_in_the_docs() -> None:
     section = (ROOT / "docs" / "profiles.md").read_text(encoding="utf-8")
-    assert set(PROFILES) == {Rule.GOOGLE_GENAI, Rule.OPENAI_STRICT, Rule.CLOSE_OBJECTS}
+    assert set(PROFILES) == {
+        Rule.GOOGLE_GENAI,
+        Rule.GOOGLE_GENAI_RESPONSE_SCHEMA,
+        Rule.OPENAI_STRICT,
+        Rule.OPENAI_AGENTS,
+        Rule.ANTHROPIC_STRICT,
+        Rule.LANGCHAIN_STRICT,
+        Rule.CLOSE_OBJECTS,
+    }
     for rule, profile in PROFILES.items():
         assert profile.rule is rule and profile.steps
-        assert f"`{rule.value}`" in section, rule
-        if rule is not Rule.CLOSE_OBJECTS:  # no SDK behind it
-            commit = profile.version.split()[1]
-            assert commit in section, f"{rule.value}: docs/profiles.md must name {commit}"
+        assert f"## `{rule.value}`" in section, rule
+        if rule is Rule.CLOSE_OBJECTS:  # no SDK behind it
+            assert profile.follows is None
+            continue
+        follows = profile.follows
+        assert follows is not None, f"{rule.value} names the SDK function it follows"
+        body = " ".join(section.split(f"## `{rule.value}`")[1].split("\n## ")[0].split())
+        for named in (f"{follows.module}.{follows.call}", follows.versions, profile.version):
+            assert named in body, f"{rule.value}: docs/profiles.md must name {named}"
+        for item in profile.not_reproduced:
+            # The docs say the same: each item's first words stand in the section.
+            assert " ".join(item.split()[:4]) in body, (rule.value, item)
+
+
+def test_auditor_rule_prints_the_function_followed_and_the_versions(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    for rule, profile in PROFILES.items():
+        code, out, _ = run_cli(["rule", rule.value], capsys)
+        assert code == 0
+        flat = " ".join(out.split())
+        if profile.follows is None:
+            assert "Follows no SDK." in flat
+        else:
+            assert f"{profile.follows.module}.{profile.follows.call}" in flat, rule
+            assert f"{profile.follows.package} {profile.follows.versions}" in flat, rule
 
 
 @pytest.mark.parametrize("rule", [Rule.CLOSE_OBJECTS, Rule.OPENAI_STRICT])
@@ -49,6 +80,72 @@ def test_normalize_write_refuses_a_profile_that_adds_keys(
     assert f"--rules {rule.value} adds `" in err
     assert "normalize does not add keys" in err
     assert catalog.read_text(encoding="utf-8") == CATALOG, "the file is left alone"
+
+
+def test_normalize_diff_shows_the_keys_a_profile_adds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    catalog = tmp_path / "tools.yaml"
+    catalog.write_text(CATALOG, encoding="utf-8")
+    code, out, _ = run_cli(
+        ["normalize", str(catalog), "--diff", "--rules", "close-objects"], capsys
+    )
+    # opts and the root both end on the last line: opts's key goes first, at its indentation,
+    # then the root's; nothing else in the file moves.
+    assert code == 1
+    assert out == (
+        f"--- {catalog}\n+++ {catalog}\n@@ -6,3 +6,5 @@\n"
+        "       type: object\n"
+        "       properties:\n"
+        "         units: {type: string}\n"
+        "+      additionalProperties: false\n"
+        "+  additionalProperties: false\n"
+    )
+    assert catalog.read_text(encoding="utf-8") == CATALOG, "--diff writes nothing"
+
+
+def test_normalize_diff_shows_openai_strict_in_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    catalog = tmp_path / "tools.json"
+    catalog.write_text(
+        '{"t": {"type": "object", "properties": {"q": {"type": "string"}, '
+        '"n": {"type": "integer", "default": null}}, "required": ["q"]}}\n',
+        encoding="utf-8",
+    )
+    code, out, _ = run_cli(
+        ["normalize", str(catalog), "--diff", "--rules", "openai-strict"], capsys
+    )
+    # n was optional: made required, its null default dropped; the object closed.
+    assert code == 1
+    assert out.splitlines()[-1] == (
+        '+{"t": {"type": "object", "properties": {"q": {"type": "string"}, '
+        '"n": {"type": "integer"}}, "required": ["q", "n"], '
+        '"additionalProperties": false}}'
+    )
+    check, _, _ = run_cli(
+        ["normalize", str(catalog), "--check", "--rules", "openai-strict"], capsys
+    )
+    assert check == 1, "--check counts the file as one that would change"
+
+
+def test_normalize_names_a_schema_the_profile_refuses(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    catalog = tmp_path / "tools.yaml"
+    text = "lookup:\n  type: object\n  properties:\n    id: {oneOf: [{type: string}]}\n"
+    catalog.write_text(text, encoding="utf-8")
+    code, out, err = run_cli(
+        ["normalize", str(catalog), "--diff", "--rules", "google-genai"], capsys
+    )
+    # types.Schema has no oneOf field: the SDK raises, and there is no new schema to show.
+    assert code == 2
+    assert out == ""
+    assert (
+        "tool lookup: google-genai refuses the schema: Extra inputs are not permitted "
+        "(parameters.properties.id.oneOf)"
+    ) in err
+    assert catalog.read_text(encoding="utf-8") == text
 
 
 def test_an_added_keyword_is_covered_when_a_call_reaches_it() -> None:

@@ -1,0 +1,117 @@
+"""The profiles' built-in models against the real SDKs (``tests.schema.sdk_differential``).
+
+For every profile that follows an SDK function: on the corpus (``tests.schema.sdk_corpus``),
+the model's schema equals the SDK's, or both refuse, or the difference is documented in
+docs/profile-differences.yaml. A profile whose SDK is not installed is skipped, with the
+package named: .ci/run's differential step installs the ``sdks`` extra and fails on any skip.
+A model broken on purpose (its transform stopped at the root) is caught.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import importlib.metadata
+
+import pytest
+
+from auditor.models import JSON, Rule
+from auditor.schema import normalize as normalize_module
+from auditor.schema import sdk_adapters
+from auditor.schema.profiles import PROFILES
+from tests.schema import sdk_corpus
+from tests.schema.sdk_differential import differential, documented, followed, installed
+
+FOLLOWING = sorted(rule.value for rule, profile in PROFILES.items() if profile.follows)
+"""Every profile that follows an SDK function (an adapter for a profile not defined yet
+waits for it, and is no skip)."""
+
+
+def _profile(name: str) -> Rule:
+    """The profile, when its SDK is installed (a skip otherwise)."""
+    rule = Rule(name)
+    adapter = sdk_adapters.ADAPTERS.get(name)
+    assert adapter is not None, f"{name} follows an SDK function no adapter runs"
+    if installed(rule) is None:
+        pytest.skip(f"{adapter.package} is not installed: the differential of {name} needs it")
+    return rule
+
+
+@pytest.mark.parametrize("name", FOLLOWING)
+def test_the_model_gives_the_sdks_schema_or_both_refuse(name: str) -> None:
+    counts = differential(_profile(name))
+    print(counts.line())
+    if counts.undocumented:
+        shown = [f"{c.name}: model {c.model} | sdk {c.sdk}" for c in counts.undocumented[:10]]
+        pytest.fail(f"{counts.line()}\n" + "\n".join(shown), pytrace=False)
+    if counts.stale:
+        pytest.fail(f"documented differences that no longer occur: {counts.stale}")
+
+
+def test_a_model_broken_on_purpose_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each profile's transform goes on into the subschemas its SDK reaches
+    (``auditor.schema.profiles.descends``); stopped at the root, the model leaves nested
+    objects as they were, and the differential must name those cases."""
+    rules = [rule for rule in followed() if installed(rule) is not None]
+    if not rules:
+        pytest.skip("no SDK a profile follows is installed")
+    before = {rule: differential(rule) for rule in rules}
+    monkeypatch.setattr(normalize_module, "descends", lambda *args, **kwargs: frozenset())
+    after = {rule: differential(rule) for rule in rules}
+    caught = [
+        rule
+        for rule in rules
+        if {c.name for c in after[rule].undocumented} - {c.name for c in before[rule].undocumented}
+    ]
+    assert caught, "no differential noticed a model that never descends below the root"
+
+
+def test_every_adapter_runs_the_package_its_profile_follows() -> None:
+    for rule, profile in PROFILES.items():
+        adapter = sdk_adapters.ADAPTERS.get(rule.value)
+        if profile.follows is None or adapter is None:
+            continue
+        assert adapter.package == profile.follows.package, rule.value
+
+
+def test_every_documented_difference_names_a_profile_and_says_why() -> None:
+    for profile, entries in documented().items():
+        assert profile in sdk_adapters.ADAPTERS, profile
+        for entry in entries:
+            assert set(entry) == {"cases", "why"}, entry
+            assert entry["why"].strip(), entry
+            names = [name for name, _ in sdk_corpus.corpus()]
+            assert fnmatch.filter(names, entry["cases"]), f"{entry['cases']} matches no case"
+
+
+def test_the_corpus_spells_each_base_in_each_dialect() -> None:
+    names = [name for name, _ in sdk_corpus.corpus()]
+    assert len(names) == len(set(names)) == len(sdk_corpus.BASES) * len(sdk_corpus.SPELLINGS)
+    spelled = dict(sdk_corpus.corpus())
+    # min_length is the snake spelling of minLength; the property name q is data, never spelled.
+    assert spelled["string-bounds/snake"] == {
+        "type": "object",
+        "properties": {"q": {"type": "string", "min_length": 1, "max_length": 5, "pattern": "^a"}},
+        "required": ["q"],
+    }
+    assert spelled["type-list/gemini"] == {
+        "type": "OBJECT",
+        "properties": {"a": {"type": ["STRING", "NULL"]}},
+    }
+    with_schema = spelled["empty/with-$schema"]
+    assert with_schema == {"$schema": "https://json-schema.org/draft/2020-12/schema"}
+
+
+@pytest.mark.parametrize("name", sorted(sdk_adapters.ADAPTERS))
+def test_every_adapter_runs_its_sdk_on_a_tools_schema(name: str) -> None:
+    adapter = sdk_adapters.ADAPTERS[name]
+    try:
+        importlib.metadata.version(adapter.package)
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip(f"{adapter.package} is not installed")
+    schema: JSON = {"type": "object", "properties": {"city": {"type": "string"}}}
+    produced = sdk_adapters.call(adapter, schema)
+    # Every one of these SDKs keeps an object of one string property an object with it.
+    assert isinstance(produced, dict), produced
+    assert produced.get("type") == "object", produced
+    properties = produced.get("properties")
+    assert isinstance(properties, dict) and properties["city"] == {"type": "string"}, produced
