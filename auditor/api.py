@@ -43,6 +43,8 @@ if TYPE_CHECKING:
     from auditor.aggregate.progress import Progress
     from auditor.inputs.catalogs import Catalogs
     from auditor.inputs.git_catalogs import GitRevision
+    from auditor.replay.ajv import AjvLocation
+    from auditor.replay.runtimes import Runtimes
     from auditor.schema.diff import NewCatalogs
     from auditor.schema.edit import CatalogEdits, FileRewrite
     from auditor.schema.lint import LintResult
@@ -148,6 +150,7 @@ def replay(
         request.change.normalization,
         call_timeout=request.limits.call_timeout or None,
         old_runtime=request.change.old_runtime if settings is None else settings.old_runtime,
+        runtimes=_runtimes(request) if settings is None else settings.runtimes,
     )
     chosen = settings or _settings(request)
     source = calls if isinstance(calls, CallSource) else CallList(calls)
@@ -233,9 +236,48 @@ def _settings(request: AuditRequest) -> ReportSettings:
         generated_at=_now() if keep.timestamp else None,
         fail_on=gating.fail_on,
         old_runtime=request.change.old_runtime,
+        runtimes=_runtimes(request),
         fail_min_calls=gating.fail_min_calls,
         fail_min_share=gating.fail_min_share,
     )
+
+
+def _runtimes(request: AuditRequest) -> Runtimes | None:
+    """Each side's runtime, from the request; None when both read schemas as today."""
+    from auditor.replay.runtimes import runtimes_of
+    from auditor.schema.keywords import Draft
+
+    change = request.change
+    new_dialect, old_dialect = change.default_dialect, change.old_default_dialect
+    return runtimes_of(
+        change.old_runtime,
+        change.new_runtime,
+        change.assert_formats,
+        None if new_dialect is None else Draft(new_dialect.value),
+        None if old_dialect is None else Draft(old_dialect.value),
+        _ajv(request),
+    )
+
+
+class AjvUnavailable(AuditorError):
+    """``--runtime-validator ajv`` where Ajv cannot run: never installed at run time."""
+
+
+def _ajv(request: AuditRequest) -> AjvLocation | None:
+    """Where Ajv runs for ``--runtime-validator ajv`` (None: the models give the verdicts)."""
+    from auditor.models import RuntimeValidator
+    from auditor.replay.ajv import locate_ajv
+
+    if request.change.runtime_validator is not RuntimeValidator.AJV:
+        return None
+    found = locate_ajv(request.change.node_modules)
+    if isinstance(found, str):
+        raise AjvUnavailable(
+            f"--runtime-validator ajv: {found} (install ajv and ajv-formats with npm "
+            "beforehand and name the folder with --node-modules; auditor never installs "
+            "them)"
+        )
+    return found
 
 
 def _traffic(calls: int, empty: Sequence[LogProblem], request: AuditRequest) -> tuple[str, ...]:

@@ -46,6 +46,59 @@ class OldRuntime(str, Enum):
     """A conforming validator: a schema failing its meta-schema is unusable."""
     NONE = "none"
     """Nothing was validated: every call passed."""
+    MCP_TS_V1 = "mcp-ts-v1"
+    """The MCP TypeScript SDK 1.x (``auditor.replay.runtimes``): read as ``standard`` is,
+    by that runtime's model (draft-07, formats asserted)."""
+    MCP_TS_V2 = "mcp-ts-v2"
+    """The MCP TypeScript SDK 2.x: by ``$schema``, formats asserted, other dialects refused."""
+    MCP_PYTHON_1 = "mcp-python-1"
+    """The MCP Python SDK 1.x: python-jsonschema by ``$schema``, formats not asserted."""
+
+    @property
+    def checks_schema(self) -> bool:
+        """A schema this runtime cannot use is unusable for every call (``standard`` and the
+        SDK models), rather than read leniently (``lenient``) or not read (``none``)."""
+        return self not in (OldRuntime.LENIENT, OldRuntime.NONE)
+
+
+class NewRuntime(str, Enum):
+    """What validates the new schema (``--new-runtime``): ``auditor.replay.runtimes``."""
+
+    STANDARD = "standard"
+    """A conforming validator, formats annotations, 2020-12 by default (today's)."""
+    MCP_TS_V2 = "mcp-ts-v2"
+    MCP_TS_V1 = "mcp-ts-v1"
+    MCP_PYTHON_1 = "mcp-python-1"
+    NONE = "none"
+    """Nothing is validated: no call is rejected after."""
+
+
+class Dialect(str, Enum):
+    """``--default-dialect``: the draft a schema without ``$schema`` is read as."""
+
+    DRAFT7 = "draft-07"
+    DRAFT2019 = "2019-09"
+    DRAFT2020 = "2020-12"
+
+
+class RuntimeValidator(str, Enum):
+    """``--runtime-validator``: what gives the verdicts of a runtime that follows Ajv."""
+
+    MODEL = "model"
+    """auditor's Python model of Ajv (always available)."""
+    AJV = "ajv"
+    """Ajv and ajv-formats themselves, under node, where they are installed."""
+
+
+class FormatSides(str, Enum):
+    """``--assert-formats``: which sides assert ``format``."""
+
+    RUNTIME = "runtime"
+    """Each side as its runtime does (the default)."""
+    BOTH = "both"
+    NEW = "new"
+    OLD = "old"
+    NEITHER = "neither"
 
 
 class Evidence(str, Enum):
@@ -92,9 +145,14 @@ class Rule(str, Enum):
     EDIT = "edit"
     """Not a family ``--rules`` selects: a change between two catalogs (``--new-schemas``,
     ``--against``), found by comparing them."""
+    RUNTIME = "runtime"
+    """Not a family either: a keyword the old and the new runtime evaluate differently
+    (``--new-runtime``, ``--old-runtime``, ``--assert-formats``, ``--default-dialect``)."""
 
 
-RULE_FAMILIES: Final[tuple[Rule, ...]] = tuple(rule for rule in Rule if rule is not Rule.EDIT)
+RULE_FAMILIES: Final[tuple[Rule, ...]] = tuple(
+    rule for rule in Rule if rule not in (Rule.EDIT, Rule.RUNTIME)
+)
 """The rule families ``--rules`` can select."""
 DEFAULT_RULES: Final = frozenset({Rule.KEYWORD_CASE, Rule.TYPE_CASE})
 """The normalization audited when ``--rules`` names none: keyword and type-name case."""
@@ -202,6 +260,8 @@ class Change:
         spans, say; plain text by default)."""
         if self.removes_tool:
             return f"tool {name(self.old)} removed"
+        if self.rule is Rule.RUNTIME:  # the keyword, then what the runtimes do with it
+            return f"{name(self.pointer)}: {value(self.old)} {self.new}"
         if self.edit is Edit.ADD:
             return f"{name(self.pointer)}: added {value(self.new)}"
         if self.rule is Rule.EDIT and self.edit is Edit.REMOVE:
@@ -806,6 +866,22 @@ class RollUp:
 
 
 @dataclass(frozen=True)
+class RuntimeSide:
+    """What validated one side, when not today's default reading (``--new-runtime``, an SDK
+    ``--old-runtime``, ``--assert-formats``, ``--default-dialect``)."""
+
+    name: str
+    follows: str
+    """The code the model follows."""
+    default_dialect: str
+    """The draft a schema without ``$schema`` is read as."""
+    formats: str | None
+    """Whose checks assert ``format`` (``ajv-formats``, ``python-jsonschema``); None: none."""
+    verdicts: str
+    """What gave the verdicts: auditor's Python model (of Ajv, or python-jsonschema itself)."""
+
+
+@dataclass(frozen=True)
 class Report:
     """Everything the renderers need; built by the pipeline, never by a renderer."""
 
@@ -835,6 +911,8 @@ class Report:
     generated_at: str | None = None
     fail_on: FailOn = FailOn.NEWLY_REJECTED
     old_runtime: OldRuntime = OldRuntime.LENIENT
+    runtimes: tuple[RuntimeSide, RuntimeSide] | None = None
+    """The old and the new side's runtime, when either is not today's default reading."""
     new_schema_inputs: tuple[str, ...] = ()
     """The catalogs after the change (``--new-schemas``); empty when the new side is the
     normalized ``schema_inputs``."""

@@ -27,7 +27,18 @@ from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES, DEFAULT_MAX_RECORD_
 from auditor.inputs.links import FOLLOW_LINKS
 from auditor.inputs.log_format_names import LogFormat
 from auditor.inputs.uri import WEB_FLAG
-from auditor.models import DEFAULT_RULES, RULE_FAMILIES, FailOn, GroupBy, OldRuntime, Rule
+from auditor.models import (
+    DEFAULT_RULES,
+    RULE_FAMILIES,
+    Dialect,
+    FailOn,
+    FormatSides,
+    GroupBy,
+    NewRuntime,
+    OldRuntime,
+    Rule,
+    RuntimeValidator,
+)
 
 INPUTS: Final = "Inputs"
 CHANGE: Final = "The change audited"
@@ -294,7 +305,67 @@ class TheChange:
         show_default=True,
         help="What enforced the old schema when the logs were written: lenient (what it "
         "cannot evaluate enforces nothing), standard (a conforming validator), none "
-        "(nothing was validated).",
+        "(nothing was validated), or an SDK's model: mcp-ts-v1, mcp-ts-v2, mcp-python-1 "
+        "(docs/runtimes.md).",
+    )
+    new_runtime: NewRuntime = option(
+        NewRuntime.STANDARD,
+        "--new-runtime",
+        panel=CHANGE,
+        metavar="RUNTIME",
+        show_default=True,
+        help="What validates the new schema: standard (a conforming validator, format an "
+        "annotation), mcp-ts-v2 (Ajv2020/Ajv2019/Ajv by $schema, ajv-formats, other "
+        "dialects refused), mcp-ts-v1 (draft-07 Ajv, ajv-formats), mcp-python-1 "
+        "(python-jsonschema by $schema), none (nothing is validated).",
+    )
+    assert_formats: FormatSides = option(
+        FormatSides.RUNTIME,
+        "--assert-formats",
+        panel=CHANGE,
+        metavar="SIDES",
+        show_default=True,
+        help="Which sides assert format (date-time needs an offset, email, uri, uuid, "
+        "ipv4...), with their runtime's checks (ajv-formats for the mcp-ts runtimes, "
+        "python-jsonschema's otherwise): runtime (as each runtime does), both, new, old, "
+        "neither.",
+    )
+    default_dialect: Dialect | None = option(
+        None,
+        "--default-dialect",
+        panel=CHANGE,
+        metavar="DIALECT",
+        show_default="none (the new runtime's)",
+        help="The draft the new side reads a schema without $schema as: draft-07, "
+        "2019-09, 2020-12.",
+    )
+    runtime_validator: RuntimeValidator = option(
+        RuntimeValidator.MODEL,
+        "--runtime-validator",
+        panel=CHANGE,
+        metavar="WHICH",
+        show_default=True,
+        help="What gives the verdicts of an mcp-ts runtime: model (auditor's Python model of "
+        "Ajv) or ajv (Ajv and ajv-formats under node, from --node-modules; nothing is "
+        "installed at run time, and their absence exits 2).",
+    )
+    node_modules: str | None = option(
+        None,
+        "--node-modules",
+        panel=CHANGE,
+        metavar="DIR",
+        cli_only=True,
+        show_default="none (AUDITOR_NODE_MODULES)",
+        help="The node_modules folder holding ajv and ajv-formats for --runtime-validator "
+        "ajv (code that runs: on the command line only).",
+    )
+    old_default_dialect: Dialect | None = option(
+        None,
+        "--old-default-dialect",
+        panel=CHANGE,
+        metavar="DIALECT",
+        show_default="none (the old runtime's)",
+        help="The same for the old side.",
     )
 
     @property

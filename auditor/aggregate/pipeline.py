@@ -58,6 +58,7 @@ from auditor.replay.counterexamples import (
     SearchBudget,
     counterexample,
 )
+from auditor.replay.runtimes import Runtimes, sides, with_runtime_changes
 from auditor.replay.tool import (
     MEMO_ENTRIES,
     Detailed,
@@ -115,6 +116,7 @@ class Replays(Mapping[str, ToolReplay]):
         old_runtime: OldRuntime = OldRuntime.LENIENT,
         new_catalogs: NewCatalogs | None = None,
         profile_runs: Sequence[ProfileRun] | None = None,
+        runtimes: Runtimes | None = None,
     ) -> None:
         self._tools = {tool.name: tool for tool in tools}
         self._rules = rules
@@ -139,6 +141,8 @@ class Replays(Mapping[str, ToolReplay]):
             self._tools[name] = replace(new, schema={}, positions={})
         self._fast = fast
         self._old_runtime = old_runtime
+        self.runtimes = runtimes
+        """How each side's runtime reads its schemas, when not as today (None)."""
         self._memo = Memo(MEMO_ENTRIES)
         self._budget = CallBudget(call_timeout)  # calls run one at a time: one budget serves all
         self.call_timeout = call_timeout
@@ -158,7 +162,13 @@ class Replays(Mapping[str, ToolReplay]):
             tool = self._tools[name]
             normalized = self._new_side(tool)
             replay = ToolReplay(
-                tool, normalized, self._fast, self._memo, self._budget, self._old_runtime
+                tool,
+                normalized,
+                self._fast,
+                self._memo,
+                self._budget,
+                self._old_runtime,
+                self.runtimes,
             )
             self._built[name] = replay
         return replay
@@ -188,12 +198,14 @@ class Replays(Mapping[str, ToolReplay]):
             return replay.tool, replay.normalized, schemas
         tool = self._tools[name]
         normalized = self._new_side(tool)
-        return tool, normalized, summarize(tool, normalized, self._old_runtime)
+        return tool, normalized, summarize(tool, normalized, self._old_runtime, self.runtimes)
 
     def _new_side(self, tool: ToolSchema) -> Normalized:
         if self._new_tools is None or self.new_catalogs is None:
-            return _normalize(tool, self._rules, self.profile_runs)
-        return compare(tool, self._new_tools.get(tool.name), self.new_catalogs.rules)
+            normalized = _normalize(tool, self._rules, self.profile_runs)
+        else:
+            normalized = compare(tool, self._new_tools.get(tool.name), self.new_catalogs.rules)
+        return with_runtime_changes(normalized, self.runtimes)
 
     @property
     def rules(self) -> Collection[Rule]:
@@ -208,7 +220,13 @@ class Replays(Mapping[str, ToolReplay]):
             return built
         tool = self._tools[name]
         return ToolReplay(
-            tool, self._new_side(tool), self._fast, self._memo, self._budget, self._old_runtime
+            tool,
+            self._new_side(tool),
+            self._fast,
+            self._memo,
+            self._budget,
+            self._old_runtime,
+            self.runtimes,
         )
 
     def new_tool(self, name: str) -> ToolSchema | None:
@@ -224,14 +242,18 @@ def prepare(
     old_runtime: OldRuntime = OldRuntime.LENIENT,
     new_catalogs: NewCatalogs | None = None,
     profile_runs: Sequence[ProfileRun] | None = None,
+    runtimes: Runtimes | None = None,
 ) -> Replays:
     """Every tool, normalized and compiled on its first call. ``fast=False``: the reference
     validator only; evaluating one call may take ``call_timeout`` seconds (None: unbounded);
     ``old_runtime`` is what enforced the old schemas when the logs were written;
     ``new_catalogs``, when given, is the new side instead of the normalized ``tools``;
     ``profile_runs``: which code makes each profile's schemas (None: decided here,
-    ``auditor.schema.sdk_runs.choose``)."""
-    return Replays(tools, rules, fast, call_timeout, old_runtime, new_catalogs, profile_runs)
+    ``auditor.schema.sdk_runs.choose``); ``runtimes``: how each side's runtime reads its
+    schemas, when not as today."""
+    return Replays(
+        tools, rules, fast, call_timeout, old_runtime, new_catalogs, profile_runs, runtimes
+    )
 
 
 def _normalize(
@@ -291,6 +313,9 @@ class ReportSettings:
     generated_at: str | None = None
     fail_on: FailOn = FailOn.NEWLY_REJECTED
     old_runtime: OldRuntime = OldRuntime.LENIENT
+    runtimes: Runtimes | None = None
+    """How each side's runtime reads its schemas, when not as today (``--new-runtime``,
+    ``--assert-formats``, ``--default-dialect``, an SDK ``--old-runtime``)."""
     group_by: GroupBy = GroupBy.CONSTRAINT
     fail_min_calls: int = 1
     fail_min_share: float = 0.0
@@ -633,6 +658,7 @@ def build_report(
         generated_at=settings.generated_at,
         fail_on=settings.fail_on,
         old_runtime=settings.old_runtime,
+        runtimes=sides(replays.runtimes),
         new_schema_inputs=() if replays.new_catalogs is None else replays.new_catalogs.inputs,
         against=None if replays.new_catalogs is None else replays.new_catalogs.against,
         profile_runs=replays.profile_runs,

@@ -141,6 +141,7 @@ def prepared(plan: AuditPlan) -> Replays:
         plan.rules,
         call_timeout=plan.call_timeout,
         old_runtime=plan.settings.old_runtime,
+        runtimes=plan.settings.runtimes,
         new_catalogs=plan.new_catalogs,
         profile_runs=plan.profile_runs,
     )

@@ -137,6 +137,7 @@ def make_plan(
             call_timeout,
             settings.old_runtime,
             runs,
+            settings.runtimes,
         )
         # Taken here, once: pickling a frozenset gives different bytes in another process.
         key = hashlib.blake2b(pickle.dumps(compiled_from), digest_size=16).hexdigest()

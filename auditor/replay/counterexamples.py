@@ -377,7 +377,7 @@ def harmless(
     """Why no argument can be rejected because of ``rewrite``, when that can be shown (within
     ``ceiling``'s steps)."""
     ceiling = ceiling or SearchCeiling()
-    if replay.old_runtime is OldRuntime.STANDARD and replay.old.validator is None:
+    if replay.old_runtime.checks_schema and replay.old.validator is None:
         return "the old schema failed its meta-schema: no argument passed before the change"
     if rewrite.removes_tool:
         return None

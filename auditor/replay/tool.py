@@ -38,6 +38,7 @@ from auditor.models import (
     ValidationIssue,
     Verdict,
 )
+from auditor.replay.ajv import AjvVerdict
 from auditor.replay.budget import CallBudget, CallTimeout, UnusablePattern, budgeted
 from auditor.replay.causes import Accepts, CauseFinder
 from auditor.replay.constraints import Site, constraint_sites
@@ -46,6 +47,7 @@ from auditor.replay.fast_errors import FastErrors, keyable
 from auditor.replay.fast_validator import FastCheck, meta_valid
 from auditor.replay.observed import observe
 from auditor.replay.outcome import decide
+from auditor.replay.runtimes import Reading, Runtime, Runtimes, format_checker, validator_class
 from auditor.schema.keywords import Draft, draft_of
 from auditor.schema.lenient import REFERENCE_READINGS, read_leniently, tolerant
 from auditor.schema.normalize import Normalized
@@ -98,34 +100,53 @@ class Compiled:
     problem: str | None
 
 
-def compile_schema(schema: JSON, budget: CallBudget | None = None) -> Compiled:
+def compile_schema(
+    schema: JSON, budget: CallBudget | None = None, reading: Reading | None = None
+) -> Compiled:
     """Check ``schema`` against its meta-schema and build its validator once; with a
-    ``budget``, evaluating a call stops with ``CallTimeout`` when it runs out."""
-    problem = schema_problem(schema)
+    ``budget``, evaluating a call stops with ``CallTimeout`` when it runs out. ``reading``: how
+    a runtime other than the default one reads it (``auditor.replay.runtimes``)."""
+    if reading is not None and reading.refusal is not None:
+        return Compiled(None, reading.refusal)
+    if reading is not None and not reading.validates:  # nothing validated: all passes
+        return Compiled(build_validator(True, budget), None)
+    problem = schema_problem(schema, None if reading is None else reading.draft)
     if problem is not None:
         return Compiled(None, problem)
-    return Compiled(build_validator(schema, budget), None)
+    return Compiled(build_validator(schema, budget, reading), None)
 
 
-def build_validator(schema: JSON, budget: CallBudget | None = None) -> Validator:
+def build_validator(
+    schema: JSON, budget: CallBudget | None = None, reading: Reading | None = None
+) -> Validator:
     """The validator ``compile_schema`` builds, for a schema already shown to be usable
     (``schema_problem`` would say None)."""
-    cls: Any = VALIDATORS[draft_of(schema)]
+    cls: Any = (
+        VALIDATORS[draft_of(schema)]
+        if reading is None
+        else validator_class(reading.draft, reading.ajv_keywords)
+    )
     evaluator = cls if budget is None else budgeted(cls, budget)
+    if reading is not None and reading.formats is not None:
+        checked: Validator = evaluator(
+            schema, registry=_LOCAL_ONLY, format_checker=format_checker(reading.formats)
+        )
+        return checked
     validator: Validator = evaluator(schema, registry=_LOCAL_ONLY)
     return validator
 
 
-def schema_problem(schema: JSON) -> str | None:
+def schema_problem(schema: JSON, draft: Draft | None = None) -> str | None:
     """Why ``schema`` cannot be used for any call (its meta-schema refuses it, or it nests too
-    deeply), or None; what ``compile_schema`` says, without building anything."""
+    deeply), or None; what ``compile_schema`` says, without building anything. ``draft``: the
+    draft a runtime reads it as, when not the one it declares."""
     if too_deep(schema):  # checked first: the meta-schema check itself recurses
         return f"nests more than {MAX_NESTING} levels deep (too deep to evaluate)"
     if too_large(schema):  # preparing it takes time and memory in proportion
         return f"holds more than {MAX_SCHEMA_NODES:,} values (too large to prepare)"
     # The draft is read the way the normalizer reads it (https and a missing "#" included),
     # so both stages always agree on the vocabulary.
-    draft = draft_of(schema)
+    draft = draft or draft_of(schema)
     if meta_valid(draft, schema):  # the fast validator's word, where it is python-jsonschema's
         return None
     meta = _meta_validator(VALIDATORS[draft])
@@ -149,11 +170,16 @@ def _meta_validator(cls: Any) -> Any:
     return meta_cls(cls.META_SCHEMA, format_checker=cls.FORMAT_CHECKER)
 
 
-def new_schema_problem(normalized: Normalized) -> str | None:
+def new_schema_problem(normalized: Normalized, runtimes: Runtimes | None = None) -> str | None:
     """Why no call can be evaluated against the new schema: the upgraded code refuses it, or
-    it fails its meta-schema; None when it is usable."""
+    it fails its meta-schema (as the new runtime reads it); None when it is usable."""
     if normalized.refusal is not None:
         return normalized.refusal
+    if runtimes is not None:
+        reading = runtimes.new.read(normalized.schema)
+        if reading.refusal is not None or not reading.validates:
+            return reading.refusal
+        return schema_problem(normalized.schema, reading.draft)
     return schema_problem(normalized.schema)
 
 
@@ -167,17 +193,29 @@ class SchemaSummary:
     readings: tuple[LenientReading, ...]
 
 
-def summarize(tool: ToolSchema, normalized: Normalized, old_runtime: OldRuntime) -> SchemaSummary:
+def summarize(
+    tool: ToolSchema,
+    normalized: Normalized,
+    old_runtime: OldRuntime,
+    runtimes: Runtimes | None = None,
+) -> SchemaSummary:
     """The ``SchemaSummary`` a ``ToolReplay`` of ``tool`` would give, without compiling it:
     for a tool no call reached (a catalog may hold far more tools than the logs call)."""
-    new_problem = new_schema_problem(normalized)
+    new_problem = new_schema_problem(normalized, runtimes)
     if old_runtime is OldRuntime.LENIENT:
         return SchemaSummary(None, new_problem, _read_leniently(tool.schema)[1])
-    if old_runtime is OldRuntime.STANDARD and normalized.rewrites:
+    if runtimes is not None and old_runtime.checks_schema:
+        return SchemaSummary(_old_problem(tool.schema, runtimes), new_problem, ())
+    if old_runtime.checks_schema and normalized.rewrites:
         return SchemaSummary(schema_problem(tool.schema), new_problem, ())
-    return SchemaSummary(
-        new_problem if old_runtime is OldRuntime.STANDARD else None, new_problem, ()
-    )
+    return SchemaSummary(new_problem if old_runtime.checks_schema else None, new_problem, ())
+
+
+def _old_problem(schema: JSON, runtimes: Runtimes) -> str | None:
+    reading = runtimes.old.read(schema)
+    if reading.refusal is not None:
+        return reading.refusal
+    return schema_problem(schema, reading.draft)
 
 
 class ToolReplay:
@@ -191,45 +229,64 @@ class ToolReplay:
         memo: Memo | None = None,
         budget: CallBudget | None = None,
         old_runtime: OldRuntime = OldRuntime.LENIENT,
+        runtimes: Runtimes | None = None,
     ) -> None:
         """``fast=False`` leaves every verdict to python-jsonschema (the differential tests
         compare the two); ``memo`` is shared by the tools of one audit to bound its size;
         ``budget`` bounds the time one call's evaluation may take; ``old_runtime`` is what
-        enforced the old schema when the logs were written."""
+        enforced the old schema when the logs were written; ``runtimes``: how each side's
+        runtime reads its schema, when not as today (``auditor.replay.runtimes``; the changes
+        that makes are then among ``normalized.rewrites``)."""
         self.tool = tool
         self.normalized = normalized
         self.old_runtime = old_runtime
         self._budget = budget or CallBudget(None)
         # Error locations are found by the identity of schema nodes, so the new validator is
         # built over the very object the cause finder indexes.
+        new_reading = None if runtimes is None else runtimes.new.read(normalized.schema)
         self.new = (
             Compiled(None, normalized.refusal)
             if normalized.refusal is not None
-            else compile_schema(normalized.schema, self._budget)
+            else compile_schema(normalized.schema, self._budget, new_reading)
         )
         self.readings: tuple[LenientReading, ...] = ()
         old_schema: JSON = tool.schema
         if old_runtime is OldRuntime.LENIENT:
             old_schema, self.readings = _read_leniently(tool.schema)
-        if evaluates_alike(normalized, self.readings):
+        old_reading = None if runtimes is None else runtimes.old.read(old_schema)
+        if evaluates_alike(normalized, self.readings) and old_reading == new_reading:
             # One validator serves both verdicts, which are then one verdict: a tool whose
             # schema and runtime model do not change has no newly rejected call.
             self.old = self.new
         elif old_runtime is OldRuntime.LENIENT:
-            self.old = _compile_tolerant(old_schema, self._budget)
+            self.old = _compile_tolerant(old_schema, self._budget, old_reading)
         else:
-            self.old = compile_schema(old_schema, self._budget)
+            self.old = compile_schema(old_schema, self._budget, old_reading)
+        self._ajv_new = (
+            None if runtimes is None else _judge(runtimes.new, normalized.schema, self.new)
+        )
+        self._ajv_old = (
+            _judge(runtimes.old, old_schema, self.old)
+            if runtimes is not None and old_runtime.checks_schema
+            else None
+        )
+        """Ajv's verdicts, where it gives them (``--runtime-validator ajv``): after the
+        model's, which explain them (``_by_ajv``)."""
+        draft = normalized.draft if new_reading is None else new_reading.draft
+        # The fast validator reads a schema as the default runtime does, and only so.
+        fast_new = fast and _plain(new_reading, normalized.schema)
+        fast_old = fast and _plain(old_reading, old_schema)
         self.unblocking = self._unblocking()
         self._causes = CauseFinder(
             normalized.schema,
             normalized.rewrites,
-            normalized.draft,
+            draft,
             self.unblocking,
             unblocking_in_reach=old_runtime is OldRuntime.LENIENT,
             old_accepts=_subschema_check(self.old, old_schema),
             new_accepts=_subschema_check(self.new, normalized.schema),
         )
-        self._fast_new = FastCheck(normalized.schema if fast and self.new.validator else None)
+        self._fast_new = FastCheck(normalized.schema if fast_new and self.new.validator else None)
         self.fast_errors = (
             FastErrors(normalized.schema, self._fast_new.validator, MAX_ERRORS)
             if self._fast_new.validator is not None and keyable(normalized.schema)
@@ -239,7 +296,7 @@ class ToolReplay:
         self._fast_old = (
             self._fast_new
             if self.old is self.new
-            else FastCheck(old_schema if fast and self.old.validator else None)
+            else FastCheck(old_schema if fast_old and self.old.validator else None)
         )
         self._memo = memo if memo is not None else Memo(MEMO_ENTRIES)
         self._shared: dict[frozenset[int], frozenset[int]] = {}
@@ -250,9 +307,7 @@ class ToolReplay:
         """What evaluating a call reaches (``reached_rewrites``); None: nothing to track."""
         if self.new.validator is not None:
             cls: Any = type(self.new.validator)
-            self.constraints = constraint_sites(
-                normalized.schema, normalized.draft, frozenset(cls.VALIDATORS)
-            )
+            self.constraints = constraint_sites(normalized.schema, draft, frozenset(cls.VALIDATORS))
             if normalized.rewrites or self.constraints:
                 self.coverage = CoverageTracker(
                     cls,
@@ -264,8 +319,9 @@ class ToolReplay:
 
     @property
     def old_problem(self) -> str | None:
-        """Why the old runtime could not use the old schema for any call (standard only)."""
-        return self.old.problem if self.old_runtime is OldRuntime.STANDARD else None
+        """Why the old runtime could not use the old schema for any call (``standard`` and the
+        SDK models only)."""
+        return self.old.problem if self.old_runtime.checks_schema else None
 
     def _unblocking(self) -> tuple[Change, ...]:
         """Value fixes (a type name, a bound) that made a part of the schema evaluable, named
@@ -275,7 +331,7 @@ class ToolReplay:
             for r in self.normalized.rewrites
             if r.rule in _VALUE_FIXES and not r.pointer.endswith("/$ref")
         ]
-        if self.old_runtime is OldRuntime.STANDARD:
+        if self.old_runtime.checks_schema:
             unblocked = self.old.problem is not None and self.new.problem is None
             return tuple(fixes) if unblocked else ()
         if self.old_runtime is OldRuntime.LENIENT:
@@ -370,6 +426,53 @@ class ToolReplay:
         """``verdicts``, and whether they are light: with ``shown`` (whether the report shows
         the call with these verdicts in detail), a rejection it will not show is described by
         the fast validator's errors (``auditor.replay.fast_errors``) where that is exact."""
+        old, new, light = self._model_verdicts(arguments, shown)
+        if self._ajv_new is None and self._ajv_old is None:
+            return old, new, light
+        return *self._by_ajv(arguments, old, new), light
+
+    def _by_ajv(
+        self, arguments: JSON, old: Verdict | None, new: Verdict
+    ) -> tuple[Verdict | None, Verdict]:
+        """The verdicts with Ajv's word on each side it judges. Whether a schema is usable
+        stays the model's; where Ajv and the model agree the model's errors explain the
+        rejection, where only Ajv rejects its own errors do, and where only the model rejects
+        the call is accepted."""
+        if self._ajv_new is not None and new.problem is None:
+            theirs = self._ajv_new(arguments)
+            if theirs.unusable is not None:
+                return None, Verdict(False, problem=_clip(f"Ajv: {theirs.unusable}"))
+            if theirs.valid:
+                new = ACCEPTS
+            elif new.accepts:
+                new = Verdict(False, tuple(self._ajv_issues(theirs)))
+        if old is not None and old.problem is None and self._ajv_old is not None:
+            said = self._ajv_old(arguments)
+            if said.unusable is None:
+                old = ACCEPTS if said.valid else REJECTS
+        return old, new
+
+    def _ajv_issues(self, verdict: AjvVerdict) -> Iterator[ValidationIssue]:
+        """Ajv's errors as issues; their causes are the changes at or above the failing
+        keyword (the model, which finds them otherwise, saw no error there)."""
+        for error in verdict.errors[:MAX_ERRORS]:
+            pointer = str(error.get("schemaPath", "")).removeprefix("#")
+            yield ValidationIssue(
+                instance_pointer=str(error.get("instancePath", "")),
+                keyword=str(error.get("keyword", "")),
+                schema_pointer=pointer,
+                message=_clip(f"{error.get('message', '')} (Ajv)"),
+                causes=tuple(
+                    r
+                    for r in self.normalized.rewrites
+                    if pointers.is_within(pointer, r.new_pointer)
+                ),
+            )
+
+    def _model_verdicts(
+        self, arguments: JSON, shown: Callable[[Verdict | None, Verdict], bool] | None
+    ) -> tuple[Verdict | None, Verdict, bool]:
+        """``_verdicts`` as the Python model gives them."""
         self._budget.start()  # shared by both verdicts and the coverage pass that follows
         if self.new.validator is None:
             return None, Verdict(False, problem=self.new.problem), False
@@ -495,10 +598,33 @@ class _FastFirstMeta:
         return iter(self._meta.iter_errors(instance))
 
 
-def _compile_tolerant(schema: JSON, budget: CallBudget) -> Compiled:
-    """The old schema as a lenient runtime evaluates it: never unusable."""
-    cls: Any = VALIDATORS[draft_of(schema)]
-    return Compiled(_tolerant_class(budgeted(cls, budget))(schema, registry=_LOCAL_ONLY), None)
+def _compile_tolerant(schema: JSON, budget: CallBudget, reading: Reading | None = None) -> Compiled:
+    """The old schema as a lenient runtime evaluates it: never unusable. ``reading``: how the
+    runtime reads it, when not as today (the draft, the format checker)."""
+    if reading is None:
+        cls: Any = VALIDATORS[draft_of(schema)]
+        tolerant_cls = _tolerant_class(budgeted(cls, budget))
+        return Compiled(tolerant_cls(schema, registry=_LOCAL_ONLY), None)
+    cls = validator_class(reading.draft, reading.ajv_keywords)
+    checker = {} if reading.formats is None else {"format_checker": format_checker(reading.formats)}
+    built = _tolerant_class(budgeted(cls, budget))(schema, registry=_LOCAL_ONLY, **checker)
+    return Compiled(built, None)
+
+
+def _judge(
+    runtime: Runtime | None, schema: JSON, compiled: Compiled
+) -> Callable[[JSON], AjvVerdict] | None:
+    """Ajv's verdict on an instance against ``schema``, where Ajv gives ``runtime``'s
+    verdicts and the model can use the schema."""
+    if runtime is None or runtime.ajv is None or compiled.validator is None:
+        return None
+    return functools.partial(runtime.ajv.verdict, runtime.name, schema)
+
+
+def _plain(reading: Reading | None, schema: JSON) -> bool:
+    """Whether ``schema`` is read as the default runtime reads it (the fast validator's
+    reading)."""
+    return reading is None or (reading.plain and reading.draft is draft_of(schema))
 
 
 @functools.lru_cache(maxsize=64)

@@ -26,6 +26,7 @@ from auditor.models import (
     RollUp,
     RollUpEntry,
     RollUpKind,
+    RuntimeSide,
     SchemaPatch,
     Span,
     ToolSummary,
@@ -75,13 +76,37 @@ RUNTIME_LINES: Final[dict[OldRuntime, str]] = {
     OldRuntime.NONE: (
         "Old runtime: none (nothing validated the arguments before: every call passed)."
     ),
+    OldRuntime.MCP_TS_V1: (
+        "Old runtime: mcp-ts-v1 (the MCP TypeScript SDK 1.x: one draft-07 Ajv with "
+        "ajv-formats; a schema it could not use was unusable)."
+    ),
+    OldRuntime.MCP_TS_V2: (
+        "Old runtime: mcp-ts-v2 (the MCP TypeScript SDK 2.x: Ajv by $schema with "
+        "ajv-formats; a schema it could not use was unusable)."
+    ),
+    OldRuntime.MCP_PYTHON_1: (
+        "Old runtime: mcp-python-1 (the MCP Python SDK 1.x: python-jsonschema by $schema, "
+        "formats not asserted; a schema failing its meta-schema was unusable)."
+    ),
 }
 """One line per model of the old runtime, said by every format."""
 
 
 def runtime_line(report: Report) -> str:
-    """Which old-runtime model the verdicts rest on, in one line."""
-    return RUNTIME_LINES[report.old_runtime]
+    """Which old-runtime model the verdicts rest on, in one line; then, when either side's
+    runtime is not today's default, what each side's runtime was."""
+    line = RUNTIME_LINES[report.old_runtime]
+    if report.runtimes is None:
+        return line
+    old, new = report.runtimes
+    return f"{line} Runtimes: old {_side_text(old)}; new {_side_text(new)}."
+
+
+def _side_text(side: RuntimeSide) -> str:
+    formats = f"format asserted by {side.formats}" if side.formats else "format not asserted"
+    return (
+        f"{side.name} ({side.default_dialect} by default, {formats}, verdicts by {side.verdicts})"
+    )
 
 
 def runtime_note(tool: ToolSummary) -> Prose | None:

@@ -44,6 +44,7 @@ def as_dict(report: Report) -> dict[str, Any]:
         "generated_at": report.generated_at,
         "redacted": report.redacted,
         "old_runtime": report.old_runtime.value,
+        **_runtimes(report),
         "group_by": report.group_by.value,
         "change": _change(report),
         "inputs": {
@@ -311,3 +312,12 @@ def _error(issue: ValidationIssue) -> dict[str, Any]:
         "message": issue.message,
         "cause": [rewrite_dict(r) for r in issue.causes],
     }
+
+
+def _runtimes(report: Report) -> dict[str, Any]:
+    """``runtimes``, only when either side's runtime is not today's default: the reports of
+    a default audit stay as they were."""
+    if report.runtimes is None:
+        return {}
+    old, new = report.runtimes
+    return {"runtimes": {"old": asdict(old), "new": asdict(new)}}

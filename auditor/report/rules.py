@@ -205,6 +205,13 @@ _FAMILIES: Final[dict[Rule, tuple[str, str]]] = {
         "The cause of a group when `--new-schemas` or `--against` names the new catalogs: "
         "the keyword that differs between them.",
     ),
+    Rule.RUNTIME: (
+        "Not a family: a keyword the old and the new runtime evaluate differently.",
+        "The cause of a group when `--new-runtime`, an SDK `--old-runtime`, "
+        "`--assert-formats` or `--default-dialect` change how a schema is read: a `format` "
+        "now asserted, a keyword of the draft the new runtime reads the schema as. See "
+        "docs/runtimes.md.",
+    ),
 }
 
 REWRITE_RULES: Final[dict[Rule, RuleDoc]] = {

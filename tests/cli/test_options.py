@@ -22,7 +22,16 @@ from auditor.inputs.calls_from import CallsFrom
 from auditor.inputs.catalogs import CatalogFormat
 from auditor.inputs.columns import Columns
 from auditor.inputs.log_formats import LogFormat
-from auditor.models import FailOn, GroupBy, OldRuntime, Rule
+from auditor.models import (
+    Dialect,
+    FailOn,
+    FormatSides,
+    GroupBy,
+    NewRuntime,
+    OldRuntime,
+    Rule,
+    RuntimeValidator,
+)
 from auditor.report import Format
 from auditor.request import DEFAULT_RULES_TEXT, AuditRequest, Engine
 from tests.conftest import ROOT, run_cli, what_runs
@@ -76,6 +85,16 @@ CASES: dict[str, tuple[Any, list[str], str, Any, Any, Any]] = {
     "scratch": ("s1", ["--scratch", "s2"], "scratch", "s1", "s2", None),
     "old_runtime": ("none", ["--old-runtime", "standard"], "old_runtime", OldRuntime.NONE,
                     OldRuntime.STANDARD, OldRuntime.LENIENT),
+    "new_runtime": ("mcp-ts-v1", ["--new-runtime", "mcp-ts-v2"], "new_runtime",
+                    NewRuntime.MCP_TS_V1, NewRuntime.MCP_TS_V2, NewRuntime.STANDARD),
+    "runtime_validator": ("ajv", ["--runtime-validator", "model"], "runtime_validator",
+                          RuntimeValidator.AJV, RuntimeValidator.MODEL, RuntimeValidator.MODEL),
+    "assert_formats": ("both", ["--assert-formats", "neither"], "assert_formats",
+                       FormatSides.BOTH, FormatSides.NEITHER, FormatSides.RUNTIME),
+    "default_dialect": ("draft-07", ["--default-dialect", "2019-09"], "default_dialect",
+                        Dialect.DRAFT7, Dialect.DRAFT2019, None),
+    "old_default_dialect": ("2019-09", ["--old-default-dialect", "2020-12"],
+                            "old_default_dialect", Dialect.DRAFT2019, Dialect.DRAFT2020, None),
     "new_schemas": (["n1.json"], ["--new-schemas", "n2.json", "n3.json"], "new_schemas",
                     ("n1.json",), ("n2.json", "n3.json"), ()),
     "against": ("main", ["--against", "origin/dev"], "against", "main", "origin/dev", None),
@@ -175,6 +194,8 @@ REFUSED = [
     ("jobs", "0", "must be at least 1, not 0"),
     ("engine", '"dask"', "'dask' is not one of"),
     ("old_runtime", '"sloppy"', "'sloppy' is not one of"),
+    ("new_runtime", '"lenient"', "'lenient' is not one of"),
+    ("default_dialect", '"draft-04"', "'draft-04' is not one of"),
     ("fail_on", '"sometimes"', "'sometimes' is not one of"),
     ("catalog_format", '"xml"', "'xml' is not one of"),
     ("log_format", '"xml"', "'xml' is not one of"),
@@ -358,6 +379,7 @@ SPELLINGS = [
         frozenset({Rule.KEYWORD_CASE, Rule.TYPE_ALIAS}),
     ),
     (["--old-runtime", "none"], "old_runtime", OldRuntime.NONE),
+    (["--new-runtime", "mcp_ts_v2"], "new_runtime", NewRuntime.MCP_TS_V2),
 ]
 
 

@@ -68,7 +68,7 @@ def test_every_enum_of_the_schema_is_one_of_the_codes_enums() -> None:
     assert found["/$defs/rewrite/properties/rule"] == [
         "keyword-case", "type-case", "type-alias", "openapi", "gemini",
         "google-genai", "google-genai-response-schema", "openai-strict", "openai-agents",
-        "anthropic-strict", "langchain-strict", "close-objects", "edit",
+        "anthropic-strict", "langchain-strict", "close-objects", "edit", "runtime",
     ]  # fmt: skip
 
 
