@@ -157,7 +157,7 @@ TREES = st.recursive(
 )
 
 
-def _document(parts: tuple[Any, Any, str | None]) -> JSON:
+def _document(parts: tuple[JSON, JSON, str | None]) -> JSON:
     tree, target, draft = parts
     if not isinstance(tree, dict):
         return tree
