@@ -21,10 +21,11 @@ Where the validators differ, and how it is kept out:
   differ in Unicode classes (``\w``, ``\s``, ``\b``, ``\d`` by Unicode version), POSIX
   and set-operation classes (``[[:alpha:]]``, ``[a&&b]``), flags and look-around; only
   patterns in a plain ASCII subset both read alike are trusted (``_PLAIN_REGEX``). Python's
-  ``$`` also matches before a final newline; the fast validator is given ``(?=\n?\z)`` in its
-  place, which means exactly that (under ``not`` or in ``patternProperties`` a looser match
-  is a stricter verdict, so the difference must go, not be leaned on); data is given as it
-  is (an ``enum`` member ``{"pattern": "a$"}`` is compared, not translated);
+  ``$`` also matches before a final newline; the fast validator is given ``(?=\n?$)`` in its
+  place (its own ``$`` is the end of the text), which means exactly that (under ``not`` or in
+  ``patternProperties`` a looser match is a stricter verdict, so the difference must go, not
+  be leaned on); data is given as it is (an ``enum`` member ``{"pattern": "a$"}`` is
+  compared, not translated);
 - ``multipleOf`` with a fractional divisor: float arithmetic differs, so it stays too;
 - ``format`` and ``content*``: python-jsonschema does not assert them here, and the fast
   validator is built with format validation off; ``content*`` schemas stay with the reference;
@@ -44,7 +45,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, Final
 
 import jsonschema_rs
@@ -358,7 +359,13 @@ class FastCheck:
 
 
 def python_dollar(pattern: str) -> str:
-    """A plain pattern with each end-of-line ``$`` spelled the way Python's ``re`` reads it."""
+    r"""A plain pattern with each end-of-line ``$`` spelled the way Python's ``re`` reads it.
+
+    ``(?=\n?$)``: an optional final newline, then the end of the text (jsonschema-rs reads a
+    ``$`` without the multiline flag as the end of the text only). Not ``\z``, which says the
+    same: jsonschema-rs checks a draft 4, 6 or 7 schema's regexes as ECMA 262 ones
+    (``format: regex`` in those meta-schemas), which have no ``\z``, and refused every such
+    schema with a ``$`` in a pattern."""
     out, i = [], 0
     while i < len(pattern):
         char = pattern[i]
@@ -373,7 +380,7 @@ def python_dollar(pattern: str) -> str:
             out.append(pattern[i : end + 1])
             i = end + 1
             continue
-        out.append("(?=\n?\\z)" if char == "$" else char)
+        out.append("(?=\n?$)" if char == "$" else char)
         i += 1
     return "".join(out)
 
@@ -382,6 +389,23 @@ def _for_fast_validator(node: JSON) -> JSON:
     """The schema with every regex at a schema position translated by ``python_dollar``; the
     rest (data, names) as it is: an ``enum`` member ``{"pattern": "a$"}`` or a property
     named ``patternProperties`` is not a regex and must reach the fast validator unchanged."""
+    return rewritten_at_schema_positions(node, _python_dollars)
+
+
+def _python_dollars(node: dict[str, JSON], out: dict[str, JSON]) -> dict[str, JSON]:
+    if isinstance(pattern := node.get("pattern"), str):
+        out["pattern"] = python_dollar(pattern)
+    if isinstance(named := out.get("patternProperties"), dict):
+        out["patternProperties"] = {python_dollar(regex): value for regex, value in named.items()}
+    return out
+
+
+def rewritten_at_schema_positions(
+    node: JSON, edit: Callable[[dict[str, JSON], dict[str, JSON]], dict[str, JSON]]
+) -> JSON:
+    """A copy of ``node`` in which every object at a schema position (as ``schema_positions``
+    walks them) is ``edit(original, copy)``: the copy holds the object's members, its
+    subschemas already edited. Data and names are copied as they are."""
     if not isinstance(node, dict):
         return node
     out: dict[str, JSON] = {}
@@ -389,21 +413,19 @@ def _for_fast_validator(node: JSON) -> JSON:
         kind = _APPLICATORS.get(key)
         holds = None if kind is None else _holds(kind, value)
         if holds == "schema":
-            out[key] = _for_fast_validator(value)
+            out[key] = rewritten_at_schema_positions(value, edit)
         elif holds == "list" and isinstance(value, list):
-            out[key] = [_for_fast_validator(item) for item in value]
+            out[key] = [rewritten_at_schema_positions(item, edit) for item in value]
         elif holds == "map" and isinstance(value, dict):
             out[key] = {
-                name: member if isinstance(member, list) else _for_fast_validator(member)
+                name: member
+                if isinstance(member, list)
+                else rewritten_at_schema_positions(member, edit)
                 for name, member in value.items()
             }
         else:
             out[key] = value
-    if isinstance(pattern := node.get("pattern"), str):
-        out["pattern"] = python_dollar(pattern)
-    if isinstance(named := out.get("patternProperties"), dict):
-        out["patternProperties"] = {python_dollar(regex): value for regex, value in named.items()}
-    return out
+    return edit(node, out)
 
 
 def _compile(schema: JSON) -> Any:

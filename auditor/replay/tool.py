@@ -45,6 +45,7 @@ from auditor.replay.constraints import Site, constraint_sites
 from auditor.replay.coverage import CoverageTracker
 from auditor.replay.fast_errors import FastErrors, keyable
 from auditor.replay.fast_validator import FastCheck, meta_valid
+from auditor.replay.lenient_fast import compile_lenient
 from auditor.replay.observed import observe
 from auditor.replay.outcome import decide
 from auditor.replay.runtimes import Reading, Runtime, Runtimes, format_checker, validator_class
@@ -90,6 +91,19 @@ class LightStats:
 
 
 LIGHT: Final = LightStats()
+
+
+@dataclass
+class OldVerdictStats:
+    """Old verdicts (``ToolReplay._old_verdict``) the compiled lenient reading gave, and those
+    python-jsonschema gave (every fast acceptance of another kind aside): the tests assert the
+    compiled path ran."""
+
+    compiled: int = 0
+    reference: int = 0
+
+
+OLD_VERDICTS: Final = OldVerdictStats()
 
 
 @dataclass(frozen=True)
@@ -293,10 +307,18 @@ class ToolReplay:
             else None
         )
         """The fast validator's errors, where they map exactly onto python-jsonschema's."""
+        self._lenient_fast = (
+            compile_lenient(old_schema)
+            if fast_old and self.old is not self.new and old_runtime is OldRuntime.LENIENT
+            else None
+        )
+        """The lenient old side compiled for the fast validator (``auditor.replay.lenient_fast``):
+        its verdicts, rejections too, are the reference lenient model's; None where not asked."""
+        compiled = self._lenient_fast is not None and self._lenient_fast.validator is not None
         self._fast_old = (
             self._fast_new
             if self.old is self.new
-            else FastCheck(old_schema if fast_old and self.old.validator else None)
+            else FastCheck(old_schema if fast_old and self.old.validator and not compiled else None)
         )
         self._memo = memo if memo is not None else Memo(MEMO_ENTRIES)
         self._shared: dict[frozenset[int], frozenset[int]] = {}
@@ -316,6 +338,21 @@ class ToolReplay:
                     _LOCAL_ONLY,
                     [(site.holder, site.keyword) for site in self.constraints],
                 )
+
+    @property
+    def old_path(self) -> str:
+        """How the old verdicts are reached: ``new side`` (one validator serves both), the
+        old runtime's name where the schema decides nothing (``none``) or python-jsonschema
+        decides (``standard``, ``lenient`` without the fast validator), else the lenient
+        reading's path (``compiled``, or why it stays with the reference:
+        ``auditor.replay.lenient_fast``)."""
+        if self.old_runtime is OldRuntime.NONE:
+            return str(OldRuntime.NONE.value)
+        if self.old is self.new:
+            return "new side"
+        if self._lenient_fast is None:
+            return str(self.old_runtime.value)
+        return self._lenient_fast.path
 
     @property
     def old_problem(self) -> str | None:
@@ -508,8 +545,14 @@ class ToolReplay:
             return Verdict(False, problem=self.old.problem)
         if self.old is self.new:
             return ACCEPTS if new is None or new.accepts else REJECTS
+        if self._lenient_fast is not None:
+            known = self._lenient_fast.verdict(arguments)
+            if known is not None and (known or self._lenient_fast.rejects_exactly):
+                OLD_VERDICTS.compiled += 1
+                return ACCEPTS if known else REJECTS
         if self._fast_old.accepts(arguments):
             return ACCEPTS
+        OLD_VERDICTS.reference += 1
         try:
             accepts = self.old.validator.is_valid(arguments)
         except Exception as error:  # only the standard reading raises (tolerant swallows)
