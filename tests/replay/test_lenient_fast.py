@@ -450,6 +450,6 @@ def test_a_tool_replay_takes_its_old_verdicts_from_the_compiled_reading() -> Non
     plain: JSON = {"type": "object", "properties": {"n": {"type": "Integer", "maximum": 3}}}
     tool = ToolSchema("p", plain, Location("t.json"), "", "mapping")
     replay = ToolReplay(tool, normalize(plain, DEFAULT_RULES))
-    before = OLD_VERDICTS.compiled, OLD_VERDICTS.reference
+    counts = OLD_VERDICTS.compiled, OLD_VERDICTS.reference
     assert replay.replay(Call("calls.jsonl:9", "p", {"n": 9})).outcome is Outcome.STILL_REJECTED
-    assert (OLD_VERDICTS.compiled, OLD_VERDICTS.reference) == (before[0] + 1, before[1])
+    assert (OLD_VERDICTS.compiled, OLD_VERDICTS.reference) == (counts[0] + 1, counts[1])
