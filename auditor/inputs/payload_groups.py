@@ -44,7 +44,7 @@ overflow a double."""
 TOOL_KEY: Final = TOOL_KEYS[0]
 ARGUMENTS_KEY: Final = ARGUMENT_KEYS[0]
 """The first keys the reader looks for: present, they decide (the others are not read)."""
-EXCLUDED: Final = tuple(sorted(_CALLER_FIELDS))
+EXCLUDED: Final = tuple(sorted(str(name) for name in _CALLER_FIELDS))
 """Members that name a caller: a line holding one is left to the reader."""
 PURE_PYTHON_VARIABLE: Final = "AUDITOR_PURE_PYTHON"
 
@@ -116,17 +116,15 @@ def _payload(
 
 def _deeper(record: dict[str, JSON], most: int) -> bool:
     """Whether containers nest more than ``most`` deep in ``record`` (itself included)."""
-    stack: list[tuple[JSON, int]] = [
+    stack: list[tuple[dict[str, JSON] | list[JSON], int]] = [
         (value, 2) for value in record.values() if isinstance(value, (dict, list))
     ]
     while stack:
         node, depth = stack.pop()
         if depth > most:
             return True
-        children = node.values() if isinstance(node, dict) else node
-        stack.extend(
-            (child, depth + 1) for child in children if isinstance(child, (dict, list))
-        )
+        children = list(node.values()) if isinstance(node, dict) else node
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
     return False
 
 
