@@ -23,11 +23,13 @@ HEAD_BYTES: Final = 2_048
 
 
 def line_buffers(
-    stream: IO[bytes], limit: int, size: int = BUFFER_BYTES
+    stream: IO[bytes], limit: int, size: int | None = None
 ) -> Iterator[bytes | Overlong]:
     """Buffers of whole lines of ``stream`` in order, each ending with a newline but the last
     when the stream does; a line that outgrows ``limit`` bytes across buffers as an
-    ``Overlong`` in its place (a line longer than ``limit`` inside one buffer stays in it)."""
+    ``Overlong`` in its place (a line longer than ``limit`` inside one buffer stays in it).
+    ``size``: bytes read at a time (``BUFFER_BYTES``, read when called)."""
+    size = BUFFER_BYTES if size is None else size
     carry = b""
     while True:
         block = stream.read(size)
