@@ -188,6 +188,7 @@ class LogReader:
                 if buffer is None:
                     break
                 if isinstance(buffer, Overlong):
+                    self._bytes += buffer.size
                     lines += 1
                     number += 1
                     yield from self._alone(buffer, number - 1, fmt, name)

@@ -3,9 +3,13 @@ what is left to the reader, and the compiled function held to its Python twin.""
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import os
 import random
 import struct
+import subprocess
+import sys
 
 import pytest
 from hypothesis import given, settings
@@ -17,11 +21,13 @@ from auditor.inputs.payload_groups import (
     BLANK,
     EXCLUDED,
     MAX_DEPTH,
+    PURE_PYTHON_VARIABLE,
     TOOL_KEY,
     GroupFunction,
     python_group_payloads,
 )
-from tests.inputs.compiled_groups import compiled_function
+from tests.conftest import ROOT
+from tests.inputs.compiled_groups import compiled_function, compiled_module
 
 LIMIT = 1 << 20
 FUNCTIONS = {"compiled": compiled_function, "python": lambda: python_group_payloads}
@@ -267,3 +273,22 @@ def test_the_compiled_grouping_is_its_python_twin(
     ids = ids_of(grouped)
     assert len(ids) == buffer.count(b"\n") + (not buffer.endswith(b"\n") and bool(buffer))
     assert ids.count(ALONE) == len(grouped[3])  # type: ignore[arg-type]
+
+
+def _compiled_in_a_process(environment: dict[str, str]) -> str:
+    command = [
+        sys.executable,
+        "-c",
+        "from auditor.inputs import payload_groups as p; print(p.COMPILED)",
+    ]
+    done = subprocess.run(command, env=environment, capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+def test_the_python_twin_is_chosen_at_import_when_asked() -> None:
+    compiled_module()  # where the tests run, the compiled module imports or is built here
+    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+    environment.pop(PURE_PYTHON_VARIABLE, None)
+    built = importlib.util.find_spec("auditor.inputs._payload_groups") is not None
+    assert _compiled_in_a_process(environment) == str(built)
+    assert _compiled_in_a_process({**environment, PURE_PYTHON_VARIABLE: "1"}) == "False"
