@@ -197,7 +197,6 @@ class LogReader:
                 ids, tools, texts, alone = group_payloads(buffer, not buffer.endswith(b"\n"), limit)
                 unvouched = iter(alone)
                 payloads: list[Payload] = []
-                made: list[Call | None] = []
                 offset = -1
                 try:
                     for offset, group in enumerate(memoryview(ids).cast("I")):
@@ -209,25 +208,13 @@ class LogReader:
                             continue
                         if group == len(payloads):  # the group's first line
                             payloads.append((tools[group], texts[group], None))
-                            made.append(None)
                         payload = payloads[group]
                         if known is not None and known(payload):
                             continue
-                        source = f"{name}:{number + offset}"
-                        call = made[group]
-                        if call is None:
-                            made[group] = call = call_from(source, payload[0], payload[1])
-                            yield call
-                        else:  # the same call, on its own line
-                            yield Call(
-                                source,
-                                call.tool,
-                                call.arguments,
-                                call.unparsed,
-                                call.text,
-                                call.evidence,
-                                call.caller,
-                            )
+                        # Made anew, as line by line: a call kept per group would hold every
+                        # decoded payload of the buffer (+100 MiB measured) for the collector
+                        # to walk.
+                        yield call_from(f"{name}:{number + offset}", payload[0], payload[1])
                 finally:
                     lines += offset + 1
                     number += offset + 1
