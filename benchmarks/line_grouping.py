@@ -16,7 +16,7 @@ calls a report lists). Methods:
 - ``grouped`` / ``grouped-known``: the reader as built, grouped by payload in buffers
   (``auditor.inputs.payload_groups``: the compiled function; set ``AUDITOR_PURE_PYTHON=1`` for
   its Python twin), without and with ``known``;
-- ``grouping``: ``payload_groups.group_payloads`` alone over the reader's 16 MiB buffers;
+- ``grouping``: ``payload_groups.group_payloads`` alone over the reader's 4 MiB buffers;
 
 The prototype's methods, measured before the grouping was built (``line_groups.c``):
 

@@ -16,8 +16,9 @@ from typing import IO, Final
 
 from auditor.inputs.lines import Overlong
 
-BUFFER_BYTES: Final = 16 << 20
-"""Bytes of log text read and grouped at a time: the table of one buffer is what is held."""
+BUFFER_BYTES: Final = 4 << 20
+"""Bytes of log text read and grouped at a time: one buffer, its copy and its table are held
+(16 MiB buffers cost 58 MiB more peak RSS than line by line in a 300,000-call audit)."""
 HEAD_BYTES: Final = 2_048
 """Bytes of an over-long line kept to show in the report (``bounded_lines``' head)."""
 

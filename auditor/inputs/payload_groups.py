@@ -17,7 +17,9 @@ the reader's short way takes, ``log_formats.jsonl_call``), and that names no cal
 The compiled function (``_payload_groups.c``) makes no Python object per grouped line;
 ``python_group_payloads`` is its twin, line by line with orjson, with the same output (the
 tests hold them to it). Which one runs is decided once, here: the compiled one where it
-imports, unless ``AUDITOR_PURE_PYTHON=1`` is set.
+imports, unless ``AUDITOR_PURE_PYTHON=1`` is set (the reader then reads grouped with the twin,
+as the tests do; where the module is not built and nothing is set, it reads line by line,
+which is faster than the twin: ``pays``).
 """
 
 from __future__ import annotations
@@ -143,6 +145,15 @@ def _compiled() -> GroupFunction | None:
 compiled_group_payloads: Final = _compiled()
 """The compiled function, where it runs (None: the Python twin runs)."""
 COMPILED: Final = compiled_group_payloads is not None
+twin_forced: Final = os.environ.get(PURE_PYTHON_VARIABLE) == "1"
+"""Whether ``AUDITOR_PURE_PYTHON=1`` asks for the Python twin."""
+
+
+def pays() -> bool:
+    """Whether the reader should read grouped: with the compiled function (4.4 against 6.6 µs
+    a line measured), or when the twin is asked for. The twin alone is slower than reading
+    line by line (13.7 µs), so where the module is not built the reader reads line by line."""
+    return compiled_group_payloads is not None or twin_forced
 
 
 def group_payloads(buffer: bytes, final: bool, limit: int) -> Grouped:

@@ -23,6 +23,7 @@ from itertools import chain
 from typing import IO
 
 from auditor import pointers
+from auditor.inputs import payload_groups
 from auditor.inputs.arguments import call_from, unparsed
 from auditor.inputs.calls_from import CallsFrom
 from auditor.inputs.columns import Columns
@@ -160,8 +161,8 @@ class LogReader:
     def _grouped_format(self, fmt: LogFormat, file: str) -> bool:
         """Whether the lines of ``file`` in ``fmt`` are read grouped by payload: generic JSON
         Lines, whose records depend on no other (no sessions, answers nor call ids), from a
-        file that can be opened again (not standard input)."""
-        return fmt is LogFormat.JSONL and file != STDIN
+        file that can be opened again (not standard input), where grouping pays."""
+        return fmt is LogFormat.JSONL and file != STDIN and payload_groups.pays()
 
     def _grouped(
         self, stream: IO[bytes], fmt: LogFormat, file: str, first_line: int, reopen: Reopen

@@ -32,6 +32,7 @@ def _mode(monkeypatch: pytest.MonkeyPatch, mode: str) -> None:
     else:
         function = compiled_function() if mode == "compiled" else None
         monkeypatch.setattr(payload_groups, "compiled_group_payloads", function)
+        monkeypatch.setattr(payload_groups, "twin_forced", mode == "python")
 
 
 @pytest.mark.parametrize("scenario", scenarios(), ids=lambda scenario: scenario.name)

@@ -88,6 +88,7 @@ def read(
         else:
             function = compiled_function() if mode == "compiled" else None
             patch.setattr(payload_groups, "compiled_group_payloads", function)
+            patch.setattr(payload_groups, "twin_forced", mode == "python")
             grouped = payload_groups.group_payloads
 
             def counted(buffer: bytes, final: bool, limit: int) -> payload_groups.Grouped:
