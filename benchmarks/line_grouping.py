@@ -5,10 +5,21 @@ them, against today's reader making a ``Call`` per line (issue 26, item 1).
     PYTHONPATH=$PWD python3 benchmarks/line_grouping.py /tmp/w/calls.jsonl [more logs]
     # polars and DuckDB are measured where importable: --site /tmp/venv/lib/python3.11/site-packages
 
-Every method keeps, per group, its count and its first and last line number (what a weighted
-tally needs, and what recovers ``file:line`` for the calls a report lists). Methods:
+The reader's methods hand on calls; the prototype's keep, per group, its count and its first
+and last line number (what a weighted tally needs, and what recovers ``file:line`` for the
+calls a report lists). Methods:
 
-- ``reader``: ``auditor.inputs.reader.LogReader`` yielding its ``Call`` records (today);
+- ``reader``: ``auditor.inputs.reader.LogReader`` yielding its ``Call`` records line by line
+  (the reader before the grouping); ``reader-known``: the same with distinct-first's
+  ``known`` (a payload counted without a call from its third call on, every payload taken as
+  accepted);
+- ``grouped`` / ``grouped-known``: the reader as built, grouped by payload in buffers
+  (``auditor.inputs.payload_groups``: the compiled function; set ``AUDITOR_PURE_PYTHON=1`` for
+  its Python twin), without and with ``known``;
+- ``grouping``: ``payload_groups.group_payloads`` alone over the reader's 4 MiB buffers;
+
+The prototype's methods, measured before the grouping was built (``line_groups.c``):
+
 - ``python-lines``: a dict of the lines' bytes, read 64 MiB at a time (a pure-Python fallback);
 - ``c-lines``: ``benchmarks/line_groups.c``, built here with gcc and the Python headers into a
   temporary folder: one call per 64 MiB buffer splits it in lines and groups them by hash, with
@@ -65,13 +76,42 @@ def _cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def reader(log: Path) -> int:
+def reader(log: Path, grouped: bool = False, known: bool = False) -> int:
+    """``LogReader``'s calls: line by line (``grouped`` False, the reader before the grouping)
+    or grouped by payload (``auditor.inputs.payload_groups``: compiled, unless
+    ``AUDITOR_PURE_PYTHON=1``). ``known``: a payload counts from its third call on without a
+    call, as distinct-first counts an accepted one (here every payload is taken as accepted:
+    the most a reader can leave out)."""
+    from collections import Counter
+
     from auditor.inputs.reader import LogReader
 
+    if not grouped:
+        LogReader._grouped_format = lambda *_: False  # type: ignore[method-assign]
+    seen: Counter[object] = Counter()
+
+    def counted(payload: object) -> bool:
+        seen[payload] += 1
+        return seen[payload] > 2
+
     calls = 0
-    for _ in LogReader([str(log)]):
+    for _ in LogReader([str(log)], known=counted if known else None):
         calls += 1
     return calls
+
+
+def grouping(log: Path) -> int:
+    """``auditor.inputs.payload_groups.group_payloads`` alone over the reader's buffers
+    (``line_buffers``): the grouping's own cost, no call made."""
+    from auditor.inputs.line_buffers import line_buffers
+    from auditor.inputs.payload_groups import group_payloads
+
+    groups = 0
+    with open(log, "rb") as stream:
+        for buffer in line_buffers(stream, 64 << 20):
+            if isinstance(buffer, bytes):
+                groups += len(group_payloads(buffer, not buffer.endswith(b"\n"), 64 << 20)[1])
+    return groups
 
 
 def _chunks(log: Path, size: int = CHUNK) -> Callable[[], tuple[bytes, bool] | None]:
@@ -309,6 +349,10 @@ def duckdb_json(log: Path) -> int:
 
 METHODS: dict[str, Callable[[Path], int]] = {
     "reader": reader,
+    "reader-known": lambda log: reader(log, known=True),
+    "grouped": lambda log: reader(log, grouped=True),
+    "grouped-known": lambda log: reader(log, grouped=True, known=True),
+    "grouping": grouping,
     "python-lines": python_lines,
     "c-lines": c_lines,
     "c-lines+parse": lambda log: c_lines(log, parse=True),
@@ -357,6 +401,9 @@ def main() -> None:
             sys.path.append(options.site)
         _one(options.one, options.logs[0])
         return
+    from auditor.inputs.payload_groups import COMPILED
+
+    print(f"auditor.inputs.payload_groups: {'compiled' if COMPILED else 'Python twin'}")
     print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(
         f"| log | lines | method | groups | CPU s (median of {options.rounds}) | µs/line "

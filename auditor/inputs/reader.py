@@ -18,15 +18,18 @@ import hashlib
 import json
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from itertools import chain
 from typing import IO
 
 from auditor import pointers
+from auditor.inputs import payload_groups
 from auditor.inputs.arguments import call_from, unparsed
 from auditor.inputs.calls_from import CallsFrom
 from auditor.inputs.columns import Columns
 from auditor.inputs.limits import DEFAULT_MAX_RECORD_BYTES
-from auditor.inputs.lines import Blank, Line, bounded_lines, unreadable
+from auditor.inputs.line_buffers import line_buffers
+from auditor.inputs.lines import Blank, Line, Overlong, bounded_lines, unreadable
 from auditor.inputs.log_files import display_name, open_log
 from auditor.inputs.log_formats import (
     Found,
@@ -45,9 +48,14 @@ from auditor.inputs.log_formats import (
 from auditor.inputs.pairing import Pairing
 from auditor.inputs.parquet import MAGIC_BYTES, Columnar, ColumnarLog, columnar
 from auditor.inputs.parts import LogPart, open_part
+from auditor.inputs.paths import STDIN
+from auditor.inputs.payload_groups import ALONE, BLANK, group_payloads
 from auditor.inputs.positions import key_positions
 from auditor.inputs.records import Framed, Record, detect_format, records
 from auditor.models import Call, LogStats, Payload
+
+Reopen = Callable[[], AbstractContextManager[IO[bytes]]]
+"""Opens a stream again from its start, to read on past a failure the ordinary way."""
 
 
 class LogReader:
@@ -110,7 +118,12 @@ class LogReader:
         limit = self._max_record_bytes
         with open_part(part) as stream:
             framed = records(bounded_lines(stream, limit), limit, part.first_line)
-            yield from self._calls_of(framed, part.fmt, part.file)
+            if not self._grouped_format(part.fmt, part.file):
+                yield from self._calls_of(framed, part.fmt, part.file)
+                return
+            head, after = _head(framed, part.first_line)
+            yield from self._calls_of(head, part.fmt, part.file)
+            yield from self._grouped(stream, part.fmt, part.file, after, lambda: open_part(part))
 
     def _read(self, file: str) -> Iterator[Call]:
         with open_log(file) as stream:
@@ -131,10 +144,113 @@ class LogReader:
                 lines = bounded_lines(stream, limit)
             framed: Iterable[Framed] = records(lines, limit)
             fmt = self._fmt
+            head: list[Framed] = []
             if fmt is None:
                 head, fmt = detect_format(framed, display_name(file))
-                framed = chain(head, framed)
-            yield from self._calls_of(framed, fmt, file)
+            if not self._grouped_format(fmt, file):
+                yield from self._calls_of(chain(head, framed), fmt, file)
+                return
+            # Past the first record (which may open a document), the lines go grouped.
+            if self._fmt is None:  # detection read up to a record
+                after = 1 + sum(_lines_of(item) for item in head)
+            else:
+                head, after = _head(framed, 1)
+            yield from self._calls_of(head, fmt, file)
+            yield from self._grouped(stream, fmt, file, after, lambda: open_log(file))
+
+    def _grouped_format(self, fmt: LogFormat, file: str) -> bool:
+        """Whether the lines of ``file`` in ``fmt`` are read grouped by payload: generic JSON
+        Lines, whose records depend on no other (no sessions, answers nor call ids), from a
+        file that can be opened again (not standard input), where grouping pays."""
+        return fmt is LogFormat.JSONL and file != STDIN and payload_groups.pays()
+
+    def _grouped(
+        self, stream: IO[bytes], fmt: LogFormat, file: str, first_line: int, reopen: Reopen
+    ) -> Iterator[Call]:
+        """The calls of the rest of ``stream``, from line ``first_line``, read in buffers
+        grouped by payload (``auditor.inputs.payload_groups``): the line of each group is
+        decoded once, and a line whose payload ``known`` counts makes no object at all. Every
+        other line (one the grouping does not vouch for) is read as ``_calls_of`` reads it;
+        so are the lines after a failing read, from a stream opened again (``reopen``)."""
+        name = display_name(file)
+        limit = self._max_record_bytes
+        known = self._known
+        number = first_line  # of the next line not read yet
+        lines = blank = 0
+        buffers = line_buffers(stream, limit)
+        failed = False
+        try:
+            while True:
+                try:
+                    buffer = next(buffers, None)
+                except (OSError, EOFError, zlib.error):
+                    failed = True
+                    break
+                if buffer is None:
+                    break
+                if isinstance(buffer, Overlong):
+                    self._bytes += buffer.size
+                    lines += 1
+                    number += 1
+                    yield from self._alone(buffer, number - 1, fmt, name)
+                    continue
+                self._bytes += len(buffer)
+                ids, tools, texts, alone = group_payloads(buffer, not buffer.endswith(b"\n"), limit)
+                unvouched = iter(alone)
+                payloads: list[Payload] = []
+                offset = -1
+                try:
+                    for offset, group in enumerate(memoryview(ids).cast("I")):
+                        if group == BLANK:
+                            blank += 1
+                            continue
+                        if group == ALONE:
+                            yield from self._alone(next(unvouched), number + offset, fmt, name)
+                            continue
+                        if group == len(payloads):  # the group's first line
+                            payloads.append((tools[group], texts[group], None))
+                        payload = payloads[group]
+                        if known is not None and known(payload):
+                            continue
+                        # Made anew, as line by line: a call kept per group would hold every
+                        # decoded payload of the buffer (+100 MiB measured) for the collector
+                        # to walk.
+                        yield call_from(f"{name}:{number + offset}", payload[0], payload[1])
+                finally:
+                    lines += offset + 1
+                    number += offset + 1
+        finally:
+            # Every line of generic JSON Lines is one record and one call.
+            calls = lines - blank
+            counted = LogStats(name, fmt.value, lines, blank, calls, calls=calls)
+            self._stats[file] = counted.merge(self._stats[file])
+        if failed:
+            with reopen() as again:
+                rest = records(_after(bounded_lines(again, limit), number - 1), limit, number)
+                yield from self._calls_of(rest, fmt, file)
+
+    def _alone(
+        self, line: bytes | Overlong, number: int, fmt: LogFormat, name: str
+    ) -> Iterator[Call]:
+        """The call of one line the grouping left to the reader, as ``_calls_of`` makes it."""
+        item: Line = line
+        if isinstance(line, bytes):
+            ended = line.endswith(b"\n")
+            if len(line) - ended > self._max_record_bytes:
+                item = Overlong(line[:_HEAD_BYTES], len(line) - ended)
+        for record in records(iter([item]), self._max_record_bytes, number):
+            assert isinstance(record, Record)  # a line the grouping left alone is not blank
+            if record.problem is None and not record.document:
+                short = jsonl_call(record.value)
+                if short is not None:
+                    tool, text = short
+                    if self._known is None or not self._known((tool, text, None)):
+                        who = caller_of(fmt, record.value)
+                        yield call_from(f"{name}:{record.line}", tool, text, None, who)
+                    return
+            for one in self._calls(record, fmt, name):
+                assert one is not None  # no call of generic JSON Lines repeats another
+                yield one[0]
 
     def _columnar(self, file: str, stream: IO[bytes], kind: Columnar) -> Iterator[Call]:
         """The calls of a Parquet or Arrow log, counted into its stats however the pass ends."""
@@ -262,6 +378,40 @@ class LogReader:
             return False
         self._seen.add(key)
         return True
+
+
+_HEAD_BYTES = 2_048
+"""Bytes of an over-long line kept to show in the report, as ``bounded_lines`` keeps them."""
+
+
+def _head(framed: Iterable[Framed], first_line: int) -> tuple[list[Framed], int]:
+    """The items of ``framed`` up to its first record (which may be a whole document), and
+    the number of the line after them."""
+    head: list[Framed] = []
+    after = first_line
+    for item in framed:
+        head.append(item)
+        after += _lines_of(item)
+        if not isinstance(item, Blank):
+            break
+    return head, after
+
+
+def _lines_of(item: Framed) -> int:
+    return item.count if isinstance(item, Blank) else item.lines
+
+
+def _after(lines: Iterator[Line], skip: int) -> Iterator[Line]:
+    """``lines`` without their first ``skip`` lines (a run of blank lines cut where they end)."""
+    for line in lines:
+        if skip <= 0:
+            yield line
+        elif isinstance(line, Blank):
+            if line.count > skip:
+                yield Blank(line.count - skip, 0)
+            skip -= line.count
+        else:
+            skip -= 1
 
 
 def _call(item: Found, record: Record, source: str, caller: str | None) -> Call:
