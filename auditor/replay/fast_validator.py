@@ -181,11 +181,10 @@ def _at_schema_position(root: JSON, pointer: str) -> bool:
                 return False
             holds = found
         elif holds == "list":
-            if not (isinstance(node, list) and segment.isdigit() and str(int(segment)) == segment):
+            index = pointers.array_index(segment, len(node)) if isinstance(node, list) else None
+            if index is None:
                 return False
-            if int(segment) >= len(node):
-                return False
-            node, holds = node[int(segment)], "schema"
+            node, holds = node[index], "schema"
         else:
             if not isinstance(node, dict) or segment not in node or isinstance(node[segment], list):
                 return False
