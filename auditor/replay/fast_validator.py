@@ -181,7 +181,9 @@ def _at_schema_position(root: JSON, pointer: str) -> bool:
                 return False
             holds = found
         elif holds == "list":
-            index = pointers.array_index(segment, len(node)) if isinstance(node, list) else None
+            if not isinstance(node, list):
+                return False
+            index = pointers.array_index(segment, len(node))
             if index is None:
                 return False
             node, holds = node[index], "schema"
