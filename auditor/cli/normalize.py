@@ -81,6 +81,8 @@ def run(
     from auditor.words import plural
 
     found = normalize_paths(paths, rules, max_bytes, follow_links)
+    for skip in found.skipped:
+        typer.echo(f"auditor: skipped: {one_line(str(skip))}", err=True)
     for problem in found.problems:
         typer.echo(f"auditor: error: {one_line(problem)}", err=True)
     failed = bool(found.problems)

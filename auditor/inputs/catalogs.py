@@ -40,7 +40,7 @@ from auditor.inputs.log_as_catalog import LOG_AS_CATALOG, looks_like_log
 from auditor.inputs.paths import STDIN, STDIN_NAME, InputProblem, shown
 from auditor.inputs.positions import key_positions
 from auditor.inputs.uri import is_uri, read_uri
-from auditor.models import JSON, Location, Override, ToolSchema
+from auditor.models import JSON, Location, Override, SkippedInput, ToolSchema
 
 _Loader: Final = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -67,17 +67,8 @@ class _Entry:
     """A lone schema carries no name: the tool takes the file's."""
 
 
-@dataclass(frozen=True)
-class Skipped:
-    """A file found in a folder (or by a glob) that is no tool catalog, left out; it is
-    named on stderr and counted in the report's inputs."""
-
-    path: str
-    """As shown (``auditor.inputs.paths.shown``)."""
-    reason: str
-
-    def __str__(self) -> str:
-        return f"{self.path} ({self.reason})"
+Skipped = SkippedInput
+"""A file found in a folder (or by a glob) that is no tool catalog, left out."""
 
 
 @dataclass(frozen=True)
@@ -101,6 +92,8 @@ class CatalogFile:
     path: str
     tools: tuple[ToolSchema, ...]
     data: bytes | None
+    within: str | None = None
+    """The folder, prefix or glob it was found in (as given); None when named."""
 
 
 @dataclass(frozen=True)
@@ -238,7 +231,7 @@ def read_catalog_files(
         if problem is not None:
             problems.append(problem)
             continue
-        files.append(CatalogFile(file, tuple(tools), data))
+        files.append(CatalogFile(file, tuple(tools), data, within))
     for within, left_out in skipped_in.items():
         if within not in used:
             problems.append(CatalogProblem(Location(shown(within)), _nothing_usable(left_out)))

@@ -52,10 +52,7 @@ def as_dict(report: Report) -> dict[str, Any]:
             "removed_tools": list(report.removed_tools),
             "text_only_edits": report.text_edit_count,
         },
-        "inputs": {
-            "schemas": list(report.schema_inputs),
-            "logs": [asdict(stats) for stats in report.log_inputs],
-        },
+        "inputs": _inputs(report),
         "totals": {"calls": report.call_count, **_counts(report.totals)},
         "proven_regressions": report.proven_count,
         "contradictions": report.contradiction_count,
@@ -291,3 +288,15 @@ def _error(issue: ValidationIssue) -> dict[str, Any]:
         "message": issue.message,
         "cause": [rewrite_dict(r) for r in issue.causes],
     }
+
+
+def _inputs(report: Report) -> dict[str, Any]:
+    """The catalogs and logs read; ``skipped`` only when a catalog folder held files that
+    are no catalog (so a report of a run that skipped nothing is as it always was)."""
+    inputs: dict[str, Any] = {
+        "schemas": list(report.schema_inputs),
+        "logs": [asdict(stats) for stats in report.log_inputs],
+    }
+    if report.skipped_inputs:
+        inputs["skipped"] = [asdict(skip) for skip in report.skipped_inputs]
+    return inputs
