@@ -85,9 +85,14 @@ def tool_findings(
             # The catalog reader placed every key below the tool's schema already.
             line, column = tool.positions.get(finding.pointer, (None, None))
             place = Location(path, line, column)
-            fixed = _rewritten(finding.pointer, result.rewrites)
+            fixed = finding.code in REWRITTEN and _rewritten(finding.pointer, result.rewrites)
             located.append(LocatedFinding(finding, tool.name, place, fixed))
     return located
+
+
+REWRITTEN: Final = frozenset({"KW001", "TY001", "TY002", "OA001", "OA002", "GM001"})
+"""The findings about a spelling, which a rewrite at their place removes; the others (a
+keyword on the wrong type, NE002) stand at a renamed key but are not fixed by the rename."""
 
 
 def _rewritten(pointer: str, rewrites: Iterable[Change]) -> bool:
