@@ -223,3 +223,17 @@ def test_lint_reads_the_config_files_schemas(
     Path("pyproject.toml").write_text("tool = 1\n")
     code, _, err = run_cli(["lint", "tools.json"], capsys)
     assert code == 2 and err.strip().endswith("[tool] must be a table")
+
+
+def test_a_log_folder_of_calls_txt_says_what_it_held_not_allow_empty(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps({"s": {"type": "object"}}))
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "calls.txt").write_text('{"tool": "s", "arguments": {}}\n')
+    code, _, err = run_cli(["audit", "--schemas", str(tools), "--logs", str(logs)], capsys)
+    assert code == 2 and "--allow-empty" not in err
+    assert f"{logs}: no log files (" in err and "it holds 1 file (1 .txt)" in err
+    assert f"(--logs {logs / 'calls.txt'})" in err
