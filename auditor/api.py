@@ -14,6 +14,7 @@ the warnings it would print, and the verified loosenings as edits of the catalog
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -34,7 +35,7 @@ from auditor.inputs.log_files import (
 )
 from auditor.inputs.paths import STDIN, shown
 from auditor.inputs.uri import check_uri
-from auditor.models import DEFAULT_RULES, Call, Report, Rule, ToolSchema
+from auditor.models import DEFAULT_RULES, Call, Report, Rule, SkippedInput, ToolSchema
 from auditor.request import AuditRequest, Inputs
 
 if TYPE_CHECKING:
@@ -97,7 +98,7 @@ def audit(request: AuditRequest, progress: Callable[[int], Progress] | None = No
     scratch = request.limits.scratch
     if scratch is not None and not os.path.isdir(scratch):
         raise InputError(f"--scratch {shown(scratch)}: not a folder")
-    old, new, texts = _catalogs(request)
+    old, new, texts, skipped = _catalogs(request)
     files, problems = check_logs(inputs.logs, inputs.follow_links)
     # A folder without logs is as empty as an empty file: the count of calls decides.
     empty = [problem for problem in problems if holds_no_log(problem)]
@@ -121,6 +122,8 @@ def audit(request: AuditRequest, progress: Callable[[int], Progress] | None = No
 
         failed = [f for f in files if display_name(f) == error.problem.location.path]
         raise InputError(catalog_given_as_log(failed) or str(error.problem)) from error
+    if skipped:  # counted in the inputs; the gate does not depend on them
+        report = dataclasses.replace(report, skipped_inputs=skipped)
     return AuditResult(report, request, _traffic(report.call_count, empty, request), texts)
 
 
@@ -185,6 +188,8 @@ class NormalizeResult:
     """What could not be read: a path, or a folder holding no catalog file."""
     confined: Mapping[str, Path]
     """The folder each file found in a folder must stay in when it is written back."""
+    skipped: tuple[SkippedInput, ...] = ()
+    """Files of the folders that are no tool catalog, left alone (as ``audit`` skips them)."""
 
     @property
     def changed(self) -> tuple[FileRewrite, ...]:
@@ -202,24 +207,22 @@ def normalize(
     written. Links out of a catalog folder are read only with ``follow_links``; the keys an
     upgrade profile adds are written into the text only with ``add_keys`` (a file that
     needs one is a problem otherwise)."""
-    from auditor.inputs.catalogs import catalog_files
+    from auditor.inputs.catalogs import FileSystem, read_catalog_files
     from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES
     from auditor.schema.edit import rewrite_file
 
     limit = DEFAULT_MAX_CATALOG_BYTES if max_catalog_bytes is None else max_catalog_bytes
+    # One rule for folders in every command: the files that are no catalog are skipped.
+    found = read_catalog_files(list(paths), None, limit, FileSystem(follow_links))
     results: list[FileRewrite] = []
-    problems: list[str] = []
     confined: dict[str, Path] = {}
-    for path in paths:
-        files, unreadable = catalog_files(path, follow_links)
-        problems.extend(str(problem) for problem in unreadable)
-        if not files and not unreadable:
-            problems.append(f"{shown(path)}: no catalog files (.json, .yaml, .yml)")
-        in_directory = path != STDIN and Path(path).is_dir()
-        results.extend(rewrite_file(file, rules, limit, in_directory, add_keys) for file in files)
-        if in_directory:
-            confined.update((file, Path(path)) for file in files)
-    return NormalizeResult(tuple(results), tuple(problems), confined)
+    for file in found.files:
+        results.append(rewrite_file(file.path, rules, limit, add_keys=add_keys))
+        if file.within is not None and Path(file.within).is_dir():
+            confined[file.path] = Path(file.within)
+    # A file that cannot be parsed is the rewrite's problem, placed at its line.
+    problems = tuple(str(p) for p in found.problems)
+    return NormalizeResult(tuple(results), problems, confined, found.skipped)
 
 
 def _settings(request: AuditRequest) -> ReportSettings:
@@ -294,9 +297,10 @@ def _traffic(calls: int, empty: Sequence[LogProblem], request: AuditRequest) -> 
 
 def _catalogs(
     request: AuditRequest,
-) -> tuple[Catalogs, NewCatalogs | None, Mapping[str, bytes]]:
-    """The old catalogs and, when the change is not a normalization, the new ones; and the
-    bytes of every catalog file read from disk (``Catalogs.texts``)."""
+) -> tuple[Catalogs, NewCatalogs | None, Mapping[str, bytes], tuple[SkippedInput, ...]]:
+    """The old catalogs and, when the change is not a normalization, the new ones; the
+    bytes of every catalog file read from disk (``Catalogs.texts``); and the files of the
+    catalog folders that are no catalog, once each (``--against`` reads a folder twice)."""
     from auditor.inputs.git_catalogs import GitRevision
     from auditor.schema.diff import NewCatalogs
 
@@ -312,7 +316,7 @@ def _catalogs(
     elif change.new_schemas:
         new_inputs = change.new_schemas
     else:
-        return old, None, old.texts
+        return old, None, old.texts, old.skipped
     if STDIN in new_inputs and (STDIN in inputs.schemas or STDIN in inputs.logs):
         raise InputError("standard input ('-') can feed one of the inputs, not two")
     new = _load(request, new_inputs, None)
@@ -322,7 +326,10 @@ def _catalogs(
         change.rules or frozenset(),
         None if revision is None else revision.ref,
     )
-    return old, sides, {**old.texts, **new.texts}
+    seen = {skip.path for skip in new.skipped}
+    prefix = "" if revision is None else f"{revision.ref}:"
+    again = tuple(s for s in old.skipped if s.path.removeprefix(prefix) not in seen)
+    return old, sides, {**old.texts, **new.texts}, (*new.skipped, *again)
 
 
 def _load(request: AuditRequest, paths: Sequence[str], revision: GitRevision | None) -> Catalogs:

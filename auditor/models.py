@@ -736,6 +736,18 @@ class BaselineUse:
 
 
 @dataclass(frozen=True)
+class SkippedInput:
+    """A file found in a catalog folder (or by a glob) that is no tool catalog: left out,
+    named on stderr and in the report's inputs (``inputs.skipped``)."""
+
+    path: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.path} ({self.reason})"
+
+
+@dataclass(frozen=True)
 class LogStats:
     """How every line of one log file was accounted for.
 
@@ -931,6 +943,8 @@ class Report:
     counterexamples: tuple[Counterexample, ...] = ()
     """For each change no logged call reached, or none failed: an argument that shows it bites,
     or why none exists. Never counted among the logged calls."""
+    skipped_inputs: tuple[SkippedInput, ...] = ()
+    """Files of the catalog folders (both sides) that are no tool catalog, left out."""
     gate: Gate = field(kw_only=True)
     """What fails the run under ``fail_on`` and the thresholds, decided from ``groups`` when the
     report was finished."""

@@ -6,8 +6,10 @@ what the reference names.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Final
 from urllib.parse import unquote
 
 from auditor.models import JSON
@@ -85,14 +87,28 @@ def ref_target(ref: str) -> str | Anchor | None:
     return join("", *map(decode_token, fragment[1:].split("/"))) if fragment else ""
 
 
+_ARRAY_INDEX: Final = re.compile(r"0|[1-9][0-9]*")
+"""RFC 6901's ``array-index``: ``0`` or ASCII digits without a leading zero."""
+
+
+def array_index(token: str, length: int | None = None) -> int | None:
+    """The array index a reference token spells, or None: only ``0`` or ``[1-9][0-9]*`` in
+    ASCII (``str.isdigit`` takes ``²`` and ``٣``, which ``int`` then refuses or reads, and
+    ``01``, which RFC 6901 forbids); with ``length``, None too past the array's end."""
+    if not _ARRAY_INDEX.fullmatch(token):
+        return None
+    index = int(token)
+    return None if length is not None and index >= length else index
+
+
 def resolve(document: JSON, pointer: str) -> tuple[bool, JSON]:
     """``(True, value)`` at ``pointer`` in ``document``, or ``(False, None)`` when absent."""
     node = document
     for segment in split(pointer):
         if isinstance(node, dict) and segment in node:
             node = node[segment]
-        elif isinstance(node, list) and segment.isdigit() and int(segment) < len(node):
-            node = node[int(segment)]
+        elif isinstance(node, list) and (index := array_index(segment, len(node))) is not None:
+            node = node[index]
         else:
             return False, None
     return True, node

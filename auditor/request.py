@@ -98,6 +98,9 @@ class Option:
     the command line may give."""
     names_inputs: bool = False
     """It names files to read (a configuration file's are confined to its folder)."""
+    comma_list: bool = False
+    """Its text is a comma-separated list (``--rules a,b``): a configuration file may give
+    it as a TOML list of strings too (``rules = ["a", "b"]``)."""
 
     @property
     def flag(self) -> str:
@@ -292,6 +295,7 @@ class TheChange:
         metavar="FAMILIES",
         show_default=DEFAULT_RULES_TEXT,
         typed=(str, parse_rules),
+        comma_list=True,
         help="Comma-separated rule families of the normalization to audit, as for "
         f"`auditor normalize`: {', '.join(rule.value for rule in RULE_FAMILIES)}.",
     )

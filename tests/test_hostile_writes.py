@@ -697,10 +697,10 @@ def test_normalize_in_a_directory_touches_only_catalogs_and_names_each_file(
     )
     code, out, err = run_cli(["normalize", "--write", str(folder)], capsys)
     assert (code, out) == (0, "")
-    left_alone = "not recognisably a catalog (no tool schemas found), left alone"
+    # The rule audit and lint follow too: named on stderr, left alone.
     assert err.splitlines() == [
-        f"auditor: skipped {folder / 'configs' / 'model.yaml'}: {left_alone}",
-        f"auditor: skipped {folder / 'lone.json'}: {left_alone}",
+        f"auditor: skipped: {folder / 'configs' / 'model.yaml'} (not a tool catalog)",
+        f"auditor: skipped: {folder / 'lone.json'} (not a tool catalog)",
         f"auditor: normalized {folder / 'openai.json'} (1 rewrite)",
         f"auditor: normalized {folder / 'tools.json'} (2 rewrites)",
     ]

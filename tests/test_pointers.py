@@ -54,3 +54,39 @@ def test_join_then_split_gives_the_segment_back(segment: str) -> None:
     pointer = pointers.join("/x", segment)
     assert pointers.split(pointer) == ["x", segment]
     assert pointers.parent(pointer) == "/x"
+
+
+# RFC 6901: array-index = %x30 / ( %x31-39 *(%x30-39) ): ASCII digits, no leading zero.
+INDEXES: list[tuple[str, int | None]] = [
+    ("0", 0),
+    ("1", 1),
+    ("10", 10),
+    ("01", None),  # a leading zero
+    ("00", None),
+    ("²", None),  # SUPERSCRIPT TWO: str.isdigit() says yes, int() raises
+    ("٣", None),  # ARABIC-INDIC DIGIT THREE: int() reads 3
+    ("\uff13", None),  # FULLWIDTH DIGIT THREE
+    ("-1", None),
+    ("+1", None),
+    (" 1", None),
+    ("1 ", None),
+    ("", None),
+    ("-", None),  # the past-the-end token is no index of an existing member
+]
+
+
+@pytest.mark.parametrize(("token", "expected"), INDEXES)
+def test_array_index_takes_only_rfc_6901_indexes(token: str, expected: int | None) -> None:
+    assert pointers.array_index(token) == expected
+
+
+def test_array_index_past_the_end_is_none() -> None:
+    assert pointers.array_index("2", 3) == 2
+    assert pointers.array_index("3", 3) is None
+
+
+@pytest.mark.parametrize("token", ["01", "²", "٣"])
+def test_a_token_that_is_no_index_resolves_to_nothing(token: str) -> None:
+    document: JSON = {"prefixItems": [{"type": "string"}, {"type": "integer"}, {}, {}]}
+    assert pointers.resolve(document, f"/prefixItems/{token}") == (False, None)
+    assert pointers.resolve(document, "/prefixItems/1") == (True, {"type": "integer"})

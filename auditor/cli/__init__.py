@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Final
 
@@ -139,20 +139,26 @@ def _root(
     """auditor: a pre-upgrade check for tool schemas written in a JSON Schema dialect."""
     asked = ctx.obj.get("argv", ()) if isinstance(ctx.obj, dict) else ()
     # Help describes the options, whatever a config file says (even a broken one).
-    if ctx.invoked_subcommand == "audit" and not HELP.intersection(asked):
-        configure(ctx, "audit")
+    if ctx.invoked_subcommand in ("audit", "lint") and not HELP.intersection(asked):
+        configure(
+            ctx,
+            ctx.invoked_subcommand,
+            None if ctx.invoked_subcommand == "audit" else lint.FROM_CONFIG,
+        )
 
 
-def configure(ctx: typer.Context, name: str) -> None:
+def configure(ctx: typer.Context, name: str, keys: Mapping[str, str] | None = None) -> None:
     """Read the config file into the ``default_map`` of command ``name``: click then gives
     every option the command line's value, else the file's, else its default.
 
-    Each value is checked first, the way its option parses the command line, so that a bad
-    value is one line naming the file, before the file is announced.
+    The file holds ``audit``'s settings, and each value is checked first the way ``audit``'s
+    option parses the command line, so that a bad value is one line naming the file, before
+    the file is announced. ``keys`` (for another command) maps the settings it takes to its
+    parameters (``schemas`` -> ``lint``'s paths); the others are left to ``audit``.
     """
     group = ctx.command
     assert isinstance(group, typer.core.TyperGroup)
-    command = group.get_command(ctx, name)
+    command = group.get_command(ctx, "audit")
     assert command is not None
 
     def validate(setting: Setting, value: object) -> None:
@@ -175,7 +181,10 @@ def configure(ctx: typer.Context, name: str) -> None:
     # Settings nobody typed change what runs and where it writes: say where they are.
     table = " [tool.auditor]" if config.path.name == "pyproject.toml" else ""
     typer.echo(f"auditor: using {config.path.name}{table}", err=True)
-    ctx.default_map = {**(ctx.default_map or {}), name: config.values}
+    values = config.values
+    if keys is not None:
+        values = {keys[key]: value for key, value in values.items() if key in keys}
+    ctx.default_map = {**(ctx.default_map or {}), name: values}
     ctx.meta[CONFIG_FILE] = config.path
 
 

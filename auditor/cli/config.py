@@ -55,11 +55,16 @@ class Setting:
     unbounded: float | None = None
     """For a safety bound: the value that lifts it (``0``: no limit), which only the
     command line may give."""
+    comma_list: bool = False
+    """The option's text is a comma-separated list (``--rules a,b``): the file may give a
+    TOML list of strings instead, as users write it (ruff: ``select = ["E"]``)."""
 
     def tokens(self, value: Any) -> list[str]:
         """The command-line arguments that say ``value`` (to check it as the CLI would)."""
         if self.kind is bool:
             return [self.flag] if value else []
+        if self.comma_list and isinstance(value, list):
+            return [f"{self.flag}={','.join(value)}"]
         values = [value] if isinstance(value, str) or self.kind is not list else value
         return [f"{self.flag}={item}" for item in values]
 
@@ -128,9 +133,13 @@ def _check(
         setting = settings.get(key.replace("-", "_"))
         if setting is None:
             raise ConfigProblem(f"{path}: unknown setting '{key}' (known: {', '.join(settings)})")
-        if not _has_type(value, setting.kind):
+        if not _has_type(value, list if setting.comma_list else setting.kind):
             raise ConfigProblem(f"{path}: setting '{key}' has the wrong type")
         _check_value(path, key, setting, value)
+        if setting.comma_list and isinstance(value, list):
+            if not value:
+                raise ConfigProblem(f"{path}: setting '{key}' is an empty list")
+            value = ",".join(value)  # what the command line's text would be
         if validate is not None:
             try:
                 validate(setting, value)

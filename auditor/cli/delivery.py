@@ -166,6 +166,8 @@ def deliver(result: AuditResult, outputs: Outputs) -> int:
     """Write and print what ``outputs`` asks for; the exit code of the run."""
     report = result.report
     if not outputs.quiet:
+        for skip in report.skipped_inputs:
+            typer.echo(f"auditor: skipped: {terminal(one_line(str(skip)))}", err=True)
         for warning in result.warnings:
             typer.echo(f"auditor: warning: {terminal(one_line(warning))}", err=True)
     # Writing a baseline accepts the current state: that run does not fail.

@@ -86,6 +86,8 @@ def run(
     # --diff and --check show every change a profile makes, keys it adds included; --write
     # leaves a file that would need one alone (where a key stands in the text is the owner's).
     found = normalize_paths(paths, rules, max_bytes, follow_links, add_keys=not write)
+    for skip in found.skipped:
+        typer.echo(f"auditor: skipped: {one_line(str(skip))}", err=True)
     for problem in found.problems:
         typer.echo(f"auditor: error: {one_line(problem)}", err=True)
     failed = bool(found.problems)

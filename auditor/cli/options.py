@@ -89,6 +89,7 @@ def _setting(spec: Field[Any], kind: type) -> Setting:
         least=meta.least,
         most=field_default(spec) if meta.bound else None,
         unbounded=meta.lifted_by,
+        comma_list=meta.comma_list,
     )
 
 

@@ -24,8 +24,9 @@ from typing import Final, Protocol, TypeGuard
 import yaml
 
 from auditor import pointers
-from auditor.inputs import otel_tools
+from auditor.inputs import catalog_lines, otel_tools, shape_hints
 from auditor.inputs.catalog_formats import CatalogFormat
+from auditor.inputs.catalog_listing import CATALOG_SUFFIXES, Listing, list_files, suffixes_for
 from auditor.inputs.limits import (
     DEFAULT_MAX_CATALOG_BYTES,
     MAX_PARSE_NESTING,
@@ -36,17 +37,24 @@ from auditor.inputs.limits import (
 )
 from auditor.inputs.lines import finite_float, lone_surrogate
 from auditor.inputs.log_as_catalog import LOG_AS_CATALOG, looks_like_log
-from auditor.inputs.paths import STDIN, STDIN_NAME, InputProblem, files_in, shown
+from auditor.inputs.paths import STDIN, STDIN_NAME, InputProblem, shown
 from auditor.inputs.positions import key_positions
 from auditor.inputs.uri import is_uri, read_uri
-from auditor.models import JSON, Location, Override, ToolSchema
+from auditor.models import JSON, Location, Override, SkippedInput, ToolSchema
 
-CATALOG_SUFFIXES: Final = (".json", ".yaml", ".yml")
 _Loader: Final = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class CatalogProblem(InputProblem):
     """Why a catalog input cannot be used; ``str()`` is the one-line message for the user."""
+
+
+@dataclass(frozen=True)
+class NotACatalog(CatalogProblem):
+    """A file that reads (JSON or YAML) but is no tool catalog: an error when the user named
+    it, skipped when it was found in a folder (``skip`` says why, in a few words)."""
+
+    skip: str = "not a tool catalog"
 
 
 @dataclass(frozen=True)
@@ -61,6 +69,10 @@ class _Entry:
     """The declaration's ``strict`` flag (Responses API tools), as written."""
 
 
+Skipped = SkippedInput
+"""A file found in a folder (or by a glob) that is no tool catalog, left out."""
+
+
 @dataclass(frozen=True)
 class Catalogs:
     """The tools read from every input, with the overrides that were allowed."""
@@ -71,12 +83,37 @@ class Catalogs:
     texts: Mapping[str, bytes] = field(default_factory=dict)
     """The bytes of each catalog file read from disk, by path, as the tools were parsed from
     them: the loosenings are written into these, never into a second read of the file."""
+    skipped: tuple[Skipped, ...] = ()
+    """Files of the folders that are no catalog, left out (``Skipped``)."""
+
+
+@dataclass(frozen=True)
+class CatalogFile:
+    """One catalog file read: its tools, and its bytes when they are the file's on disk."""
+
+    path: str
+    tools: tuple[ToolSchema, ...]
+    data: bytes | None
+    within: str | None = None
+    """The folder, prefix or glob it was found in (as given); None when named."""
+
+
+@dataclass(frozen=True)
+class CatalogFiles:
+    """Every catalog file under some paths, read, with what could not be used and what was
+    skipped: the one rule ``audit``, ``lint`` and ``normalize`` follow for folders."""
+
+    files: tuple[CatalogFile, ...]
+    problems: tuple[CatalogProblem, ...]
+    skipped: tuple[Skipped, ...]
 
 
 class CatalogSource(Protocol):
     """Where catalog files are listed and read from."""
 
-    def expand(self, paths: Sequence[str]) -> tuple[list[str], list[CatalogProblem]]: ...
+    def expand(self, paths: Sequence[str], suffixes: Sequence[str] = CATALOG_SUFFIXES) -> Listing:
+        """The files under ``paths`` (a folder's ending in one of ``suffixes``)."""
+        ...
 
     def read(
         self, path: str, fmt: CatalogFormat | None, max_bytes: int
@@ -93,8 +130,8 @@ class FileSystem:
 
     follow_links: bool = False
 
-    def expand(self, paths: Sequence[str]) -> tuple[list[str], list[CatalogProblem]]:
-        return expand(paths, self.follow_links)
+    def expand(self, paths: Sequence[str], suffixes: Sequence[str] = CATALOG_SUFFIXES) -> Listing:
+        return list_files(paths, suffixes, self.follow_links)
 
     def read(
         self, path: str, fmt: CatalogFormat | None, max_bytes: int
@@ -106,9 +143,8 @@ def catalog_files(path: str, follow_links: bool = False) -> tuple[list[str], lis
     """``path`` itself, or the catalog files below a directory in a stable order, with the
     entries there that cannot be read (a FIFO, a broken link, an unreadable folder, a link
     out of it unless ``follow_links``)."""
-    none = "no catalog files (.json, .yaml, .yml)"
-    files, unreadable = files_in(path, CATALOG_SUFFIXES, none, follow_links)
-    return files, [CatalogProblem(Location(entry), why) for entry, why in unreadable]
+    listing = list_files([path], CATALOG_SUFFIXES, follow_links)
+    return listing.files, [CatalogProblem(Location(entry), why) for entry, why in listing.problems]
 
 
 def expand(
@@ -140,16 +176,13 @@ def load_catalogs(
     """
     by_name: dict[str, ToolSchema] = {}
     overrides: list[Override] = []
-    files, problems = (source or FileSystem()).expand(paths)
+    found = read_catalog_files(paths, fmt, max_bytes, source)
+    problems = list(found.problems)
     texts: dict[str, bytes] = {}
-    for file in files:
-        tools, problem, data = (source or FileSystem()).read(file, fmt, max_bytes)
-        if data is not None and file != STDIN:
-            texts[file] = data
-        if problem is not None:
-            problems.append(problem)
-            continue
-        for tool in tools:
+    for file in found.files:
+        if file.data is not None and file.path != STDIN:
+            texts[file.path] = file.data
+        for tool in file.tools:
             earlier = by_name.get(tool.name)
             if earlier is not None and not allow_override:
                 problems.append(
@@ -164,7 +197,65 @@ def load_catalogs(
                 overrides.append(Override(tool.name, tool.location, earlier.location))
             by_name[tool.name] = tool
     ordered = tuple(sorted(by_name.values(), key=lambda t: t.name))
-    return Catalogs(ordered, tuple(overrides), tuple(problems), texts)
+    return Catalogs(ordered, tuple(overrides), tuple(problems), texts, found.skipped)
+
+
+def read_catalog_files(
+    paths: Sequence[str],
+    fmt: CatalogFormat | None = None,
+    max_bytes: int = DEFAULT_MAX_CATALOG_BYTES,
+    source: CatalogSource | None = None,
+) -> CatalogFiles:
+    """Every catalog file under ``paths``, read (``fmt`` forced, or detected).
+
+    A file named by a path is the user's choice: whatever it holds, it is read as a catalog
+    or is a problem. A file found in a folder or by a glob that is no catalog (``skip_reason``)
+    is skipped; an input whose every file was skipped is a problem naming what it held.
+    """
+    source = source or FileSystem()
+    listing = source.expand(paths, suffixes_for(fmt))
+    problems = [CatalogProblem(Location(entry), why) for entry, why in listing.problems]
+    files: list[CatalogFile] = []
+    skipped: list[Skipped] = []
+    used: set[str] = set()
+    skipped_in: dict[str, list[Skipped]] = {}
+    for file in listing.files:
+        tools, problem, data = source.read(file, fmt, max_bytes)
+        within = listing.found_in.get(file)
+        reason = None if within is None else skip_reason(tools, problem)
+        if reason is not None and within is not None:
+            skip = Skipped(problem.location.path if problem else shown(file), reason)
+            skipped.append(skip)
+            skipped_in.setdefault(within, []).append(skip)
+            continue
+        if within is not None:
+            used.add(within)
+        if problem is not None:
+            problems.append(problem)
+            continue
+        files.append(CatalogFile(file, tuple(tools), data, within))
+    for within, left_out in skipped_in.items():
+        if within not in used:
+            problems.append(CatalogProblem(Location(shown(within)), _nothing_usable(left_out)))
+    return CatalogFiles(tuple(files), tuple(problems), tuple(skipped))
+
+
+def skip_reason(tools: Sequence[ToolSchema], problem: CatalogProblem | None) -> str | None:
+    """Why a file found in a folder is no catalog and is skipped; None when it is one (an
+    empty tool list too: a pull request that empties a file), or when it is broken (invalid
+    JSON or YAML, unreadable, too large: its problem stands, a catalog may be broken)."""
+    if problem is not None:
+        return problem.skip if isinstance(problem, NotACatalog) else None
+    if not tools or recognisable(tools):
+        return None
+    return NotACatalog.skip
+
+
+def _nothing_usable(skipped: Sequence[Skipped]) -> str:
+    named = ", ".join(str(skip) for skip in skipped[:3])
+    more = f" and {len(skipped) - 3:,} more" if len(skipped) > 3 else ""
+    count = f"{len(skipped):,} file{'' if len(skipped) == 1 else 's'}"
+    return f"no tool catalog among its {count}: {named}{more}"
 
 
 def read_catalog(
@@ -199,9 +290,17 @@ def read_catalog_file(
     except OSError as error:
         return [], CatalogProblem(Location(name), f"cannot read: {error.strerror or error}"), None
     stem = None if path == STDIN else shown(Path(path).stem)
-    # Standard input has no suffix to go by: JSON text starts with a bracket, YAML rarely does.
-    as_json = None if path == STDIN else path.lower().endswith(".json")
-    return (*parse_catalog(name, data, as_json, fmt, stem), data)
+    return (*parse_catalog(name, data, json_by_name(path), fmt, stem), data)
+
+
+def json_by_name(path: str) -> bool | None:
+    """Whether a catalog file is JSON by its name: ``.json`` is, ``.yaml`` and ``.yml`` are
+    not; any other name (``.snap``, ``.jsonl``, standard input) is told by its text: JSON
+    starts with a bracket, YAML rarely does."""
+    lowered = path.lower()
+    if path == STDIN or not lowered.endswith(CATALOG_SUFFIXES):
+        return None
+    return lowered.endswith(".json")
 
 
 def parse_catalog(
@@ -218,16 +317,26 @@ def parse_catalog(
         as_json = text.lstrip().startswith(("{", "["))
     document, problem = parse_document(name, text, as_json)
     found = None if problem is not None else detect_shape(document, fmt)
+    lines = None
+    if problem is not None and (lines := catalog_lines.records(text)) is not None:
+        # Not one document: perhaps JSON Lines of tool definitions (BFCL's functions.jsonl).
+        found = None if lone_surrogate(text, lines) else detect_shape(lines, fmt)
     if found is None and looks_like_log(text):  # a log given as a catalog: say which option
-        return [], CatalogProblem(Location(name), LOG_AS_CATALOG)
-    if problem is not None:
+        return [], NotACatalog(Location(name), LOG_AS_CATALOG, "a call log, not a tool catalog")
+    if found is None and problem is not None and lines is None:
         return [], problem
     if found is None:
         tried = ", ".join(f.value for f in ((fmt,) if fmt else CatalogFormat))
         wanted = f"not a {fmt.value} catalog" if fmt else "not a catalog in a known format"
-        return [], CatalogProblem(Location(name), f"{wanted} (tried: {tried})")
+        seen = shape_hints.describe(lines if lines is not None else document)
+        if lines is not None:
+            seen = f"JSON Lines, {seen}"
+        return [], NotACatalog(Location(name), f"{wanted} (tried: {tried}): {seen}")
     shape, entries = found
-    positions = key_positions(text, is_json=as_json)
+    if lines is not None:
+        positions = catalog_lines.positions(text)
+    else:
+        positions = key_positions(text, is_json=as_json)
     within = _positions_within(positions, [entry.pointer for entry in entries])
     tools: list[ToolSchema] = []
     for entry in entries:
@@ -466,13 +575,42 @@ def detect_shape(document: JSON, fmt: CatalogFormat | None = None) -> Shape | No
     Entry pointers are relative to the whole document, wrappers included.
     """
     prefix, tools = _unwrap(document)
+    if tools == [] and (fmt is None or fmt in _LISTED_SHAPES):
+        # An empty tool list (a pull request that empties a file): a catalog of no tools,
+        # so the tools it held are removed by the change, not an unreadable file.
+        return fmt or CatalogFormat.OPENAI, []
+    if prefix.endswith("/functions") and _all_dicts(tools):
+        # A Chat Completions request with the legacy ``functions`` (before ``tools``): each
+        # is what ``tools[].function`` holds now.
+        if fmt not in (None, CatalogFormat.OPENAI):
+            return None
+        declared = (_declared(function, ("parameters",), i) for i, function in enumerate(tools))
+        return CatalogFormat.OPENAI, [
+            _Entry(e.name, e.schema, prefix + e.pointer) for e in declared
+        ]
     for shape, detector in _DETECTORS.items():
         if fmt is not None and shape is not fmt:
             continue
         entries = detector(tools)
+        lone = ""
+        if entries is None and shape in _LONE_SHAPES and isinstance(tools, dict):
+            # One tool object alone in its file: github-mcp-server keeps each MCP tool so
+            # (``__toolsnaps__/*.snap``). Read as a list of one, its pointers without ``/0``.
+            entries, lone = detector([tools]), "/0"
         if entries is not None:
-            return shape, [replace(e, pointer=prefix + e.pointer) for e in entries]
+            return shape, [replace(e, pointer=prefix + e.pointer[len(lone) :]) for e in entries]
     return None
+
+
+def _functions(document: dict[str, JSON]) -> bool:
+    """Whether ``document`` is a request body whose tools are legacy ``functions``: a list
+    of objects, each named, and no ``tools``."""
+    functions = document.get("functions")
+    return (
+        "tools" not in document
+        and _all_dicts(functions)
+        and all(isinstance(f.get("name"), str) and "type" not in f for f in functions)
+    )
 
 
 def _unwrap(document: JSON) -> tuple[str, JSON]:
@@ -486,6 +624,8 @@ def _unwrap(document: JSON) -> tuple[str, JSON]:
         pointer, document = "/result", document["result"]
     if isinstance(document, dict) and isinstance(document.get("tools"), list):
         pointer, document = pointers.join(pointer, "tools"), document["tools"]
+    elif isinstance(document, dict) and _functions(document):
+        pointer, document = pointers.join(pointer, "functions"), document["functions"]
     return pointer, document
 
 
@@ -649,6 +789,20 @@ def _all_dicts(document: JSON) -> TypeGuard[list[dict[str, JSON]]]:
         and all(isinstance(item, dict) for item in document)
     )
 
+
+_LONE_SHAPES: Final = frozenset(
+    {
+        CatalogFormat.OPENAI,
+        CatalogFormat.OPENAI_RESPONSES,
+        CatalogFormat.ANTHROPIC,
+        CatalogFormat.MCP,
+    }
+)
+"""The shapes whose one tool object, alone in a file, is a catalog of one tool: each has a
+key no other document has (``function``, ``input_schema``, ``inputSchema``). A Gemini
+declaration (``name`` and ``parameters``) alone is not taken: too many files look so."""
+_LISTED_SHAPES: Final = _LONE_SHAPES | {CatalogFormat.GEMINI}
+"""The shapes that hold their tools in a list, which may be empty."""
 
 _DETECTORS: Final[dict[CatalogFormat, _Detector]] = {
     CatalogFormat.OPENAI: _openai,

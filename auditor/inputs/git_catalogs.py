@@ -28,6 +28,7 @@ and must lie inside the work tree. A file the revision does not have contributes
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import os
 import re
@@ -38,12 +39,8 @@ from pathlib import Path
 from typing import Final
 
 from auditor.errors import AuditorError
-from auditor.inputs.catalogs import (
-    CATALOG_SUFFIXES,
-    CatalogFormat,
-    CatalogProblem,
-    parse_catalog,
-)
+from auditor.inputs.catalog_listing import CATALOG_SUFFIXES, GLOB_CHARACTERS, Listing, is_glob
+from auditor.inputs.catalogs import CatalogFormat, CatalogProblem, json_by_name, parse_catalog
 from auditor.inputs.limits import byte_size
 from auditor.inputs.paths import shown
 from auditor.models import Location, ToolSchema
@@ -137,13 +134,19 @@ class GitRevision:
             )
         return revision
 
-    def expand(self, paths: Sequence[str]) -> tuple[list[str], list[CatalogProblem]]:
+    def expand(self, paths: Sequence[str], suffixes: Sequence[str] = CATALOG_SUFFIXES) -> Listing:
         """The catalog files at this revision under ``paths``, in order (paths in the
         repository, from its top); each must be in this repository, not only on the
-        remote of a partial clone."""
+        remote of a partial clone. A glob is matched against the paths of the files below
+        its folder part (``*`` may then cross a ``/``, as in ``fnmatch``)."""
         files: list[tuple[str, str]] = []
+        found_in: dict[str, str] = {}
+        wanted = tuple(suffixes)
         for path in paths:
-            inside = self._in_repository(path)
+            pattern = self._in_repository(path) if is_glob(path) else None
+            inside = (
+                self._in_repository(_folder_part(path)) if pattern else self._in_repository(path)
+            )
             listed = _git(
                 ["ls-tree", "-r", "-z", "--full-tree", self.commit, "--", inside],
                 f"{shown(path)}: cannot list it at {self.ref}",
@@ -152,8 +155,13 @@ class GitRevision:
             catalogs: list[tuple[str, str]] = []
             for entry in filter(None, listed.split(b"\0")):
                 kind, oid, name = _tree_entry(entry)
-                if name != inside and not name.lower().endswith(CATALOG_SUFFIXES):
+                if pattern is not None:
+                    if not fnmatch.fnmatchcase(name, pattern):
+                        continue
+                elif name != inside and not name.lower().endswith(wanted):
                     continue
+                if name != inside:
+                    found_in[name] = path
                 if kind != "blob":
                     raise GitProblem(
                         f"{self.ref}:{shown(name)}: a {kind} (a submodule?), not a catalog file"
@@ -168,7 +176,7 @@ class GitRevision:
                 f"{self.ref}:{shown(missing[0])}{more}: not in this repository, only on the "
                 f"remote of a partial clone (nothing is fetched): {FETCH_ADVICE}"
             )
-        return [name for name, _ in files], []
+        return Listing([name for name, _ in files], [], found_in)
 
     def read(
         self, path: str, fmt: CatalogFormat | None, max_bytes: int
@@ -184,9 +192,7 @@ class GitRevision:
             return [], CatalogProblem(Location(name), f"{message} (--max-catalog-bytes)"), None
         # Neither --filters nor --textconv: the blob as stored, and no driver runs.
         data = _git(["cat-file", "blob", blob], f"{name}: cannot read it", self._repository)
-        tools, problem = parse_catalog(
-            name, data, path.lower().endswith(".json"), fmt, Path(path).stem
-        )
+        tools, problem = parse_catalog(name, data, json_by_name(path), fmt, Path(path).stem)
         return tools, problem, None  # the revision's blob: no loosening is written into it
 
     @property
@@ -223,6 +229,17 @@ class GitRevision:
                 f"{shown(path)}: outside the git work tree {shown(self.top)}"
             ) from None
         return relative.as_posix() if str(relative) != "." else "."
+
+
+def _folder_part(pattern: str) -> str:
+    """The folders of a glob before its first pattern character (``.`` when it starts
+    with one): where its files are listed from."""
+    fixed: list[str] = []
+    for part in Path(pattern).parts:
+        if GLOB_CHARACTERS.intersection(part):
+            break
+        fixed.append(part)
+    return str(Path(*fixed)) if fixed else "."
 
 
 def _discover(repo: str | None) -> tuple[Path, Path]:

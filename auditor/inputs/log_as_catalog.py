@@ -41,4 +41,14 @@ def _is_record(line: str) -> bool:
         record = json.loads(line)
     except (ValueError, RecursionError):
         return False
-    return isinstance(record, dict) and detect(record) is not None
+    return isinstance(record, dict) and detect(record) is not None and not _defines(record)
+
+
+_DEFINING: Final = frozenset({"description", "parameters", "inputSchema", "input_schema"})
+_CALLING: Final = frozenset({"arguments", "args", "input"})
+
+
+def _defines(record: dict[str, object]) -> bool:
+    """A named record with a description or a schema and no arguments: a tool's definition
+    (a JSON Lines log's ``{"name": ..., "arguments": ...}`` has the same ``name``)."""
+    return bool(_DEFINING.intersection(record)) and not _CALLING.intersection(record)

@@ -12,14 +12,16 @@ object, or a prefix standing for the objects below it, read through fsspec
 from __future__ import annotations
 
 import gzip
+import os
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import IO, Final, cast
 
 from auditor.errors import AuditorError
+from auditor.inputs.catalog_listing import held
 from auditor.inputs.limits import MAX_DECOMPRESSED_BYTES
-from auditor.inputs.paths import STDIN, STDIN_NAME, InputProblem, files_in, shown
+from auditor.inputs.paths import STDIN, STDIN_NAME, InputProblem, files_in, shown, walk
 from auditor.inputs.sniff import catalog_given_as_log
 from auditor.inputs.uri import is_uri, open_uri
 from auditor.models import Location
@@ -58,6 +60,8 @@ def traffic_problem(calls: int, paths: Sequence[str], least: int, allow_empty: b
     names = [display_name(path) for path in paths]
     more = len(names) - NAMES_SHOWN
     where = ", ".join(names[:NAMES_SHOWN]) + (f" and {more:,} more" if more > 0 else "")
+    if calls == 0 and (folder := _folder_without_logs(paths)) is not None:
+        return folder
     if calls == 0:
         return (
             f"no call read from the logs ({where}): an empty log audits nothing; "
@@ -65,6 +69,22 @@ def traffic_problem(calls: int, paths: Sequence[str], least: int, allow_empty: b
         )
     said = f"{calls:,} call" if calls == 1 else f"{calls:,} calls"
     return f"{said} read from the logs ({where}), fewer than --min-calls {least:,}"
+
+
+def _folder_without_logs(paths: Sequence[str]) -> str | None:
+    """For a folder among ``paths`` that holds files but no log file (``calls.txt``): what it
+    holds and what is read, for "give --allow-empty" would be the wrong advice."""
+    for path in paths:
+        if path == STDIN or is_uri(path) or not os.path.isdir(path):
+            continue
+        files, _ = walk(path, lambda name: True)
+        if files and not any(file.lower().endswith(LOG_SUFFIXES) for file in files):
+            return (
+                f"{shown(path)}: {_NONE}{held(path, LOG_SUFFIXES)}; a folder's logs are read "
+                f"by those endings: name a log to read it whatever it is called "
+                f"(--logs {shown(files[0])})"
+            )
+    return None
 
 
 class LogFormatError(Exception):

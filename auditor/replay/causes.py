@@ -225,8 +225,10 @@ class CauseFinder:
         found = False
         if isinstance(node, dict) and head in node:
             child, found = node[head], True
-        elif isinstance(node, list) and head.isdigit() and int(head) < len(node):
-            child, found = node[int(head)], True
+        elif (
+            isinstance(node, list) and (index := pointers.array_index(head, len(node))) is not None
+        ):
+            child, found = node[index], True
         if found:
             step = pointers.join(pointer, head)
             walked = self._walk(child, step, base, rest, target, hops)

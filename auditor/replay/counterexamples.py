@@ -1164,8 +1164,8 @@ def _instance_template(schema: JSON, holder: str, ceiling: SearchCeiling) -> lis
 
 
 def _at(value: JSON, index: str) -> JSON:
-    if isinstance(value, list) and index.isdigit() and int(index) < len(value):
-        return value[int(index)]
+    if isinstance(value, list) and (at := pointers.array_index(index, len(value))) is not None:
+        return value[at]
     return None
 
 

@@ -182,11 +182,12 @@ def _at_schema_position(root: JSON, pointer: str) -> bool:
                 return False
             holds = found
         elif holds == "list":
-            if not (isinstance(node, list) and segment.isdigit() and str(int(segment)) == segment):
+            if not isinstance(node, list):
                 return False
-            if int(segment) >= len(node):
+            index = pointers.array_index(segment, len(node))
+            if index is None:
                 return False
-            node, holds = node[int(segment)], "schema"
+            node, holds = node[index], "schema"
         else:
             if not isinstance(node, dict) or segment not in node or isinstance(node[segment], list):
                 return False

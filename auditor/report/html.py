@@ -595,6 +595,10 @@ def _rewrites(report: Report) -> list[str]:
     return out
 
 
+MAX_SKIPPED_SHOWN: Final = 10
+"""Skipped catalog-folder files named in the footer; the rest are counted."""
+
+
 def _inputs(report: Report) -> str:
     schemas = ", ".join(f"<code>{html_text(p)}</code>" for p in report.schema_inputs)
     logs = "".join(
@@ -602,6 +606,12 @@ def _inputs(report: Report) -> str:
         for s in report.log_inputs
     )
     notes = []
+    if report.skipped_inputs:
+        shown = report.skipped_inputs[:MAX_SKIPPED_SHOWN]
+        skipped = ", ".join(f"<code>{html_text(s.path)}</code>" for s in shown)
+        more = len(report.skipped_inputs) - len(shown)
+        skipped += f" and {plural(more, 'more file')}" if more else ""
+        notes.append(f"Skipped (no tool catalog): {skipped}.")
     if report.redacted:
         notes.append("Logged values redacted to their shape.")
     if report.calls_omitted:

@@ -47,10 +47,7 @@ def as_dict(report: Report) -> dict[str, Any]:
         **_runtimes(report),
         "group_by": report.group_by.value,
         "change": _change(report),
-        "inputs": {
-            "schemas": list(report.schema_inputs),
-            "logs": [asdict(stats) for stats in report.log_inputs],
-        },
+        "inputs": _inputs(report),
         "totals": {"calls": report.call_count, **_counts(report.totals)},
         "proven_regressions": report.proven_count,
         "contradictions": report.contradiction_count,
@@ -321,3 +318,15 @@ def _runtimes(report: Report) -> dict[str, Any]:
         return {}
     old, new = report.runtimes
     return {"runtimes": {"old": asdict(old), "new": asdict(new)}}
+
+
+def _inputs(report: Report) -> dict[str, Any]:
+    """The catalogs and logs read; ``skipped`` only when a catalog folder held files that
+    are no catalog (so a report of a run that skipped nothing is as it always was)."""
+    inputs: dict[str, Any] = {
+        "schemas": list(report.schema_inputs),
+        "logs": [asdict(stats) for stats in report.log_inputs],
+    }
+    if report.skipped_inputs:
+        inputs["skipped"] = [asdict(skip) for skip in report.skipped_inputs]
+    return inputs

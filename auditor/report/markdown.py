@@ -509,7 +509,14 @@ def _inputs(report: Report) -> str:
         else ""
     )
     redacted = " Logged values redacted to their shape." if report.redacted else ""
-    return f"Schemas: {schemas}. Logs: {logs}. auditor {report.version}.{redacted}{omitted}{stamp}"
+    skipped = ""
+    if report.skipped_inputs:
+        listed = _listed([_path(s.path) for s in report.skipped_inputs], "more file")
+        skipped = f" Skipped (no tool catalog): {listed}."
+    return (
+        f"Schemas: {schemas}.{skipped} Logs: {logs}. auditor {report.version}."
+        f"{redacted}{omitted}{stamp}"
+    )
 
 
 def _listed(items: list[str], more: str) -> str:

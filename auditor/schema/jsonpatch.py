@@ -40,8 +40,11 @@ def _copy_way(document: JSON, path: str, copied: set[int]) -> JSON:
     for segment in pointers.split(path)[:-1]:
         if isinstance(node, dict) and segment in node:
             node[segment] = child = _own(node[segment], copied)
-        elif isinstance(node, list) and segment.isdigit() and int(segment) < len(node):
-            node[int(segment)] = child = _own(node[int(segment)], copied)
+        elif (
+            isinstance(node, list)
+            and (index := pointers.array_index(segment, len(node))) is not None
+        ):
+            node[index] = child = _own(node[index], copied)
         else:
             break  # nothing there: _apply refuses it before editing anything
         node = child
@@ -90,6 +93,7 @@ def _apply(document: JSON, operation: PatchOperation) -> JSON:
 
 
 def _index(segment: str) -> int:
-    if not segment.isdigit() or (len(segment) > 1 and segment.startswith("0")):
+    index = pointers.array_index(segment)
+    if index is None:
         raise PatchError(f"not an array index: {segment!r}")
-    return int(segment)
+    return index

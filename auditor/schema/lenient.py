@@ -133,8 +133,8 @@ def _neutralize(
             continue
         member: JSON
         key: Any = rest[0]
-        if isinstance(value, list) and key.isdigit() and int(key) < len(value):
-            key = int(key)
+        if isinstance(value, list) and (index := pointers.array_index(key, len(value))) is not None:
+            key = index
             member = value[key]
         elif isinstance(value, dict) and key in value:
             member = value[key]

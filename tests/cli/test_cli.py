@@ -271,7 +271,14 @@ def test_logs_holding_no_call_exit_2_unless_allowed(
         (tmp_path / log).write_text("" if shape == "empty file" else "\n\n")
     base = ["audit", "--schemas", str(catalog), "--logs", log]
     code, out, err = run_cli(base, capsys)
-    assert (code, out, err) == (2, "", EMPTY.format(log))
+    expected = EMPTY.format(log)
+    if shape == "folder without logs":  # what it held, and how to read it: not --allow-empty
+        expected = (
+            "auditor: error: logs: no log files (.jsonl, .ndjson, .json, .log, .gz, .parquet, "
+            ".arrow, .feather): it holds 1 file (1 .txt); a folder's logs are read by those "
+            "endings: name a log to read it whatever it is called (--logs logs/notes.txt)\n"
+        )
+    assert (code, out, err) == (2, "", expected)
     assert not (tmp_path / "reports").exists()  # refused before anything is written
     # Allowed: audited, exit 0 (nothing is newly rejected), and said on stderr.
     code, out, err = run_cli([*base, "--allow-empty", "--no-report-files"], capsys)

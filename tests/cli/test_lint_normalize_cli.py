@@ -68,14 +68,15 @@ def test_lint_summary_counts_files_and_only_what_normalize_fixes(
 def test_lint_clean_catalog_exits_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "tools.json"
     path.write_text(json.dumps({"t": {"type": "object", "properties": {"min_items": {}}}}))
-    assert run_cli(["lint", str(path)], capsys) == (0, "", "")
+    # A clean run says so in one line (a silent run looks like one that read nothing).
+    assert run_cli(["lint", str(path)], capsys) == (0, "No findings in 1 catalog file.\n", "")
 
 
 def test_lint_select_and_ignore(classic: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _, out, _ = run_cli(["lint", str(classic), "--select", "TY"], capsys)
     assert [line.split()[1] for line in out.splitlines()[:-1]] == ["TY001"]
     code, out, _ = run_cli(["lint", str(classic), "--ignore", "KW001,TY001"], capsys)
-    assert (code, out) == (0, "")
+    assert (code, out) == (0, "No findings in 1 catalog file.\n")
     code, _, err = run_cli(["lint", str(classic), "--select", "ZZ9"], capsys)
     assert code == 2 and "unknown finding code ZZ9" in err
 
@@ -237,3 +238,40 @@ def test_audit_rules_choose_the_normalization(
     _, out, _ = run_cli([*args, "--no-report-files", "--rules", "keyword-case,openapi"], capsys)
     totals = json.loads(out)["totals"]
     assert (totals["newly_rejected"], totals["newly_accepted"]) == (1, 1)
+
+
+@pytest.mark.parametrize("token", ["²", "٣", "01"])
+def test_audit_of_a_ref_through_a_non_ascii_index_is_an_unusable_schema_not_a_crash(
+    tmp_path: Path, token: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `b` refers to prefixItems/<token>, which RFC 6901 reads as no index at all (and which a
+    # reader taking int() of it would place past the one item): the $ref points to nothing.
+    # Lenient (the default old runtime) enforced nothing there; the new side cannot evaluate
+    # the call: schema_error_after, which fails the gate (exit 1), never exit 3.
+    schema = {
+        "type": "object",
+        "properties": {
+            "a": {"type": "array", "prefixItems": [{"type": "string"}]},
+            "b": {"$ref": f"#/properties/a/prefixItems/{token}"},
+        },
+    }
+    (tmp_path / "tools.json").write_text(json.dumps({"pick": schema}), encoding="utf-8")
+    (tmp_path / "calls.jsonl").write_text('{"tool": "pick", "arguments": {"b": "y"}}\n')
+    report = tmp_path / "r.json"
+    code, _, err = run_cli(
+        [
+            "audit",
+            "--schemas",
+            str(tmp_path / "tools.json"),
+            "--logs",
+            str(tmp_path / "calls.jsonl"),
+            "--format",
+            "json",
+            "--output",
+            str(report),
+        ],
+        capsys,
+    )
+    assert code == 1, err
+    totals = json.loads(report.read_text())["totals"]
+    assert (totals["calls"], totals["schema_error_after"]) == (1, 1)

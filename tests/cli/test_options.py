@@ -162,6 +162,28 @@ def test_schemas_and_logs_come_from_the_config_file_unless_given(
     ]
 
 
+def test_a_comma_list_setting_takes_a_toml_list_too(
+    seen: list[Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `--rules a,b` is one comma-separated text; users write TOML lists (ruff's
+    # `select = ["E"]`): both say the same families.
+    base = ["audit", "--schemas", "tools.json", "--logs", "calls.jsonl"]
+    for value in ('["keyword-case", "type-alias"]', '"keyword-case,type-alias"'):
+        (tmp_path / "auditor.toml").write_text(f"rules = {value}\n")
+        assert run_cli(base, capsys)[0] == 0
+    assert [o.rules for o in seen] == [frozenset({Rule.KEYWORD_CASE, Rule.TYPE_ALIAS})] * 2
+    for value, said in [
+        ('["keyword-case", "camel-case"]', "unknown rule family camel-case"),
+        ("[]", "is an empty list"),
+        ('["keyword-case", 1]', "must be a list of strings"),
+    ]:
+        (tmp_path / "auditor.toml").write_text(f"rules = {value}\n")
+        code, _, err = run_cli(base, capsys)
+        assert code == 2 and len(err.splitlines()) == 1, err
+        assert said in err
+    assert len(seen) == 2
+
+
 def test_outputs_pair_with_formats_from_either_place(
     seen: list[Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -183,7 +183,7 @@ def test_a_forced_format_that_does_not_fit_names_it(tmp_path: Path) -> None:
     path = _write(tmp_path / "tools.json", json.dumps({"search": SCHEMA}))
     tools, problem = read_catalog(path, CatalogFormat.MCP)
     assert tools == []
-    assert str(problem) == f"{path}: not a mcp catalog (tried: mcp)"
+    assert str(problem) == f"{path}: not a mcp catalog (tried: mcp): a mapping with keys search"
 
 
 def test_an_unknown_catalog_lists_the_formats_tried(tmp_path: Path) -> None:
@@ -191,7 +191,8 @@ def test_an_unknown_catalog_lists_the_formats_tried(tmp_path: Path) -> None:
     _, problem = read_catalog(path)
     assert str(problem) == (
         f"{path}: not a catalog in a known format (tried: openai, openai-responses, "
-        "anthropic, mcp, gemini, otel, schema, mapping)"
+        "anthropic, mcp, gemini, otel, schema, mapping): a list of 2 items; its items 0, 1 "
+        "are not objects"
     )
 
 
@@ -209,5 +210,5 @@ def test_a_directory_without_catalogs_is_a_problem(tmp_path: Path) -> None:
     files, problems = expand([str(tmp_path / "empty"), str(tmp_path / "full")])
     assert files == [str(tmp_path / "full" / "tools.yml")]
     assert [str(p) for p in problems] == [
-        f"{tmp_path / 'empty'}: no catalog files (.json, .yaml, .yml)"
+        f"{tmp_path / 'empty'}: no catalog files (.json, .yaml, .yml): it holds 1 file (1 .txt)"
     ]

@@ -82,7 +82,11 @@ def test_json_lines_that_are_no_log_are_not_called_one(
     lines.write_text('{"a": 1}\n{"b": 2}\n')  # JSON objects, but no log format's records
     log.write_text(LOG_TEXT)
     code, _, err = _audit(tmp_path, lines, log, capsys)
-    assert code == 2 and "did you mean" not in err and "invalid YAML" in err
+    assert code == 2 and "did you mean" not in err
+    assert err.endswith(
+        "not a catalog in a known format (tried: openai, openai-responses, anthropic, mcp, "
+        "gemini, otel, schema, mapping): JSON Lines, a list of 2 objects with keys a, b\n"
+    )
 
 
 def test_an_empty_log_is_still_an_empty_log(
