@@ -130,7 +130,11 @@ USAGE_ERRORS = {
         lambda tmp, inputs: [*_audit(inputs), "--colour"],
         "No such option: --colour",
     ),
-    "a missing argument": (lambda tmp, inputs: ["lint"], "Missing argument"),
+    "a missing argument": (lambda tmp, inputs: ["normalize", "--diff"], "Missing argument"),
+    "lint without catalogs": (
+        lambda tmp, inputs: ["lint"],
+        "give the catalogs to lint (PATH...), or schemas in the config file",
+    ),
     "normalize without a mode": (
         lambda tmp, inputs: ["normalize", str(inputs[0])],
         "give exactly one of --diff, --check, --write",

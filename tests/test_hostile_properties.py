@@ -227,8 +227,9 @@ def _assert_consistent(result: CallResult, runtime: OldRuntime) -> None:
     outcome = result.outcome
     # A parsed call of a known tool is never unknown_tool nor unparseable.
     assert outcome not in (Outcome.UNKNOWN_TOOL, Outcome.UNPARSEABLE), result
-    # Only a standard old runtime can find the old schema unusable.
-    if runtime is not OldRuntime.STANDARD:
+    # Only an old runtime that checks schemas (standard, the SDK models) can find the old
+    # schema unusable.
+    if not runtime.checks_schema:
         assert outcome is not Outcome.SCHEMA_ERROR_BEFORE, result
     # With no old runtime every call passed before: nothing was rejected or accepted anew.
     if runtime is OldRuntime.NONE:

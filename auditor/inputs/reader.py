@@ -195,6 +195,14 @@ class LogReader:
                     yield from self._alone(buffer, number - 1, fmt, name)
                     continue
                 self._bytes += len(buffer)
+                if buffer and not buffer.strip(b" \t\r\n"):
+                    # A buffer of blank lines only (a hostile log holds 100 MiB of them) is
+                    # counted in bulk: a loop over its ids costs seconds, more under a tracer.
+                    count = buffer.count(b"\n") + (not buffer.endswith(b"\n"))
+                    blank += count
+                    lines += count
+                    number += count
+                    continue
                 ids, tools, texts, alone = group_payloads(buffer, not buffer.endswith(b"\n"), limit)
                 unvouched = iter(alone)
                 payloads: list[Payload] = []
