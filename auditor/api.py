@@ -89,7 +89,9 @@ class AuditResult:
         from auditor.schema.edit import loosening_edits  # reads and edits YAML: only when asked
 
         limit = self.request.limits.max_catalog_bytes
-        return loosening_edits(self.report.groups, limit, self.catalog_texts)
+        results = self.report.results
+        groups = (*self.report.groups, *(() if results is None else results.groups))
+        return loosening_edits(groups, limit, self.catalog_texts)
 
 
 def audit(request: AuditRequest, progress: Callable[[int], Progress] | None = None) -> AuditResult:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -29,6 +29,7 @@ from auditor.models import (
     RuntimeSide,
     SchemaPatch,
     Span,
+    Subject,
     ToolSummary,
     UnparsedKind,
 )
@@ -184,8 +185,9 @@ def words(report: Report) -> Words:
 
 def title(report: Report) -> str:
     """``auditor: normalization audit``, ``auditor: schema change audit``: every format's
-    title."""
-    return f"auditor: {words(report).title}"
+    title (``… of results`` for a report of results)."""
+    of = " of results" if report.subject is Subject.RESULTS else ""
+    return f"auditor: {words(report).title}{of}"
 
 
 def removes_tool(group: Group) -> bool:
@@ -902,12 +904,29 @@ class RollUpLine:
         return f"{self.label}: {prose.plain(self.text)}"
 
 
-def rollup_lines(rollup: RollUp) -> list[RollUpLine]:
+RESULT_ROLLUP_LABELS: Final[dict[RollUpKind, str]] = {
+    **ROLLUP_LABELS,
+    RollUpKind.FIX_CALLERS: "Fix the server",
+    RollUpKind.LOOSEN_SCHEMA: "Loosen the output schema",
+    RollUpKind.FIX_SCHEMA: "Fix the output schema",
+}
+"""The roll-up's names in a report of results (``Subject.RESULTS``): a result the output
+schema rejects is the server's to fix, or the output schema's to loosen."""
+
+
+def rollup_labels(report: Report) -> Mapping[RollUpKind, str]:
+    """The roll-up's names for ``report``'s subject."""
+    return RESULT_ROLLUP_LABELS if report.subject is Subject.RESULTS else ROLLUP_LABELS
+
+
+def rollup_lines(
+    rollup: RollUp, labels: Mapping[RollUpKind, str] = ROLLUP_LABELS
+) -> list[RollUpLine]:
     """What to do (``Report.rollup``): one line per entry that holds a group, in the roll-up's
     order (``Fix the callers: 11 groups (14 calls); callers: `cursor` (6 calls)…``); none
     when the report has no group."""
     return [
-        RollUpLine(ROLLUP_LABELS[entry.kind], _ROLLUP_TEXT[entry.kind](entry))
+        RollUpLine(labels[entry.kind], _ROLLUP_TEXT[entry.kind](entry))
         for entry in rollup.entries
         if entry.groups
     ]

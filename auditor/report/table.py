@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from auditor.models import Group, Outcome, Report
+from auditor.models import Group, Outcome, Report, Subject
 from auditor.report import prose
 from auditor.report.cells import cell_len, cut, ljust, rjust, wrap
 from auditor.report.common import (
@@ -35,11 +35,13 @@ from auditor.report.common import (
     patch_line,
     proven_line,
     removes_tool,
+    rollup_labels,
     rollup_lines,
     runtime_lines,
     words,
 )
 from auditor.report.escape import terminal
+from auditor.report.subject import RESULTS_HEADING, RESULTS_INTRO, not_validated_line
 from auditor.words import plural
 
 DEFAULT_WIDTH: Final = 80
@@ -200,14 +202,15 @@ def summary_line(report: Report, code: int) -> str:
     fail on an unusable schema; exit 1``."""
     newly = report.totals.get(Outcome.NEWLY_REJECTED, 0)
     after = report.totals.get(Outcome.SCHEMA_ERROR_AFTER, 0)
+    unit = "result" if report.subject is Subject.RESULTS else "call"
     if newly:
-        text = f"{plural(newly, 'call')} would be newly rejected"
+        text = f"{plural(newly, unit)} would be newly rejected"
         if after:
             text += f" and {after:,} will fail on an unusable schema"
     else:
-        text = f"no call would be newly rejected ({plural(report.call_count, 'call')} read)"
+        text = f"no {unit} would be newly rejected ({plural(report.call_count, unit)} read)"
         if after:
-            text += f", but {plural(after, 'call')} will fail on an unusable schema"
+            text += f", but {plural(after, unit)} will fail on an unusable schema"
     return f"{text}; exit {code}"
 
 
@@ -288,7 +291,7 @@ def _section_title(report: Report, outcome: Outcome, groups: list[Group]) -> str
 
 
 def _rollup(report: Report) -> list[Line]:
-    lines = rollup_lines(report.rollup)
+    lines = rollup_lines(report.rollup, rollup_labels(report))
     if not lines:
         return [(f"What to do: {NOTHING_TO_DO}.", None)]
     return [("What to do:", None), *((f"  {terminal(line.plain())}", 4) for line in lines)]
@@ -325,6 +328,9 @@ def concise(
         _rollup(report),
         [(summary_line(report, report.gate.exit_code if code is None else code), 2)],
     ]
+    if report.results is not None:
+        answer = concise(report.results, width, code, detail_in)
+        return _with_results(blocks, report.results, answer, width)
     return _wrapped(blocks, width)
 
 
@@ -358,4 +364,17 @@ def render(report: Report, width: int = DEFAULT_WIDTH, code: int | None = None) 
         _rollup(report),
         [(summary_line(report, report.gate.exit_code if code is None else code), 2)],
     ]
+    if report.results is not None:
+        answer = render(report.results, width, code)
+        return _with_results(blocks, report.results, answer, width)
     return _wrapped(blocks, width)
+
+
+def _with_results(blocks: list[list[Line]], results: Report, answer: str, width: int) -> str:
+    """The arguments' blocks, their verdict first, then the results section: its heading,
+    what was not validated, and the results' own ``answer``, whose verdict comes last."""
+    heading: list[Line] = [
+        (f"{RESULTS_HEADING}. {prose.plain(RESULTS_INTRO)}", 2),
+        (terminal(prose.plain(not_validated_line(results))), 2),
+    ]
+    return _wrapped([*blocks, heading], width) + "\n" + answer
