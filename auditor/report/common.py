@@ -674,6 +674,7 @@ def verdict(report: Report) -> Prose:
     after = report.totals.get(Outcome.SCHEMA_ERROR_AFTER, 0)
     before = report.totals.get(Outcome.SCHEMA_ERROR_BEFORE, 0)
     broken = [t.name for t in report.tools if t.counts.get(Outcome.SCHEMA_ERROR_AFTER)]
+    unit = "result" if report.subject is Subject.RESULTS else "call"
     parts: list[str | Prose] = []
     if proven := proven_line(report):
         parts.append(proven)  # certain regressions come first
@@ -681,7 +682,7 @@ def verdict(report: Report) -> Prose:
         parts.append(
             Prose.of(
                 Span.strong(
-                    f"{plural(after, 'call')} will fail {words(report).after}: "
+                    f"{plural(after, unit)} will fail {words(report).after}: "
                     f"{words(report).new_schema} is unusable"
                 ),
                 " (",
@@ -694,7 +695,9 @@ def verdict(report: Report) -> Prose:
         tools = sorted({g.tool for g in groups})
         parts.append(
             Prose.of(
-                Span.strong(f"{newly:,} of {plural(total, 'logged call')} would be newly rejected"),
+                Span.strong(
+                    f"{newly:,} of {plural(total, 'logged ' + unit)} would be newly rejected"
+                ),
                 f" {words(report).after}, in {plural(len(tools), 'tool')} (",
                 tool_names(tools),
                 f"), {plural(len(groups), 'group')} by cause and failing keyword.",
@@ -707,8 +710,8 @@ def verdict(report: Report) -> Prose:
         usable = " by a schema that can be used" if after else ""
         parts.append(
             Prose.of(
-                Span.strong("No logged call would be newly rejected"),
-                f"{usable} ({plural(total, 'call')} replayed).",
+                Span.strong(f"No logged {unit} would be newly rejected"),
+                f"{usable} ({plural(total, unit)} replayed).",
             )
         )
     if before:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from auditor.models import Group, Report
+from auditor.models import Group, Report, Subject
 from auditor.report import prose
 from auditor.report.common import (
     group_location,
@@ -50,12 +50,12 @@ def render(report: Report, fixes: Mapping[str, dict[str, Any]] | None = None) ->
         extra["properties"]["profiles"] = [visible(prose.plain(line)) for line in lines]
     if report.generated_at:
         extra["invocations"] = [{"executionSuccessful": True, "endTimeUtc": report.generated_at}]
-    return render_log(
-        report.version,
-        [rule.sarif() for rule in RULES.values()],
-        [_result(report, group, (fixes or {}).get(group.fingerprint)) for group in report.groups],
-        **extra,
-    )
+    found = [
+        _result(report, group, (fixes or {}).get(group.fingerprint)) for group in report.groups
+    ]
+    if (results := report.results) is not None:  # the results' groups, marked as such
+        found += [_result(results, g, (fixes or {}).get(g.fingerprint)) for g in results.groups]
+    return render_log(report.version, [rule.sarif() for rule in RULES.values()], found, **extra)
 
 
 def _what_to_do(report: Report) -> list[dict[str, Any]]:
@@ -77,7 +77,8 @@ def loosening_fixes(report: Report, changes: Mapping[str, LineChange]) -> dict[s
     as the file is now (``changes``: ``auditor.schema.edit.loosening_edits``, each loosening
     by itself, by group fingerprint): the lines it changes and what replaces them."""
     found: dict[str, dict[str, Any]] = {}
-    for group in report.groups:
+    results = () if report.results is None else report.results.groups
+    for group in (*report.groups, *results):
         patch, change = group.patch, changes.get(group.fingerprint)
         written = patch is not None and patch.problem is None and patch.file_problem is None
         if change is None or patch is None or not written:
@@ -128,6 +129,9 @@ def _result(report: Report, group: Group, fix: dict[str, Any] | None = None) -> 
     }
     if below:
         result["properties"]["belowThreshold"] = below
+    if report.subject is Subject.RESULTS:  # a result the output schema rejects, not arguments
+        result["properties"]["subject"] = report.subject.value
+        result["message"]["text"] = "Results: " + result["message"]["text"]
     location = group_location(report, group)
     if location is not None:
         result["locations"] = [{"physicalLocation": physical_location(location)}]
