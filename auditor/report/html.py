@@ -197,11 +197,8 @@ def _results(results: Report) -> list[str]:
     """The results' page body as a section, every heading one level down (its title the
     section's heading), with what was not validated after the title."""
     demoted = [_HEADING.sub(lambda m: f"<{m[1]}h{int(m[2]) + 1}", line) for line in _body(results)]
-    intro = [
-        f"<p>{prose.html(RESULTS_INTRO)}</p>",
-        f"<p>{prose.html(not_validated_line(results))}</p>",
-    ]
-    return ['<section id="results">', demoted[0], *intro, *demoted[1:], "</section>"]
+    intro = f"<p>{prose.html(RESULTS_INTRO)}</p>"
+    return ['<section id="results">', demoted[0], intro, *demoted[1:], "</section>"]
 
 
 def _body(report: Report) -> list[str]:
@@ -209,8 +206,10 @@ def _body(report: Report) -> list[str]:
         f"<h1>{html_text(title(report))}</h1>",
         _badge(report),
         f"<p>{prose.html(verdict(report))}</p>",
-        *_rollup(report),
     ]
+    if report.not_validated is not None:  # a report of results: what MCP does not validate
+        body.append(f"<p>{prose.html(not_validated_line(report))}</p>")
+    body += _rollup(report)
     if line := baseline_line(report):
         body.append(f"<p>{prose.html(line)}</p>")
     if line := budget_line(report):

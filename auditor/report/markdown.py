@@ -122,7 +122,7 @@ def render(report: Report, limit: int = MAX_CHARS) -> str:
 def _results(results: Report, limit: int) -> str:
     """The results' report with every heading one level down, its title the section's
     heading, then what was not validated."""
-    intro = [prose.markdown(RESULTS_INTRO), "", prose.markdown(not_validated_line(results)), ""]
+    intro = [prose.markdown(RESULTS_INTRO), ""]
     text = _render(results, limit - sum(len(line) + 1 for line in intro))
     title_line, _, rest = _HEADING.sub(r"#\1 ", text).partition("\n\n")
     return "\n".join([title_line, "", *intro, ""]) + rest
@@ -131,7 +131,10 @@ def _results(results: Report, limit: int) -> str:
 def _render(report: Report, limit: int) -> str:
     inputs = _inputs(report)
     budget = _Budget(limit - NOTICE_ROOM - len(inputs) - 1)  # the notice and inputs always fit
-    head = [f"# {title(report)}", "", prose.markdown(verdict(report)), "", *rollup_block(report)]
+    head = [f"# {title(report)}", "", prose.markdown(verdict(report)), ""]
+    if report.not_validated is not None:  # a report of results: what MCP does not validate
+        head += [prose.markdown(not_validated_line(report)), ""]
+    head += rollup_block(report)
     for line in (baseline_line(report), budget_line(report)):
         if line:
             head += [prose.markdown(line), ""]

@@ -324,6 +324,7 @@ def concise(
         listed.append((terminal(f"… and {plural(more, 'more group')} ({where})"), 2))
     blocks: list[list[Line]] = [
         [(line, 0) for line in summary_table(report, width).splitlines()],
+        _not_validated(report),
         listed,
         _rollup(report),
         [(summary_line(report, report.gate.exit_code if code is None else code), 2)],
@@ -358,6 +359,7 @@ def render(report: Report, width: int = DEFAULT_WIDTH, code: int | None = None) 
     coverage += [prose.plain(line) for line in (baseline_line(report), gate_line(report)) if line]
     blocks: list[list[Line]] = [
         [(line, 0) for line in summary_table(report, width).splitlines()],
+        _not_validated(report),
         context,
         groups,
         [(terminal(line), None) for line in coverage],
@@ -371,10 +373,14 @@ def render(report: Report, width: int = DEFAULT_WIDTH, code: int | None = None) 
 
 
 def _with_results(blocks: list[list[Line]], results: Report, answer: str, width: int) -> str:
-    """The arguments' blocks, their verdict first, then the results section: its heading,
-    what was not validated, and the results' own ``answer``, whose verdict comes last."""
-    heading: list[Line] = [
-        (f"{RESULTS_HEADING}. {prose.plain(RESULTS_INTRO)}", 2),
-        (terminal(prose.plain(not_validated_line(results))), 2),
-    ]
+    """The arguments' blocks, their verdict first, then the results section: its heading and
+    the results' own ``answer`` (what was not validated first), whose verdict comes last."""
+    heading: list[Line] = [(f"{RESULTS_HEADING}. {prose.plain(RESULTS_INTRO)}", 2)]
     return _wrapped([*blocks, heading], width) + "\n" + answer
+
+
+def _not_validated(report: Report) -> list[Line]:
+    """For a report of results: what was read and not validated (nothing otherwise)."""
+    if report.not_validated is None:
+        return []
+    return [(terminal(prose.plain(not_validated_line(report))), 2)]
