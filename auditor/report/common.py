@@ -183,6 +183,11 @@ def words(report: Report) -> Words:
     return NORMALIZATION if report.change_kind is ChangeKind.NORMALIZE else CATALOG_CHANGE
 
 
+def unit_of(report: Report) -> str:
+    """What one of the report's calls is: a ``call`` (its arguments), or a ``result``."""
+    return "result" if report.subject is Subject.RESULTS else "call"
+
+
 def title(report: Report) -> str:
     """``auditor: normalization audit``, ``auditor: schema change audit``: every format's
     title (``… of results`` for a report of results)."""
@@ -828,17 +833,18 @@ def not_replayed_reason(result: CallResult) -> str:
     return unparsed.reason if unparsed is not None else "unparseable"
 
 
-def log_counts(stats: LogStats) -> str:
-    """``jsonl, 1,200 lines, 0 blank, 1,180 calls``: how a log file's lines were counted."""
+def log_counts(stats: LogStats, unit: str = "call") -> str:
+    """``jsonl, 1,200 lines, 0 blank, 1,180 calls``: how a log file's lines were counted
+    (``unit``: what ``stats.calls`` counts, ``result`` in a report of results)."""
     parts = [
         stats.format,
         plural(stats.lines, "line"),
         f"{stats.blank:,} blank",
-        plural(stats.calls, "call"),
+        plural(stats.calls, unit),
     ]
     # Only where they say something: most logs have neither.
     if stats.records_without_calls:
-        parts.append(f"{plural(stats.records_without_calls, 'record')} without calls")
+        parts.append(f"{plural(stats.records_without_calls, 'record')} without {unit}s")
     if stats.repeated_calls:
         parts.append(plural(stats.repeated_calls, "repeated call"))
     return ", ".join(parts)

@@ -71,6 +71,7 @@ from auditor.report.common import (
     summary_rows,
     title,
     unexercised,
+    unit_of,
     verdict,
     words,
 )
@@ -627,7 +628,7 @@ MAX_SKIPPED_SHOWN: Final = 10
 def _inputs(report: Report) -> str:
     schemas = ", ".join(f"<code>{html_text(p)}</code>" for p in report.schema_inputs)
     logs = "".join(
-        f"<li><code>{html_text(s.path)}</code> ({html_text(log_counts(s))})</li>"
+        f"<li><code>{html_text(s.path)}</code> ({html_text(log_counts(s, unit_of(report)))})</li>"
         for s in report.log_inputs
     )
     notes = []

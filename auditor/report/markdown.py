@@ -60,6 +60,7 @@ from auditor.report.common import (
     summary_rows,
     title,
     unexercised,
+    unit_of,
     verdict,
     words,
 )
@@ -527,7 +528,8 @@ def _rewrites(report: Report, budget: _Budget) -> list[str]:
 
 def _inputs(report: Report) -> str:
     logs = _listed(
-        [f"{_path(s.path)} ({log_counts(s)})" for s in report.log_inputs], "more log file"
+        [f"{_path(s.path)} ({log_counts(s, unit_of(report))})" for s in report.log_inputs],
+        "more log file",
     )
     schemas = _listed([_path(p) for p in report.schema_inputs], "more catalog")
     stamp = f" Generated {report.generated_at}." if report.generated_at else ""
