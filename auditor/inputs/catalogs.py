@@ -369,13 +369,15 @@ def parse_catalog(
         output = None
         if entry.output_pointer is not None:
             at = positions.get(entry.output_pointer, (None, None))
+            # Inside JSON text (an OTel attribute) the keys have no place of their own.
+            inside = entry.output_pointer == entry.pointer
             output = ToolSchema(
                 tool,
                 entry.output_schema,
                 Location(name, at[0], at[1]),
                 entry.output_pointer,
                 shape.value,
-                within.get(entry.output_pointer, {}),
+                {} if inside else within.get(entry.output_pointer, {}),
             )
         tools.append(
             ToolSchema(
@@ -748,7 +750,14 @@ def _otel(document: JSON) -> list[_Entry] | None:
     found = otel_tools.definitions(document)
     if found is None:
         return None
-    return [_Entry(d.name, d.schema, pointers.join("", *d.at)) for d in found]
+    entries = [_Entry(d.name, d.schema, pointers.join("", *d.at)) for d in found]
+    # An output schema stands in the same attribute's JSON text as the input schema.
+    return [
+        entry
+        if d.output is None
+        else replace(entry, output_pointer=entry.pointer, output_schema=d.output)
+        for entry, d in zip(entries, found, strict=True)
+    ]
 
 
 _SCHEMA_MARKERS: Final = frozenset(

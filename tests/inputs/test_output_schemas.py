@@ -60,3 +60,23 @@ def test_other_shapes_have_no_output_schema(tmp_path: Path) -> None:
     function = {"name": "a", "parameters": {}, "outputSchema": OUTPUT}
     (tool,) = _tools(tmp_path, [{"type": "function", "function": function}])
     assert tool.output is None
+
+
+def _otel_export(attributes: list[dict[str, object]]) -> dict[str, object]:
+    span = {"traceId": "t", "spanId": "s", "name": "chat", "attributes": attributes}
+    return {"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}
+
+
+def test_otel_definitions_keep_an_mcp_tool_s_output_schema(tmp_path: Path) -> None:
+    mcp_tool = {"name": "count", "inputSchema": {"type": "object"}, "outputSchema": OUTPUT}
+    genai = [{"type": "function", "name": "plain", "parameters": {"type": "object"}}]
+    attributes: list[dict[str, object]] = [
+        {"key": "llm.tools.0.tool.json_schema", "value": {"stringValue": json.dumps(mcp_tool)}},
+        {"key": "gen_ai.tool.definitions", "value": {"stringValue": json.dumps(genai)}},
+    ]
+    tools = {t.name: t for t in _tools(tmp_path, _otel_export(attributes), "export.json")}
+    count, plain = tools["count"], tools["plain"]
+    assert plain.output is None
+    assert count.output is not None and count.output.schema == OUTPUT
+    # Both schemas stand in one attribute's JSON text: the same pointer, no key positions.
+    assert count.output.pointer == count.pointer and count.output.positions == {}
