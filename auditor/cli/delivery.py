@@ -182,7 +182,9 @@ def deliver(result: AuditResult, outputs: Outputs) -> int:
     if outputs.generate_baseline is not None:
         from auditor.aggregate.baseline import render_baseline
 
-        write_text(Path(outputs.generate_baseline), render_baseline(report.groups))
+        results = () if report.results is None else report.results.groups
+        baseline = render_baseline((*report.groups, *results))
+        write_text(Path(outputs.generate_baseline), baseline)
         written.append(Path(outputs.generate_baseline))
     if outputs.suggest_patch is not None:
         _write_patch(result, outputs.suggest_patch, outputs)

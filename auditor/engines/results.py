@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from auditor.aggregate.pipeline import ReportSettings, build_report, count_calls, prepare
 from auditor.aggregate.subjects import as_results
 from auditor.inputs.results import ResultReader
-from auditor.models import Call, LogStats, NotValidated, Report, ToolSchema
+from auditor.models import Call, LogStats, NotValidated, Report, Subject, ToolSchema
 from auditor.request import AuditRequest
 from auditor.schema.diff import NewCatalogs
 
@@ -82,6 +82,7 @@ def audit_results(
     )
     without = frozenset(tool.name for tool in tools) - declared
     source = _WithOutputSchemas(reader, without)
+    settings = dataclasses.replace(settings, subject=Subject.RESULTS)
     tally = count_calls(replays, source, settings)
     report = build_report(replays, tally, source.stats(), schema_inputs, (), settings)
     counts = NotValidated(reader.error_results, reader.unstructured, source.skipped)

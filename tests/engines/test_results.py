@@ -13,6 +13,7 @@ from auditor.api import audit
 from auditor.inputs.log_files import TooFewCalls
 from auditor.models import Outcome, Report, Subject
 from auditor.request import AuditRequest, Gating, Inputs, TheChange
+from tests.conftest import run_cli
 
 CLOSED = {"type": "object", "properties": {"n": {"type": "integer"}}, "additionalProperties": False}
 
@@ -130,3 +131,36 @@ def test_the_exit_code_covers_both_subjects(tmp_path: Path) -> None:
         Inputs(schemas=(schemas,), logs=(log,), subject=Subject.ARGUMENTS)
     )
     assert audit(arguments_only).exit_code == 0
+
+
+def test_the_same_constraint_in_arguments_and_results_is_two_groups(tmp_path: Path) -> None:
+    closed = {"type": "object", "additional_properties": False}
+    tool = {"name": "a", "inputSchema": closed, "outputSchema": closed}
+    schemas = _write(tmp_path, "tools.json", [tool])
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+         "params": {"name": "a", "arguments": {"n": 1}}},
+        {"jsonrpc": "2.0", "id": 1, "result": {"structuredContent": {"n": 1}}},
+    ]  # fmt: skip
+    log = tmp_path / "calls.jsonl"
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    report = _audit(schemas, str(log))
+    assert report.results is not None
+    (arguments,), (results,) = report.groups, report.results.groups
+    assert (arguments.keyword, arguments.schema_pointer) == (
+        results.keyword,
+        results.schema_pointer,
+    )
+    assert arguments.fingerprint != results.fingerprint
+
+
+def test_a_baseline_accepts_the_groups_of_both_subjects(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    schemas = _write(tmp_path, "tools.json", [_tool("a", {"additional_properties": False})])
+    log = _log(tmp_path, [("a", {"n": 1})])
+    base = ["audit", "--schemas", schemas, "--logs", log, "--no-report-files", "--quiet"]
+    baseline = str(tmp_path / "baseline.json")
+    assert run_cli([*base, "--generate-baseline", baseline], capsys)[0] == 0
+    assert run_cli(base, capsys)[0] == 1
+    assert run_cli([*base, "--baseline", baseline], capsys)[0] == 0
