@@ -133,10 +133,11 @@ def audit(request: AuditRequest, progress: Callable[[int], Progress] | None = No
 
         failed = [f for f in files if display_name(f) == error.problem.location.path]
         raise InputError(catalog_given_as_log(failed) or str(error.problem)) from error
-    report = _with_results(report, old.tools, files, request, new)
+    report, unread = _with_results(report, old.tools, files, request, new)
     if skipped:  # counted in the inputs; the gate does not depend on them
         report = dataclasses.replace(report, skipped_inputs=skipped)
-    return AuditResult(report, request, _traffic(report.call_count, empty, request), texts)
+    warnings = (*_traffic(report.call_count, empty, request), *unread)
+    return AuditResult(report, request, warnings, texts)
 
 
 def exit_code(report: Report) -> int:
@@ -151,25 +152,31 @@ def _with_results(
     files: Sequence[str],
     request: AuditRequest,
     new: NewCatalogs | None,
-) -> Report:
+) -> tuple[Report, tuple[str, ...]]:
     """The arguments' report with the results' (``--subject``): under ``both``, where the
     logs hold results of tools that declare an output schema (nothing is added otherwise, so
     an arguments-only audit reports as before); under ``results``, the results' report is
-    the report."""
+    the report. The results are a second pass over the logs: standard input, read once, has
+    none to give (a warning says so under ``both``; ``results`` refuses it)."""
     subject = request.inputs.subject
     declares = any(t.output is not None for t in (*tools, *(new.tools if new else ())))
     if subject is Subject.ARGUMENTS or (subject is Subject.BOTH and not declares):
-        return report
+        return report, ()
+    if STDIN in files:
+        if subject is Subject.RESULTS:
+            raise InputError("--subject results cannot read standard input: name the log files")
+        return report, ("the results were not read: standard input is read once, for the "
+                        "arguments; name the log files to audit the results too",)  # fmt: skip
     from auditor.engines.results import audit_results
 
     schema_inputs = [shown(path) for path in request.inputs.schemas]
     results = audit_results(tools, files, schema_inputs, request, _settings(request), new)
     if subject is Subject.RESULTS:
-        return results
+        return results, ()
     counted = results.not_validated
     if results.call_count == 0 and (counted is None or not counted.total):
-        return report  # the logs hold no result of those tools
-    return dataclasses.replace(report, results=results)
+        return report, ()  # the logs hold no result of those tools
+    return dataclasses.replace(report, results=results), ()
 
 
 def replay(

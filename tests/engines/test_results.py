@@ -3,6 +3,7 @@ schemas, counted apart from the arguments, with the catalogs' sides as for argum
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -164,3 +165,22 @@ def test_a_baseline_accepts_the_groups_of_both_subjects(
     assert run_cli([*base, "--generate-baseline", baseline], capsys)[0] == 0
     assert run_cli(base, capsys)[0] == 1
     assert run_cli([*base, "--baseline", baseline], capsys)[0] == 0
+
+
+def test_results_are_not_read_from_standard_input_and_it_is_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    schemas = _write(tmp_path, "tools.json", [_tool("a", {"additional_properties": False})])
+    log = Path(_log(tmp_path, [("a", {"n": 1})])).read_bytes()
+    base = ["audit", "--schemas", schemas, "--logs", "-", "--no-report-files"]
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(log)))
+    code, _, err = run_cli(base, capsys)
+    # The arguments pass; the results, which would fail, were not read, and that is said.
+    assert code == 0
+    assert "auditor: warning: the results were not read: standard input is read once" in err
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(log)))
+    code, _, err = run_cli([*base, "--subject", "results", "-q"], capsys)
+    assert (code, err) == (
+        2,
+        "auditor: error: --subject results cannot read standard input: name the log files\n",
+    )
