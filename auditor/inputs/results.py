@@ -19,11 +19,12 @@ the results read here, validated or not).
 
 from __future__ import annotations
 
+import zlib
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain
-from typing import Final
+from typing import IO, Final
 
 from auditor.inputs import otlp
 from auditor.inputs.arguments import call_from
@@ -31,6 +32,7 @@ from auditor.inputs.limits import DEFAULT_MAX_RECORD_BYTES
 from auditor.inputs.lines import Blank, bounded_lines
 from auditor.inputs.log_files import display_name, open_log
 from auditor.inputs.log_format_names import LogFormat
+from auditor.inputs.parquet import MAGIC_BYTES, columnar
 from auditor.inputs.records import Framed, Record, detect_format, loads, records
 from auditor.models import JSON, Call, LogStats
 
@@ -83,6 +85,8 @@ class ResultReader:
     def _read(self, file: str) -> Iterator[Call]:
         name = display_name(file)
         with open_log(file) as stream:
+            if self._fmt is None and _columnar(stream):
+                return  # a Parquet or Arrow log holds calls, never results
             framed: Iterator[Framed] = records(bounded_lines(stream, self._limit), self._limit)
             fmt = self._fmt
             head: list[Framed] = []
@@ -114,6 +118,18 @@ class ResultReader:
                 self._stats[file] = LogStats(
                     name, fmt.value if fmt else "", lines, blank, count, without, 0, results
                 ).merge(self._stats[file])
+
+
+def _columnar(stream: IO[bytes]) -> bool:
+    """Whether ``stream`` starts as a Parquet or Arrow file does (``inputs.parquet``); a
+    stream that cannot be peeked, or whose first bytes cannot be read, is read as text (the
+    reading then accounts for what it can)."""
+    peek = getattr(stream, "peek", None)
+    try:
+        head = peek(MAGIC_BYTES) if peek is not None else None
+    except (OSError, EOFError, zlib.error):
+        return False
+    return head is not None and columnar(head[:MAGIC_BYTES]) is not None
 
 
 def _results(fmt: LogFormat, record: Record, pending: OrderedDict[str, str]) -> list[_Result]:

@@ -184,3 +184,13 @@ def test_results_are_not_read_from_standard_input_and_it_is_said(
         2,
         "auditor: error: --subject results cannot read standard input: name the log files\n",
     )
+
+
+def test_a_parquet_log_audits_its_arguments_and_adds_no_results(tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schemas = _write(tmp_path, "tools.json", [_tool("a", CLOSED)])
+    pq.write_table(pa.table({"tool_name": ["a"], "arguments": ["{}"]}), tmp_path / "c.parquet")
+    report = _audit(schemas, str(tmp_path / "c.parquet"))
+    assert _outcomes(report) == {"accepted": 1} and report.results is None

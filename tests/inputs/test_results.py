@@ -163,3 +163,24 @@ def test_otel_results_are_json_objects_of_tool_spans(tmp_path: Path) -> None:
     assert [(c.tool, c.arguments) for c in reader] == [("a", {"ok": True})]
     # Text and a JSON array are no structured content; an error span is an error result.
     assert (reader.unstructured, reader.error_results) == (2, 1)
+
+
+def test_a_parquet_log_holds_calls_and_no_result(tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.table({"tool_name": ["a"], "arguments": ['{"q": 1}']})
+    pq.write_table(table, tmp_path / "calls.parquet")
+    reader = ResultReader([str(tmp_path / "calls.parquet")])
+    assert list(reader) == []
+    [stats] = reader.stats()
+    assert (stats.lines, stats.calls) == (0, 0)
+
+
+def test_a_gzip_log_is_read_as_its_text(tmp_path: Path) -> None:
+    import gzip
+
+    records = [_call(1, "a"), _reply(1, {"structuredContent": {"z": 1}})]
+    path = tmp_path / "log.jsonl.gz"
+    path.write_bytes(gzip.compress("".join(json.dumps(r) + "\n" for r in records).encode()))
+    assert [c.arguments for c in ResultReader([str(path)])] == [{"z": 1}]
