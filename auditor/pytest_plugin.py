@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Final
 import pytest
 
 if TYPE_CHECKING:  # loaded when a test audits: every pytest run of an install loads this
-    from auditor.api import AuditResult
+    from auditor.api import AuditRequest, AuditResult
     from auditor.models import FailOn
 
 LOGS_INI: Final = "tool_schema_audit_logs"
@@ -64,8 +64,7 @@ class ToolSchemaAudit:
         it), or the ``schemas`` files at git revision ``against`` against the work tree's,
         or, given neither, against ``schemas`` normalized; replaying ``logs`` (default: the
         ``tool_schema_audit_logs`` ini option). ``fail_on`` is ``--fail-on``'s value."""
-        from auditor.api import AuditRequest, Inputs, audit
-        from auditor.errors import AuditorError
+        from auditor.api import AuditRequest, Inputs
         from auditor.request import Gating, TheChange
 
         if isinstance(schemas, (str, Path)):
@@ -89,12 +88,11 @@ class ToolSchemaAudit:
             ),
             gating=Gating(fail_on=_fail_on(fail_on)),
         )
-        try:
-            result = audit(request)
-        except AuditorError as failure:  # unusable input: the one line the command says
-            pytest.fail(f"auditor: {failure.line()}", pytrace=False)
-        for warning in result.warnings:
-            warnings.warn(f"auditor: {warning}", ToolSchemaAuditWarning, stacklevel=2)
+        result = _audited(request)
+        from auditor.report.escape import one_line
+
+        for warning in result.warnings:  # escaped as the command line's stderr is
+            warnings.warn(f"auditor: {one_line(warning)}", ToolSchemaAuditWarning, stacklevel=2)
         if result.exit_code:
             pytest.fail(self._message(result), pytrace=False)
         return result
@@ -112,6 +110,19 @@ class ToolSchemaAudit:
             return table.render(report, table.DEFAULT_WIDTH, code)
         # "--verbose lists them", the line under the groups left out, holds for pytest too.
         return table.concise(report, table.DEFAULT_WIDTH, code)
+
+
+def _audited(request: AuditRequest) -> AuditResult:
+    """The audit's result; unusable input fails the test with the one line the command
+    says (outside the ``except``: pytest would print the error it handles first)."""
+    from auditor.api import audit
+    from auditor.errors import AuditorError
+
+    try:
+        return audit(request)
+    except AuditorError as failure:
+        said = f"auditor: {failure.line()}"
+    pytest.fail(said, pytrace=False)
 
 
 def _fail_on(value: FailOn | str) -> FailOn:

@@ -151,6 +151,14 @@ def test_unusable_input_fails_the_test_in_one_line(
     failing = [line for line in result.outlines if line.startswith("auditor: error: ")]
     assert len(failing) == 1 and "released.json" in failing[0], result.outlines
     assert "Traceback" not in _output(result)
+    assert "During handling" not in _output(result)  # not the error behind the failure
+    # A log holding no call audits nothing: said the same way.
+    (example / "recorded" / "calls.jsonl").write_text("", encoding="utf-8")
+    shutil.copy(EXAMPLE / "catalog" / "released.json", example / "catalog" / "released.json")
+    empty = pytester.runpytest(*PLUGIN)
+    empty.assert_outcomes(failed=1)
+    empty.stdout.fnmatch_lines(["auditor: error: no call read from the logs *"])
+    assert "During handling" not in _output(empty)
 
 
 NAMED: Final = """
@@ -179,6 +187,27 @@ def test_logs_come_from_the_test_or_the_ini_and_fail_on_is_the_option_s(
     # --fail-on never: the same change is reported, and nothing fails.
     test.write_text(NAMED.format(fail_on="never"), encoding="utf-8")
     pytester.runpytest(*PLUGIN).assert_outcomes(passed=1)
+
+
+WARNING: Final = "auditor.pytest_plugin.ToolSchemaAuditWarning"
+
+
+def test_a_log_folder_holding_no_log_is_a_warning_the_suite_can_make_an_error(
+    example: Path, pytester: pytest.Pytester
+) -> None:
+    (example / "more").mkdir()
+    (example / "pytest.ini").write_text(
+        "[pytest]\ntool_schema_audit_logs =\n    recorded/calls.jsonl\n    more\n",
+        encoding="utf-8",
+    )
+    # In process, the inner run inherits this suite's "error" filter: shown, by name (the
+    # name imports the module early, a warning of pytest's own: not counted here).
+    warned = pytester.runpytest(*PLUGIN, "-W", f"default::{WARNING}")
+    warned.assert_outcomes(passed=1)
+    warned.stdout.fnmatch_lines(["*ToolSchemaAuditWarning: auditor: */more: no log files*"])
+    strict = pytester.runpytest(*PLUGIN, "-W", f"error::{WARNING}")
+    strict.assert_outcomes(failed=1)
+    strict.stdout.fnmatch_lines(["*ToolSchemaAuditWarning: auditor: */more: no log files*"])
 
 
 def test_bad_arguments_are_one_line_each(example: Path, pytester: pytest.Pytester) -> None:
