@@ -238,9 +238,7 @@ def test_the_proof_needs_the_applicator_respelled_and_nothing_leading_inside() -
     replay = _replay(active)
     rewrite = _rewrite(replay, "/properties/note/anyOf/0/type")
     assert harmless(replay, rewrite) is None
-    found = counterexample(
-        replay, replay.normalized.rewrites.index(rewrite), [], SearchBudget()
-    )
+    found = counterexample(replay, replay.normalized.rewrites.index(rewrite), [], SearchBudget())
     assert found.status is CounterexampleStatus.FOUND
 
     # A $ref into the branch judges its keywords outside the respelled any_of: no proof, and

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from auditor.models import JSON, CounterexampleStatus, Location, OldRuntime, ToolSchema
-from auditor.replay.counterexamples import SearchBudget, bites, counterexample
 from auditor.replay import tool as tool_module
+from auditor.replay.counterexamples import SearchBudget, bites, counterexample
 from auditor.replay.tool import ToolReplay
 from auditor.schema.normalize import DEFAULT_RULES, normalize
 
