@@ -136,7 +136,7 @@ def test_the_search_lists_no_reference_errors_where_the_fast_errors_map_exactly(
     assert listed == []
 
     # propertyNames is left to python-jsonschema: the same search lists its errors there.
-    unkeyed = {**SCHEMA, "propertyNames": {"maxLength": 10}}
+    unkeyed: dict[str, JSON] = {**SCHEMA, "propertyNames": {"maxLength": 10}}
     replay = _replay(unkeyed)
     assert replay.fast_errors is None
     max_length = next(r for r in replay.normalized.rewrites if r.new == "maxLength")
