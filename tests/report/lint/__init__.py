@@ -1,0 +1,1 @@
+"""Tests of the lint renderers (auditor/report/lint/)."""
