@@ -32,7 +32,6 @@ from auditor.report.escape import visible
 from auditor.report.rules import AUDIT_RULES as RULES
 from auditor.report.sarif_log import (
     MAX_RESULTS,
-    SourceRoot,
     artifact_location,
     automation_id,
     capped,
@@ -43,6 +42,7 @@ from auditor.report.sarif_log import (
     replacement,
     result_location,
 )
+from auditor.report.source_root import SourceRoot
 from auditor.schema.diffs import LineChange
 
 
@@ -134,19 +134,28 @@ def loosening_fixes(
     return found
 
 
+def group_level(report: Report, group: Group) -> str:
+    """A group's level (error, warning, note): its outcome's, an error when it fails the run
+    under --fail-on, at most a warning when only a usage threshold or the log keeps it from
+    failing, and a note when a baseline accepted it."""
+    level = RULES[group.outcome].level or "note"
+    if group.baselined:
+        return "note"
+    if report.gate.fails(group):
+        return "error"  # whatever its outcome, it fails the run under --fail-on
+    if set_aside(report, group) and level == "error":
+        return "warning"  # it would fail the run, but for a usage threshold or the log
+    return level
+
+
 def _result(
     report: Report, group: Group, where: SourceRoot, fix: dict[str, Any] | None = None
 ) -> dict[str, Any]:
-    rule_id, level = RULES[group.outcome].code, RULES[group.outcome].level or "note"
     below = report.gate.below_threshold(group)
-    if report.gate.fails(group):
-        level = "error"  # whatever its outcome, it fails the run under --fail-on
-    elif set_aside(report, group) and level == "error":
-        level = "warning"  # it would fail the run, but for a usage threshold or the log
     result: dict[str, Any] = {
-        "ruleId": rule_id,
+        "ruleId": RULES[group.outcome].code,
         "ruleIndex": list(RULES).index(group.outcome),
-        "level": "note" if group.baselined else level,
+        "level": group_level(report, group),
         # Shown to people as is: one visible line. The properties keep the data as it was.
         "message": {
             "text": visible(

@@ -15,17 +15,15 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path, PurePath
 from typing import Any, Final
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import quote
 
-from auditor.inputs.uri import is_uri, masked, scheme
 from auditor.json_text import json_text
 from auditor.models import Location
 from auditor.project import HOME
 from auditor.report.json_dump import dumps_indented
+from auditor.report.source_root import SourceRoot, remote_uri
 from auditor.schema.diffs import LineChange, changed_lines
 
 SCHEMA_URI: Final = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -37,26 +35,6 @@ LEVELS: Final = ("error", "warning", "note")
 """Result levels, most severe first: the order results are written and kept in."""
 
 
-@dataclass(frozen=True)
-class SourceRoot:
-    """Where relative paths start (``cwd``, the working directory) and what ``%SRCROOT%``
-    stands for (``root``): the nearest folder at or above the working directory that holds a
-    ``.git`` (a repository, a worktree, a submodule), else the working directory itself."""
-
-    cwd: PurePath
-    root: PurePath
-
-    @classmethod
-    def find(cls, cwd: Path | None = None) -> SourceRoot:
-        """The source root of ``cwd`` (default: the process's working directory). Paths are
-        taken as spelled (no symlink resolved): a path the user typed maps the same way."""
-        here = Path(os.path.abspath(cwd if cwd is not None else Path.cwd()))
-        for folder in (here, *here.parents):
-            if (folder / ".git").exists():
-                return cls(here, folder)
-        return cls(here, here)
-
-
 def artifact_location(path: str, where: SourceRoot) -> dict[str, str] | None:
     """The SARIF ``artifactLocation`` of a local ``path`` (as given, relative to
     ``where.cwd``), or None for a path that names a remote object (``s3://…``)."""
@@ -66,24 +44,15 @@ def artifact_location(path: str, where: SourceRoot) -> dict[str, str] | None:
 
 @lru_cache(maxsize=1024)  # a report names a few catalogs, once per group
 def _artifact_location(path: str, where: SourceRoot) -> dict[str, str] | None:
-    if is_uri(path):
-        if scheme(path) != "file":
-            return None
-        path = unquote(urlsplit(path).path)
-    full = PurePath(os.path.normpath(where.cwd / path))
-    try:
-        relative = full.relative_to(where.root)
-    except ValueError:
+    full = where.absolute(path)
+    if full is None:
+        return None
+    relative = where.relative(full)
+    if relative is None:
         # Outside the root: the absolute file URI (percent-encoded, bytes of a non-UTF-8 name
         # as they are on disk), with no base id.
         return {"uri": "file://" + quote(os.fsencode(full.as_posix()))}
     return {"uri": quote(os.fsencode(relative.as_posix())), "uriBaseId": SRCROOT}
-
-
-def remote_uri(path: str) -> str | None:
-    """The URI of a catalog read from a remote object, as given (a password in it masked);
-    None for a local file."""
-    return masked(path) if is_uri(path) and scheme(path) != "file" else None
 
 
 def input_name(path: str, where: SourceRoot) -> str:

@@ -14,7 +14,8 @@ import pytest
 from auditor.models import Location, Outcome, Report
 from auditor.report import sarif
 from auditor.report.lint import sarif as lint_sarif
-from auditor.report.sarif_log import MAX_RESULTS, SourceRoot, artifact_location
+from auditor.report.sarif_log import MAX_RESULTS, artifact_location
+from auditor.report.source_root import SourceRoot
 from auditor.schema.lint import lint_paths
 from tests.conftest import ROOT
 from tests.reporting import make_report

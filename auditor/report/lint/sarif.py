@@ -14,7 +14,6 @@ from auditor.models import Severity
 from auditor.report.rules import LINT_RULES
 from auditor.report.sarif_log import (
     MAX_RESULTS,
-    SourceRoot,
     automation_id,
     capped,
     cut_result,
@@ -23,6 +22,7 @@ from auditor.report.sarif_log import (
     render_log,
     result_location,
 )
+from auditor.report.source_root import SourceRoot
 from auditor.schema.lint import LocatedFinding
 
 
