@@ -7,8 +7,8 @@ written into its catalog file carries it as a SARIF ``fix`` when the command lin
 fixes in (``loosening_fixes``, from the edits ``auditor.schema.edit.catalog_edits`` made once
 for the run; the renderer itself reads no file).
 
-Paths are relative to the source root (``sarif_log.SourceRoot``: the repository around the
-working directory), results go most severe first, at most ``MAX_RESULTS`` of them (the last
+Paths are relative to the source root (``source_root.SourceRoot``: the repository around
+the working directory), results go most severe first, at most ``MAX_RESULTS`` of them (the last
 one then says what was cut), and the run's ``automationDetails.id`` follows from what was
 audited (``sarif_log.automation_id``).
 """

@@ -51,7 +51,7 @@ def _artifact_location(path: str, where: SourceRoot) -> dict[str, str] | None:
     if relative is None:
         # Outside the root: the absolute file URI (percent-encoded, bytes of a non-UTF-8 name
         # as they are on disk), with no base id.
-        return {"uri": "file://" + quote(os.fsencode(full.as_posix()))}
+        return {"uri": full.as_uri()}
     return {"uri": quote(os.fsencode(relative.as_posix())), "uriBaseId": SRCROOT}
 
 
