@@ -159,6 +159,7 @@ class LogFormatChoice(str, Enum):
     ANTHROPIC = LogFormat.ANTHROPIC.value
     MCP = LogFormat.MCP.value
     OTEL = LogFormat.OTEL.value
+    GEMINI = LogFormat.GEMINI.value
 
     def to_format(self) -> LogFormat | None:
         return None if self.value == AUTO else LogFormat(self.value)
