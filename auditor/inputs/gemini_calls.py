@@ -10,11 +10,13 @@ fields in snake case (``function_call``, ``function_response``); both are read. 
 ``automatic_function_calling_history`` holds the calls it made itself before the response:
 history too. A streamed response without SSE is a JSON array of responses: each is read.
 
-Evidence: a ``functionResponse`` answers the call with its ``id`` (Gemini 2.x sends one on
-Vertex and in the Live API) or, when neither has one, the earliest unanswered call of its
+Evidence: a ``functionResponse`` answers the call with its ``id`` (Gemini sends one on
+Vertex AI and in the Live API) or, when neither has one, the earliest unanswered call of its
 ``name`` (the API pairs them by name and order). Its ``response`` holding an ``error`` key is
 the API's documented way to report a failure (``{"error": ...}``): answered, not known to
-have run; any other response ran.
+have run; any other response to the call of its id ran. A response paired by name alone is
+only answered: a log that lost a record (sampled, rotated) would pair it with another call
+of the same tool, and strong evidence replaces the model's verdict for the call it lands on.
 """
 
 from __future__ import annotations
@@ -91,7 +93,8 @@ def answers(record: JSON) -> Iterator[Answer]:
                     continue
                 result = reply.get("response")
                 failed = isinstance(result, dict) and "error" in result
-                yield Answer(key, Evidence.ANSWERED if failed else Evidence.RAN)
+                by_id = key.startswith("id:")
+                yield Answer(key, Evidence.RAN if by_id and not failed else Evidence.ANSWERED)
 
 
 def _candidate_calls(base: At, body: dict[str, JSON]) -> Iterator[Found]:

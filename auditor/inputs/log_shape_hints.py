@@ -30,6 +30,9 @@ READ_KEYS: Final[dict[str, tuple[str, type, str]]] = {
     "contents": ("gemini", list, "a list"),
 }
 """The top-level keys detection reads, by the format that reads them."""
+_SHARED: Final = frozenset({"output", "messages"})
+"""Keys other APIs use for other things (Bedrock's ``output`` is a mapping): a value of
+another kind under them says nothing about which format was meant."""
 _NAME_KEYS: Final = frozenset(
     {"toolname", "tool_name", "function", "functionname", "function_name", "fn", "method"}
 )
@@ -50,7 +53,9 @@ def near_miss(record: JSON) -> str | None:
     if not isinstance(record, dict):
         return None
     for key, (fmt, kind, words) in READ_KEYS.items():
-        if key in record and not isinstance(record[key], kind):
+        if key in _SHARED or key not in record:
+            continue
+        if not isinstance(record[key], kind):
             return f"its `{key}` is {kind_of(record[key])}, not {words} ({fmt})"
     for key in record:
         folded = str(key).lower().replace("-", "_")
