@@ -253,7 +253,7 @@ HOSTILE = "\x1b[31mF-1\u202e</script><script>alert(1)</script>\x1b]8;;https://ev
 
 
 def _new_catalog() -> dict[str, Any]:
-    new = json.loads(json.dumps(OLD_CATALOG))
+    new: dict[str, Any] = json.loads(json.dumps(OLD_CATALOG))
     properties = new["tools"][0]["functionDeclarations"][0]["parametersJsonSchema"]["properties"]
     properties["origin"]["maxLength"] = 3  # an IATA code: at most 3 characters
     properties["passengers"]["maximum"] = 9
