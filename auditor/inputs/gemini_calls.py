@@ -44,17 +44,28 @@ before the response's."""
 
 
 def detect(record: JSON) -> bool:
-    """A body with ``candidates`` (a list), ``contents`` (turns with ``parts``) or prompt
-    feedback (a response whose prompt was blocked), itself, wrapped, or as an item of a
-    streamed array."""
+    """A body with ``candidates`` (items with ``content``), ``contents`` (turns with
+    ``parts``) or prompt feedback (a response whose prompt was blocked), itself, wrapped, or
+    as an item of a streamed array."""
     return any(_is_body(body) for _, body in _bodies(record))
 
 
 def _is_body(body: dict[str, JSON]) -> bool:
     return (
-        isinstance(body.get("candidates"), list)
+        _holds_candidates(body.get("candidates"))
         or _holds_parts(body.get("contents"))
         or any(isinstance(body.get(key), dict) for key in _FEEDBACK)
+    )
+
+
+_CANDIDATE_KEYS: Final = frozenset({"content", "finishReason", "finish_reason"})
+
+
+def _holds_candidates(candidates: JSON) -> bool:
+    """Whether ``candidates`` is Gemini's: a list of items with ``content`` or a finish
+    reason (a call log of another kind may have a list of that name)."""
+    return isinstance(candidates, list) and any(
+        isinstance(item, dict) and not _CANDIDATE_KEYS.isdisjoint(item) for item in candidates
     )
 
 

@@ -176,6 +176,15 @@ def test_a_forced_gemini_format_counts_other_records_as_holding_no_call(tmp_path
     assert (stats.records, stats.records_without_calls, stats.calls) == (3, 3, 0)
 
 
+def test_a_call_record_with_a_list_named_candidates_stays_generic_json_lines(
+    tmp_path: Path,
+) -> None:
+    record = {"tool": "rank", "arguments": {"k": 2}, "candidates": ["a", "b"], "contents": []}
+    reader = LogReader([_write(tmp_path / "calls.jsonl", record)])
+    assert [(c.tool, c.arguments) for c in reader] == [("rank", {"k": 2})]
+    assert reader.stats()[0].format == "jsonl"
+
+
 @pytest.mark.parametrize(
     ("record", "hint"),
     [
