@@ -5,7 +5,8 @@ where it is close to a format's, what differs.
 keys of the first record that parsed (``its first record is a mapping with keys event, ts``)
 and, for a record one step away from a format, that step: a key the format reads holding
 the wrong kind of value (``its `tool` is a number, not a string (jsonl)``), or a key close
-to one a format reads (``tool_name`` for ``tool``, ``candidate`` for ``candidates``).
+to one a format reads (``tool_name`` for ``tool``, ``candidate`` for ``candidates``), or a
+Gemini part logged without the body around it.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ READ_KEYS: Final[dict[str, tuple[str, type, str]]] = {
     "contents": ("gemini", list, "a list"),
 }
 """The top-level keys detection reads, by the format that reads them."""
+_GEMINI_PART_KEYS: Final = ("functionCall", "function_call", "functionResponse")
+"""A Gemini part logged alone: the body that holds it is what the format reads."""
 _SHARED: Final = frozenset({"output", "messages"})
 """Keys other APIs use for other things (Bedrock's ``output`` is a mapping): a value of
 another kind under them says nothing about which format was meant."""
@@ -52,6 +55,12 @@ def near_miss(record: JSON) -> str | None:
     looks like none."""
     if not isinstance(record, dict):
         return None
+    part = next((key for key in _GEMINI_PART_KEYS if key in record), None)
+    if part is not None:
+        return (
+            f"`{part}` is a part of a Gemini turn; a record is the body around it "
+            "(`candidates[].content.parts[]` or `contents[].parts[]`) (gemini)"
+        )
     for key, (fmt, kind, words) in READ_KEYS.items():
         if key in _SHARED or key not in record:
             continue

@@ -203,6 +203,12 @@ def test_a_call_record_with_a_list_named_candidates_stays_generic_json_lines(
             "its first record is a mapping with keys tool, arguments; its `tool` is a number, "
             "not a string (jsonl)",
         ),
+        (
+            {"functionCall": {"name": "search", "args": {"q": "x"}}},
+            "its first record is a mapping with keys functionCall; `functionCall` is a part of "
+            "a Gemini turn; a record is the body around it (`candidates[].content.parts[]` or "
+            "`contents[].parts[]`) (gemini)",
+        ),
         ({"event": "start"}, "its first record is a mapping with keys event;"),
         ([1, 2], "its first record is a list of 2 items;"),
     ],
@@ -337,3 +343,17 @@ def _strings(value: Any) -> set[str]:
     if isinstance(value, list):
         return {s for item in value for s in _strings(item)}
     return set()
+
+
+def test_the_shape_of_a_hostile_record_is_said_in_one_escaped_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    catalog = tmp_path / "tools.json"
+    catalog.write_text(json.dumps(OLD_CATALOG))
+    log = _write(tmp_path / "events.jsonl", {"\x1b[2J\nevil\u202e": 1, "x" * 60: 2})
+    code, out, err = run_cli(["audit", "--schemas", str(catalog), "--logs", log], capsys)
+    assert (code, out) == (2, "")
+    assert err.count("\n") == 1 and "\x1b" not in err and "\u202e" not in err
+    # Keys are named escaped, and cut to 40 characters.
+    keys = "\\x1b[2J\\nevil\\u202e, " + "x" * 39 + "…"
+    assert f"its first record is a mapping with keys {keys};" in err
