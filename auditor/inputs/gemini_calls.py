@@ -10,18 +10,19 @@ fields in snake case (``function_call``, ``function_response``); both are read. 
 ``automatic_function_calling_history`` holds the calls it made itself before the response:
 history too. A streamed response without SSE is a JSON array of responses: each is read.
 
-Evidence: a ``functionResponse`` answers the call with its ``id`` (Gemini sends one on
-Vertex AI and in the Live API) or, when neither has one, the earliest unanswered call of its
-``name`` (the API pairs them by name and order). Its ``response`` holding an ``error`` key is
-the API's documented way to report a failure (``{"error": ...}``): answered, not known to
-have run; any other response to the call of its id ran. A response paired by name alone is
-only answered: a log that lost a record (sampled, rotated) would pair it with another call
-of the same tool, and strong evidence replaces the model's verdict for the call it lands on.
+Evidence: a ``functionResponse`` answers the call of its ``id`` (Gemini sends one on Vertex
+AI and in the Live API), in the same record or a later one. Where neither has an id, the API
+pairs them by name and order within one conversation: a response answers the earliest
+unanswered call of its name before it in the same history (a request's ``contents``), never
+a call of another record, which a log that lost a record (sampled, rotated) would make the
+wrong one. A ``response`` holding an ``error`` key is the API's documented way to report a
+failure (``{"error": ...}``): answered, not known to have run; any other response ran.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Final
 
 from auditor.inputs.found import Answer, At, Found
@@ -29,7 +30,13 @@ from auditor.models import JSON, Evidence
 
 _FUNCTION_CALL: Final = ("functionCall", "function_call")
 _FUNCTION_RESPONSE: Final = ("functionResponse", "function_response")
-_HISTORIES: Final = ("automaticFunctionCallingHistory", "automatic_function_calling_history")
+_TURNS: Final = (
+    "contents",
+    "automaticFunctionCallingHistory",
+    "automatic_function_calling_history",
+)
+"""The histories of turns: a request's, and the calls the python SDK made itself."""
+_ID: Final = "id:"
 _FEEDBACK: Final = ("promptFeedback", "prompt_feedback")
 _WRAPPERS: Final[tuple[tuple[str, ...], ...]] = (
     ("request",),
@@ -79,9 +86,8 @@ def _holds_parts(contents: JSON) -> bool:
 def extract(record: JSON) -> Iterator[Found]:
     """Every call, histories (``contents``, the SDK's automatic calls) before responses."""
     for base, body in _bodies(record):
-        yield from _contents_calls(base, body, "contents")
-        for key in _HISTORIES:
-            yield from _contents_calls(base, body, key)
+        for key in _TURNS:
+            yield from _history_calls(base, body, key)
         yield from _candidate_calls(base, body)
 
 
@@ -92,20 +98,14 @@ def responses(record: JSON) -> Iterator[Found]:
 
 
 def answers(record: JSON) -> Iterator[Answer]:
-    """A ``functionResponse`` part of a request's ``contents`` for each call it answers."""
+    """A ``functionResponse`` naming a call's id, for the call of that id in any record
+    (one without an id is paired inside its own history: ``_history_calls``)."""
     for _, body in _bodies(record):
-        for _, content in _each(body, "contents"):
-            for _, part in _each(content, "parts"):
-                reply = _first(part, _FUNCTION_RESPONSE)
-                if not isinstance(reply, dict):
-                    continue
-                key = _key(reply)
-                if key is None:
-                    continue
-                result = reply.get("response")
-                failed = isinstance(result, dict) and "error" in result
-                by_id = key.startswith("id:")
-                yield Answer(key, Evidence.RAN if by_id and not failed else Evidence.ANSWERED)
+        for key in _TURNS:
+            for reply in _replies(body, key):
+                identity = reply.get("id")
+                if isinstance(identity, str) and identity:
+                    yield Answer(_ID + identity, _evidence(reply))
 
 
 def _candidate_calls(base: At, body: dict[str, JSON]) -> Iterator[Found]:
@@ -115,43 +115,73 @@ def _candidate_calls(base: At, body: dict[str, JSON]) -> Iterator[Found]:
             yield from _part_calls((*base, "candidates", i, "content"), content)
 
 
-def _contents_calls(base: At, body: dict[str, JSON], key: str) -> Iterator[Found]:
+def _history_calls(base: At, body: dict[str, JSON], key: str) -> Iterator[Found]:
+    """The calls of a history, each call without an id given the evidence of the next
+    response of its name without an id in the same history, in order (the API's own
+    pairing: one conversation, so no lost record can pair it with another call)."""
+    found: list[Found] = []
+    waiting: dict[str, list[int]] = {}  # tool -> indexes in ``found`` not answered yet
     for i, content in _each(body, key):
-        yield from _part_calls((*base, key, i), content)
+        for j, part in _each(content, "parts"):
+            reply = _first(part, _FUNCTION_RESPONSE)
+            if isinstance(reply, dict):
+                name = reply.get("name")
+                queue = waiting.get(name) if isinstance(name, str) else None
+                if queue and not reply.get("id"):
+                    index = queue.pop(0)
+                    found[index] = replace(found[index], evidence=_evidence(reply))
+                continue
+            call = _part_call((*base, key, i, "parts", j), part)
+            if call is None:
+                continue
+            if call.tool is not None and call.problem is None and call.call_id is None:
+                waiting.setdefault(call.tool, []).append(len(found))
+            found.append(call)
+    return iter(found)
 
 
 def _part_calls(at: At, content: dict[str, JSON]) -> Iterator[Found]:
     for j, part in _each(content, "parts"):
-        call = _first(part, _FUNCTION_CALL)
-        if call is None:
-            continue  # text, inline data, a function response: no call
-        where = (*at, "parts", j)
-        if not isinstance(call, dict):
-            yield Found(where, None, problem="has a function call that is not an object")
-            continue
-        name = call.get("name")
-        if not isinstance(name, str) or not name:
-            yield Found(where, None, problem="names no tool")
-            continue
-        # ``args`` is optional: a function without parameters is called without it (and
-        # the SDK's dumps write it as null).
-        arguments = call.get("args")
-        if arguments is not None and not isinstance(arguments, dict):
-            # A Struct in the API: text or a list here is no call Gemini could have made.
-            yield Found(where, name, problem=f"its `args` is {_kind(arguments)}, not an object")
-            continue
-        identity = call.get("id")
-        call_id = identity if isinstance(identity, str) and identity else None
-        yield Found(where, name, arguments or {}, call_id, answer_key=_key(call))
+        call = _part_call((*at, "parts", j), part)
+        if call is not None:
+            yield call
 
 
-def _key(item: dict[str, JSON]) -> str | None:
-    """What pairs a call with its response: its id, else its name."""
-    identity = item.get("id")
-    if isinstance(identity, str) and identity:
-        return f"id:{identity}"
-    name = item.get("name")
-    return f"name:{name}" if isinstance(name, str) and name else None
+def _part_call(where: At, part: dict[str, JSON]) -> Found | None:
+    """The call of one part; None for any other part (text, data, a function response)."""
+    call = _first(part, _FUNCTION_CALL)
+    if call is None:
+        return None
+    if not isinstance(call, dict):
+        return Found(where, None, problem="has a function call that is not an object")
+    name = call.get("name")
+    if not isinstance(name, str) or not name:
+        return Found(where, None, problem="names no tool")
+    # ``args`` is optional: a function without parameters is called without it (and the
+    # SDK's dumps write it as null).
+    arguments = call.get("args")
+    if arguments is not None and not isinstance(arguments, dict):
+        # A Struct in the API: text or a list here is no call Gemini could have made.
+        return Found(where, name, problem=f"its `args` is {_kind(arguments)}, not an object")
+    identity = call.get("id")
+    if not isinstance(identity, str) or not identity:
+        return Found(where, name, arguments or {})
+    return Found(where, name, arguments or {}, identity, answer_key=_ID + identity)
+
+
+def _replies(body: dict[str, JSON], key: str) -> Iterator[dict[str, JSON]]:
+    for _, content in _each(body, key):
+        for _, part in _each(content, "parts"):
+            reply = _first(part, _FUNCTION_RESPONSE)
+            if isinstance(reply, dict):
+                yield reply
+
+
+def _evidence(reply: dict[str, JSON]) -> Evidence:
+    """``{"error": ...}`` is how the API reports a failure: answered; any other response
+    gave the function's result: it ran."""
+    result = reply.get("response")
+    return Evidence.ANSWERED if isinstance(result, dict) and "error" in result else Evidence.RAN
 
 
 def _kind(value: JSON) -> str:

@@ -14,9 +14,8 @@ one answered by a JSON-RPC error -32602 was refused, any other error answered it
 ``execute_tool`` span ran unless its status is an error (then it answered); an Anthropic
 ``tool_result`` ran unless ``is_error`` (then it answered); an OpenAI ``role: "tool"`` message
 or Responses ``function_call_output`` answered (a refusal and a run look alike there); a
-Gemini ``functionResponse`` naming the call's id ran unless its ``response`` has an ``error``
-(then it answered), one paired by the tool's name alone answered
-(``auditor.inputs.gemini_calls``).
+Gemini ``functionResponse`` ran unless its ``response`` has an ``error`` (then it answered;
+pairing by id, or by name within one history: ``auditor.inputs.gemini_calls``).
 """
 
 from __future__ import annotations

@@ -48,30 +48,46 @@ def _write(path: Path, *records: Any) -> str:
     return str(path)
 
 
-def test_a_response_and_a_later_request_pair_the_call_with_its_response_by_name(
+def test_without_ids_a_response_answers_the_call_before_it_in_its_own_history(
     tmp_path: Path,
 ) -> None:
     log = _write(
         tmp_path / "gemini.jsonl",
         _response(_call("get_weather", {"city": "Lima"})),
         _request(
-            ("user", [{"text": "Weather in Lima?"}]),
+            ("user", [{"text": "Weather in Lima and Oslo?"}]),
             ("model", [_call("get_weather", {"city": "Lima"})]),
             ("user", [_reply("get_weather", {"output": "18C"})]),
+            ("model", [_call("get_weather", {"city": "Oslo"}), _call("get_time", {})]),
+            ("user", [_reply("get_weather", {"error": "no such city"}, snake=True)]),
         ),
     )
     reader = LogReader([log])
     calls = list(reader)
-    # No id on either side: the response pairs with the earliest unanswered call of its
-    # name, the response's (line 1), as weak evidence (a lost record would pair it with
-    # another call). The history's repeat of it has no id to be told apart by: it counts
-    # again, and nothing answers it.
-    assert [(c.source, c.evidence) for c in calls] == [
-        (f"{log}:1", Evidence.ANSWERED),
-        (f"{log}:2", None),
+    # No ids: the history's calls count again (nothing tells them apart from line 1's).
+    # Each response answers the earliest unanswered call of its name before it in the same
+    # history: Lima ran, Oslo failed (an error), get_time has no response. Line 1's call is
+    # in another record: nothing answers it there.
+    assert [(c.source.rpartition("#")[2], c.arguments, c.evidence) for c in calls] == [
+        (f"{log}:1", {"city": "Lima"}, None),
+        ("contents[1].parts[0]", {"city": "Lima"}, Evidence.RAN),
+        ("contents[3].parts[0]", {"city": "Oslo"}, Evidence.ANSWERED),
+        ("contents[3].parts[1]", {}, None),
     ]
     [stats] = reader.stats()
-    assert (stats.format, stats.calls, stats.repeated_calls) == ("gemini", 2, 0)
+    assert (stats.format, stats.calls, stats.repeated_calls) == ("gemini", 4, 0)
+
+
+def test_a_response_before_its_call_or_of_another_tool_answers_nothing(tmp_path: Path) -> None:
+    log = _write(
+        tmp_path / "gemini.jsonl",
+        _request(
+            ("user", [_reply("search", {"output": "[]"})]),
+            ("model", [_call("search", {"q": "x"})]),
+            ("user", [_reply("get_time", {"output": "09:00"})]),
+        ),
+    )
+    assert [c.evidence for c in LogReader([log])] == [None]
 
 
 def test_ids_dedupe_histories_and_an_error_response_only_answered(tmp_path: Path) -> None:
@@ -141,7 +157,42 @@ def test_the_sdks_automatic_function_calling_history_is_history(tmp_path: Path) 
     }
     log = _write(tmp_path / "sdk.jsonl", dump)
     calls = list(LogReader([log]))
-    assert [(c.tool, c.arguments) for c in calls] == [("get_weather", {"city": "Lima"})]
+    # The SDK's function response follows the call in the same history: it ran.
+    assert [(c.tool, c.arguments, c.evidence) for c in calls] == [
+        ("get_weather", {"city": "Lima"}, Evidence.RAN)
+    ]
+
+
+SDK_DUMPS = Path(__file__).resolve().parents[1] / "fixtures" / "gemini" / "sdk_dumps.jsonl"
+
+
+def test_the_dumps_google_genai_writes() -> None:
+    """What google-genai 2.34.0 wrote (``tests/fixtures/gemini/README.md`` says how)."""
+    reader = LogReader([str(SDK_DUMPS)])
+    log = str(SDK_DUMPS)
+    got = [(c.source[len(log) + 1 :], c.tool, c.arguments, c.evidence) for c in reader]
+    lima, me = {"city": "Lima"}, {}
+    assert got == [
+        # 1-3: one response in three spellings; get_me's args absent or null: no arguments
+        ("1#candidates[0].content.parts[1]", "get_weather", lima, None),
+        ("1#candidates[0].content.parts[2]", "get_me", me, None),
+        ("2#candidates[0].content.parts[1]", "get_weather", lima, None),
+        ("2#candidates[0].content.parts[2]", "get_me", me, None),
+        ("3#candidates[0].content.parts[1]", "get_weather", lima, None),
+        ("3#candidates[0].content.parts[2]", "get_me", me, None),
+        # 4: the SDK's own call, answered in its history by a response without an error
+        ("4", "get_weather", lima, Evidence.RAN),
+        # 5: fc_7, which line 6 repeats (not counted again) and answers with an error
+        ("5", "search", {"limit": 5, "query": "llamas"}, Evidence.ANSWERED),
+    ]
+    [stats] = reader.stats()
+    assert (stats.format, stats.records, stats.calls, stats.repeated_calls) == (
+        "gemini",
+        6,
+        8,
+        1,
+    )
+    assert stats.records_without_calls == 0
 
 
 def test_a_pretty_printed_array_of_streamed_responses_is_one_document(tmp_path: Path) -> None:
