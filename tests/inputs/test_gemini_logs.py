@@ -171,7 +171,8 @@ def test_the_dumps_google_genai_writes() -> None:
     reader = LogReader([str(SDK_DUMPS)])
     log = str(SDK_DUMPS)
     got = [(c.source[len(log) + 1 :], c.tool, c.arguments, c.evidence) for c in reader]
-    lima, me = {"city": "Lima"}, {}
+    lima: dict[str, Any] = {"city": "Lima"}
+    me: dict[str, Any] = {}
     assert got == [
         # 1-3: one response in three spellings; get_me's args absent or null: no arguments
         ("1#candidates[0].content.parts[1]", "get_weather", lima, None),
