@@ -9,7 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from auditor.inputs import gemini_calls
 from auditor.inputs.calls_from import CallsFrom
 from auditor.inputs.log_files import LogFormatError
 from auditor.inputs.log_formats import LogFormat
@@ -235,6 +238,39 @@ def test_a_call_record_with_a_list_named_candidates_stays_generic_json_lines(
     reader = LogReader([_write(tmp_path / "calls.jsonl", record)])
     assert [(c.tool, c.arguments) for c in reader] == [("rank", {"k": 2})]
     assert reader.stats()[0].format == "jsonl"
+
+
+GEMINI_KEYS = [
+    "candidates", "content", "contents", "parts", "functionCall", "function_call",
+    "functionResponse", "function_response", "name", "args", "id", "response", "error",
+    "request", "body", "automatic_function_calling_history", "promptFeedback", "x",
+]  # fmt: skip
+gemini_shaped = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=4) | st.sampled_from(GEMINI_KEYS),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.sampled_from(GEMINI_KEYS), inner, max_size=4)
+    ),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(record=gemini_shaped)
+def test_any_gemini_shaped_record_reads_without_failing(record: Any) -> None:
+    """Hostile bodies: every place holding a function call yields a call or a problem, and
+    reading never raises (a record of any shape, detected or forced)."""
+    gemini_calls.detect(record)
+    for found in gemini_calls.extract(record):
+        if found.problem is None:  # a call: a named tool and an object of arguments
+            assert isinstance(found.tool, str) and found.tool
+            assert isinstance(found.arguments, dict)
+        else:  # a place that was meant as a call: kept with its reason, never dropped
+            assert found.arguments is None
+    responses = list(gemini_calls.responses(record))
+    assert len(responses) <= len(list(gemini_calls.extract(record)))
+    for answer in gemini_calls.answers(record):
+        assert answer.key.startswith("id:") and len(answer.key) > 3
 
 
 @pytest.mark.parametrize(
