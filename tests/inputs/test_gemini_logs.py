@@ -363,12 +363,28 @@ def _new_catalog() -> dict[str, Any]:
     return new
 
 
+def _as_the_sdk_dumps_it(catalog: dict[str, Any]) -> dict[str, Any]:
+    """The same declarations as google-genai's ``Tool(...).model_dump(exclude_none=True)``
+    writes them: ``function_declarations``, ``parameters_json_schema``."""
+    declarations = catalog["tools"][0]["functionDeclarations"]
+    return {
+        "function_declarations": [
+            {"name": d["name"], "parameters_json_schema": d["parametersJsonSchema"]}
+            for d in declarations
+        ]
+    }
+
+
+@pytest.mark.parametrize("spelling", ["request body", "sdk dump"])
 def test_a_gemini_log_against_a_gemini_catalog_change(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], spelling: str
 ) -> None:
+    old_catalog, new_catalog = OLD_CATALOG, _new_catalog()
+    if spelling == "sdk dump":
+        old_catalog, new_catalog = map(_as_the_sdk_dumps_it, (old_catalog, new_catalog))
     old, new = tmp_path / "old.json", tmp_path / "new.json"
-    old.write_text(json.dumps(OLD_CATALOG))
-    new.write_text(json.dumps(_new_catalog()))
+    old.write_text(json.dumps(old_catalog))
+    new.write_text(json.dumps(new_catalog))
     log = _write(
         tmp_path / "responses.jsonl",
         # 1: "OSL" is 3 characters, 2 passengers: both sides accept
@@ -414,6 +430,14 @@ def test_a_gemini_log_against_a_gemini_catalog_change(
     assert totals["unknown_tool"] == 1 and totals["unparseable"] == 0
     [stats] = data["inputs"]["logs"]
     assert (stats["format"], stats["records"], stats["records_without_calls"]) == ("gemini", 7, 1)
+    pointers = {
+        "request body": "/tools/0/functionDeclarations/{}/parametersJsonSchema",
+        "sdk dump": "/function_declarations/{}/parameters_json_schema",
+    }[spelling]
+    assert {(t["name"], t["shape"], t["pointer"]) for t in data["tools"]} == {
+        ("find_flights", "gemini", pointers.format(0)),
+        ("get_fare", "gemini", pointers.format(1)),
+    }
     # JSON keeps the logged string exactly (its escapes are JSON's); Markdown shows its
     # controls and bidi override escaped, never raw.
     assert HOSTILE in _strings(data)
