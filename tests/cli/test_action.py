@@ -440,8 +440,10 @@ def test_the_reports_are_uploaded_and_the_comment_posted_is_the_short_one(
 # The whole Action, step by step (tests.cli.composite), with stand-ins for the actions it
 # uses and for pip; auditor is this checkout's. -----------------------------------------
 
-PYTHON = f"""# A stand-in python: pip installs nothing (auditor is this checkout's); the rest runs.
+PYTHON = f"""# A stand-in python: pip installs nothing (auditor is this checkout's); the rest runs,
+# its script named in python-calls.
 if [ "$1 $2" = "-m pip" ]; then exit 0; fi
+echo "${{1##*/}}" >> python-calls
 exec {sys.executable} "$@"
 """
 
@@ -568,8 +570,11 @@ def test_without_a_category_upload_sarif_derives_its_own(tmp_path: Path) -> None
     # category from the workflow, the job and the matrix values; the Action writes none.
     assert job.step("Upload SARIF").given["category"] == ""
     assert len(uploads.sarif) == 1
-    assert all(i is None or not i.startswith("auditor") for i in uploads.sarif[0]["ids"])
+    assert not (tmp_path / "python-calls").exists()  # the SARIF is auditor's, untouched
     assert uploads.artifacts[0]["name"] == "auditor-reports"
+    # Given a category, the Action writes it into the SARIF (action/sarif_category.py).
+    _job(_workspace(tmp_path / "given", "min_length"), uploads, **{"sarif-category": "x"})
+    assert (tmp_path / "given" / "python-calls").read_text() == "sarif_category.py\n"
 
 
 def test_the_outputs_name_the_reports_written_in_the_working_directory(tmp_path: Path) -> None:
@@ -622,3 +627,30 @@ def test_every_action_used_is_pinned_by_a_release_commit() -> None:
     text = (ROOT / "action.yml").read_text(encoding="utf-8")
     for pin, release in [("5fda3b95", "v7.0.0"), ("bbbca2dd", "v7.0.0"), ("8aad20d1", "v4.36.2")]:
         assert re.search(rf"@{pin}[0-9a-f]{{32}}  # {re.escape(release)}$", text, re.MULTILINE)
+
+
+def test_the_category_script_keeps_the_other_automation_details_and_refuses_no_sarif(
+    tmp_path: Path,
+) -> None:
+    script = ROOT / "action" / "sarif_category.py"
+    sarif = tmp_path / "audit.sarif"
+    runs = [{"tool": {}, "automationDetails": {"id": "auditor/1", "guid": "g"}}, {"tool": {}}]
+    sarif.write_text(json.dumps({"version": "2.1.0", "runs": runs}))
+    done = subprocess.run(
+        [sys.executable, str(script), str(sarif), "tools"], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    written = json.loads(sarif.read_text())
+    assert [run["automationDetails"] for run in written["runs"]] == [
+        {"id": "tools/", "guid": "g"},
+        {"id": "tools/"},
+    ]
+    (tmp_path / "notes.json").write_text('{"runs": 3}')
+    done = subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "notes.json"), "tools"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 1
+    assert done.stderr == f"sarif_category: {tmp_path / 'notes.json'}: no SARIF runs\n"
+    assert (tmp_path / "notes.json").read_text() == '{"runs": 3}'
