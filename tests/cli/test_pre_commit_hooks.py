@@ -30,7 +30,7 @@ jobs:
   test:
     runs-on: ubuntu-latest
     steps:
-      - uses: actions/checkout@v4
+      - uses: actions/checkout@v7
       - run: npm test
 """
 PACKAGE = {"name": "demo", "version": "1.0.0", "scripts": {"test": "node --test"}}
