@@ -214,12 +214,15 @@ def read_catalog_files(
     fmt: CatalogFormat | None = None,
     max_bytes: int = DEFAULT_MAX_CATALOG_BYTES,
     source: CatalogSource | None = None,
+    skip_named: bool = False,
 ) -> CatalogFiles:
     """Every catalog file under ``paths``, read (``fmt`` forced, or detected).
 
     A file named by a path is the user's choice: whatever it holds, it is read as a catalog
     or is a problem. A file found in a folder or by a glob that is no catalog (``skip_reason``)
     is skipped; an input whose every file was skipped is a problem naming what it held.
+    ``skip_named`` skips named files that are no catalog too, each on its own (a hook's
+    caller passes every JSON and YAML file it was given: none of them is a choice).
     """
     source = source or FileSystem()
     listing = source.expand(paths, suffixes_for(fmt))
@@ -231,11 +234,12 @@ def read_catalog_files(
     for file in listing.files:
         tools, problem, data = source.read(file, fmt, max_bytes)
         within = listing.found_in.get(file)
-        reason = None if within is None else skip_reason(tools, problem)
-        if reason is not None and within is not None:
+        reason = None if within is None and not skip_named else skip_reason(tools, problem)
+        if reason is not None:
             skip = Skipped(problem.location.path if problem else shown(file), reason)
             skipped.append(skip)
-            skipped_in.setdefault(within, []).append(skip)
+            if within is not None:
+                skipped_in.setdefault(within, []).append(skip)
             continue
         if within is not None:
             used.add(within)
