@@ -568,9 +568,12 @@ def test_without_a_category_upload_sarif_derives_its_own(tmp_path: Path) -> None
     job = _job(_workspace(tmp_path, "min_length"), uploads)
     # upload-sarif reads an empty input as not given (getOptionalInput) and derives the
     # category from the workflow, the job and the matrix values; the Action writes none.
+    # auditor's own automationDetails.id would win over that derivation: it is removed.
     assert job.step("Upload SARIF").given["category"] == ""
-    assert len(uploads.sarif) == 1
-    assert not (tmp_path / "python-calls").exists()  # the SARIF is auditor's, untouched
+    assert uploads.sarif == [{"category": "", "ids": [None]}]
+    assert (tmp_path / "python-calls").read_text() == "sarif_category.py\n"
+    report = json.loads((tmp_path / "auditor-reports" / "audit.sarif").read_text())
+    assert all("id" not in run.get("automationDetails", {}) for run in report["runs"])
     assert uploads.artifacts[0]["name"] == "auditor-reports"
     # Given a category, the Action writes it into the SARIF (action/sarif_category.py).
     _job(_workspace(tmp_path / "given", "min_length"), uploads, **{"sarif-category": "x"})
@@ -654,3 +657,11 @@ def test_the_category_script_keeps_the_other_automation_details_and_refuses_no_s
     assert done.returncode == 1
     assert done.stderr == f"sarif_category: {tmp_path / 'notes.json'}: no SARIF runs\n"
     assert (tmp_path / "notes.json").read_text() == '{"runs": 3}'
+    # No category: the id goes, the rest stays, and a run left with nothing has no details.
+    sarif.write_text(json.dumps({"version": "2.1.0", "runs": runs}))
+    done = subprocess.run([sys.executable, str(script), str(sarif), ""], capture_output=True)
+    assert done.returncode == 0
+    assert [run.get("automationDetails") for run in json.loads(sarif.read_text())["runs"]] == [
+        {"guid": "g"},
+        None,
+    ]
