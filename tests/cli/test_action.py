@@ -659,7 +659,9 @@ def test_the_category_script_keeps_the_other_automation_details_and_refuses_no_s
     assert (tmp_path / "notes.json").read_text() == '{"runs": 3}'
     # No category: the id goes, the rest stays, and a run left with nothing has no details.
     sarif.write_text(json.dumps({"version": "2.1.0", "runs": runs}))
-    done = subprocess.run([sys.executable, str(script), str(sarif), ""], capture_output=True)
+    done = subprocess.run(
+        [sys.executable, str(script), str(sarif), ""], capture_output=True, text=True
+    )
     assert done.returncode == 0
     assert [run.get("automationDetails") for run in json.loads(sarif.read_text())["runs"]] == [
         {"guid": "g"},
