@@ -62,6 +62,7 @@ def test_every_format_shows_the_results_groups_apart(fmt: Format, with_results: 
         Format.GITHUB: "title=auditor results summary::",
         Format.HTML: '<section id="results"><h2>auditor: normalization audit of results</h2>',
         Format.COMMENT: "**Results: FAIL**",
+        Format.GITLAB: '"description": "Results: get_forecast: ',
     }
     assert marks[fmt] in text.replace("\n<h2>", "<h2>"), fmt
 
