@@ -233,6 +233,50 @@ class Replays(Mapping[str, ToolReplay]):
         """The tool of this name in the new catalogs, when there are new catalogs."""
         return None if self._new_tools is None else self._new_tools.get(name)
 
+    def edited(self, name: str, schema: JSON) -> ToolReplay:
+        """The tool's replay as the audit would make it were its catalog file's schema
+        ``schema`` (the old catalog's for a normalization, the new one's between catalogs):
+        the same rules, profiles and runtimes, with a memo of its own (the verdicts differ)."""
+        tool = self._tools[name]
+        if self._new_tools is None or self.new_catalogs is None:
+            tool = replace(tool, schema=schema)
+            normalized = _normalize(tool, self._rules, self.profile_runs)
+        else:
+            new = replace(self._new_tools[name], schema=schema)
+            normalized = compare(tool, new, self.new_catalogs.rules)
+        return ToolReplay(
+            tool,
+            with_runtime_changes(normalized, self.runtimes),
+            self._fast,
+            Memo(MAX_SAMPLES),
+            self._budget,
+            self._old_runtime,
+            self.runtimes,
+        )
+
+
+@dataclass(frozen=True)
+class HeldCalls:
+    """A tool's accepted calls the tally holds (its samples: the first distinct ones, bounded
+    by ``MAX_SAMPLES`` and ``MAX_SAMPLE_BYTES``), replayed against the tool's catalog schema
+    edited by a patch (``auditor.aggregate.loosen.HeldCalls``)."""
+
+    replays: Replays
+    tool: str
+    samples: Mapping[str, Sample]
+
+    def renormalized(self, edited: JSON) -> JSON:
+        return self.replays.edited(self.tool, edited).normalized.schema
+
+    def newly_rejected(self, edited: JSON) -> tuple[str, ...]:
+        replay = self.replays.edited(self.tool, edited)
+        rejected = []
+        for text, (source, arguments) in self.samples.items():
+            result, _ = replay.evaluate(Call(source, self.tool, arguments, text=text))
+            if result.outcome not in (Outcome.ACCEPTED, Outcome.NEWLY_ACCEPTED):
+                rejected.append(source)
+        return tuple(rejected)
+
 
 def prepare(
     tools: Iterable[ToolSchema],
@@ -635,7 +679,7 @@ def build_report(
     searches = SearchCeiling(replays.call_timeout)
     shared: dict[str, ToolPatches] = {}  # by tool: what its groups' patches share
     groups = tuple(
-        _with_patch(g, replays, tally.collector, settings.redact, searches, shared) for g in groups
+        _with_patch(g, replays, tally, settings.redact, searches, shared) for g in groups
     )
     groups = tuple(_with_evidence(g, replays, tally.collector) for g in groups)
     groups = tuple(_with_profile_tip(g, replays) for g in groups)
@@ -693,15 +737,16 @@ def _with_evidence(group: Group, replays: Replays, collector: GroupCollector) ->
 def _with_patch(
     group: Group,
     replays: Replays,
-    collector: GroupCollector,
+    tally: Tally,
     redact: bool,
     searches: SearchCeiling,
     shared: dict[str, ToolPatches],
 ) -> Group:
     """``group`` with its suggested loosening, where it gets one (``loosen.eligible``);
     ``shared`` keeps what the patches of each tool share, made at its first group (groups
-    of several tools come in any order)."""
-    witness = collector.witness(group.fingerprint)
+    of several tools come in any order). A patch the rules change once written into the
+    catalog is re-checked against the tool's accepted calls the tally holds."""
+    witness = tally.collector.witness(group.fingerprint)
     if not eligible(group) or witness is None or group.tool not in replays:
         return group
     patches = shared.get(group.tool)
@@ -712,7 +757,8 @@ def _with_patch(
         else:
             new = replays.new_tool(group.tool)
             side = None if new is None else FileSide(new, replays.new_catalogs.rules)
-        patches = shared[group.tool] = ToolPatches(normalized.schema, side)
+        held = HeldCalls(replays, group.tool, tally.samples.get(group.tool, {}))
+        patches = shared[group.tool] = ToolPatches(normalized.schema, side, held)
     patch = suggest(
         group.keyword,
         group.schema_pointer,
