@@ -735,6 +735,8 @@ def _in_file(
     try:
         edited = apply_patch(tool.schema, file_operations, share=shallow)
     except PatchError:
+        if not side.rules:  # the file is not the schema patched: nothing the user wrote
+            return f"the schema as written has nothing at {file_operations[0].path} to edit"
         return Undone(_not_written(operations[0].path, side.rules))
     except RecursionError:
         return TOO_DEEP

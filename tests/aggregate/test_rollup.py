@@ -294,7 +294,7 @@ def test_the_roll_up_of_each_kind_of_decision_in_the_json_and_on_the_terminal(
         "  Loosen the schema: 1 group (6 calls); 1 with a verified patch: --suggest-patch PATH "
         "writes it.",
         "  Review by hand: 1 group (1 call); 1 with a verified patch: --suggest-patch PATH "
-        "writes it.",
+        "--suggest-patch-kinds review writes it.",
         f"  Fix the schema: 1 group (2 calls) will fail on an unusable schema: broken "
         f"({error['error']}).",
     ]
