@@ -18,6 +18,7 @@ from auditor.aggregate.baseline import Baseline
 from auditor.aggregate.evidence import evidence_line
 from auditor.aggregate.gate import decide
 from auditor.aggregate.groups import DEFAULT_EXAMPLES, GroupCollector
+from auditor.aggregate.hints import nullable_tip, type_alias_tip
 from auditor.aggregate.loosen import FileSide, ToolPatches, eligible, suggest
 from auditor.aggregate.redact import DEFAULT_LIMIT, Sanitizer, tool_name
 from auditor.aggregate.repeats import AcceptedRepeats
@@ -71,7 +72,7 @@ from auditor.replay.tool import (
 from auditor.schema.diff import NewCatalogs, compare
 from auditor.schema.keywords import draft_of
 from auditor.schema.normalize import Normalized
-from auditor.schema.profiles import profile_tip
+from auditor.schema.profiles import fitting_profile, profile_tip
 from auditor.schema.sdk_runs import choose, upgrade
 
 
@@ -147,6 +148,8 @@ class Replays(Mapping[str, ToolReplay]):
         self._budget = CallBudget(call_timeout)  # calls run one at a time: one budget serves all
         self.call_timeout = call_timeout
         self._built: dict[str, ToolReplay] = {}
+        self._alias_tips: dict[str, Prose | None] = {}
+        """The type-alias tip of each tool asked for one (``tips``), worked out once."""
 
     def profile_tip(self, name: str) -> Prose | None:
         """The upgrade profile the tool's catalog shape implies, when the audit normalizes
@@ -155,6 +158,34 @@ class Replays(Mapping[str, ToolReplay]):
         if tool is None or self.new_catalogs is not None:
             return None
         return profile_tip(tool, self._rules)
+
+    def tips(self, group: Group, observed: Counter[str]) -> tuple[Prose, ...]:
+        """What the group's hint adds about the dialect (issue #29): the rule family that
+        reads a ``nullable: true`` beside a failing ``type``, the one that rewrites type
+        aliases (``auditor.aggregate.hints``), and the profile the catalog's shape implies
+        (unless the first names it); none between two catalogs, which are taken as written."""
+        tool = self._tools.get(group.tool)
+        if tool is None or self.new_catalogs is not None:
+            return ()
+        fitting = fitting_profile(tool)
+        profile = None if fitting is None or fitting[0] in self._rules else fitting[0]
+        tips: list[Prose] = []
+        _, normalized, _ = self.summary(group.tool)
+        nullable = nullable_tip(
+            group.keyword, group.schema_pointer, normalized.schema, observed, self._rules, profile
+        )
+        if nullable is not None:
+            tips.append(nullable[1])
+        if group.keyword == "type" or group.outcome is Outcome.SCHEMA_ERROR_AFTER:
+            if group.tool not in self._alias_tips:
+                self._alias_tips[group.tool] = type_alias_tip(tool.schema, self._rules)
+            alias = self._alias_tips[group.tool]
+            if alias is not None:
+                tips.append(alias)
+        tip = self.profile_tip(group.tool)
+        if tip is not None and (nullable is None or nullable[0] is not profile):
+            tips.append(tip)
+        return tuple(tips)
 
     def __getitem__(self, name: str) -> ToolReplay:
         replay = self._built.get(name)
@@ -653,12 +684,14 @@ def _settle(tally: Tally, repeats: AcceptedRepeats) -> None:
         tally.add(result, reached, weight)
 
 
-def _with_profile_tip(group: Group, replays: Replays) -> Group:
-    """The group's hint, naming the upgrade profile its catalog's shape implies (issue #27)."""
-    tip = replays.profile_tip(group.tool)
-    if tip is None:
+def _with_tips(group: Group, replays: Replays, collector: GroupCollector) -> Group:
+    """The group's hint, naming the rule families the dialect and the catalog's shape call
+    for (issues #27, #29: ``Replays.tips``)."""
+    tips = replays.tips(group, collector.observed(group.fingerprint))
+    if not tips:
         return group
-    return replace(group, hint=DecisionHint(group.hint.kind, Prose.of(group.hint.text, " ", tip)))
+    text = Prose.of(group.hint.text, *(Prose.of(" ", tip) for tip in tips))
+    return replace(group, hint=DecisionHint(group.hint.kind, text))
 
 
 def build_report(
@@ -682,7 +715,7 @@ def build_report(
         _with_patch(g, replays, tally, settings.redact, searches, shared) for g in groups
     )
     groups = tuple(_with_evidence(g, replays, tally.collector) for g in groups)
-    groups = tuple(_with_profile_tip(g, replays) for g in groups)
+    groups = tuple(_with_tips(g, replays, tally.collector) for g in groups)
     return Report(
         version=__version__,
         schema_inputs=tuple(schema_inputs),
