@@ -286,21 +286,28 @@ class Replays(Mapping[str, ToolReplay]):
         )
 
 
-@dataclass(frozen=True)
 class HeldCalls:
     """A tool's accepted calls the tally holds (its samples: the first distinct ones, bounded
     by ``MAX_SAMPLES`` and ``MAX_SAMPLE_BYTES``), replayed against the tool's catalog schema
     edited by a patch (``auditor.aggregate.loosen.HeldCalls``)."""
 
-    replays: Replays
-    tool: str
-    samples: Mapping[str, Sample]
+    def __init__(self, replays: Replays, tool: str, samples: Mapping[str, Sample]) -> None:
+        self.replays = replays
+        self.tool = tool
+        self.samples = samples
+        self._last: tuple[JSON, ToolReplay] | None = None
+        """The replay of the schema last asked about: a patch asks twice of one schema."""
+
+    def _replay(self, edited: JSON) -> ToolReplay:
+        if self._last is None or self._last[0] is not edited:
+            self._last = (edited, self.replays.edited(self.tool, edited))
+        return self._last[1]
 
     def renormalized(self, edited: JSON) -> JSON:
-        return self.replays.edited(self.tool, edited).normalized.schema
+        return self._replay(edited).normalized.schema
 
     def newly_rejected(self, edited: JSON) -> tuple[str, ...]:
-        replay = self.replays.edited(self.tool, edited)
+        replay = self._replay(edited)
         rejected = []
         for text, (source, arguments) in self.samples.items():
             result, _ = replay.evaluate(Call(source, self.tool, arguments, text=text))

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from auditor.aggregate.hints import nullable_tip, observation_key, rules_option, type_alias_tip
-from auditor.models import DEFAULT_RULES, Observation, Rule, Span
+from auditor.models import DEFAULT_RULES, JSON, Observation, Rule, Span
 from tests.conftest import run_cli
 
 
@@ -132,7 +132,7 @@ def test_bfcl_type_aliases_name_type_alias_which_makes_the_schema_usable(
 
 
 def test_the_tips_are_none_where_their_family_runs_or_nothing_calls_for_them() -> None:
-    schema = {"type": "object", "properties": {"a": {"type": "string", "nullable": True}}}
+    schema: JSON = {"type": "object", "properties": {"a": {"type": "string", "nullable": True}}}
     sent = Counter({observation_key(Observation("null")): 1})
     found = nullable_tip("type", "/properties/a/type", schema, sent, DEFAULT_RULES)
     assert found is not None and found[0] is Rule.OPENAPI
@@ -140,7 +140,7 @@ def test_the_tips_are_none_where_their_family_runs_or_nothing_calls_for_them() -
     for rules in ({Rule.OPENAPI}, {Rule.GOOGLE_GENAI}, {Rule.GOOGLE_GENAI_RESPONSE_SCHEMA}):
         assert nullable_tip("type", "/properties/a/type", schema, sent, rules) is None
     assert nullable_tip("enum", "/properties/a/enum", schema, sent, DEFAULT_RULES) is None
-    no_nullable = {"type": "object", "properties": {"a": {"type": "string"}}}
+    no_nullable: JSON = {"type": "object", "properties": {"a": {"type": "string"}}}
     assert nullable_tip("type", "/properties/a/type", no_nullable, sent, DEFAULT_RULES) is None
     assert type_alias_tip({"type": "dict"}, DEFAULT_RULES) is not None
     assert type_alias_tip({"type": "dict"}, DEFAULT_RULES | {Rule.TYPE_ALIAS}) is None

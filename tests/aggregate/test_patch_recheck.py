@@ -50,7 +50,8 @@ def _reaudit(tmp_path: Path, capsys: pytest.CaptureFixture[str], rules: str) -> 
 
 def _group(report: dict[str, Any], tool: str) -> dict[str, Any]:
     [group] = [g for g in report["groups"] if g["tool"] == tool]
-    return group
+    found: dict[str, Any] = group
+    return found
 
 
 REFUND = _catalog(
