@@ -235,9 +235,9 @@ SHOWN_ALIASES: Final = 3
 """Type names a type-alias tip shows; the others are counted."""
 
 
-def rules_option(rules: Collection[Rule], added: Rule) -> str:
-    """``--rules keyword-case,type-case,openapi``: the audit's rules with ``added``."""
-    chosen = set(rules) | {added}
+def rules_option(rules: Collection[Rule], added: Rule | None = None) -> str:
+    """``--rules keyword-case,type-case,openapi``: the audit's rules (with ``added``)."""
+    chosen = set(rules) | ({added} if added is not None else set())
     return "--rules " + ",".join(rule.value for rule in RULE_FAMILIES if rule in chosen)
 
 

@@ -24,6 +24,14 @@ and a schema that holds the keyword only in positive places (never under ``not``
 ``oneOf`` or ``contains``, nor reachable through a ``$ref`` standing under one of them)
 accepts a superset when one of its keywords does.
 
+The patch is then written into the catalog file and re-checked under the audit's own rules
+(``recheck``): the edited file, normalized again as the audit normalizes (profiles and
+runtimes included), must give the patched schema, or else a schema that still accepts the
+group's extremes and newly rejects none of the tool's accepted calls the tally holds (its
+samples, bounded: ``HeldCalls``). A patch whose place the rules write themselves (strict
+mode's ``required``) or that would move the failure to another call is not offered, and
+says so in words a user can act on: nothing of the JSON Patch application reaches a report.
+
 Both searches stay within bounds in CPU time, whatever the patterns: the extra properties of
 one call are found within ``PATTERN_TIMEOUT`` (all its ``patternProperties`` matches
 together), and a patch is checked within one call's budget, under the ceiling the audit's
@@ -41,6 +49,7 @@ from functools import cached_property
 from typing import Final, Protocol
 
 from auditor import pointers
+from auditor.aggregate.hints import rules_option
 from auditor.aggregate.local_checks import (
     Usable,
     Whole,
@@ -53,7 +62,6 @@ from auditor.inputs.limits import MAX_NESTING
 from auditor.inputs.paths import STDIN, STDIN_NAME
 from auditor.models import (
     JSON,
-    RULE_FAMILIES,
     Group,
     HintKind,
     Location,
@@ -828,9 +836,7 @@ def _not_written(pointer: str, rules: Collection[Rule]) -> str:
 
 
 def _rules_text(rules: Collection[Rule]) -> str:
-    if not rules:
-        return "the catalog taken as written"
-    return "--rules " + ",".join(rule.value for rule in RULE_FAMILIES if rule in rules)
+    return rules_option(rules) if rules else "no --rules (the catalog as written)"
 
 
 def _location(tool: ToolSchema, operation: PatchOperation) -> Location:
