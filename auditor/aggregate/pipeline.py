@@ -286,6 +286,12 @@ class Replays(Mapping[str, ToolReplay]):
         )
 
 
+_NEW_SIDE_REJECTS: Final = frozenset(
+    {Outcome.NEWLY_REJECTED, Outcome.STILL_REJECTED, Outcome.SCHEMA_ERROR_AFTER}
+)
+"""Outcomes where the new side rejects a call (or cannot be used for it)."""
+
+
 class HeldCalls:
     """A tool's accepted calls the tally holds (its samples: the first distinct ones, bounded
     by ``MAX_SAMPLES`` and ``MAX_SAMPLE_BYTES``), replayed against the tool's catalog schema
@@ -311,7 +317,9 @@ class HeldCalls:
         rejected = []
         for text, (source, arguments) in self.samples.items():
             result, _ = replay.evaluate(Call(source, self.tool, arguments, text=text))
-            if result.outcome not in (Outcome.ACCEPTED, Outcome.NEWLY_ACCEPTED):
+            # The new side decides: the sample, accepted by the audit, is replayed without
+            # what the log said of it, so the old side's verdict may differ from the audit's.
+            if result.outcome in _NEW_SIDE_REJECTS:
                 rejected.append(source)
         return tuple(rejected)
 
