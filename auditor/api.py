@@ -207,18 +207,20 @@ def normalize(
     max_catalog_bytes: int | None = None,
     follow_links: bool = False,
     add_keys: bool = False,
+    skip_named: bool = False,
 ) -> NormalizeResult:
     """Normalize every catalog file under ``paths`` by ``rules``, in memory: nothing is
     written. Links out of a catalog folder are read only with ``follow_links``; the keys an
     upgrade profile adds are written into the text only with ``add_keys`` (a file that
-    needs one is a problem otherwise)."""
+    needs one is a problem otherwise); named files that are no catalog are skipped too with
+    ``skip_named``, as a folder's are."""
     from auditor.inputs.catalogs import FileSystem, read_catalog_files
     from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES
     from auditor.schema.edit import rewrite_file
 
     limit = DEFAULT_MAX_CATALOG_BYTES if max_catalog_bytes is None else max_catalog_bytes
     # One rule for folders in every command: the files that are no catalog are skipped.
-    found = read_catalog_files(list(paths), None, limit, FileSystem(follow_links))
+    found = read_catalog_files(list(paths), None, limit, FileSystem(follow_links), skip_named)
     results: list[FileRewrite] = []
     confined: dict[str, Path] = {}
     for file in found.files:

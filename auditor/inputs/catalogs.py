@@ -43,6 +43,15 @@ from auditor.inputs.uri import is_uri, read_uri
 from auditor.models import JSON, Location, Override, SkippedInput, ToolSchema
 
 _Loader: Final = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+EMPTY_FILE: Final = (
+    "an empty file is no catalog: a change that removes every tool of a file leaves [] in it, "
+    "or deletes the file"
+)
+"""0 bytes (or blanks) is what a generator that failed leaves (``gen > tools.json`` empties
+the file first), so it is not read as "every tool removed": ``[]`` or deleting the file says
+that. Named, it is an error; in a folder or by a glob, it is skipped and named like any
+other file that is no catalog (under ``--against``, its tools at the revision are then
+removed by the change, the skip line saying why)."""
 
 
 class CatalogProblem(InputProblem):
@@ -205,12 +214,15 @@ def read_catalog_files(
     fmt: CatalogFormat | None = None,
     max_bytes: int = DEFAULT_MAX_CATALOG_BYTES,
     source: CatalogSource | None = None,
+    skip_named: bool = False,
 ) -> CatalogFiles:
     """Every catalog file under ``paths``, read (``fmt`` forced, or detected).
 
     A file named by a path is the user's choice: whatever it holds, it is read as a catalog
     or is a problem. A file found in a folder or by a glob that is no catalog (``skip_reason``)
     is skipped; an input whose every file was skipped is a problem naming what it held.
+    ``skip_named`` skips named files that are no catalog too, each on its own (a hook's
+    caller passes every JSON and YAML file it was given: none of them is a choice).
     """
     source = source or FileSystem()
     listing = source.expand(paths, suffixes_for(fmt))
@@ -222,11 +234,12 @@ def read_catalog_files(
     for file in listing.files:
         tools, problem, data = source.read(file, fmt, max_bytes)
         within = listing.found_in.get(file)
-        reason = None if within is None else skip_reason(tools, problem)
-        if reason is not None and within is not None:
+        reason = None if within is None and not skip_named else skip_reason(tools, problem)
+        if reason is not None:
             skip = Skipped(problem.location.path if problem else shown(file), reason)
             skipped.append(skip)
-            skipped_in.setdefault(within, []).append(skip)
+            if within is not None:
+                skipped_in.setdefault(within, []).append(skip)
             continue
         if within is not None:
             used.add(within)
@@ -313,6 +326,8 @@ def parse_catalog(
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         return [], CatalogProblem(Location(name), f"not UTF-8 text ({error.reason})")
+    if not text.strip():
+        return [], NotACatalog(Location(name), EMPTY_FILE, "an empty file")
     if as_json is None:
         as_json = text.lstrip().startswith(("{", "["))
     document, problem = parse_document(name, text, as_json)

@@ -36,7 +36,17 @@ from auditor.report import Format
 from auditor.request import DEFAULT_RULES_TEXT, AuditRequest, Engine, PatchKind
 from tests.conftest import ROOT, run_cli, what_runs
 
-ACTION_ONLY = {"upload-sarif", "python-version", "formats", "args", "pr-comment", "github-token"}
+ACTION_ONLY = {
+    "upload-sarif",
+    "sarif-category",
+    "artifact-name",
+    "working-directory",
+    "python-version",
+    "formats",
+    "args",
+    "pr-comment",
+    "github-token",
+}
 """Inputs of action.yml that are about the Action itself, not options of `audit`."""
 
 # key: (config value, command line, AuditOptions field, from the config, from the CLI,
