@@ -75,12 +75,17 @@ class AuditResult:
 
     @cached_property
     def loosenings(self) -> CatalogEdits:
-        """The verified loosenings of the report's groups written into their catalog files
-        (for SARIF fixes and ``--suggest-patch``): built once, on first use."""
+        """The verified loosenings of the report's groups of the kinds asked for
+        (``--suggest-patch-kinds``) written into their catalog files (for SARIF fixes and
+        ``--suggest-patch``): built once, on first use."""
+        from auditor.aggregate.rollup import kind_of
+        from auditor.request import PATCH_ENTRIES
         from auditor.schema.edit import loosening_edits  # reads and edits YAML: only when asked
 
         limit = self.request.limits.max_catalog_bytes
-        return loosening_edits(self.report.groups, limit, self.catalog_texts)
+        entries = {PATCH_ENTRIES[kind] for kind in self.request.keep.patch_kinds}
+        groups = [group for group in self.report.groups if kind_of(group) in entries]
+        return loosening_edits(groups, limit, self.catalog_texts)
 
 
 def audit(request: AuditRequest, progress: Callable[[int], Progress] | None = None) -> AuditResult:

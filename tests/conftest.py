@@ -120,6 +120,7 @@ def what_runs(request: AuditRequest, outputs: Any) -> Any:
         catalog_format=request.inputs.catalog_format.to_format(),
         log_format=request.inputs.log_format.to_format(),
         rules=request.change.normalization,
+        suggest_patch_kinds=request.keep.patch_kinds,
         columns=request.inputs.columns,
         outputs=outputs.formats,
         outputs_within=outputs.formats_within,
