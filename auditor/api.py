@@ -84,13 +84,18 @@ class AuditResult:
 
     @cached_property
     def loosenings(self) -> CatalogEdits:
-        """The verified loosenings of the report's groups written into their catalog files
-        (for SARIF fixes and ``--suggest-patch``): built once, on first use."""
+        """The verified loosenings of the report's groups of the kinds asked for
+        (``--suggest-patch-kinds``) written into their catalog files (for SARIF fixes and
+        ``--suggest-patch``): built once, on first use."""
+        from auditor.aggregate.rollup import kind_of
+        from auditor.request import PATCH_ENTRIES
         from auditor.schema.edit import loosening_edits  # reads and edits YAML: only when asked
 
         limit = self.request.limits.max_catalog_bytes
+        entries = {PATCH_ENTRIES[kind] for kind in self.request.keep.patch_kinds}
         results = self.report.results
-        groups = (*self.report.groups, *(() if results is None else results.groups))
+        every = (*self.report.groups, *(() if results is None else results.groups))
+        groups = [group for group in every if kind_of(group) in entries]
         return loosening_edits(groups, limit, self.catalog_texts)
 
 

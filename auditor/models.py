@@ -864,7 +864,9 @@ class RollUpEntry:
     unwritable_patches: int = 0
     """Groups with a loosening verified on the schema that cannot be written into its file."""
     patch_command: str | None = None
-    """The option that writes the patches (``--suggest-patch PATH``); None without one."""
+    """The option that writes the patches (``--suggest-patch PATH``, with the
+    ``--suggest-patch-kinds`` that names the entry's kind when it is not the default); None
+    without one."""
     errors: tuple[tuple[str, str], ...] = ()
     """(tool, problem) of each unusable new schema, each pair once, in the report's order."""
 

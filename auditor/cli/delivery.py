@@ -81,8 +81,9 @@ class Delivery:
         "--suggest-patch",
         panel=OUTPUTS,
         metavar="PATH",
-        help="Write the verified loosening of each loosen-schema or review group as a "
-        "unified diff of the catalog files (for git apply); '-' is stdout.",
+        help="Write the verified loosening of each loosen-schema group (the kinds "
+        "--suggest-patch-kinds names) as a unified diff of the catalog files (for git "
+        "apply); '-' is stdout.",
     )
     quiet: bool = option(
         False,

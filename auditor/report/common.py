@@ -975,12 +975,12 @@ def _rollup_callers(entry: RollUpEntry, said: str) -> Prose:
 
 
 def _rollup_patches(entry: RollUpEntry) -> Prose:
-    """``1 with a verified patch: `--suggest-patch PATH` writes it``."""
+    """``1 with a verified patch: `--suggest-patch PATH```: the command that writes it (a
+    review group's names ``--suggest-patch-kinds review`` too, which takes the room of the
+    words "writes it": the answer fits its screen)."""
     if entry.patches:
         text = Prose.of(
-            f"{entry.patches:,} with a verified patch: ",
-            Span.code(entry.patch_command or ""),
-            f" writes {'it' if entry.patches == 1 else 'them'}",
+            f"{entry.patches:,} with a verified patch: ", Span.code(entry.patch_command or "")
         )
     else:
         text = Prose.of("none with a verified patch")

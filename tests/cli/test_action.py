@@ -51,6 +51,8 @@ def _run_audit_step(
 ) -> subprocess.CompletedProcess[str]:
     step = _step(step_id="audit")
     _stand_in(tmp_path / "bin", "auditor", auditor)
+    # setup-python puts `python` on the runner's PATH (action/sarif_category.py runs with it).
+    _stand_in(tmp_path / "bin", "python", f'exec {sys.executable} "$@"\n')
     env = {key: "" for key in step["env"]}
     env |= {"PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin", "GITHUB_OUTPUT": str(tmp_path / "out")}
     env |= {"GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md")}

@@ -34,7 +34,7 @@ from auditor.models import (
     Subject,
 )
 from auditor.report import Format
-from auditor.request import DEFAULT_RULES_TEXT, AuditRequest, Engine
+from auditor.request import DEFAULT_RULES_TEXT, AuditRequest, Engine, PatchKind
 from tests.conftest import ROOT, run_cli, what_runs
 
 ACTION_ONLY = {
@@ -113,6 +113,10 @@ CASES: dict[str, tuple[Any, list[str], str, Any, Any, Any]] = {
     "against": ("main", ["--against", "origin/dev"], "against", "main", "origin/dev", None),
     "suggest_patch": ("p1.diff", ["--suggest-patch", "p2.diff"], "suggest_patch", "p1.diff",
                       "p2.diff", None),
+    "suggest_patch_kinds": ("review", ["--suggest-patch-kinds", "review,contradiction"],
+                            "suggest_patch_kinds", frozenset({PatchKind.REVIEW}),
+                            frozenset({PatchKind.REVIEW, PatchKind.CONTRADICTION}),
+                            frozenset({PatchKind.LOOSEN_SCHEMA})),
 }  # fmt: skip
 SEPARATELY = {"schemas", "logs", "output"}
 """Keys tested on their own: the required inputs, and outputs (paired with formats)."""
