@@ -39,6 +39,7 @@ from auditor.models import (
     RollUpKind,
     Rule,
     RuntimeValidator,
+    Subject,
 )
 
 INPUTS: Final = "Inputs"
@@ -256,6 +257,17 @@ class Inputs:
         "repeated in later request histories once, by its id; the logs are read in one "
         "pass), or responses (only where the model produced it; such logs are then cut "
         "in parts for --jobs and the engines, and replies are not paired with calls).",
+    )
+    subject: Subject = option(
+        Subject.BOTH,
+        "--subject",
+        panel=INPUTS,
+        metavar="SUBJECT",
+        show_default=True,
+        help="What is replayed: arguments (against input schemas), results (MCP "
+        "structuredContent, OTel gen_ai.tool.call.result, against output schemas), or both "
+        "(results only where the logs hold results of tools that declare an output "
+        "schema), each counted and gated apart (docs/mcp-upgrades.md).",
     )
     tool_column: str | None = option(
         None,

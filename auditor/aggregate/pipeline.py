@@ -48,6 +48,7 @@ from auditor.models import (
     Prose,
     Report,
     Rule,
+    Subject,
     ToolSchema,
     ToolSummary,
 )
@@ -409,6 +410,8 @@ class ReportSettings:
     group_by: GroupBy = GroupBy.CONSTRAINT
     fail_min_calls: int = 1
     fail_min_share: float = 0.0
+    subject: Subject = Subject.ARGUMENTS
+    """What the calls are: results get group fingerprints of their own."""
 
 
 class Tally:
@@ -442,7 +445,9 @@ class Tally:
         self.kept: list[CallResult] = []
         self.omitted = 0
         self.collector = GroupCollector(
-            settings.examples, by_caller=settings.group_by is GroupBy.CALLER
+            settings.examples,
+            by_caller=settings.group_by is GroupBy.CALLER,
+            results=settings.subject is Subject.RESULTS,
         )
         self._replays: Mapping[str, ToolReplay] | None = replays
         self.samples: dict[str, dict[str, Sample]] = {}

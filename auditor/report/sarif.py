@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from auditor.models import Group, Report
+from auditor.models import Group, Report, Subject
 from auditor.report import prose
 from auditor.report.common import (
     group_location,
@@ -69,11 +69,12 @@ def render(
     if report.generated_at:
         extra["invocations"] = [{"executionSuccessful": True, "endTimeUtc": report.generated_at}]
     rules = [rule.sarif() for rule in RULES.values()]
-    results = capped(
-        (_result(report, g, where, (fixes or {}).get(g.fingerprint)) for g in report.groups),
-        lambda cut: cut_result(cut, len(rules), "groups", "the JSON report"),
-    )
-    if len(report.groups) > MAX_RESULTS:
+    fixes = fixes or {}
+    found = [_result(report, g, where, fixes.get(g.fingerprint)) for g in report.groups]
+    if (subject := report.results) is not None:  # the results' groups, marked as such
+        found += [_result(subject, g, where, fixes.get(g.fingerprint)) for g in subject.groups]
+    results = capped(found, lambda cut: cut_result(cut, len(rules), "groups", "the JSON report"))
+    if len(found) > MAX_RESULTS:
         rules.append(cut_rule())  # the rule of the summary result, last
     return render_log(report.version, rules, results, _automation_id(report, where), **extra)
 
@@ -117,7 +118,8 @@ def loosening_fixes(
     relative to ``root``, as ``render`` writes them."""
     where = root or SourceRoot.find()
     found: dict[str, dict[str, Any]] = {}
-    for group in report.groups:
+    results = () if report.results is None else report.results.groups
+    for group in (*report.groups, *results):
         patch, change = group.patch, changes.get(group.fingerprint)
         written = patch is not None and patch.problem is None and patch.file_problem is None
         if change is None or patch is None or not written:
@@ -179,6 +181,9 @@ def _result(
     }
     if below:
         result["properties"]["belowThreshold"] = below
+    if report.subject is Subject.RESULTS:  # a result the output schema rejects, not arguments
+        result["properties"]["subject"] = report.subject.value
+        result["message"]["text"] = "Results: " + result["message"]["text"]
     # A local catalog's key is the physical location; a tool with no catalog position (a
     # remote catalog, a tool no catalog defines) stands at a logical one: the tool, the key.
     logical = {

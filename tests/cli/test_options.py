@@ -31,6 +31,7 @@ from auditor.models import (
     OldRuntime,
     Rule,
     RuntimeValidator,
+    Subject,
 )
 from auditor.report import Format
 from auditor.request import DEFAULT_RULES_TEXT, AuditRequest, Engine, PatchKind
@@ -80,6 +81,8 @@ CASES: dict[str, tuple[Any, list[str], str, Any, Any, Any]] = {
                    LogFormat.JSONL, None),
     "calls_from": ("responses", ["--calls-from", "all"], "calls_from", CallsFrom.RESPONSES,
                    CallsFrom.ALL, CallsFrom.ALL),
+    "subject": ("results", ["--subject", "arguments"], "subject", Subject.RESULTS,
+                Subject.ARGUMENTS, Subject.BOTH),
     "tool_column": ("fn", ["--tool-column", "tool"], "columns", Columns("fn"), Columns("tool"),
                     Columns()),
     "arguments_column": ("body", ["--arguments-column=args"], "columns", Columns(None, "body"),
@@ -236,6 +239,7 @@ REFUSED = [
     ("catalog_format", '"xml"', "'xml' is not one of"),
     ("log_format", '"xml"', "'xml' is not one of"),
     ("calls_from", '"requests"', "'requests' is not one of"),
+    ("subject", '"everything"', "'everything' is not one of"),
     ("color", '"sometimes"', "'sometimes' is not one of"),
     ("format", '["pdf"]', "'pdf' is not one of"),
     ("rules", '"camel-case"', "unknown rule family camel-case"),
