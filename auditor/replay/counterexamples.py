@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import copy
 import json
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -434,26 +435,17 @@ there. (``not`` and ``contains`` report one error too, but no rule respells them
 
 def _inside_changed_collapsing_applicator(replay: ToolReplay, rewrite: Change) -> str | None:
     """Why ``rewrite`` can never be a rejection's cause when it lies inside an ``anyOf`` or
-    ``oneOf`` that the change itself respells (``any_of`` ->
-    ``anyOf``): every error from inside is that applicator's one error, whose causes are the
-    respelling on its way. Only where nothing leads inside but the applicator: no ``$ref``
-    lands within it, no ``$anchor``/``$id`` stands there, every ``$ref`` is a local pointer."""
+    ``oneOf`` that the change itself respells (``any_of`` -> ``anyOf``): every error from
+    inside is that applicator's one error, whose causes are the respelling on its way. Only
+    where nothing leads inside but the applicator: no ``$ref`` lands within it, no
+    ``$anchor``/``$id`` stands there, every ``$ref`` is a local pointer."""
     if rewrite.removes_tool:
         return None
-    position = keyword_position(rewrite)
-    enclosing = next(
-        (
-            other.new_pointer
-            for other in replay.normalized.rewrites
-            if other is not rewrite
-            and other.edit is Edit.RENAME
-            and other.new in _COLLAPSING
-            and other.old != other.new
-            and position.startswith(other.new_pointer + "/")
-        ),
-        None,
-    )
-    if enclosing is None or not _reached_only_through(replay.normalized.schema, enclosing):
+    found = _ENTERED.get(replay)
+    if found is None:
+        found = _ENTERED[replay] = _Entered(replay)
+    enclosing = found.enclosing(keyword_position(rewrite))
+    if enclosing is None:
         return None
     keyword = pointers.split(enclosing)[-1]
     return (
@@ -463,37 +455,78 @@ def _inside_changed_collapsing_applicator(replay: ToolReplay, rewrite: Change) -
 
 
 _ENTRANCES: Final = frozenset({"$id", "id", "$anchor", "$dynamicAnchor"})
+_REFERRING: Final = ("$ref", "$dynamicRef", "$recursiveRef")
 
 
-def _reached_only_through(schema: JSON, at: str) -> bool:
-    """Whether the subschemas below ``at`` are evaluated only through it: every ``$ref`` of
-    ``schema`` a local pointer landing outside, no identifier or anchor below."""
-    found, below = pointers.resolve(schema, at)
-    if not found:
-        return False
-    stack: list[JSON] = [below]
+class _Entered:
+    """One tool's respelled ``anyOf``/``oneOf`` and the places its references land, found
+    once: a large tool's thousands of changes each ask (a walk per change was quadratic)."""
+
+    def __init__(self, replay: ToolReplay) -> None:
+        self._schema = replay.normalized.schema
+        self._respelled = {
+            other.new_pointer
+            for other in replay.normalized.rewrites
+            if other.edit is Edit.RENAME and other.new in _COLLAPSING and other.old != other.new
+        }
+        self._targets: list[str] | None = None
+        self._walked = False
+        self._closed: dict[str, bool] = {}
+
+    def enclosing(self, position: str) -> str | None:
+        """The respelled applicator ``position`` lies strictly inside, when only it leads
+        there."""
+        if not self._respelled:
+            return None
+        tokens = pointers.split(position)
+        for depth in range(1, len(tokens)):
+            at = pointers.from_segments(tokens[:depth])
+            if at in self._respelled:
+                return at if self._reached_only_through(at) else None
+        return None
+
+    def _reached_only_through(self, at: str) -> bool:
+        known = self._closed.get(at)
+        if known is None:
+            landing = self._landing()
+            known = self._closed[at] = (
+                landing is not None
+                and not any(target.startswith(at + "/") for target in landing)
+                and self._no_entrance_below(at)
+            )
+        return known
+
+    def _no_entrance_below(self, at: str) -> bool:
+        found, below = pointers.resolve(self._schema, at)
+        return found and not any(_ENTRANCES.intersection(node) for node in _objects(below))
+
+    def _landing(self) -> list[str] | None:
+        """Where every reference of the schema lands, or None when one is not a local
+        pointer (an anchor, another document): this walk cannot say where it lands."""
+        if not self._walked:
+            self._walked = True
+            values = [
+                node[key] for node in _objects(self._schema) for key in _REFERRING if key in node
+            ]
+            targets = [pointers.ref_target(v) if isinstance(v, str) else None for v in values]
+            placed = [target for target in targets if isinstance(target, str)]
+            self._targets = placed if len(placed) == len(targets) else None
+        return self._targets
+
+
+def _objects(value: JSON) -> Iterator[dict[str, JSON]]:
+    """Every object in ``value``, data included (a walk that over-counts only refuses more)."""
+    stack = [value]
     while stack:
         node = stack.pop()
         if isinstance(node, dict):
-            if _ENTRANCES.intersection(node):
-                return False
+            yield node
             stack.extend(node.values())
         elif isinstance(node, list):
             stack.extend(node)
-    stack = [schema]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, dict):
-            for key, value in node.items():
-                if key in ("$ref", "$dynamicRef", "$recursiveRef"):
-                    target = pointers.ref_target(value) if isinstance(value, str) else None
-                    if not isinstance(target, str) or target.startswith(at + "/"):
-                        return False
-                else:
-                    stack.append(value)
-        elif isinstance(node, list):
-            stack.extend(node)
-    return True
+
+
+_ENTERED: weakref.WeakKeyDictionary[ToolReplay, _Entered] = weakref.WeakKeyDictionary()
 
 
 def unevaluable(schema: JSON, rewrite: Change, ceiling: SearchCeiling | None = None) -> str | None:

@@ -243,7 +243,7 @@ def test_the_proof_needs_the_applicator_respelled_and_nothing_leading_inside() -
 
     # A $ref into the branch judges its keywords outside the respelled any_of: no proof, and
     # the branch's max_length alone rejects a long `other`.
-    referenced = {
+    referenced: dict[str, Any] = {
         "type": "object",
         "properties": {
             "note": {"any_of": [{"type": "string", "max_length": 2}, {"type": "null"}]},
@@ -253,6 +253,13 @@ def test_the_proof_needs_the_applicator_respelled_and_nothing_leading_inside() -
     replay = _replay(referenced)
     rewrite = _rewrite(replay, "/properties/note/any_of/0/max_length")
     assert harmless(replay, rewrite) is None
+    # A reference this proof cannot place (another document) may land anywhere: no proof.
+    remote = {**referenced, "properties": {**referenced["properties"], "other": {"$ref": "x.json"}}}
+    elsewhere = _replay(remote)
+    assert harmless(elsewhere, _rewrite(elsewhere, "/properties/note/any_of/0/max_length")) is None
+    local = {**referenced, "properties": {**referenced["properties"], "other": {"$ref": "#"}}}
+    rooted = _replay(local)  # a reference to the root passes through the any_of again
+    assert harmless(rooted, _rewrite(rooted, "/properties/note/any_of/0/max_length")) is not None
     old, new = replay.verdicts({"other": "abc"})
     assert old is not None and old.accepts and not new.accepts
     assert [issue.causes for issue in new.errors] == [(rewrite,)]
