@@ -137,6 +137,7 @@ class Rule(str, Enum):
     GEMINI = "gemini"
     GOOGLE_GENAI = "google-genai"
     GOOGLE_GENAI_RESPONSE_SCHEMA = "google-genai-response-schema"
+    GOOGLE_GENAI_MCP = "google-genai-mcp"
     OPENAI_STRICT = "openai-strict"
     OPENAI_AGENTS = "openai-agents"
     ANTHROPIC_STRICT = "anthropic-strict"

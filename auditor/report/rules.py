@@ -170,6 +170,13 @@ _FAMILIES: Final[dict[Rule, tuple[str, str]]] = {
         "`$defs` inlined, null unions folded into `nullable`), then `types.Schema` as "
         "`google-genai` reads it, refusals included. See docs/profiles.md.",
     ),
+    Rule.GOOGLE_GENAI_MCP: (
+        "Upgrade profile: google-genai's MCP tools, `mcp_to_gemini_tool`.",
+        "Keys that are not `types.JSONSchema` field names are dropped (camelCase `minLength`, "
+        "`maxItems`, `const`, `allOf`...: the constraint goes) while snake ones become the "
+        "keyword; `$ref` inlined, `additionalProperties` and `oneOf` dropped; an upper-case "
+        "type name or `additionalProperties: false` is refused. See docs/profiles.md.",
+    ),
     Rule.OPENAI_STRICT: (
         "Upgrade profile: OpenAI strict function calling.",
         "Every object closed (`additionalProperties: false`) and every property required, "

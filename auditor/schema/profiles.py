@@ -9,8 +9,9 @@ lists its steps, and says what its built-in model does not reproduce. Two kinds 
 - a function of the whole schema (:mod:`auditor.schema.profile_models`), written from the
   SDK function step by step, its rewrites the structural difference between the schema it
   was given and the one it produced, and its refusals those of the SDK (``Normalized.refusal``):
-  ``google-genai`` (the tool path, ``types.Tool.model_validate``) and
-  ``google-genai-response-schema`` (``t_schema``: ``process_schema``, then ``types.Schema``);
+  ``google-genai`` (the tool path, ``types.Tool.model_validate``),
+  ``google-genai-response-schema`` (``t_schema``: ``process_schema``, then ``types.Schema``)
+  and ``google-genai-mcp`` (``_mcp_utils.mcp_to_gemini_tool``, an MCP tool's schema);
 - steps on the walk of :mod:`auditor.schema.normalize`, where a profile's transform reaches
   only some keywords: ``openai-strict`` (``_ensure_strict_json_schema`` of the openai release
   named) and ``close-objects`` (no SDK: the common "close all schemas" upgrade).
@@ -115,6 +116,36 @@ PROFILES: Final[dict[Rule, Profile]] = {
             "a `const` that is not a string outside a `type` STRING: refused by both",
         ),
         SdkFunction("google-genai", "google.genai._transformers", "t_schema", GENAI_VERSIONS),
+    ),
+    Rule.GOOGLE_GENAI_MCP: Profile(
+        Rule.GOOGLE_GENAI_MCP,
+        "googleapis/python-genai google/genai/_mcp_utils.py mcp_to_gemini_tool "
+        "(_filter_to_supported_schema, types.JSONSchema, types.Schema.from_json_schema)",
+        "google-genai 2.34.0",
+        (
+            "every key that is not a `types.JSONSchema` field name (snake_case: `min_length`, "
+            "`max_items`, `any_of`...) nor `additionalProperties`, `anyOf`, `oneOf`, `$defs`, "
+            "`$ref` is DROPPED at every depth: a camelCase `minLength`, `maxItems`, "
+            "`exclusiveMinimum`, `multipleOf`, `uniqueItems`, `prefixItems`, `const`, `allOf`, "
+            "`not`, `nullable` no longer constrains, while its snake spelling becomes the "
+            "JSON Schema keyword (this profile loosens)",
+            "`$ref` inlined from the root's `$defs` (its siblings dropped, a recursive one "
+            "left empty); `additionalProperties`, `oneOf` and `unique_items` dropped after "
+            "the filter; a `type` list of two types or more split into `anyOf` by type",
+            '`"null"` in `type` read as `nullable`; an `anyOf` of a schema and a null is '
+            "that schema, nullable",
+            "REFUSED: a type name that is not lower-case JSON Schema (`STRING`, `String`), "
+            "a boolean or a list where the filter expects a schema (`additionalProperties: "
+            "false`, `items: [...]`), a `$ref` to what the filter dropped "
+            "(`#/definitions/...`), a string field that is not a string",
+        ),
+        (
+            "pydantic reports every error, the model the first in the order written",
+            "the tool's name and description: the model takes the `inputSchema` itself",
+        ),
+        SdkFunction(
+            "google-genai", "google.genai._mcp_utils", "mcp_to_gemini_tool", GENAI_VERSIONS
+        ),
     ),
     Rule.OPENAI_STRICT: Profile(
         Rule.OPENAI_STRICT,

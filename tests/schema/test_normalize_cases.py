@@ -59,6 +59,11 @@ def test_normalizing_twice_equals_once(case: dict[str, Any]) -> None:
     # A profile whose SDK rebuilds the schema (anthropic-strict) may order keys anew on a
     # second pass; the case says so, and the schemas must still be equal.
     reorders = bool(case.get("reorders"))
+    if case.get("idempotent") is False:
+        # google-genai-mcp keeps a snake key as the keyword, then drops that keyword's
+        # camelCase spelling on a second pass, as the SDK would: the case says so.
+        assert twice.rewrites and twice.schema != once.schema
+        return
     assert json.dumps(twice.schema, sort_keys=reorders) == json.dumps(
         once.schema, sort_keys=reorders
     )

@@ -33,6 +33,7 @@ def test_every_profile_names_its_function_version_and_steps_in_the_docs() -> Non
     assert set(PROFILES) == {
         Rule.GOOGLE_GENAI,
         Rule.GOOGLE_GENAI_RESPONSE_SCHEMA,
+        Rule.GOOGLE_GENAI_MCP,
         Rule.OPENAI_STRICT,
         Rule.OPENAI_AGENTS,
         Rule.ANTHROPIC_STRICT,

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import fnmatch
 import importlib.metadata
+from typing import Final
 
 import pytest
 
 from auditor.models import JSON, Rule
 from auditor.schema import normalize as normalize_module
-from auditor.schema import sdk_adapters
+from auditor.schema import profile_gemini_mcp, sdk_adapters
 from auditor.schema.profiles import PROFILES
 from tests.schema import sdk_corpus
 from tests.schema.sdk_differential import differential, documented, followed, installed
@@ -63,6 +64,29 @@ def test_a_model_broken_on_purpose_is_caught(monkeypatch: pytest.MonkeyPatch) ->
         if {c.name for c in after[rule].undocumented} - {c.name for c in before[rule].undocumented}
     ]
     assert caught, "no differential noticed a model that never descends below the root"
+
+
+_CAMEL_LENGTHS: Final = {
+    "minLength": "min_length",
+    "maxLength": "max_length",
+    "minItems": "min_items",
+    "maxItems": "max_items",
+}
+
+
+def test_the_mcp_model_broken_on_purpose_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The likeliest slip in google-genai-mcp's model: reading camelCase length keywords as
+    their snake fields, as google-genai's tool path does (tightening where the SDK loosens).
+    The differential must name the cases where a camelCase bound then survives."""
+    rule = _profile(Rule.GOOGLE_GENAI_MCP.value)
+    before = {case.name for case in differential(rule).undocumented}
+    aliases = {**profile_gemini_mcp._ALIASES, **_CAMEL_LENGTHS}
+    monkeypatch.setattr(profile_gemini_mcp, "_ALIASES", aliases)
+    monkeypatch.setattr(
+        profile_gemini_mcp, "_SUPPORTED", profile_gemini_mcp._SUPPORTED | set(aliases)
+    )
+    caught = {case.name for case in differential(rule).undocumented} - before
+    assert {"string-bounds/as-written", "array-bounds/as-written"} <= caught, caught
 
 
 def test_every_adapter_runs_the_package_its_profile_follows() -> None:
