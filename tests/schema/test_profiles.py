@@ -5,7 +5,9 @@ tests/cases/replay/profiles.yaml."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -177,3 +179,49 @@ def test_profiles_leave_data_and_their_input_alone() -> None:
     assert repr(schema) == before
     assert isinstance(result.schema, dict)
     assert result.schema["examples"] == [{"properties": {}, "type": "object"}]
+
+
+OLD_SEARCH: JSON = {"type": "object", "properties": {"q": {"type": "string"}}}
+
+
+def _audit_new_catalog(
+    tmp_path: Path, new: JSON, capsys: pytest.CaptureFixture[str], *rules: str
+) -> tuple[int, dict[str, Any]]:
+    """``auditor audit --schemas A --new-schemas B [--rules ...]``: A is ``OLD_SEARCH``,
+    one call ``{"q": "abc"}``; the exit code and the JSON report."""
+    old, changed, log = tmp_path / "old.json", tmp_path / "new.json", tmp_path / "calls.jsonl"
+    old.write_text(json.dumps({"search": OLD_SEARCH}), encoding="utf-8")
+    changed.write_text(json.dumps({"search": new}), encoding="utf-8")
+    log.write_text(json.dumps({"tool": "search", "arguments": {"q": "abc"}}) + "\n", "utf-8")
+    args = ["audit", "--schemas", str(old), "--new-schemas", str(changed), "--logs", str(log)]
+    args += ["--no-report-files", "--format", "json", "--output", "-"]
+    args += ["--rules", ",".join(rules)] if rules else []
+    code, out, _ = run_cli(args, capsys)
+    report: dict[str, Any] = json.loads(out)
+    return code, report
+
+
+def test_a_profile_transforms_the_new_catalogs_of_a_change(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # google-genai's tool path reads max_length as maxLength: "abc" is too long for the new
+    # catalog as the SDK sends it; as written, max_length is no keyword and constrains nothing.
+    new: JSON = {"type": "object", "properties": {"q": {"type": "string", "max_length": 2}}}
+    code, report = _audit_new_catalog(tmp_path, new, capsys, "google-genai")
+    assert (code, report["totals"]["newly_rejected"]) == (1, 1)
+    assert [p["profile"] for p in report["change"]["profiles"]] == ["google-genai"]
+    assert report["change"]["kind"] == "catalogs"
+    code, report = _audit_new_catalog(tmp_path, new, capsys)
+    assert (code, report["totals"]["accepted"]) == (0, 1)
+    assert "profiles" not in report["change"]
+
+
+def test_a_new_catalog_the_profile_refuses_makes_its_calls_unusable(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `$schema` is no field of types.Schema: the tool path refuses the new catalog's tool.
+    new: JSON = {"$schema": "https://json-schema.org/draft/2020-12/schema", **OLD_SEARCH}
+    code, report = _audit_new_catalog(tmp_path, new, capsys, "google-genai")
+    assert (code, report["totals"]["schema_error_after"]) == (1, 1)
+    code, report = _audit_new_catalog(tmp_path, new, capsys)
+    assert (code, report["totals"]["accepted"]) == (0, 1)
