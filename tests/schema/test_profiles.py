@@ -181,7 +181,7 @@ def test_profiles_leave_data_and_their_input_alone() -> None:
     assert result.schema["examples"] == [{"properties": {}, "type": "object"}]
 
 
-OLD_SEARCH: JSON = {"type": "object", "properties": {"q": {"type": "string"}}}
+OLD_SEARCH: dict[str, JSON] = {"type": "object", "properties": {"q": {"type": "string"}}}
 
 
 def _audit_new_catalog(
