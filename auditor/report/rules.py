@@ -202,6 +202,12 @@ _FAMILIES: Final[dict[Rule, tuple[str, str]]] = {
         "`additionalProperties` stands, through `anyOf`, `allOf`, `properties`, `items` and "
         "`$defs`. See docs/profiles.md.",
     ),
+    Rule.PYDANTIC_AI_GOOGLE: (
+        "Upgrade profile: pydantic-ai's Gemini tools, `GoogleJsonSchemaTransformer`.",
+        "`title`, `examples`, `exclusiveMinimum`/`exclusiveMaximum` removed, `const` read as a "
+        "one-value `enum`, a string's `format` moved into `description`, one-member unions "
+        "merged; a malformed schema is refused. See docs/profiles.md.",
+    ),
     Rule.CLOSE_OBJECTS: (
         "Upgrade profile: `additionalProperties: false` on every object schema with `properties`.",
         "The 'close all schemas' upgrade; an object that already says what other properties "

@@ -246,6 +246,45 @@ PROFILES: Final[dict[Rule, Profile]] = {
             ">=1.8.3,<1.9",
         ),
     ),
+    Rule.PYDANTIC_AI_GOOGLE: Profile(
+        Rule.PYDANTIC_AI_GOOGLE,
+        "pydantic/pydantic-ai pydantic_ai_slim/pydantic_ai/profiles/google.py "
+        "(GoogleJsonSchemaTransformer.walk, on pydantic_ai/_json_schema.py "
+        "JsonSchemaTransformer), which GoogleModel applies to a tool's parameters",
+        "pydantic-ai-slim 2.68.0",
+        (
+            "`$schema`, `title`, `discriminator`, `examples`, `exclusiveMinimum` and "
+            "`exclusiveMaximum` removed from every schema the walk reaches (an exclusive "
+            "bound no longer constrains)",
+            "`const` becomes `enum: [const]`, with the `type` its value implies where none "
+            "is given; an `anyOf` of one-value enums becomes one `enum`, the options' "
+            "descriptions appended to the parent's",
+            "a string's `format` moves into `description` (`Format: date-time`): it no "
+            "longer asserts",
+            "the walk reaches an object's `properties`, `additionalProperties`, "
+            "`patternProperties` and an array's `prefixItems`, `items` only where `type` is "
+            "exactly `object` or `array`; without `type`, a one-member `allOf`/`anyOf`/"
+            "`oneOf` is merged into its parent (the parent's keys win); `$defs` are walked "
+            "and put back last, `$ref` kept",
+            "REFUSED (`UserError`): a subschema that is neither an object nor a boolean, a "
+            "container of the wrong kind (`properties: []`, `anyOf: {}`), a `type` that is no "
+            "string or list of strings, a `required` or `enum` that is no list, a `minItems` "
+            "that is no integer, a `$ref` that is no string",
+        ),
+        (
+            "snake_case and capitalized spellings are sent as written, as the transformer "
+            "reads only camelCase keywords and lower-case types: what the API then does "
+            "with them is not modelled",
+            "the `strict` flag and the Gemini `VALIDATED` mode: the model takes the "
+            "parameter schema itself",
+        ),
+        SdkFunction(
+            "pydantic-ai-slim",
+            "pydantic_ai.profiles.google",
+            "GoogleJsonSchemaTransformer",
+            ">=2.68.0,<2.69",
+        ),
+    ),
     Rule.CLOSE_OBJECTS: Profile(
         Rule.CLOSE_OBJECTS,
         "the 'close all schemas' upgrade (no SDK)",

@@ -151,6 +151,12 @@ def _langchain_strict(schema: dict[str, Any]) -> Any:
     return tool["function"]["parameters"]
 
 
+def _pydantic_ai_google(schema: dict[str, Any]) -> Any:
+    from pydantic_ai.profiles.google import GoogleJsonSchemaTransformer
+
+    return GoogleJsonSchemaTransformer(schema).walk()
+
+
 _GENAI: Final = "google-genai"
 
 ADAPTERS: Final[dict[str, Adapter]] = {
@@ -175,6 +181,12 @@ ADAPTERS: Final[dict[str, Adapter]] = {
         "langchain_core.utils.function_calling",
         "convert_to_openai_tool",
         _langchain_strict,
+    ),
+    "pydantic-ai-google": Adapter(
+        "pydantic-ai-slim",
+        "pydantic_ai.profiles.google",
+        "GoogleJsonSchemaTransformer",
+        _pydantic_ai_google,
     ),
 }
 """Every profile that follows an SDK function, by its rule name."""

@@ -152,6 +152,8 @@ BASES: Final[dict[str, JSON]] = {
     ),
     "untyped-properties": {"properties": {"a": {"type": "string", "minLength": 1}}},
     "root-any-of": {"anyOf": [_tool({"a": {"type": "string"}}), _tool({"b": {"type": "integer"}})]},
+    "property-not-a-schema": _tool({"a": "string"}),
+    "required-not-a-list": _tool({"a": {"type": "string"}}, None, {"required": "a"}),
 }
 """Suite-style schemas by name: each exercises one keyword family."""
 

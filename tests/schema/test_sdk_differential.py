@@ -17,7 +17,7 @@ import pytest
 
 from auditor.models import JSON, Rule
 from auditor.schema import normalize as normalize_module
-from auditor.schema import profile_gemini_mcp, sdk_adapters
+from auditor.schema import profile_gemini_mcp, profile_pydantic_ai, sdk_adapters
 from auditor.schema.profiles import PROFILES
 from tests.schema import sdk_corpus
 from tests.schema.sdk_differential import differential, documented, followed, installed
@@ -87,6 +87,18 @@ def test_the_mcp_model_broken_on_purpose_is_caught(monkeypatch: pytest.MonkeyPat
     )
     caught = {case.name for case in differential(rule).undocumented} - before
     assert {"string-bounds/as-written", "array-bounds/as-written"} <= caught, caught
+
+
+def test_the_pydantic_ai_model_broken_on_purpose_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pydantic-ai-google's walk stopped at the root (an object's properties left as
+    written): the differential must name the cases whose properties the SDK transforms."""
+    rule = _profile(Rule.PYDANTIC_AI_GOOGLE.value)
+    before = {case.name for case in differential(rule).undocumented}
+    monkeypatch.setattr(profile_pydantic_ai, "_handle_object", lambda schema: schema)
+    caught = {case.name for case in differential(rule).undocumented} - before
+    # A property's exclusiveMinimum and a string's format stay: the SDK removes the one
+    # and moves the other into the description.
+    assert {"number-bounds/as-written", "format/as-written"} <= caught, caught
 
 
 def test_every_adapter_runs_the_package_its_profile_follows() -> None:
