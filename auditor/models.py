@@ -142,6 +142,7 @@ class Rule(str, Enum):
     OPENAI_AGENTS = "openai-agents"
     ANTHROPIC_STRICT = "anthropic-strict"
     LANGCHAIN_STRICT = "langchain-strict"
+    LITELLM_GEMINI = "litellm-gemini"
     PYDANTIC_AI_GOOGLE = "pydantic-ai-google"
     CLOSE_OBJECTS = "close-objects"
     EDIT = "edit"

@@ -202,6 +202,13 @@ _FAMILIES: Final[dict[Rule, tuple[str, str]]] = {
         "`additionalProperties` stands, through `anyOf`, `allOf`, `properties`, `items` and "
         "`$defs`. See docs/profiles.md.",
     ),
+    Rule.LITELLM_GEMINI: (
+        "Upgrade profile: litellm's Gemini and Vertex AI tools, `_build_vertex_schema`.",
+        "`$defs` inlined, then only the keys of litellm's Vertex `Schema` kept (snake "
+        "spellings, `additionalProperties`, `allOf`, `const`... dropped), null unions read "
+        "as `nullable`, non-string enums removed, untyped schemas made objects. See "
+        "docs/profiles.md.",
+    ),
     Rule.PYDANTIC_AI_GOOGLE: (
         "Upgrade profile: pydantic-ai's Gemini tools, `GoogleJsonSchemaTransformer`.",
         "`title`, `examples`, `exclusiveMinimum`/`exclusiveMaximum` removed, `const` read as a "

@@ -20,6 +20,7 @@ from typing import Any, Final
 from auditor.models import JSON, Rule
 from auditor.schema.profile_gemini_mcp import google_genai_mcp
 from auditor.schema.profile_lax import lax_boolean, lax_number
+from auditor.schema.profile_litellm import litellm_gemini
 from auditor.schema.profile_pydantic_ai import pydantic_ai_google
 from auditor.schema.refused import Refused
 from auditor.schema.strict_models import anthropic_strict, langchain_strict, openai_agents
@@ -286,6 +287,7 @@ MODELS: Final[dict[Rule, Model]] = {
     Rule.OPENAI_AGENTS: openai_agents,
     Rule.ANTHROPIC_STRICT: anthropic_strict,
     Rule.LANGCHAIN_STRICT: langchain_strict,
+    Rule.LITELLM_GEMINI: litellm_gemini,
     Rule.PYDANTIC_AI_GOOGLE: pydantic_ai_google,
 }
 """The profiles whose built-in model is a function of the whole schema, in the order they

@@ -246,6 +246,43 @@ PROFILES: Final[dict[Rule, Profile]] = {
             ">=1.8.3,<1.9",
         ),
     ),
+    Rule.LITELLM_GEMINI: Profile(
+        Rule.LITELLM_GEMINI,
+        "BerriAI/litellm litellm/llms/vertex_ai/common_utils.py _build_vertex_schema "
+        "(build_vertex_schema), which litellm applies to a tool's parameters for Gemini and "
+        "Vertex AI",
+        "litellm 1.110.2",
+        (
+            "`$defs` removed and every `$ref` to one of them (or to a `definitions` around "
+            "it) inlined, its siblings dropped; an unknown or circular one is left, then "
+            "dropped with every key litellm's Vertex `Schema` does not have",
+            "only `Schema`'s keys stay: `additionalProperties`, `allOf`, `oneOf`, `not`, "
+            "`const`, `uniqueItems`, `prefixItems`, `exclusiveMinimum`, `multipleOf`, "
+            "`patternProperties`... and the snake_case spellings are DROPPED (they no longer "
+            "constrain); a schema with `anyOf` keeps nothing else; `format` only as `enum` "
+            "or `date-time`",
+            "a `type` list of two types or more becomes an `anyOf` by type; a "
+            '`{"type": "null"}` member of `anyOf` is removed, the others made `nullable`',
+            '`""` in an `enum` becomes null; an `enum` on anything but a string is removed',
+            "an array without `items` gets `items: {type: object}`; a schema with none of "
+            "`type`, `anyOf`, `oneOf`, `allOf` becomes `type: object`, as does every schema "
+            "with `properties` (an empty one is removed)",
+            "REFUSED: what litellm raises, a subschema that is no object where it reads one "
+            '(`properties: {a: "string"}`, `items: [...]`)',
+        ),
+        (
+            "the tool path's other steps (`remove_additional_properties`, "
+            "`remove_strict_from_schema`, namespace members): the model takes the parameter "
+            "schema itself; `send_integer_enums` and `add_property_ordering` are off, as "
+            "litellm's defaults",
+        ),
+        SdkFunction(
+            "litellm",
+            "litellm.llms.vertex_ai.common_utils",
+            "_build_vertex_schema",
+            ">=1.110.2,<1.111",
+        ),
+    ),
     Rule.PYDANTIC_AI_GOOGLE: Profile(
         Rule.PYDANTIC_AI_GOOGLE,
         "pydantic/pydantic-ai pydantic_ai_slim/pydantic_ai/profiles/google.py "

@@ -151,6 +151,12 @@ def _langchain_strict(schema: dict[str, Any]) -> Any:
     return tool["function"]["parameters"]
 
 
+def _litellm_gemini(schema: dict[str, Any]) -> Any:
+    from litellm.llms.vertex_ai.common_utils import _build_vertex_schema
+
+    return gemini_reading(_build_vertex_schema(schema))
+
+
 def _pydantic_ai_google(schema: dict[str, Any]) -> Any:
     from pydantic_ai.profiles.google import GoogleJsonSchemaTransformer
 
@@ -181,6 +187,14 @@ ADAPTERS: Final[dict[str, Adapter]] = {
         "langchain_core.utils.function_calling",
         "convert_to_openai_tool",
         _langchain_strict,
+    ),
+    "litellm-gemini": Adapter(
+        "litellm",
+        "litellm.llms.vertex_ai.common_utils",
+        "_build_vertex_schema",
+        _litellm_gemini,
+        # Importing litellm fetches its model cost map over the network unless told not to.
+        (("LITELLM_LOCAL_MODEL_COST_MAP", "True"),),
     ),
     "pydantic-ai-google": Adapter(
         "pydantic-ai-slim",

@@ -68,8 +68,8 @@ def test_every_enum_of_the_schema_is_one_of_the_codes_enums() -> None:
     assert found["/$defs/rewrite/properties/rule"] == [
         "keyword-case", "type-case", "type-alias", "openapi", "gemini",
         "google-genai", "google-genai-response-schema", "google-genai-mcp", "openai-strict",
-        "openai-agents", "anthropic-strict", "langchain-strict", "pydantic-ai-google",
-        "close-objects", "edit", "runtime",
+        "openai-agents", "anthropic-strict", "langchain-strict", "litellm-gemini",
+        "pydantic-ai-google", "close-objects", "edit", "runtime",
     ]  # fmt: skip
 
 

@@ -40,6 +40,7 @@ def test_every_profile_names_its_function_version_and_steps_in_the_docs() -> Non
         Rule.OPENAI_AGENTS,
         Rule.ANTHROPIC_STRICT,
         Rule.LANGCHAIN_STRICT,
+        Rule.LITELLM_GEMINI,
         Rule.PYDANTIC_AI_GOOGLE,
         Rule.CLOSE_OBJECTS,
     }

@@ -17,7 +17,7 @@ import pytest
 
 from auditor.models import JSON, Rule
 from auditor.schema import normalize as normalize_module
-from auditor.schema import profile_gemini_mcp, profile_pydantic_ai, sdk_adapters
+from auditor.schema import profile_gemini_mcp, profile_litellm, profile_pydantic_ai, sdk_adapters
 from auditor.schema.profiles import PROFILES
 from tests.schema import sdk_corpus
 from tests.schema.sdk_differential import differential, documented, followed, installed
@@ -99,6 +99,24 @@ def test_the_pydantic_ai_model_broken_on_purpose_is_caught(monkeypatch: pytest.M
     # A property's exclusiveMinimum and a string's format stay: the SDK removes the one
     # and moves the other into the description.
     assert {"number-bounds/as-written", "format/as-written"} <= caught, caught
+
+
+def test_the_litellm_model_broken_on_purpose_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """litellm-gemini without its last step (only the Vertex Schema's keys kept): the
+    differential must name the cases whose other keywords litellm drops."""
+    rule = _profile(Rule.LITELLM_GEMINI.value)
+    before = {case.name for case in differential(rule).undocumented}
+    monkeypatch.setattr(profile_litellm, "_filter_fields", lambda schema: schema)
+    caught = {case.name for case in differential(rule).undocumented} - before
+    # additionalProperties: false and uniqueItems stay: litellm drops both.
+    assert {"closed-object/as-written", "unique-items/as-written"} <= caught, caught
+
+
+def test_litellm_is_told_to_keep_off_the_network() -> None:
+    # Importing litellm fetches its model cost map unless this is set: the adapter sets it
+    # before the import (checked in a network namespace: no fetch is tried).
+    adapter = sdk_adapters.ADAPTERS[Rule.LITELLM_GEMINI.value]
+    assert ("LITELLM_LOCAL_MODEL_COST_MAP", "True") in adapter.environment
 
 
 def test_every_adapter_runs_the_package_its_profile_follows() -> None:
