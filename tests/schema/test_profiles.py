@@ -5,6 +5,7 @@ tests/cases/replay/profiles.yaml."""
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -15,8 +16,10 @@ import yaml
 from auditor.aggregate.pipeline import prepare
 from auditor.models import JSON, Call, Edit, Location, Rule, ToolSchema
 from auditor.schema.normalize import normalize
+from auditor.schema.profile_models import MODELS
 from auditor.schema.profiles import PROFILES
 from tests.conftest import ROOT, run_cli
+from tests.schema import sdk_corpus
 
 CATALOG = """\
 lookup:
@@ -227,3 +230,19 @@ def test_a_new_catalog_the_profile_refuses_makes_its_calls_unusable(
     assert (code, report["totals"]["schema_error_after"]) == (1, 1)
     code, report = _audit_new_catalog(tmp_path, new, capsys)
     assert (code, report["totals"]["accepted"]) == (0, 1)
+
+
+@pytest.mark.parametrize("rule", list(MODELS), ids=[rule.value for rule in MODELS])
+def test_every_model_is_pure_and_writes_json_on_the_differential_corpus(rule: Rule) -> None:
+    # The SDKs mutate their argument; the models work on a copy, and give the same schema,
+    # rewrites and refusal every time (the differential itself needs the SDKs installed).
+    follows = PROFILES[rule].follows
+    assert follows is not None, rule
+    for name, schema in sdk_corpus.corpus():
+        written = copy.deepcopy(schema)
+        first, second = normalize(schema, {rule}), normalize(schema, {rule})
+        assert schema == written, name
+        assert first == second, name
+        json.dumps(first.schema, allow_nan=False)
+        if first.refusal is not None:
+            assert first.refusal.startswith(f"{follows.package} refuses the schema: "), name
