@@ -252,13 +252,20 @@ def _type(value: Any, at: str) -> str | list[str]:
 
 
 def _resolved(ref: str, root: dict[str, Any]) -> dict[str, Any]:
-    """``_resolve_ref``: the path under the root's dump (``$defs`` read as ``defs``), its
-    ``title`` and its properties' titles removed, in the dump itself."""
+    """``_resolve_ref``: the path under the root's ``model_dump`` (``$defs`` read as ``defs``;
+    an unset field is there as None), its ``title`` and its properties' titles removed, in
+    the dump itself."""
     current: Any = root
+    schema = True  # whether `current` is a schema (whose dump holds every field, None unset)
     for part in ref.lstrip("#/").split("/"):
         part = "defs" if part == "$defs" else part
         try:
-            current = current[part]
+            if schema and isinstance(current, dict) and part in _JSON_SCHEMA_FIELDS:
+                current = current.get(part)
+                schema = part == "items"
+            else:
+                current = current[part]
+                schema = not schema
         except KeyError as error:
             raise Refused(f"KeyError: {error}") from None
         except (TypeError, IndexError) as error:

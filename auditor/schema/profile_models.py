@@ -277,7 +277,9 @@ def google_genai_response_schema(schema: JSON) -> JSON:
         raise Refused(str(error)) from None
     # process_schema writes the ordering it adds under the snake name; the copy shares the
     # inlined $defs members between places, so validation below reads a tree, never mutates.
-    return genai_schema(working, "response_schema")
+    # t_schema validates the schema itself (types.Schema.model_validate): pydantic's
+    # locations start at its own fields, as an SDK run reports them.
+    return genai_schema(working, "")
 
 
 MODELS: Final[dict[Rule, Model]] = {

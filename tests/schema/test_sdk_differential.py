@@ -20,7 +20,14 @@ from auditor.schema import normalize as normalize_module
 from auditor.schema import profile_gemini_mcp, profile_litellm, profile_pydantic_ai, sdk_adapters
 from auditor.schema.profiles import PROFILES
 from tests.schema import sdk_corpus
-from tests.schema.sdk_differential import differential, documented, followed, installed
+from tests.schema.sdk_differential import (
+    differential,
+    documented,
+    followed,
+    installed,
+    model_side,
+    sdk_side,
+)
 
 FOLLOWING = sorted(rule.value for rule, profile in PROFILES.items() if profile.follows)
 """Every profile that follows an SDK function (an adapter for a profile not defined yet
@@ -117,6 +124,25 @@ def test_litellm_is_told_to_keep_off_the_network() -> None:
     # before the import (checked in a network namespace: no fetch is tried).
     adapter = sdk_adapters.ADAPTERS[Rule.LITELLM_GEMINI.value]
     assert ("LITELLM_LOCAL_MODEL_COST_MAP", "True") in adapter.environment
+
+
+WORDED_AS_THE_SDK = ["google-genai-mcp", "litellm-gemini", "pydantic-ai-google"]
+"""Profiles whose model words every refusal of the corpus as the SDK's own run does, so that
+a report is byte-identical with and without the SDK (the others differ in wording, not in
+what they refuse: see docs/profiles.md)."""
+
+
+@pytest.mark.parametrize("name", WORDED_AS_THE_SDK)
+def test_the_models_refusal_is_worded_as_the_sdks(name: str) -> None:
+    rule = _profile(name)
+    adapter = sdk_adapters.ADAPTERS[name]
+    worded = 0
+    for case, schema in sdk_corpus.corpus():
+        model, sdk = model_side(rule, schema), sdk_side(adapter, schema)
+        if model.refusal is not None and sdk.refusal is not None:
+            assert model.refusal == f"{adapter.package} refuses the schema: {sdk.refusal}", case
+            worded += 1
+    assert worded, f"no case of the corpus is refused by {name}"
 
 
 def test_every_adapter_runs_the_package_its_profile_follows() -> None:
