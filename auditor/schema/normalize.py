@@ -451,7 +451,8 @@ class _Walk:
                 if not isinstance(member, dict) and self.refusal is None:
                     path = (*pointers.split(here.new), keyword, name)
                     self.refusal = (
-                        f"openai refuses the schema: Expected {member} to be a dictionary; "
+                        f"openai refuses the schema: TypeError: Expected {member} to be a "
+                        "dictionary; "
                         f"path={path}"
                     )
 

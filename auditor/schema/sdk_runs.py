@@ -17,7 +17,6 @@ their output.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Sequence
 from dataclasses import replace
 from importlib import metadata
@@ -30,10 +29,8 @@ from auditor.models import JSON, ProfileRun, Rule
 from auditor.schema import sdk_adapters
 from auditor.schema.normalize import Normalized, model_changes, normalize
 from auditor.schema.profiles import PROFILES
+from auditor.schema.refused import one_line
 from auditor.schema.structure import same
-
-MAX_REASON: Final = 240
-"""Characters of an SDK's refusal a report shows: the reason, not the schema it may quote."""
 
 
 def choose(rules: Collection[Rule]) -> tuple[ProfileRun, ...]:
@@ -120,8 +117,7 @@ def reason(error: Exception) -> str:
     if not text:
         message = str(error).strip().splitlines()
         text = f"{type(error).__name__}: {message[0]}" if message else type(error).__name__
-    text = re.sub(r"\s+", " ", "".join(c if c.isprintable() else " " for c in text)).strip()
-    return text if len(text) <= MAX_REASON else text[: MAX_REASON - 1] + "…"
+    return one_line(text)
 
 
 _WRAPPING: Final = ("function_declarations", 0)
