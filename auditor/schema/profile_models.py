@@ -274,7 +274,7 @@ def google_genai_response_schema(schema: JSON) -> JSON:
     except KeyError as error:  # a $ref to a name the root's $defs does not have
         raise Refused(f"KeyError: {error}") from None
     except (ValueError, TypeError, AttributeError) as error:
-        raise Refused(str(error)) from None
+        raise Refused(f"{type(error).__name__}: {error}") from None
     # process_schema writes the ordering it adds under the snake name; the copy shares the
     # inlined $defs members between places, so validation below reads a tree, never mutates.
     # t_schema validates the schema itself (types.Schema.model_validate): pydantic's

@@ -169,7 +169,8 @@ PROFILES: Final[dict[Rule, Profile]] = {
         (
             "a one-member `allOf` merged into its parent, and a `$ref` with siblings inlined: "
             "both keep what the schema accepts, except where a sibling overrides a keyword of "
-            "the target",
+            "the target; the SDK refuses such a `$ref` whose pointer passes through a list "
+            "(`#/$defs/a/anyOf/0`) or a key not there, the model keeps it",
             "the SDK applies the function to pydantic models only, never to a dict tool: the "
             "API judges strict mode, and its own refusals of keywords it does not support "
             "are not modelled",

@@ -159,6 +159,11 @@ BASES: Final[dict[str, JSON]] = {
     "described-options": _tool(
         {"unit": {"anyOf": [{"const": "c", "description": "Celsius"}, {"const": "f"}]}}
     ),
+    "ref-into-a-list": _tool(
+        {"v": {"$ref": "#/$defs/rev/anyOf/0", "description": "a sha"}},
+        None,
+        {"$defs": {"rev": {"anyOf": [{"type": "string", "minLength": 7}, {"type": "integer"}]}}},
+    ),
     "property-not-a-schema": _tool({"a": "string"}),
     "required-not-a-list": _tool({"a": {"type": "string"}}, None, {"required": "a"}),
 }
