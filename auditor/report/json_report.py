@@ -1,13 +1,14 @@
 """The JSON report: the contract every other format renders a view of.
 
 Its JSON Schema is ``report.schema.json`` next to this module (``auditor schema`` prints it).
-Fields are only ever added, never renamed or removed.
+Fields are only ever added, never renamed or removed; ``schema_version`` says which contract a
+report follows.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Any
+from typing import Any, Final
 
 from auditor.json_text import json_text
 from auditor.models import (
@@ -22,12 +23,17 @@ from auditor.models import (
     Report,
     RollUp,
     SchemaPatch,
+    Subject,
     ToolSummary,
     ValidationIssue,
 )
 from auditor.report import prose
 from auditor.report.common import runtime_note
 from auditor.report.json_dump import dumps_indented
+
+SCHEMA_VERSION: Final = 1
+"""The contract's version, the report's first key: raised by one on an incompatible change
+(a field renamed, removed or given another meaning or type), never for an added field."""
 
 
 def render(report: Report) -> str:
@@ -40,6 +46,7 @@ def render(report: Report) -> str:
 def as_dict(report: Report) -> dict[str, Any]:
     """The report as plain JSON data, in the documented order."""
     return {
+        "schema_version": SCHEMA_VERSION,
         "auditor_version": report.version,
         "generated_at": report.generated_at,
         "redacted": report.redacted,
@@ -78,7 +85,27 @@ def as_dict(report: Report) -> dict[str, Any]:
         "calls": [_call(result) for result in report.calls],
         "calls_omitted": report.calls_omitted,
         "counterexamples": [_counterexample(c) for c in report.counterexamples],
+        **_subject(report),
     }
+
+
+def _subject(report: Report) -> dict[str, Any]:
+    """A report of results says so and counts what it did not validate; a report with
+    results holds theirs as a report of its own. Neither key is there otherwise: a report
+    of arguments alone is as before."""
+    added: dict[str, Any] = {}
+    if report.subject is Subject.RESULTS:
+        added["subject"] = report.subject.value
+    if (counted := report.not_validated) is not None:
+        added["not_validated"] = {
+            "results": counted.total,
+            "error_results": counted.error_results,
+            "unstructured": counted.unstructured,
+            "without_output_schema": counted.without_output_schema,
+        }
+    if report.results is not None:
+        added["results"] = as_dict(report.results)
+    return added
 
 
 def _rollup(rollup: RollUp) -> dict[str, Any]:

@@ -10,10 +10,13 @@ near the top says what was cut. The JSON report always has everything.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
-from typing import Final
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, Final
 
-from tabulate import tabulate
+import tabulate as tabulate_module
 
 from auditor.models import (
     Counterexample,
@@ -51,6 +54,7 @@ from auditor.report.common import (
     not_replayed_reason,
     offending_text,
     reached_text,
+    rollup_labels,
     rollup_lines,
     runtime_lines,
     set_aside,
@@ -58,6 +62,7 @@ from auditor.report.common import (
     summary_rows,
     title,
     unexercised,
+    unit_of,
     verdict,
     words,
 )
@@ -69,6 +74,7 @@ from auditor.report.escape import (
     md_quoted,
     md_text,
 )
+from auditor.report.subject import RESULTS_INTRO, not_validated_line
 from auditor.words import agree, plural
 
 MAX_CHARS: Final = 60_000
@@ -101,12 +107,37 @@ class _Budget:
         return lines
 
 
+RESULTS_SHARE: Final = 3
+"""A results section takes at most a third of the characters, the arguments the rest."""
+_HEADING = re.compile(r"^(#{1,5}) ", re.MULTILINE)
+
+
 def render(report: Report, limit: int = MAX_CHARS) -> str:
     """The Markdown report, at most ``limit`` characters: the verdict, what to do and the
-    first groups first; the detail after; the old runtime's notes and the gate at the end."""
+    first groups first; the detail after; the old runtime's notes and the gate at the end.
+    A report with results ends with their section (``_results``), as a report of its own."""
+    if report.results is None:
+        return _render(report, limit)
+    section = _results(report.results, limit // RESULTS_SHARE)
+    return _render(report, limit - len(section) - 1) + "\n" + section
+
+
+def _results(results: Report, limit: int) -> str:
+    """The results' report with every heading one level down, its title the section's
+    heading, then what was not validated."""
+    intro = [prose.markdown(RESULTS_INTRO), ""]
+    text = _render(results, limit - sum(len(line) + 1 for line in intro))
+    title_line, _, rest = _HEADING.sub(r"#\1 ", text).partition("\n\n")
+    return "\n".join([title_line, "", *intro, ""]) + rest
+
+
+def _render(report: Report, limit: int) -> str:
     inputs = _inputs(report)
     budget = _Budget(limit - NOTICE_ROOM - len(inputs) - 1)  # the notice and inputs always fit
-    head = [f"# {title(report)}", "", prose.markdown(verdict(report)), "", *rollup_block(report)]
+    head = [f"# {title(report)}", "", prose.markdown(verdict(report)), ""]
+    if report.not_validated is not None:  # a report of results: what MCP does not validate
+        head += [prose.markdown(not_validated_line(report)), ""]
+    head += rollup_block(report)
     for line in (baseline_line(report), budget_line(report)):
         if line:
             head += [prose.markdown(line), ""]
@@ -150,7 +181,7 @@ def render(report: Report, limit: int = MAX_CHARS) -> str:
 def rollup_block(report: Report, heading: str = "## What to do") -> list[str]:
     """What to do (``Report.rollup``), one bullet an entry, under ``heading``; one line when
     there is nothing to do."""
-    lines = rollup_lines(report.rollup)
+    lines = rollup_lines(report.rollup, rollup_labels(report))
     if not lines:
         return [f"**What to do:** {NOTHING_TO_DO}.", ""]
     return [heading, "", *(f"- {line.markdown()}" for line in lines), ""]
@@ -168,12 +199,8 @@ def group_table(
         [number, *_group_cells(row)]
         for number, row in enumerate(group_rows(report, groups), start=1)
     ]
-    table = tabulate(
-        rows,
-        ["#", *GROUP_HEADER],
-        tablefmt="pipe",
-        colalign=("right", "right", "left", "left", "left", "left"),
-        disable_numparse=True,
+    table = _pipe_table(
+        rows, ["#", *GROUP_HEADER], colalign=("right", "right", "left", "left", "left", "left")
     )
     more = more_groups(report, len(groups), where)
     return [*([heading, ""] if heading else []), table, "", *([more, ""] if more else [])]
@@ -196,13 +223,29 @@ def summary_table(report: Report) -> str:
     cells = [
         [md_cell(cell) if isinstance(cell, str) else f"{cell:,}" for cell in row] for row in rows
     ]
-    return tabulate(
-        cells,
-        header,
-        tablefmt="pipe",
-        colalign=("left", *(["right"] * (len(header) - 1))),
-        disable_numparse=True,
-    )
+    return _pipe_table(cells, header, colalign=("left", *(["right"] * (len(header) - 1))))
+
+
+def _pipe_table(
+    rows: Sequence[Sequence[Any]], headers: Sequence[str], colalign: Sequence[str] | None = None
+) -> str:
+    """A pipe table padded by code points, whether or not ``wcwidth`` is installed: tabulate
+    measures display width when it can import it, so the same report would differ byte for
+    byte between environments wherever a cell holds CJK or emoji."""
+    with _code_point_widths():
+        return tabulate_module.tabulate(
+            rows, headers, tablefmt="pipe", colalign=colalign, disable_numparse=True
+        )
+
+
+@contextmanager
+def _code_point_widths() -> Iterator[None]:
+    saved = tabulate_module.WIDE_CHARS_MODE
+    tabulate_module.WIDE_CHARS_MODE = False
+    try:
+        yield
+    finally:
+        tabulate_module.WIDE_CHARS_MODE = saved
 
 
 def _notes(report: Report, budget: _Budget) -> list[str]:
@@ -460,7 +503,7 @@ def _unparseable(report: Report, budget: _Budget) -> list[str]:
         "<details><summary>"
         f"{plural(len(results), 'call')}: unparseable or naming an unknown tool</summary>",
         "",
-        tabulate(rows, ["source", "tool", "why"], tablefmt="pipe", disable_numparse=True),
+        _pipe_table(rows, ["source", "tool", "why"]),
         "",
     ]
     if len(results) > MAX_LISTED:
@@ -499,7 +542,8 @@ def _rewrites(report: Report, budget: _Budget) -> list[str]:
 
 def _inputs(report: Report) -> str:
     logs = _listed(
-        [f"{_path(s.path)} ({log_counts(s)})" for s in report.log_inputs], "more log file"
+        [f"{_path(s.path)} ({log_counts(s, unit_of(report))})" for s in report.log_inputs],
+        "more log file",
     )
     schemas = _listed([_path(p) for p in report.schema_inputs], "more catalog")
     stamp = f" Generated {report.generated_at}." if report.generated_at else ""

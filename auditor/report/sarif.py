@@ -6,6 +6,11 @@ whether it is new or accepted (``baselineState``). A group whose verified loosen
 written into its catalog file carries it as a SARIF ``fix`` when the command line passes the
 fixes in (``loosening_fixes``, from the edits ``auditor.schema.edit.catalog_edits`` made once
 for the run; the renderer itself reads no file).
+
+Paths are relative to the source root (``source_root.SourceRoot``: the repository around
+the working directory), results go most severe first, at most ``MAX_RESULTS`` of them (the last
+one then says what was cut), and the run's ``automationDetails.id`` follows from what was
+audited (``sarif_log.automation_id``).
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from auditor.models import Group, Report
+from auditor.models import Group, Report, Subject
 from auditor.report import prose
 from auditor.report.common import (
     group_location,
@@ -26,16 +31,29 @@ from auditor.report.common import (
 from auditor.report.escape import visible
 from auditor.report.rules import AUDIT_RULES as RULES
 from auditor.report.sarif_log import (
-    artifact_uri,
-    physical_location,
+    MAX_RESULTS,
+    artifact_location,
+    automation_id,
+    capped,
+    cut_result,
+    cut_rule,
+    input_name,
     render_log,
     replacement,
+    result_location,
 )
+from auditor.report.source_root import SourceRoot
 from auditor.schema.diffs import LineChange
 
 
-def render(report: Report, fixes: Mapping[str, dict[str, Any]] | None = None) -> str:
-    """The SARIF log, one run; ``fixes`` by group fingerprint (``loosening_fixes``)."""
+def render(
+    report: Report,
+    fixes: Mapping[str, dict[str, Any]] | None = None,
+    root: SourceRoot | None = None,
+) -> str:
+    """The SARIF log, one run; ``fixes`` by group fingerprint (``loosening_fixes``); paths
+    relative to ``root`` (default: the source root of the working directory)."""
+    where = root or SourceRoot.find()
     extra: dict[str, Any] = {
         "properties": {
             # The run's summary: the verdict, then what to do (Report.rollup), entry by entry.
@@ -50,12 +68,31 @@ def render(report: Report, fixes: Mapping[str, dict[str, Any]] | None = None) ->
         extra["properties"]["profiles"] = [visible(prose.plain(line)) for line in lines]
     if report.generated_at:
         extra["invocations"] = [{"executionSuccessful": True, "endTimeUtc": report.generated_at}]
-    return render_log(
-        report.version,
-        [rule.sarif() for rule in RULES.values()],
-        [_result(report, group, (fixes or {}).get(group.fingerprint)) for group in report.groups],
-        **extra,
-    )
+    rules = [rule.sarif() for rule in RULES.values()]
+    fixes = fixes or {}
+    found = [_result(report, g, where, fixes.get(g.fingerprint)) for g in report.groups]
+    if (subject := report.results) is not None:  # the results' groups, marked as such
+        found += [_result(subject, g, where, fixes.get(g.fingerprint)) for g in subject.groups]
+    results = capped(found, lambda cut: cut_result(cut, len(rules), "groups", "the JSON report"))
+    if len(found) > MAX_RESULTS:
+        rules.append(cut_rule())  # the rule of the summary result, last
+    return render_log(report.version, rules, results, _automation_id(report, where), **extra)
+
+
+def _automation_id(report: Report, where: SourceRoot) -> str:
+    """What was audited, each input where it stands from the source root: the catalogs on
+    both sides, the git revision, the profiles and the grouping. Not the logs: their names
+    change from run to run (dated files), and a new category each run would close and reopen
+    every alert."""
+    inputs = [
+        f"change={report.change_kind.value}",
+        *(f"schemas={input_name(path, where)}" for path in report.schema_inputs),
+        *(f"new-schemas={input_name(path, where)}" for path in report.new_schema_inputs),
+        f"against={report.against or ''}",
+        *(f"profile={run.profile}" for run in report.profile_runs),
+        f"group-by={report.group_by.value}",
+    ]
+    return automation_id("audit", inputs)
 
 
 def _what_to_do(report: Report) -> list[dict[str, Any]]:
@@ -72,39 +109,55 @@ def _what_to_do(report: Report) -> list[dict[str, Any]]:
     ]
 
 
-def loosening_fixes(report: Report, changes: Mapping[str, LineChange]) -> dict[str, dict[str, Any]]:
+def loosening_fixes(
+    report: Report, changes: Mapping[str, LineChange], root: SourceRoot | None = None
+) -> dict[str, dict[str, Any]]:
     """A SARIF ``fix`` for each group whose suggested loosening applies to its catalog file
     as the file is now (``changes``: ``auditor.schema.edit.loosening_edits``, each loosening
-    by itself, by group fingerprint): the lines it changes and what replaces them."""
+    by itself, by group fingerprint): the lines it changes and what replaces them. Paths
+    relative to ``root``, as ``render`` writes them."""
+    where = root or SourceRoot.find()
     found: dict[str, dict[str, Any]] = {}
-    for group in report.groups:
+    results = () if report.results is None else report.results.groups
+    for group in (*report.groups, *results):
         patch, change = group.patch, changes.get(group.fingerprint)
         written = patch is not None and patch.problem is None and patch.file_problem is None
         if change is None or patch is None or not written:
             continue  # (a patch with a problem is written into no file: no change either)
+        artifact = artifact_location(change.path, where)
+        if artifact is None:
+            continue  # a remote catalog: no file of the repository to change
         found[group.fingerprint] = {
             "description": {"text": visible(patch.summary)},
             "artifactChanges": [
-                {
-                    "artifactLocation": {"uri": artifact_uri(change.path)},
-                    "replacements": [replacement(change)],
-                }
+                {"artifactLocation": artifact, "replacements": [replacement(change)]}
             ],
         }
     return found
 
 
-def _result(report: Report, group: Group, fix: dict[str, Any] | None = None) -> dict[str, Any]:
-    rule_id, level = RULES[group.outcome].code, RULES[group.outcome].level or "note"
-    below = report.gate.below_threshold(group)
+def group_level(report: Report, group: Group) -> str:
+    """A group's level (error, warning, note): its outcome's, an error when it fails the run
+    under --fail-on, at most a warning when only a usage threshold or the log keeps it from
+    failing, and a note when a baseline accepted it."""
+    level = RULES[group.outcome].level or "note"
+    if group.baselined:
+        return "note"
     if report.gate.fails(group):
-        level = "error"  # whatever its outcome, it fails the run under --fail-on
-    elif set_aside(report, group) and level == "error":
-        level = "warning"  # it would fail the run, but for a usage threshold or the log
+        return "error"  # whatever its outcome, it fails the run under --fail-on
+    if set_aside(report, group) and level == "error":
+        return "warning"  # it would fail the run, but for a usage threshold or the log
+    return level
+
+
+def _result(
+    report: Report, group: Group, where: SourceRoot, fix: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    below = report.gate.below_threshold(group)
     result: dict[str, Any] = {
-        "ruleId": rule_id,
+        "ruleId": RULES[group.outcome].code,
         "ruleIndex": list(RULES).index(group.outcome),
-        "level": "note" if group.baselined else level,
+        "level": group_level(report, group),
         # Shown to people as is: one visible line. The properties keep the data as it was.
         "message": {
             "text": visible(
@@ -128,9 +181,21 @@ def _result(report: Report, group: Group, fix: dict[str, Any] | None = None) -> 
     }
     if below:
         result["properties"]["belowThreshold"] = below
-    location = group_location(report, group)
-    if location is not None:
-        result["locations"] = [{"physicalLocation": physical_location(location)}]
+    if report.subject is Subject.RESULTS:  # a result the output schema rejects, not arguments
+        result["properties"]["subject"] = report.subject.value
+        result["message"]["text"] = "Results: " + result["message"]["text"]
+    # A local catalog's key is the physical location; a tool with no catalog position (a
+    # remote catalog, a tool no catalog defines) stands at a logical one: the tool, the key.
+    logical = {
+        "name": group.tool,
+        "fullyQualifiedName": f"{group.tool}#{group.schema_pointer}",
+        "kind": "object",
+    }
+    locations, where_properties = result_location(
+        group_location(report, group), where, logical, beside=False
+    )
+    result["locations"] = locations
+    result["properties"].update(where_properties)
     if report.baseline is not None:
         result["baselineState"] = "unchanged" if group.baselined else "new"
     if fix is not None:

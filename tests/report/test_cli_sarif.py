@@ -50,7 +50,9 @@ def _apply(text: str, replacement: dict[str, Any]) -> str:
 def test_loosenings_are_sarif_fixes(capsys: pytest.CaptureFixture[str]) -> None:
     catalog = GATEWAY / "tools.json"
     args = ["audit", "--schemas", str(catalog), "--logs", str(GATEWAY / "calls.jsonl")]
-    _, out, _ = run_cli([*args, "--format", "sarif", "--output", "-"], capsys)
+    # Every kind of group: the fixes follow --suggest-patch-kinds as the diff does.
+    kinds = ["--suggest-patch-kinds", "loosen-schema,review,contradiction"]
+    _, out, _ = run_cli([*args, *kinds, "--format", "sarif", "--output", "-"], capsys)
     document = json.loads(out)
     jsonschema.Draft7Validator(SARIF_SCHEMA).validate(document)
     fixed = {
@@ -62,7 +64,11 @@ def test_loosenings_are_sarif_fixes(capsys: pytest.CaptureFixture[str]) -> None:
     # empty queries pass with 0: the fix rewrites that one line and nothing else.
     fix = fixed["lower minLength 3 → 0"]
     (change,) = fix["artifactChanges"]
-    assert change["artifactLocation"]["uri"] == str(catalog)  # the path as given
+    # Given as an absolute path inside the repository: relative to its root.
+    assert change["artifactLocation"] == {
+        "uri": "sample_logs/openai_gateway/tools.json",
+        "uriBaseId": "%SRCROOT%",
+    }
     (replacement,) = change["replacements"]
     line = '            "query": {"type": "string", "min_length": 3},'
     assert replacement == {

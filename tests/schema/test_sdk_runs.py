@@ -276,7 +276,12 @@ def test_the_gemini_schema_is_read_as_the_json_schema_the_api_evaluates() -> Non
     }
 
 
-@pytest.mark.parametrize("fmt", list(Format))
+SAYS_WHICH_RAN = [fmt for fmt in Format if fmt is not Format.GITLAB]
+"""GitLab's Code Quality report is a bare list of issues, with no place for the audit's
+profile line (merged from main with the format: its renderer is not this test's to change)."""
+
+
+@pytest.mark.parametrize("fmt", SAYS_WHICH_RAN)
 def test_every_format_says_which_code_made_the_profiles_schemas(
     stand_in: Adapter, fmt: Format
 ) -> None:
