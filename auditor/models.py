@@ -147,10 +147,13 @@ class Rule(str, Enum):
     GEMINI = "gemini"
     GOOGLE_GENAI = "google-genai"
     GOOGLE_GENAI_RESPONSE_SCHEMA = "google-genai-response-schema"
+    GOOGLE_GENAI_MCP = "google-genai-mcp"
     OPENAI_STRICT = "openai-strict"
     OPENAI_AGENTS = "openai-agents"
     ANTHROPIC_STRICT = "anthropic-strict"
     LANGCHAIN_STRICT = "langchain-strict"
+    LITELLM_GEMINI = "litellm-gemini"
+    PYDANTIC_AI_GOOGLE = "pydantic-ai-google"
     CLOSE_OBJECTS = "close-objects"
     EDIT = "edit"
     """Not a family ``--rules`` selects: a change between two catalogs (``--new-schemas``,

@@ -123,13 +123,14 @@ class Replays(Mapping[str, ToolReplay]):
         self._tools = {tool.name: tool for tool in tools}
         self._rules = rules
         self.profile_runs: tuple[ProfileRun, ...] = (
-            (choose(rules) if new_catalogs is None else ())
+            choose(rules if new_catalogs is None else new_catalogs.rules)
             if profile_runs is None
             else tuple(profile_runs)
         )
         """For each profile among ``rules``: whether its SDK's own code or its model makes
         the new schemas (``auditor.schema.sdk_runs``); decided once, by whoever made the plan.
-        Between two catalogs the new schemas are as written: no profile runs."""
+        Between two catalogs, a profile among the new catalogs' rules transforms the new
+        catalogs (``--new-schemas B --rules google-genai``: B as the SDK sends it)."""
         self.new_catalogs = new_catalogs
         self._new_tools = (
             None if new_catalogs is None else {tool.name: tool for tool in new_catalogs.tools}
@@ -236,7 +237,8 @@ class Replays(Mapping[str, ToolReplay]):
         if self._new_tools is None or self.new_catalogs is None:
             normalized = _normalize(tool, self._rules, self.profile_runs)
         else:
-            normalized = compare(tool, self._new_tools.get(tool.name), self.new_catalogs.rules)
+            new = self._new_tools.get(tool.name)
+            normalized = compare(tool, new, self.new_catalogs.rules, self.profile_runs)
         return with_runtime_changes(normalized, self.runtimes)
 
     @property

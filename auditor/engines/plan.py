@@ -127,7 +127,7 @@ def make_plan(
             # Local workers read a Parquet or Arrow file whole; a cluster, in row groups.
             columns if cut is Cut.FOR_CLUSTER else None,
         )
-    runs = choose(rules) if new_catalogs is None else ()
+    runs = choose(rules if new_catalogs is None else new_catalogs.rules)
     key = ""
     if cut is Cut.FOR_CLUSTER:  # a worker of a cluster keeps the compiled catalog by it
         compiled_from = (

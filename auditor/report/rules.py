@@ -170,6 +170,13 @@ _FAMILIES: Final[dict[Rule, tuple[str, str]]] = {
         "`$defs` inlined, null unions folded into `nullable`), then `types.Schema` as "
         "`google-genai` reads it, refusals included. See docs/profiles.md.",
     ),
+    Rule.GOOGLE_GENAI_MCP: (
+        "Upgrade profile: google-genai's MCP tools, `mcp_to_gemini_tool`.",
+        "Keys that are not `types.JSONSchema` field names are dropped (camelCase `minLength`, "
+        "`maxItems`, `const`, `allOf`...: the constraint goes) while snake ones become the "
+        "keyword; `$ref` inlined, `additionalProperties` and `oneOf` dropped; an upper-case "
+        "type name or `additionalProperties: false` is refused. See docs/profiles.md.",
+    ),
     Rule.OPENAI_STRICT: (
         "Upgrade profile: OpenAI strict function calling.",
         "Every object closed (`additionalProperties: false`) and every property required, "
@@ -194,6 +201,19 @@ _FAMILIES: Final[dict[Rule, tuple[str, str]]] = {
         "Every property required and `additionalProperties: false` where `required` or "
         "`additionalProperties` stands, through `anyOf`, `allOf`, `properties`, `items` and "
         "`$defs`. See docs/profiles.md.",
+    ),
+    Rule.LITELLM_GEMINI: (
+        "Upgrade profile: litellm's Gemini and Vertex AI tools, `_build_vertex_schema`.",
+        "`$defs` inlined, then only the keys of litellm's Vertex `Schema` kept (snake "
+        "spellings, `additionalProperties`, `allOf`, `const`... dropped), null unions read "
+        "as `nullable`, non-string enums removed, untyped schemas made objects. See "
+        "docs/profiles.md.",
+    ),
+    Rule.PYDANTIC_AI_GOOGLE: (
+        "Upgrade profile: pydantic-ai's Gemini tools, `GoogleJsonSchemaTransformer`.",
+        "`title`, `examples`, `exclusiveMinimum`/`exclusiveMaximum` removed, `const` read as a "
+        "one-value `enum`, a string's `format` moved into `description`, one-member unions "
+        "merged; a malformed schema is refused. See docs/profiles.md.",
     ),
     Rule.CLOSE_OBJECTS: (
         "Upgrade profile: `additionalProperties: false` on every object schema with `properties`.",

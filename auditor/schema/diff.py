@@ -30,13 +30,15 @@ error its calls now meet (see ``Change.keyword``).
 
 from __future__ import annotations
 
-from collections.abc import Collection
+import dataclasses
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from auditor.models import Change, Edit, Rule, ToolSchema
+from auditor.models import Change, Edit, ProfileRun, Rule, ToolSchema
 from auditor.schema.keywords import draft_of
-from auditor.schema.normalize import Normalized, normalize
+from auditor.schema.normalize import Normalized
+from auditor.schema.sdk_runs import upgrade
 from auditor.schema.structure import (
     MAX_SHOWN,
     TEXT_KEYWORDS,
@@ -79,20 +81,25 @@ class NewCatalogs:
     """The git revision the old catalogs were read at (``--against``), if any."""
 
 
-def compare(old: ToolSchema, new: ToolSchema | None, rules: Collection[Rule]) -> Normalized:
+def compare(
+    old: ToolSchema,
+    new: ToolSchema | None,
+    rules: Collection[Rule],
+    runs: Sequence[ProfileRun] = (),
+) -> Normalized:
     """The new side of ``old``: ``new``'s schema (normalized by ``rules``; as written when
     there are none) with the changes from the old one and its count of text-only edits, or
-    a schema that refuses every call when the change removed the tool."""
+    a schema that refuses every call when the change removed the tool. A profile among
+    ``rules`` transforms ``new`` as for a normalization (its SDK where ``runs`` says it is
+    installed), and what it refuses is refused (``Normalized.refusal``)."""
     if new is None:
         return Normalized(False, (removed_tool(old.name),), (), draft_of(old.schema))
     try:
-        normalized = normalize(new.schema, rules)
+        normalized = upgrade(new.schema, rules, runs)
         found = difference(old.schema, normalized.schema)
     except RecursionError:  # too deep to walk: compiling it reports the same depth problem
         return Normalized(new.schema, (), (), draft_of(new.schema))
-    return Normalized(
-        normalized.schema, found.changes, normalized.findings, normalized.draft, found.text_edits
-    )
+    return dataclasses.replace(normalized, rewrites=found.changes, text_edits=found.text_edits)
 
 
 def removed_tool(name: str) -> Change:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import json
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -40,7 +39,7 @@ from auditor.schema.keywords import (
 )
 from auditor.schema.profile_models import MODELS, Refused
 from auditor.schema.profiles import PROFILES, descends
-from auditor.schema.structure import diff
+from auditor.schema.structure import diff, shown
 
 TYPE_ALIASES: Final[dict[str, str]] = {
     "str": "string",
@@ -452,7 +451,8 @@ class _Walk:
                 if not isinstance(member, dict) and self.refusal is None:
                     path = (*pointers.split(here.new), keyword, name)
                     self.refusal = (
-                        f"openai refuses the schema: Expected {member} to be a dictionary; "
+                        f"openai refuses the schema: TypeError: Expected {member} to be a "
+                        "dictionary; "
                         f"path={path}"
                     )
 
@@ -583,7 +583,10 @@ def _as_list(value: JSON) -> list[JSON]:
 
 
 def _compact(value: JSON) -> str:
-    return value if isinstance(value, str) else json.dumps(value)
+    """A rewritten value as its change shows it: a name as itself (``string``), any other
+    value in the one JSON text every change uses (``structure.shown``), so that a cause
+    reads the same whether the walk, a profile's model or an SDK's run made the schema."""
+    return value if isinstance(value, str) else shown(value)
 
 
 def normalize(schema: JSON, rules: Collection[Rule] = DEFAULT_RULES) -> Normalized:

@@ -14,11 +14,14 @@ Pure: a model never modifies its argument (the SDKs mutate in place; the models 
 from __future__ import annotations
 
 import copy
-import math
 from collections.abc import Callable
 from typing import Any, Final
 
 from auditor.models import JSON, Rule
+from auditor.schema.profile_gemini_mcp import google_genai_mcp
+from auditor.schema.profile_lax import lax_boolean, lax_number
+from auditor.schema.profile_litellm import litellm_gemini
+from auditor.schema.profile_pydantic_ai import pydantic_ai_google
 from auditor.schema.refused import Refused
 from auditor.schema.strict_models import anthropic_strict, langchain_strict, openai_agents
 
@@ -87,47 +90,10 @@ _GENAI_TYPES: Final = frozenset(
     {"TYPE_UNSPECIFIED", "STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT", "NULL"}
 )
 _GENAI_DEFS: Final = "#/defs/"
-_TRUE: Final = frozenset({"1", "on", "t", "true", "y", "yes"})
-_FALSE: Final = frozenset({"0", "off", "f", "false", "n", "no"})
 
 
 def _join(where: str, key: str | int) -> str:
     return f"{where}.{key}" if where else str(key)
-
-
-def _number(value: JSON, where: str, integer: bool) -> int | float:
-    """A pydantic lax-mode ``int`` or ``float``: bools and numeric strings are read as numbers."""
-    if isinstance(value, bool):
-        return int(value)
-    number: int | float
-    if isinstance(value, (int, float)):
-        number = value
-    elif isinstance(value, str):
-        try:
-            number = float(value.strip()) if not integer else int(value.strip())
-        except ValueError:
-            kind = "an integer" if integer else "a number"
-            message = f"Input should be a valid number, unable to parse string as {kind}"
-            raise Refused(message, where) from None
-    else:
-        raise Refused(f"Input should be a valid {'integer' if integer else 'number'}", where)
-    if integer and isinstance(number, float):
-        if not math.isfinite(number) or number != int(number):
-            raise Refused(
-                "Input should be a valid integer, got a number with a fractional part", where
-            )
-        return int(number)
-    return number
-
-
-def _boolean(value: JSON, where: str) -> bool:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int) and value in (0, 1):
-        return bool(value)
-    if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
-        return value.strip().lower() in _TRUE
-    raise Refused("Input should be a valid boolean", where)
 
 
 def _strings(value: JSON, where: str) -> list[JSON]:
@@ -188,9 +154,9 @@ def genai_schema(node: JSON, where: str = "parameters") -> JSON:
         elif kind == _STR_LIST:
             converted = _strings(value, at)
         elif kind in (_INT, _FLOAT):
-            converted = _number(value, at, kind == _INT)
+            converted = lax_number(value, at, kind == _INT)
         elif kind == _BOOL:
-            nullable = _boolean(value, at)
+            nullable = lax_boolean(value, at)
             continue
         elif kind == _TYPE:
             name = _genai_type(value, at)
@@ -308,18 +274,23 @@ def google_genai_response_schema(schema: JSON) -> JSON:
     except KeyError as error:  # a $ref to a name the root's $defs does not have
         raise Refused(f"KeyError: {error}") from None
     except (ValueError, TypeError, AttributeError) as error:
-        raise Refused(str(error)) from None
+        raise Refused(f"{type(error).__name__}: {error}") from None
     # process_schema writes the ordering it adds under the snake name; the copy shares the
     # inlined $defs members between places, so validation below reads a tree, never mutates.
-    return genai_schema(working, "response_schema")
+    # t_schema validates the schema itself (types.Schema.model_validate): pydantic's
+    # locations start at its own fields, as an SDK run reports them.
+    return genai_schema(working, "")
 
 
 MODELS: Final[dict[Rule, Model]] = {
     Rule.GOOGLE_GENAI: google_genai,
     Rule.GOOGLE_GENAI_RESPONSE_SCHEMA: google_genai_response_schema,
+    Rule.GOOGLE_GENAI_MCP: google_genai_mcp,
     Rule.OPENAI_AGENTS: openai_agents,
     Rule.ANTHROPIC_STRICT: anthropic_strict,
     Rule.LANGCHAIN_STRICT: langchain_strict,
+    Rule.LITELLM_GEMINI: litellm_gemini,
+    Rule.PYDANTIC_AI_GOOGLE: pydantic_ai_google,
 }
 """The profiles whose built-in model is a function of the whole schema, in the order they
 apply (after the walk of :mod:`auditor.schema.normalize`, which runs the others)."""

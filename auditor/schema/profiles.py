@@ -9,8 +9,9 @@ lists its steps, and says what its built-in model does not reproduce. Two kinds 
 - a function of the whole schema (:mod:`auditor.schema.profile_models`), written from the
   SDK function step by step, its rewrites the structural difference between the schema it
   was given and the one it produced, and its refusals those of the SDK (``Normalized.refusal``):
-  ``google-genai`` (the tool path, ``types.Tool.model_validate``) and
-  ``google-genai-response-schema`` (``t_schema``: ``process_schema``, then ``types.Schema``);
+  ``google-genai`` (the tool path, ``types.Tool.model_validate``),
+  ``google-genai-response-schema`` (``t_schema``: ``process_schema``, then ``types.Schema``)
+  and ``google-genai-mcp`` (``_mcp_utils.mcp_to_gemini_tool``, an MCP tool's schema);
 - steps on the walk of :mod:`auditor.schema.normalize`, where a profile's transform reaches
   only some keywords: ``openai-strict`` (``_ensure_strict_json_schema`` of the openai release
   named) and ``close-objects`` (no SDK: the common "close all schemas" upgrade).
@@ -116,6 +117,36 @@ PROFILES: Final[dict[Rule, Profile]] = {
         ),
         SdkFunction("google-genai", "google.genai._transformers", "t_schema", GENAI_VERSIONS),
     ),
+    Rule.GOOGLE_GENAI_MCP: Profile(
+        Rule.GOOGLE_GENAI_MCP,
+        "googleapis/python-genai google/genai/_mcp_utils.py mcp_to_gemini_tool "
+        "(_filter_to_supported_schema, types.JSONSchema, types.Schema.from_json_schema)",
+        "google-genai 2.34.0",
+        (
+            "every key that is not a `types.JSONSchema` field name (snake_case: `min_length`, "
+            "`max_items`, `any_of`...) nor `additionalProperties`, `anyOf`, `oneOf`, `$defs`, "
+            "`$ref` is DROPPED at every depth: a camelCase `minLength`, `maxItems`, "
+            "`exclusiveMinimum`, `multipleOf`, `uniqueItems`, `prefixItems`, `const`, `allOf`, "
+            "`not`, `nullable` no longer constrains, while its snake spelling becomes the "
+            "JSON Schema keyword (this profile loosens)",
+            "`$ref` inlined from the root's `$defs` (its siblings dropped, a recursive one "
+            "left empty); `additionalProperties`, `oneOf` and `unique_items` dropped after "
+            "the filter; a `type` list of two types or more split into `anyOf` by type",
+            '`"null"` in `type` read as `nullable`; an `anyOf` of a schema and a null is '
+            "that schema, nullable",
+            "REFUSED: a type name that is not lower-case JSON Schema (`STRING`, `String`), "
+            "a boolean or a list where the filter expects a schema (`additionalProperties: "
+            "false`, `items: [...]`), a `$ref` to what the filter dropped "
+            "(`#/definitions/...`), a string field that is not a string",
+        ),
+        (
+            "pydantic reports every error, the model the first in the order written",
+            "the tool's name and description: the model takes the `inputSchema` itself",
+        ),
+        SdkFunction(
+            "google-genai", "google.genai._mcp_utils", "mcp_to_gemini_tool", GENAI_VERSIONS
+        ),
+    ),
     Rule.OPENAI_STRICT: Profile(
         Rule.OPENAI_STRICT,
         "openai/openai-python src/openai/lib/_pydantic.py (_ensure_strict_json_schema); "
@@ -138,7 +169,8 @@ PROFILES: Final[dict[Rule, Profile]] = {
         (
             "a one-member `allOf` merged into its parent, and a `$ref` with siblings inlined: "
             "both keep what the schema accepts, except where a sibling overrides a keyword of "
-            "the target",
+            "the target; the SDK refuses such a `$ref` whose pointer passes through a list "
+            "(`#/$defs/a/anyOf/0`) or a key not there, the model keeps it",
             "the SDK applies the function to pydantic models only, never to a dict tool: the "
             "API judges strict mode, and its own refusals of keywords it does not support "
             "are not modelled",
@@ -213,6 +245,82 @@ PROFILES: Final[dict[Rule, Profile]] = {
             "langchain_core.utils.function_calling",
             "convert_to_openai_tool",
             ">=1.8.3,<1.9",
+        ),
+    ),
+    Rule.LITELLM_GEMINI: Profile(
+        Rule.LITELLM_GEMINI,
+        "BerriAI/litellm litellm/llms/vertex_ai/common_utils.py _build_vertex_schema "
+        "(build_vertex_schema), which litellm applies to a tool's parameters for Gemini and "
+        "Vertex AI",
+        "litellm 1.110.2",
+        (
+            "`$defs` removed and every `$ref` to one of them (or to a `definitions` around "
+            "it) inlined, its siblings dropped; an unknown or circular one is left, then "
+            "dropped with every key litellm's Vertex `Schema` does not have",
+            "only `Schema`'s keys stay: `additionalProperties`, `allOf`, `oneOf`, `not`, "
+            "`const`, `uniqueItems`, `prefixItems`, `exclusiveMinimum`, `multipleOf`, "
+            "`patternProperties`... and the snake_case spellings are DROPPED (they no longer "
+            "constrain); a schema with `anyOf` keeps nothing else; `format` only as `enum` "
+            "or `date-time`",
+            "a `type` list of two types or more becomes an `anyOf` by type; a "
+            '`{"type": "null"}` member of `anyOf` is removed, the others made `nullable`',
+            '`""` in an `enum` becomes null; an `enum` on anything but a string is removed',
+            "an array without `items` gets `items: {type: object}`; a schema with none of "
+            "`type`, `anyOf`, `oneOf`, `allOf` becomes `type: object`, as does every schema "
+            "with `properties` (an empty one is removed)",
+            "REFUSED: what litellm raises, a subschema that is no object where it reads one "
+            '(`properties: {a: "string"}`, `items: [...]`)',
+        ),
+        (
+            "the tool path's other steps (`remove_additional_properties`, "
+            "`remove_strict_from_schema`, namespace members): the model takes the parameter "
+            "schema itself; `send_integer_enums` and `add_property_ordering` are off, as "
+            "litellm's defaults",
+        ),
+        SdkFunction(
+            "litellm",
+            "litellm.llms.vertex_ai.common_utils",
+            "_build_vertex_schema",
+            ">=1.110.2,<1.111",
+        ),
+    ),
+    Rule.PYDANTIC_AI_GOOGLE: Profile(
+        Rule.PYDANTIC_AI_GOOGLE,
+        "pydantic/pydantic-ai pydantic_ai_slim/pydantic_ai/profiles/google.py "
+        "(GoogleJsonSchemaTransformer.walk, on pydantic_ai/_json_schema.py "
+        "JsonSchemaTransformer), which GoogleModel applies to a tool's parameters",
+        "pydantic-ai-slim 2.68.0",
+        (
+            "`$schema`, `title`, `discriminator`, `examples`, `exclusiveMinimum` and "
+            "`exclusiveMaximum` removed from every schema the walk reaches (an exclusive "
+            "bound no longer constrains)",
+            "`const` becomes `enum: [const]`, with the `type` its value implies where none "
+            "is given; an `anyOf` of one-value enums becomes one `enum`, the options' "
+            "descriptions appended to the parent's",
+            "a string's `format` moves into `description` (`Format: date-time`): it no "
+            "longer asserts",
+            "the walk reaches an object's `properties`, `additionalProperties`, "
+            "`patternProperties` and an array's `prefixItems`, `items` only where `type` is "
+            "exactly `object` or `array`; without `type`, a one-member `allOf`/`anyOf`/"
+            "`oneOf` is merged into its parent (the parent's keys win); `$defs` are walked "
+            "and put back last, `$ref` kept",
+            "REFUSED (`UserError`): a subschema that is neither an object nor a boolean, a "
+            "container of the wrong kind (`properties: []`, `anyOf: {}`), a `type` that is no "
+            "string or list of strings, a `required` or `enum` that is no list, a `minItems` "
+            "that is no integer, a `$ref` that is no string",
+        ),
+        (
+            "snake_case and capitalized spellings are sent as written, as the transformer "
+            "reads only camelCase keywords and lower-case types: what the API then does "
+            "with them is not modelled",
+            "the `strict` flag and the Gemini `VALIDATED` mode: the model takes the "
+            "parameter schema itself",
+        ),
+        SdkFunction(
+            "pydantic-ai-slim",
+            "pydantic_ai.profiles.google",
+            "GoogleJsonSchemaTransformer",
+            ">=2.68.0,<2.69",
         ),
     ),
     Rule.CLOSE_OBJECTS: Profile(

@@ -29,6 +29,7 @@ import os
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any, Final
 
 from auditor.models import JSON
@@ -115,6 +116,16 @@ def _genai_response_schema(schema: dict[str, Any]) -> Any:
     return {} if produced is None else gemini_reading(produced)  # None: an empty schema
 
 
+def _genai_mcp(schema: dict[str, Any]) -> Any:
+    from google.genai import _mcp_utils
+
+    # mcp_to_gemini_tool reads the tool's name, description and inputSchema by attribute,
+    # as an mcp.types.Tool has them.
+    tool = SimpleNamespace(name=_TOOL_NAME, description=None, inputSchema=schema)
+    parameters = (_mcp_utils.mcp_to_gemini_tool(tool).function_declarations or [])[0].parameters
+    return {} if parameters is None else gemini_reading(parameters)
+
+
 def _openai_strict(schema: dict[str, Any]) -> Any:
     from openai.lib._pydantic import _ensure_strict_json_schema
 
@@ -140,12 +151,27 @@ def _langchain_strict(schema: dict[str, Any]) -> Any:
     return tool["function"]["parameters"]
 
 
+def _litellm_gemini(schema: dict[str, Any]) -> Any:
+    from litellm.llms.vertex_ai.common_utils import _build_vertex_schema
+
+    return gemini_reading(_build_vertex_schema(schema))
+
+
+def _pydantic_ai_google(schema: dict[str, Any]) -> Any:
+    from pydantic_ai.profiles.google import GoogleJsonSchemaTransformer
+
+    return GoogleJsonSchemaTransformer(schema).walk()
+
+
 _GENAI: Final = "google-genai"
 
 ADAPTERS: Final[dict[str, Adapter]] = {
     "google-genai": Adapter(_GENAI, "google.genai.types", "Tool.model_validate", _genai_tool),
     "google-genai-response-schema": Adapter(
         _GENAI, "google.genai._transformers", "t_schema", _genai_response_schema
+    ),
+    "google-genai-mcp": Adapter(
+        _GENAI, "google.genai._mcp_utils", "mcp_to_gemini_tool", _genai_mcp
     ),
     "openai-strict": Adapter(
         "openai", "openai.lib._pydantic", "_ensure_strict_json_schema", _openai_strict
@@ -161,6 +187,20 @@ ADAPTERS: Final[dict[str, Adapter]] = {
         "langchain_core.utils.function_calling",
         "convert_to_openai_tool",
         _langchain_strict,
+    ),
+    "litellm-gemini": Adapter(
+        "litellm",
+        "litellm.llms.vertex_ai.common_utils",
+        "_build_vertex_schema",
+        _litellm_gemini,
+        # Importing litellm fetches its model cost map over the network unless told not to.
+        (("LITELLM_LOCAL_MODEL_COST_MAP", "True"),),
+    ),
+    "pydantic-ai-google": Adapter(
+        "pydantic-ai-slim",
+        "pydantic_ai.profiles.google",
+        "GoogleJsonSchemaTransformer",
+        _pydantic_ai_google,
     ),
 }
 """Every profile that follows an SDK function, by its rule name."""

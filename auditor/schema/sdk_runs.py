@@ -17,7 +17,6 @@ their output.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Sequence
 from dataclasses import replace
 from importlib import metadata
@@ -30,9 +29,8 @@ from auditor.models import JSON, ProfileRun, Rule
 from auditor.schema import sdk_adapters
 from auditor.schema.normalize import Normalized, model_changes, normalize
 from auditor.schema.profiles import PROFILES
-
-MAX_REASON: Final = 240
-"""Characters of an SDK's refusal a report shows: the reason, not the schema it may quote."""
+from auditor.schema.refused import one_line
+from auditor.schema.structure import same
 
 
 def choose(rules: Collection[Rule]) -> tuple[ProfileRun, ...]:
@@ -69,7 +67,7 @@ def upgrade(schema: JSON, rules: Collection[Rule], runs: Sequence[ProfileRun]) -
     Its rewrites are the other families' rewrites, then, for each SDK, the structural
     difference between the schema it was given and the one it produced, under the profile's
     rule, each pointer carried back through the renames before it to where the key stands in
-    the old schema: the same rewrites the profile's model records for the same schemas."""
+    the old schema; where the SDK's schema is the model's, the model's rewrites themselves."""
     sdks = [run for run in runs if run.sdk]
     if not sdks:
         return normalize(schema, rules)
@@ -87,6 +85,12 @@ def upgrade(schema: JSON, rules: Collection[Rule], runs: Sequence[ProfileRun]) -
             )
         rewrites += model_changes(produced, after, Rule(run.profile), rewrites)
         produced = after
+    model = normalize(schema, rules)
+    if model.refusal is None and same(model.schema, produced):
+        # The SDK made the model's schema: its changes are the model's, recorded once, so a
+        # report (the order of the rewrites, each one's text, the groups' fingerprints) does
+        # not depend on whether the SDK is installed; only the profile line says which ran.
+        return model
     return Normalized(produced, tuple(rewrites), before.findings, before.draft)
 
 
@@ -113,8 +117,7 @@ def reason(error: Exception) -> str:
     if not text:
         message = str(error).strip().splitlines()
         text = f"{type(error).__name__}: {message[0]}" if message else type(error).__name__
-    text = re.sub(r"\s+", " ", "".join(c if c.isprintable() else " " for c in text)).strip()
-    return text if len(text) <= MAX_REASON else text[: MAX_REASON - 1] + "…"
+    return one_line(text)
 
 
 _WRAPPING: Final = ("function_declarations", 0)

@@ -24,6 +24,12 @@ from auditor.schema.refused import Refused
 
 # --- openai-agents: ensure_strict_json_schema -------------------------------------------------
 
+
+def _user_error(message: str) -> Refused:
+    """What the SDK raises as its ``UserError``, worded as an SDK run words it."""
+    return Refused(f"UserError: {message}")
+
+
 _EMPTY_SCHEMA: Final[dict[str, Any]] = {
     "additionalProperties": False,
     "type": "object",
@@ -74,7 +80,7 @@ class _Budget:
     def spend(self) -> None:
         self.remaining -= 1
         if self.remaining < 0:
-            raise Refused(
+            raise _user_error(
                 "JSON schema is too large to convert to a strict schema. This can happen when a "
                 "schema expands `$ref`s exponentially, which may indicate a malformed or "
                 "malicious schema."
@@ -86,7 +92,7 @@ def _check_depth(schema: object) -> None:
     while stack:
         value, depth = stack.pop()
         if depth > _MAX_SCHEMA_DEPTH:
-            raise Refused(_SCHEMA_DEPTH_ERROR)
+            raise _user_error(_SCHEMA_DEPTH_ERROR)
         if isinstance(value, dict):
             stack.extend((c, depth + 1) for c in value.values() if isinstance(c, (dict, list)))
         elif isinstance(value, list):
@@ -96,7 +102,7 @@ def _check_depth(schema: object) -> None:
 def openai_agents(schema: JSON) -> JSON:
     """``ensure_strict_json_schema`` (reject_open_objects off, as FunctionTool calls it)."""
     if not isinstance(schema, dict):
-        raise Refused(f"Expected {schema} to be a dictionary; path=()")
+        raise Refused(f"TypeError: Expected {schema} to be a dictionary; path=()")
     _check_depth(schema)
     if schema == {}:
         return copy.deepcopy(_EMPTY_SCHEMA)
@@ -104,15 +110,15 @@ def openai_agents(schema: JSON) -> JSON:
     try:
         strict = _agents_strict(root, (), root, _Budget(), 1, False)
     except (TypeError, ValueError, KeyError, AssertionError) as error:
-        raise Refused(str(error)) from None
+        raise Refused(f"{type(error).__name__}: {error}") from None
     if isinstance(strict.get("anyOf"), list):
-        raise Refused("The root of a strict JSON schema must not use `anyOf`.")
+        raise _user_error("The root of a strict JSON schema must not use `anyOf`.")
     kind = strict.get("type")
     if isinstance(kind, list) and "object" in kind:
         if kind == ["object"]:
             strict["type"] = "object"
         else:
-            raise Refused(
+            raise _user_error(
                 "The root of a strict JSON schema must be a non-nullable object, but its type "
                 f"is {kind}. Make the root a plain object, or update the function or output "
                 "tool to not use a strict schema."
@@ -129,7 +135,7 @@ def _agents_strict(
     nested: bool,
 ) -> dict[str, Any]:
     if depth > _MAX_SCHEMA_DEPTH:
-        raise Refused(_SCHEMA_DEPTH_ERROR)
+        raise _user_error(_SCHEMA_DEPTH_ERROR)
     if not isinstance(node, dict):
         raise TypeError(f"Expected {node} to be a dictionary; path={path}")
     closed = node.get("additionalProperties") is False
@@ -142,13 +148,13 @@ def _agents_strict(
 
     if "$ref" in node:
         if nested:
-            raise Refused(_NESTED_RESOURCE_REF_ERROR)
+            raise _user_error(_NESTED_RESOURCE_REF_ERROR)
         allowed = (
             _ROOT_REF_NON_CONSTRAINING_SIBLINGS if node is root else _REF_NON_CONSTRAINING_SIBLINGS
         )
         incompatible = set(node) - {"$ref"} - allowed
         if incompatible:
-            raise Refused(
+            raise _user_error(
                 "JSON schema contains a `$ref` with incompatible sibling keyword(s) "
                 f"({', '.join(sorted(incompatible))}) that cannot be merged "
                 "without changing its accepted values."
@@ -163,12 +169,12 @@ def _agents_strict(
     if kind is None and isinstance(properties, dict):
         kind = node["type"] = "object"
     elif kind is None and node.get("additionalProperties", False) is not False:
-        raise Refused(_ADDITIONAL_PROPERTIES_ERROR)
+        raise _user_error(_ADDITIONAL_PROPERTIES_ERROR)
     is_object = kind == "object" or (isinstance(kind, list) and "object" in kind)
     if is_object and "additionalProperties" not in node:
         node["additionalProperties"] = False
     elif is_object and node["additionalProperties"] is not False:
-        raise Refused(_ADDITIONAL_PROPERTIES_ERROR)
+        raise _user_error(_ADDITIONAL_PROPERTIES_ERROR)
     if isinstance(properties, dict):
         node["required"] = list(properties.keys())
         node["properties"] = {
@@ -197,7 +203,7 @@ def _agents_strict(
                 and not (set(entry) - {"$ref"} - _REF_NON_CONSTRAINING_SIBLINGS)
             ):
                 if nested:
-                    raise Refused(_NESTED_RESOURCE_REF_ERROR)
+                    raise _user_error(_NESTED_RESOURCE_REF_ERROR)
                 budget.spend()
                 strict_entry = _ref_chain(root, entry, budget)
             else:
@@ -239,7 +245,7 @@ def _resolve_ref(root: dict[str, Any], ref: str) -> object:
             )
         resolved = value
         if isinstance(resolved.get("$id"), str):
-            raise Refused(_NESTED_RESOURCE_REF_ERROR)
+            raise _user_error(_NESTED_RESOURCE_REF_ERROR)
     return resolved
 
 
@@ -252,7 +258,7 @@ def _ref_chain(root: dict[str, Any], schema: dict[str, Any], budget: _Budget) ->
         if not isinstance(ref, str):
             raise AssertionError(f"Received non-string $ref - {ref}")
         if ref in seen:
-            raise Refused("JSON schema contains a circular `$ref` chain.")
+            raise _user_error("JSON schema contains a circular `$ref` chain.")
         seen.add(ref)
         carried = {**{k: v for k, v in resolved.items() if k != "$ref"}, **carried}
         budget.spend()
@@ -285,7 +291,7 @@ def _merge_single_all_of(entry: dict[str, Any], parent: dict[str, Any]) -> dict[
         else:
             incompatible.append(key)
     if incompatible:
-        raise Refused(
+        raise _user_error(
             "JSON schema contains a singleton `allOf` entry with incompatible parent "
             f"keyword(s) ({', '.join(sorted(incompatible))}) that cannot be merged "
             "without changing its accepted values."
@@ -324,7 +330,7 @@ def anthropic_strict(schema: JSON) -> JSON:
     try:
         return _transform(schema)
     except (TypeError, ValueError, AttributeError) as error:
-        raise Refused(str(error)) from None
+        raise Refused(f"{type(error).__name__}: {error}") from None
 
 
 def _primitive(value: object) -> bool:
@@ -398,7 +404,7 @@ def _transform(source: Any) -> dict[str, Any]:
             rest["minItems"] = min_items
     elif kind is not None and not (isinstance(kind, str) and kind in _SCALAR_TYPES):
         # typing_extensions.assert_never's message
-        raise Refused(f"Expected code to be unreachable, but got: {kind!r}")
+        raise Refused(f"AssertionError: Expected code to be unreachable, but got: {kind!r}")
     if rest:
         # What the API's strict mode does not take is written into the description, so
         # that the model "might" follow it: the constraint itself is gone.

@@ -47,11 +47,15 @@ def test_the_plan_holds_the_drivers_choice_and_workers_use_it(stand_in: None) ->
     assert prepared(plan).profile_runs == plan.profile_runs
 
 
-def test_between_two_catalogs_no_profile_runs(stand_in: None) -> None:
+def test_between_two_catalogs_the_new_catalogs_profiles_run(stand_in: None) -> None:
     from auditor.schema.diff import NewCatalogs
 
-    plan = make_plan([TOOL], [], [], REQUEST, new_catalogs=NewCatalogs((TOOL,), ("new.json",)))
-    assert plan.profile_runs == ()
+    as_written = NewCatalogs((TOOL,), ("new.json",))
+    assert make_plan([TOOL], [], [], REQUEST, new_catalogs=as_written).profile_runs == ()
+    # --new-schemas B --rules openai-strict: the profile transforms B, its SDK where installed.
+    profiled = NewCatalogs((TOOL,), ("new.json",), frozenset({PROFILE}))
+    plan = make_plan([TOOL], [], [], REQUEST, new_catalogs=profiled)
+    assert plan.profile_runs == choose({PROFILE}) and plan.profile_runs[0].sdk
 
 
 @pytest.mark.parametrize("jobs", [1, 2])

@@ -68,8 +68,9 @@ def test_every_enum_of_the_schema_is_one_of_the_codes_enums() -> None:
         assert found[pointer] == [member.value for member in enum], pointer
     assert found["/$defs/rewrite/properties/rule"] == [
         "keyword-case", "type-case", "type-alias", "openapi", "gemini",
-        "google-genai", "google-genai-response-schema", "openai-strict", "openai-agents",
-        "anthropic-strict", "langchain-strict", "close-objects", "edit", "runtime",
+        "google-genai", "google-genai-response-schema", "google-genai-mcp", "openai-strict",
+        "openai-agents", "anthropic-strict", "langchain-strict", "litellm-gemini",
+        "pydantic-ai-google", "close-objects", "edit", "runtime",
     ]  # fmt: skip
 
 
@@ -105,12 +106,17 @@ def test_reports_of_every_rule_family_and_old_runtime_validate(
 ) -> None:
     report = _audit_json(tmp_path, [rule], runtime, capsys)
     # The catalog has something for each family, and only the chosen family rewrites; but
-    # anthropic's transform_schema refuses `type: OBJECT` (none of its seven type names),
-    # and a refused schema makes every call unusable.
+    # anthropic's transform_schema refuses `type: OBJECT` (none of its seven type names), as
+    # google-genai's MCP path does (types.JSONSchema takes lower-case names only), and a
+    # refused schema makes every call unusable.
     rules = {r["rule"] for tool in report["tools"] for r in tool["rewrites"]}
-    if rule is Rule.ANTHROPIC_STRICT:
+    if rule in (Rule.ANTHROPIC_STRICT, Rule.GOOGLE_GENAI_MCP):
         assert rules == set()
         assert report["totals"]["schema_error_after"] == len(CALLS)
+    elif rule is Rule.PYDANTIC_AI_GOOGLE:
+        # pydantic-ai's walk enters `properties` only under `type: object`, and finds nothing
+        # to remove at the root: the OBJECT catalog is sent as written.
+        assert rules == set()
     else:
         assert rules == {rule.value}
     assert report["old_runtime"] == runtime.value

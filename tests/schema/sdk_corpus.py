@@ -152,6 +152,20 @@ BASES: Final[dict[str, JSON]] = {
     ),
     "untyped-properties": {"properties": {"a": {"type": "string", "minLength": 1}}},
     "root-any-of": {"anyOf": [_tool({"a": {"type": "string"}}), _tool({"b": {"type": "integer"}})]},
+    "type-list-two": _tool(
+        {"a": {"type": ["string", "integer", "null"], "minLength": 1, "minimum": 0}}
+    ),
+    "items-list": _tool({"pair": {"type": "array", "items": [{"type": "string"}]}}),
+    "described-options": _tool(
+        {"unit": {"anyOf": [{"const": "c", "description": "Celsius"}, {"const": "f"}]}}
+    ),
+    "ref-into-a-list": _tool(
+        {"v": {"$ref": "#/$defs/rev/anyOf/0", "description": "a sha"}},
+        None,
+        {"$defs": {"rev": {"anyOf": [{"type": "string", "minLength": 7}, {"type": "integer"}]}}},
+    ),
+    "property-not-a-schema": _tool({"a": "string"}),
+    "required-not-a-list": _tool({"a": {"type": "string"}}, None, {"required": "a"}),
 }
 """Suite-style schemas by name: each exercises one keyword family."""
 

@@ -59,6 +59,12 @@ def test_normalizing_twice_equals_once(case: dict[str, Any]) -> None:
     # A profile whose SDK rebuilds the schema (anthropic-strict) may order keys anew on a
     # second pass; the case says so, and the schemas must still be equal.
     reorders = bool(case.get("reorders"))
+    if case.get("idempotent") is False:
+        # A profile whose output, read back as JSON Schema, is input it transforms again
+        # (google-genai-mcp drops the camelCase keyword a snake key became; litellm-gemini
+        # splits the type list a nullable became), as its SDK would: the case says so.
+        assert twice.rewrites and twice.schema != once.schema
+        return
     assert json.dumps(twice.schema, sort_keys=reorders) == json.dumps(
         once.schema, sort_keys=reorders
     )

@@ -5,7 +5,10 @@ tests/cases/replay/profiles.yaml."""
 
 from __future__ import annotations
 
+import copy
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -13,8 +16,10 @@ import yaml
 from auditor.aggregate.pipeline import prepare
 from auditor.models import JSON, Call, Edit, Location, Rule, ToolSchema
 from auditor.schema.normalize import normalize
+from auditor.schema.profile_models import MODELS
 from auditor.schema.profiles import PROFILES
 from tests.conftest import ROOT, run_cli
+from tests.schema import sdk_corpus
 
 CATALOG = """\
 lookup:
@@ -33,10 +38,13 @@ def test_every_profile_names_its_function_version_and_steps_in_the_docs() -> Non
     assert set(PROFILES) == {
         Rule.GOOGLE_GENAI,
         Rule.GOOGLE_GENAI_RESPONSE_SCHEMA,
+        Rule.GOOGLE_GENAI_MCP,
         Rule.OPENAI_STRICT,
         Rule.OPENAI_AGENTS,
         Rule.ANTHROPIC_STRICT,
         Rule.LANGCHAIN_STRICT,
+        Rule.LITELLM_GEMINI,
+        Rule.PYDANTIC_AI_GOOGLE,
         Rule.CLOSE_OBJECTS,
     }
     for rule, profile in PROFILES.items():
@@ -176,3 +184,65 @@ def test_profiles_leave_data_and_their_input_alone() -> None:
     assert repr(schema) == before
     assert isinstance(result.schema, dict)
     assert result.schema["examples"] == [{"properties": {}, "type": "object"}]
+
+
+OLD_SEARCH: dict[str, JSON] = {"type": "object", "properties": {"q": {"type": "string"}}}
+
+
+def _audit_new_catalog(
+    tmp_path: Path, new: JSON, capsys: pytest.CaptureFixture[str], *rules: str
+) -> tuple[int, dict[str, Any]]:
+    """``auditor audit --schemas A --new-schemas B [--rules ...]``: A is ``OLD_SEARCH``,
+    one call ``{"q": "abc"}``; the exit code and the JSON report."""
+    old, changed, log = tmp_path / "old.json", tmp_path / "new.json", tmp_path / "calls.jsonl"
+    old.write_text(json.dumps({"search": OLD_SEARCH}), encoding="utf-8")
+    changed.write_text(json.dumps({"search": new}), encoding="utf-8")
+    log.write_text(json.dumps({"tool": "search", "arguments": {"q": "abc"}}) + "\n", "utf-8")
+    args = ["audit", "--schemas", str(old), "--new-schemas", str(changed), "--logs", str(log)]
+    args += ["--no-report-files", "--format", "json", "--output", "-"]
+    args += ["--rules", ",".join(rules)] if rules else []
+    code, out, _ = run_cli(args, capsys)
+    report: dict[str, Any] = json.loads(out)
+    return code, report
+
+
+def test_a_profile_transforms_the_new_catalogs_of_a_change(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # google-genai's tool path reads max_length as maxLength: "abc" is too long for the new
+    # catalog as the SDK sends it; as written, max_length is no keyword and constrains nothing.
+    new: JSON = {"type": "object", "properties": {"q": {"type": "string", "max_length": 2}}}
+    code, report = _audit_new_catalog(tmp_path, new, capsys, "google-genai")
+    assert (code, report["totals"]["newly_rejected"]) == (1, 1)
+    assert [p["profile"] for p in report["change"]["profiles"]] == ["google-genai"]
+    assert report["change"]["kind"] == "catalogs"
+    code, report = _audit_new_catalog(tmp_path, new, capsys)
+    assert (code, report["totals"]["accepted"]) == (0, 1)
+    assert "profiles" not in report["change"]
+
+
+def test_a_new_catalog_the_profile_refuses_makes_its_calls_unusable(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `$schema` is no field of types.Schema: the tool path refuses the new catalog's tool.
+    new: JSON = {"$schema": "https://json-schema.org/draft/2020-12/schema", **OLD_SEARCH}
+    code, report = _audit_new_catalog(tmp_path, new, capsys, "google-genai")
+    assert (code, report["totals"]["schema_error_after"]) == (1, 1)
+    code, report = _audit_new_catalog(tmp_path, new, capsys)
+    assert (code, report["totals"]["accepted"]) == (0, 1)
+
+
+@pytest.mark.parametrize("rule", list(MODELS), ids=[rule.value for rule in MODELS])
+def test_every_model_is_pure_and_writes_json_on_the_differential_corpus(rule: Rule) -> None:
+    # The SDKs mutate their argument; the models work on a copy, and give the same schema,
+    # rewrites and refusal every time (the differential itself needs the SDKs installed).
+    follows = PROFILES[rule].follows
+    assert follows is not None, rule
+    for name, schema in sdk_corpus.corpus():
+        written = copy.deepcopy(schema)
+        first, second = normalize(schema, {rule}), normalize(schema, {rule})
+        assert schema == written, name
+        assert first == second, name
+        json.dumps(first.schema, allow_nan=False)
+        if first.refusal is not None:
+            assert first.refusal.startswith(f"{follows.package} refuses the schema: "), name

@@ -11,15 +11,23 @@ from __future__ import annotations
 
 import fnmatch
 import importlib.metadata
+from typing import Final
 
 import pytest
 
 from auditor.models import JSON, Rule
 from auditor.schema import normalize as normalize_module
-from auditor.schema import sdk_adapters
+from auditor.schema import profile_gemini_mcp, profile_litellm, profile_pydantic_ai, sdk_adapters
 from auditor.schema.profiles import PROFILES
 from tests.schema import sdk_corpus
-from tests.schema.sdk_differential import differential, documented, followed, installed
+from tests.schema.sdk_differential import (
+    differential,
+    documented,
+    followed,
+    installed,
+    model_side,
+    sdk_side,
+)
 
 FOLLOWING = sorted(rule.value for rule, profile in PROFILES.items() if profile.follows)
 """Every profile that follows an SDK function (an adapter for a profile not defined yet
@@ -63,6 +71,85 @@ def test_a_model_broken_on_purpose_is_caught(monkeypatch: pytest.MonkeyPatch) ->
         if {c.name for c in after[rule].undocumented} - {c.name for c in before[rule].undocumented}
     ]
     assert caught, "no differential noticed a model that never descends below the root"
+
+
+_CAMEL_LENGTHS: Final = {
+    "minLength": "min_length",
+    "maxLength": "max_length",
+    "minItems": "min_items",
+    "maxItems": "max_items",
+}
+
+
+def test_the_mcp_model_broken_on_purpose_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The likeliest slip in google-genai-mcp's model: reading camelCase length keywords as
+    their snake fields, as google-genai's tool path does (tightening where the SDK loosens).
+    The differential must name the cases where a camelCase bound then survives."""
+    rule = _profile(Rule.GOOGLE_GENAI_MCP.value)
+    before = {case.name for case in differential(rule).undocumented}
+    aliases = {**profile_gemini_mcp._ALIASES, **_CAMEL_LENGTHS}
+    monkeypatch.setattr(profile_gemini_mcp, "_ALIASES", aliases)
+    monkeypatch.setattr(
+        profile_gemini_mcp, "_SUPPORTED", profile_gemini_mcp._SUPPORTED | set(aliases)
+    )
+    caught = {case.name for case in differential(rule).undocumented} - before
+    assert {"string-bounds/as-written", "array-bounds/as-written"} <= caught, caught
+
+
+def test_the_pydantic_ai_model_broken_on_purpose_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pydantic-ai-google's walk stopped at the root (an object's properties left as
+    written): the differential must name the cases whose properties the SDK transforms."""
+    rule = _profile(Rule.PYDANTIC_AI_GOOGLE.value)
+    before = {case.name for case in differential(rule).undocumented}
+    monkeypatch.setattr(profile_pydantic_ai, "_handle_object", lambda schema: schema)
+    caught = {case.name for case in differential(rule).undocumented} - before
+    # A property's exclusiveMinimum and a string's format stay: the SDK removes the one
+    # and moves the other into the description.
+    assert {"number-bounds/as-written", "format/as-written"} <= caught, caught
+
+
+def test_the_litellm_model_broken_on_purpose_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """litellm-gemini without its last step (only the Vertex Schema's keys kept): the
+    differential must name the cases whose other keywords litellm drops."""
+    rule = _profile(Rule.LITELLM_GEMINI.value)
+    before = {case.name for case in differential(rule).undocumented}
+    monkeypatch.setattr(profile_litellm, "_filter_fields", lambda schema: schema)
+    caught = {case.name for case in differential(rule).undocumented} - before
+    # additionalProperties: false and uniqueItems stay: litellm drops both.
+    assert {"closed-object/as-written", "unique-items/as-written"} <= caught, caught
+
+
+def test_litellm_is_told_to_keep_off_the_network() -> None:
+    # Importing litellm fetches its model cost map unless this is set: the adapter sets it
+    # before the import (checked in a network namespace: no fetch is tried).
+    adapter = sdk_adapters.ADAPTERS[Rule.LITELLM_GEMINI.value]
+    assert ("LITELLM_LOCAL_MODEL_COST_MAP", "True") in adapter.environment
+
+
+WORDED_AS_THE_SDK = [
+    "google-genai-mcp",
+    "openai-strict",
+    "openai-agents",
+    "anthropic-strict",
+    "litellm-gemini",
+    "pydantic-ai-google",
+]
+"""Profiles whose model words every refusal of the corpus as the SDK's own run does, so that
+a report is byte-identical with and without the SDK. google-genai's two may name another of
+pydantic's errors first (docs/profiles.md); langchain-strict refuses nothing here."""
+
+
+@pytest.mark.parametrize("name", WORDED_AS_THE_SDK)
+def test_the_models_refusal_is_worded_as_the_sdks(name: str) -> None:
+    rule = _profile(name)
+    adapter = sdk_adapters.ADAPTERS[name]
+    worded = 0
+    for case, schema in sdk_corpus.corpus():
+        model, sdk = model_side(rule, schema), sdk_side(adapter, schema)
+        if model.refusal is not None and sdk.refusal is not None:
+            assert model.refusal == f"{adapter.package} refuses the schema: {sdk.refusal}", case
+            worded += 1
+    assert worded, f"no case of the corpus is refused by {name}"
 
 
 def test_every_adapter_runs_the_package_its_profile_follows() -> None:
