@@ -19,6 +19,7 @@ from auditor.models import (
     Group,
     Outcome,
     ProfileRun,
+    RemovedPropertyCalls,
     Report,
     RollUp,
     SchemaPatch,
@@ -78,6 +79,7 @@ def as_dict(report: Report) -> dict[str, Any]:
         "calls": [_call(result) for result in report.calls],
         "calls_omitted": report.calls_omitted,
         "counterexamples": [_counterexample(c) for c in report.counterexamples],
+        "removed_properties": [_removed_property(r) for r in report.removed_properties],
     }
 
 
@@ -116,6 +118,21 @@ def _counterexample(found: Counterexample) -> dict[str, Any]:
         "patch": list(found.patch),
         "reason": found.reason,
         "candidates": found.candidates,
+    }
+
+
+def _removed_property(removed: RemovedPropertyCalls) -> dict[str, Any]:
+    return {
+        "tool": removed.tool,
+        "property": removed.name,
+        "pointer": removed.pointer,
+        "change": rewrite_dict(removed.change),
+        "objects": "open" if removed.ignored else "closed",
+        "calls": removed.calls,
+        "newly_rejected": removed.newly_rejected,
+        "callers": [{"caller": name, "calls": calls} for name, calls in removed.callers],
+        "more_callers": removed.more_callers,
+        "examples": list(removed.examples),
     }
 
 
