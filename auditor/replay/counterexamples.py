@@ -69,7 +69,7 @@ from auditor.schema.keywords import (
     draft_of,
     schema_objects,
 )
-from auditor.schema.removals import ignores, same_place, undeclared
+from auditor.schema.removals import ignores, names, same_place, undeclared
 
 MAX_CANDIDATES: Final = 200
 """Candidate arguments replayed per change before the search gives up."""
@@ -816,8 +816,7 @@ def _property_entry_harmless(replay: ToolReplay, rewrite: Change) -> str | None:
         return None
     _, new_holder = pointers.resolve(new, holder)
     if not isinstance(new_holder, dict) or any(
-        isinstance(obj.get("required"), list) and name in obj["required"]
-        for obj in same_place(new_holder)
+        name in names(obj, "required") for obj in same_place(new_holder)
     ):
         return None  # a required addition refuses every call without it: searched
     old_holder = pointers.parent(pointers.parent(rewrite.pointer))

@@ -69,6 +69,8 @@ from auditor.report.escape import (
     md_quoted,
     md_text,
 )
+from auditor.report.removed import HEADING as REMOVED_HEADING
+from auditor.report.removed import removed_prose
 from auditor.words import agree, plural
 
 MAX_CHARS: Final = 60_000
@@ -113,6 +115,7 @@ def render(report: Report, limit: int = MAX_CHARS) -> str:
     body = [*budget.take(head, "header")]  # a copy: the notice goes in after the head
     body += budget.take(group_table(report, "details below"), "group table")
     body += budget.take(["## Summary", "", summary_table(report), ""], "summary table")
+    body += _removed_properties(report, budget)
     body += _unusable_after(report, budget)
     newly = groups_of(report, Outcome.NEWLY_REJECTED)
     body += _groups(
@@ -399,6 +402,19 @@ def _constraints(report: Report, budget: _Budget) -> list[str]:
         ],
         "blind spot list",
     )
+
+
+def _removed_properties(report: Report, budget: _Budget) -> list[str]:
+    """The calls that still send a property the change removed, a bullet per removal."""
+    if not report.removed_properties:
+        return []
+    opening = [f"## {REMOVED_HEADING}", ""]
+    if not budget.take([*opening, ""], "section"):
+        return []
+    items: list[str] = []
+    for removed in report.removed_properties:
+        items += budget.take([f"- {prose.markdown(removed_prose(removed))}"], "removed property")
+    return [*opening, *items, ""]
 
 
 def _counterexamples(report: Report, budget: _Budget) -> list[str]:

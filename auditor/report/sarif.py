@@ -10,10 +10,12 @@ for the run; the renderer itself reads no file).
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
 from typing import Any
 
-from auditor.models import Group, Report
+from auditor.models import Group, RemovedPropertyCalls, Report
 from auditor.report import prose
 from auditor.report.common import (
     group_location,
@@ -24,7 +26,9 @@ from auditor.report.common import (
     verdict,
 )
 from auditor.report.escape import visible
+from auditor.report.removed import removal_location, removed_prose
 from auditor.report.rules import AUDIT_RULES as RULES
+from auditor.report.rules import REMOVED_PROPERTY_RULE
 from auditor.report.sarif_log import (
     artifact_uri,
     physical_location,
@@ -52,10 +56,43 @@ def render(report: Report, fixes: Mapping[str, dict[str, Any]] | None = None) ->
         extra["invocations"] = [{"executionSuccessful": True, "endTimeUtc": report.generated_at}]
     return render_log(
         report.version,
-        [rule.sarif() for rule in RULES.values()],
-        [_result(report, group, (fixes or {}).get(group.fingerprint)) for group in report.groups],
+        [rule.sarif() for rule in RULES.values()]
+        # The removals' rule only where it has results: other logs stay as they were.
+        + ([REMOVED_PROPERTY_RULE.sarif()] if report.removed_properties else []),
+        [_result(report, group, (fixes or {}).get(group.fingerprint)) for group in report.groups]
+        + [_removed_result(report, removed) for removed in report.removed_properties],
         **extra,
     )
+
+
+def _removed_result(report: Report, removed: RemovedPropertyCalls) -> dict[str, Any]:
+    """A note for each removed property logged calls still send, at the removal (the key in
+    the old catalog)."""
+    result: dict[str, Any] = {
+        "ruleId": REMOVED_PROPERTY_RULE.code,
+        "ruleIndex": len(RULES),
+        "level": "note",
+        "message": {"text": visible(prose.plain(removed_prose(removed)))},
+        "partialFingerprints": {
+            "auditorRemovedProperty/v1": hashlib.blake2b(
+                json.dumps([removed.tool, removed.change.pointer]).encode(), digest_size=8
+            ).hexdigest()
+        },
+        "properties": {
+            "tool": removed.tool,
+            "property": removed.name,
+            "pointer": removed.pointer,
+            "objects": "open" if removed.ignored else "closed",
+            "count": removed.calls,
+            "newlyRejected": removed.newly_rejected,
+            "callers": [name for name, _ in removed.callers],
+            "firstCalls": list(removed.examples),
+        },
+    }
+    location = removal_location(report, removed)
+    if location is not None:
+        result["locations"] = [{"physicalLocation": physical_location(location)}]
+    return result
 
 
 def _what_to_do(report: Report) -> list[dict[str, Any]]:

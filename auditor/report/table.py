@@ -40,6 +40,8 @@ from auditor.report.common import (
     words,
 )
 from auditor.report.escape import terminal
+from auditor.report.removed import HEADING as REMOVED_HEADING
+from auditor.report.removed import removed_prose
 from auditor.words import plural
 
 DEFAULT_WIDTH: Final = 80
@@ -287,6 +289,17 @@ def _section_title(report: Report, outcome: Outcome, groups: list[Group]) -> str
     return f"{OUTCOME_LABELS[outcome].capitalize()}: {where}"
 
 
+def _removed_properties(report: Report) -> list[Line]:
+    """The calls that still send a property the change removed: a title, a line a removal."""
+    if not report.removed_properties:
+        return []
+    lines: list[Line] = [(f"{REMOVED_HEADING}:", None)]
+    lines += [
+        (f"  {terminal(prose.plain(removed_prose(r)))}", 4) for r in report.removed_properties
+    ]
+    return lines
+
+
 def _rollup(report: Report) -> list[Line]:
     lines = rollup_lines(report.rollup)
     if not lines:
@@ -322,6 +335,7 @@ def concise(
     blocks: list[list[Line]] = [
         [(line, 0) for line in summary_table(report, width).splitlines()],
         listed,
+        _removed_properties(report),
         _rollup(report),
         [(summary_line(report, report.gate.exit_code if code is None else code), 2)],
     ]
@@ -354,6 +368,7 @@ def render(report: Report, width: int = DEFAULT_WIDTH, code: int | None = None) 
         [(line, 0) for line in summary_table(report, width).splitlines()],
         context,
         groups,
+        _removed_properties(report),
         [(terminal(line), None) for line in coverage],
         _rollup(report),
         [(summary_line(report, report.gate.exit_code if code is None else code), 2)],

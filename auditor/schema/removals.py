@@ -24,7 +24,7 @@ and references, so any one of them could close the object).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -117,10 +117,7 @@ def declares(schema: JSON, holder: str, name: str) -> bool:
     """Whether a schema object applying where ``holder`` does (itself, or a subschema at the
     same place) still declares ``name`` in its ``properties``."""
     found, node = pointers.resolve(schema, holder)
-    return found and any(
-        isinstance(obj.get("properties"), dict) and name in obj["properties"]
-        for obj in same_place(node)
-    )
+    return found and any(name in names(obj, "properties") for obj in same_place(node))
 
 
 def ignores(schema: JSON, holder: str, name: str) -> bool:
@@ -162,6 +159,16 @@ def undeclared(schema: JSON, holder: str, name: str) -> bool:
         if not isinstance(patterns, dict) or any(_may_match(p, name) for p in patterns):
             return False
     return True
+
+
+def names(schema: dict[str, JSON], keyword: str) -> Collection[str]:
+    """The names ``schema[keyword]`` holds (a map's keys, a list's strings); none else."""
+    value = schema.get(keyword)
+    if isinstance(value, dict):
+        return value.keys()
+    if isinstance(value, list):
+        return [item for item in value if isinstance(item, str)]
+    return ()
 
 
 def _constrains_nothing(value: JSON) -> bool:
