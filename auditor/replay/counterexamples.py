@@ -71,6 +71,9 @@ from auditor.schema.keywords import (
 )
 from auditor.schema.removals import ignores, names, same_place, undeclared
 
+ARGUMENT_PROTOCOLS: Final = "MCP, OpenAI, Anthropic, Gemini"
+"""The protocols whose tool arguments are always a JSON object: no counterexample is anything
+else, and a schema's own ``type: object`` at its root never fails one."""
 MAX_CANDIDATES: Final = 200
 """Candidate arguments replayed per change before the search gives up."""
 MAX_AUDIT_CANDIDATES: Final = 20_000
@@ -228,7 +231,7 @@ def _search(
             break
         arguments = apply_patch(start, patch)
         if not isinstance(arguments, dict):
-            continue  # tool arguments are an object (MCP, OpenAI, Anthropic, Gemini): never else
+            continue  # tool arguments are an object (ARGUMENT_PROTOCOLS): never anything else
         try:
             key = orjson.dumps(arguments)
         except (TypeError, orjson.JSONEncodeError):
@@ -403,6 +406,10 @@ def harmless(
     found, value = pointers.resolve(replay.normalized.schema, position)
     if not found:
         return None
+    if position == "/type" and (
+        value == "object" or (isinstance(value, list) and "object" in value)
+    ):
+        return f"tool arguments are always an object ({ARGUMENT_PROTOCOLS}), which 'type' admits"
     unused = _unreferenced_definition(replay.normalized.schema, position)
     if unused is not None:
         return f"it lies in the definition '{unused}', which no $ref refers to: never evaluated"

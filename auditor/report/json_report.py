@@ -40,7 +40,7 @@ def render(report: Report) -> str:
 
 def as_dict(report: Report) -> dict[str, Any]:
     """The report as plain JSON data, in the documented order."""
-    return {
+    document: dict[str, Any] = {
         "auditor_version": report.version,
         "generated_at": report.generated_at,
         "redacted": report.redacted,
@@ -79,8 +79,10 @@ def as_dict(report: Report) -> dict[str, Any]:
         "calls": [_call(result) for result in report.calls],
         "calls_omitted": report.calls_omitted,
         "counterexamples": [_counterexample(c) for c in report.counterexamples],
-        "removed_properties": [_removed_property(r) for r in report.removed_properties],
     }
+    if report.removed_properties:  # only then: the reports of other changes stay as they were
+        document["removed_properties"] = [_removed_property(r) for r in report.removed_properties]
+    return document
 
 
 def _rollup(rollup: RollUp) -> dict[str, Any]:
@@ -127,7 +129,7 @@ def _removed_property(removed: RemovedPropertyCalls) -> dict[str, Any]:
         "property": removed.name,
         "pointer": removed.pointer,
         "change": rewrite_dict(removed.change),
-        "objects": "open" if removed.ignored else "closed",
+        "objects_open": removed.ignored,
         "calls": removed.calls,
         "newly_rejected": removed.newly_rejected,
         "callers": [{"caller": name, "calls": calls} for name, calls in removed.callers],
