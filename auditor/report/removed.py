@@ -14,6 +14,29 @@ from auditor.models import Location, Prose, RemovedPropertyCalls, Report, Span
 from auditor.words import agree, plural
 
 HEADING: Final = "Calls that still send a removed property"
+SUMMED_UP: Final = 3
+"""Removals the one-line summary names (``removed_summary``); it counts the others."""
+
+
+def removed_summary(report: Report) -> Prose | None:
+    """One line for the pull-request comment: the first removals calls still send, each with
+    its calls and what the new schema does with them."""
+    found = report.removed_properties
+    if not found:
+        return None
+    parts: list[str | Span | Prose] = [Span.strong(HEADING), ": "]
+    for index, removed in enumerate(found[:SUMMED_UP]):
+        does = (
+            "ignored: objects are open"
+            if removed.ignored
+            else (f"{removed.newly_rejected:,} newly rejected")
+        )
+        parts += ["; " if index else "", Span.code(removed.tool), " ", Span.code(removed.name)]
+        parts.append(f" ({plural(removed.calls, 'call')}, {does})")
+    if len(found) > SUMMED_UP:
+        parts.append(f"; and {plural(len(found) - SUMMED_UP, 'more property', 'more properties')}")
+    parts.append(".")
+    return Prose.of(*parts)
 
 
 def removal_location(report: Report, removed: RemovedPropertyCalls) -> Location | None:

@@ -46,7 +46,7 @@ REMOVAL = {
     "change": "remove",
 }
 FORMATS = {"json": "audit.json", "markdown": "audit.md", "html": "audit.html"}
-FORMATS |= {"sarif": "audit.sarif", "table": "audit.txt"}
+FORMATS |= {"sarif": "audit.sarif", "table": "audit.txt", "comment": "comment.md"}
 
 
 def _audit(
@@ -127,6 +127,10 @@ def test_every_format_where_changes_are_shown_lists_the_finding(
         "<code>include_diff</code>, which the change removed; <strong>objects are open"
         in (out["html"])
     )
+    assert (
+        "**Calls that still send a removed property**: `get_commit` `include_diff` (2 calls, "
+        "ignored: objects are open)."
+    ) in out["comment"]
     assert "Calls that still send a removed property:" in out["table"]
     assert line in " ".join(out["table"].split())  # wrapped at the terminal's width
     sarif = json.loads(out["sarif"])["runs"][0]
