@@ -406,8 +406,10 @@ def harmless(
     found, value = pointers.resolve(replay.normalized.schema, position)
     if not found:
         return None
-    if position == "/type" and (
-        value == "object" or (isinstance(value, list) and "object" in value)
+    if (
+        position == "/type"
+        and (value == "object" or (isinstance(value, list) and "object" in value))
+        and not _root_referenced(replay.normalized.schema)
     ):
         return f"tool arguments are always an object ({ARGUMENT_PROTOCOLS}), which 'type' admits"
     unused = _unreferenced_definition(replay.normalized.schema, position)
@@ -798,6 +800,19 @@ def _enforces_nothing(schema: JSON, draft: Draft) -> bool:
         return False
     vocabulary = VOCABULARY[draft]
     return all(key not in vocabulary or key in ANNOTATIONS for key in schema)
+
+
+def _root_referenced(schema: JSON) -> bool:
+    """Whether a reference may lead back to the root (``"$ref": "#"``, a dynamic or recursive
+    one, or one through an ``$id``): then the root's ``type`` judges members too, which need
+    not be objects. Only local references into the schema (``#/...``) surely do not."""
+    vocabulary = VOCABULARY[draft_of(schema)]
+    return any(
+        isinstance(obj.get(key), str) and not str(obj[key]).startswith("#/")
+        for obj, _ in schema_objects(schema, "", vocabulary)
+        for key in ("$ref", "$dynamicRef", "$recursiveRef")
+        if key in obj
+    )
 
 
 def _property_entry_harmless(replay: ToolReplay, rewrite: Change) -> str | None:

@@ -122,7 +122,14 @@ def declares(schema: JSON, holder: str, name: str) -> bool:
 
 def ignores(schema: JSON, holder: str, name: str) -> bool:
     """Whether ``schema`` surely accepts a member ``name`` of any value in an object that the
-    schema object at ``holder`` applies to, once ``name`` is not among its ``properties``."""
+    schema object at ``holder`` applies to, once ``name`` is not among its ``properties``.
+
+    Only where accepting more there accepts more overall: ``holder`` is reached through
+    ``properties``, ``items``, ``prefixItems``, ``allOf``, ``anyOf``, ``then`` and ``else``
+    alone (under ``not``, ``oneOf``, ``if`` or ``contains``, or in a definition some ``$ref``
+    may reach from there, a subschema that accepts more can make its schema refuse more)."""
+    if not _accepting_more_accepts_more(pointers.split(holder)):
+        return False
     found, node = pointers.resolve(schema, holder)
     if not found or not isinstance(node, dict):
         return found and node is True
@@ -157,6 +164,22 @@ def undeclared(schema: JSON, holder: str, name: str) -> bool:
         if isinstance(declared, dict) and name in declared:
             return False
         if not isinstance(patterns, dict) or any(_may_match(p, name) for p in patterns):
+            return False
+    return True
+
+
+def _accepting_more_accepts_more(segments: Sequence[str]) -> bool:
+    at = 0
+    while at < len(segments):
+        keyword = segments[at]
+        if keyword in ("properties", "prefixItems", "allOf", "anyOf"):
+            at += 2
+        elif keyword == "items":
+            following = segments[at + 1] if at + 1 < len(segments) else ""
+            at += 2 if following.isdigit() else 1
+        elif keyword in ("then", "else"):
+            at += 1
+        else:
             return False
     return True
 

@@ -21,6 +21,7 @@ call 2 is still accepted; the finding counts the 2 rejections.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -31,8 +32,11 @@ from auditor.aggregate.pipeline import NewCatalogs, ReportSettings, Tally, count
 from auditor.inputs.arguments import call_from
 from auditor.inputs.catalog_formats import CatalogFormat
 from auditor.inputs.catalogs import load_catalogs
-from auditor.models import Call
+from auditor.models import Call, Location, ToolSchema
+from auditor.replay.counterexamples import bites, harmless
+from auditor.replay.tool import ToolReplay
 from auditor.report.schema import report_schema
+from auditor.schema.diff import compare
 from tests.conftest import ROOT, run_cli
 
 FIXTURES = ROOT / "tests" / "fixtures" / "change_removed"
@@ -185,6 +189,22 @@ def test_counterexamples_are_objects(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert (found["change"], found["status"]) == ("/type", "harmless")
     assert found["arguments"] is None
     assert found["reason"].startswith("tool arguments are always an object")
+
+
+def test_a_root_type_that_judges_members_too_is_not_proved_harmless() -> None:
+    # `"$ref": "#"` applies the root to the member `child`, which may be null: there the
+    # root's type rejects a value the old one ({"type": ["object", "null"]}) accepted.
+    old = {"type": ["object", "null"], "properties": {"child": {"$ref": "#"}}}
+    new = {"type": "object", "properties": {"child": {"$ref": "#"}}}
+    tool = ToolSchema("t", old, Location("old.json"), "", "mapping")
+    replay = ToolReplay(tool, compare(tool, replace(tool, schema=new), frozenset()))
+    [change] = replay.normalized.rewrites
+    assert change.pointer == "/type"
+    assert harmless(replay, change) is None
+    assert bites(replay, change, {"child": None})
+    flat = ToolReplay(tool, compare(tool, replace(tool, schema={"type": "object"}), frozenset()))
+    [typed] = [r for r in flat.normalized.rewrites if r.pointer == "/type"]
+    assert (harmless(flat, typed) or "").startswith("tool arguments are always an object")
 
 
 def test_a_required_added_property_is_still_searched(

@@ -139,3 +139,25 @@ def test_a_name_is_undeclared_when_the_old_object_gave_it_no_schema(
     old: dict[str, Any], expected: bool
 ) -> None:
     assert undeclared(old, "", "detail") is expected
+
+
+OPEN_NODE: dict[str, Any] = {"properties": {"sha": {}}}
+
+
+@pytest.mark.parametrize(
+    ("schema", "holder"),
+    [
+        ({"not": OPEN_NODE}, "/not"),
+        ({"oneOf": [OPEN_NODE, {}]}, "/oneOf/0"),
+        ({"if": OPEN_NODE, "then": {}}, "/if"),
+        ({"properties": {"a": {"contains": OPEN_NODE}}}, "/properties/a/contains"),
+        ({"$defs": {"d": OPEN_NODE}, "not": {"$ref": "#/$defs/d"}}, "/$defs/d"),
+    ],
+)
+def test_no_proof_where_accepting_more_can_refuse_more(schema: dict[str, Any], holder: str) -> None:
+    # Under `not` a subschema that accepts more refuses more; under `oneOf` a second branch
+    # that passes fails it; `if` switches to `then`; a definition may be reached from any of
+    # them. The same open object, proved ignored at the root or under `allOf`, is not there.
+    assert ignores(OPEN_NODE, "", "include_diff")
+    assert ignores({"allOf": [OPEN_NODE]}, "/allOf/0", "include_diff")
+    assert not ignores(schema, holder, "include_diff")
