@@ -194,8 +194,8 @@ def test_counterexamples_are_objects(tmp_path: Path, capsys: pytest.CaptureFixtu
 def test_a_root_type_that_judges_members_too_is_not_proved_harmless() -> None:
     # `"$ref": "#"` applies the root to the member `child`, which may be null: there the
     # root's type rejects a value the old one ({"type": ["object", "null"]}) accepted.
-    old = {"type": ["object", "null"], "properties": {"child": {"$ref": "#"}}}
-    new = {"type": "object", "properties": {"child": {"$ref": "#"}}}
+    old: dict[str, Any] = {"type": ["object", "null"], "properties": {"child": {"$ref": "#"}}}
+    new: dict[str, Any] = {"type": "object", "properties": {"child": {"$ref": "#"}}}
     tool = ToolSchema("t", old, Location("old.json"), "", "mapping")
     replay = ToolReplay(tool, compare(tool, replace(tool, schema=new), frozenset()))
     [change] = replay.normalized.rewrites
