@@ -44,6 +44,7 @@ from auditor.models import (
     OldRuntime,
     Outcome,
     Override,
+    Payload,
     ProfileRun,
     Prose,
     Report,
@@ -452,10 +453,13 @@ class Tally:
             self._removals[tool] = found
         return found
 
-    def one_by_one(self, tool: str) -> bool:
-        """Whether ``tool``'s accepted calls are counted one by one, never as repeats of a
-        payload: those that send a removed property are listed by caller and line."""
-        return bool(self.removals(tool))
+    def one_by_one(self, payload: Payload) -> bool:
+        """Whether the calls of ``payload`` (tool, arguments text, evidence) are counted one
+        by one, never as repeats of an accepted payload: those that send a property the
+        change removed, which are listed by caller and line."""
+        tool, text, _ = payload
+        removals = self.removals(tool)
+        return bool(removals) and bool(self.removed_sent.sent(tool, removals, text))
 
     def _note_use(self, tool: str, result: CallResult) -> None:
         """Keep the call as a sample, or count the keywords and changes it failed."""

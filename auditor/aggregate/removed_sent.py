@@ -9,7 +9,7 @@ merged in log order give one pass's counts, callers (``KeptByDigest``) and examp
 first ones of the earliest part first).
 
 Every such call is counted one by one: the tally asks the accepted-repeats counter not to
-count a tool's repeats together (``Tally.one_by_one``), since a repeat's record is not kept
+count the repeats of such a payload together (``Tally.one_by_one``): a repeat's record is not kept,
 and its caller would be lost.
 """
 
@@ -28,6 +28,9 @@ from auditor.schema.removals import RemovedProperty
 
 MAX_EXAMPLES: Final = 5
 """Calls (``path:line``) kept per removed property, the first in log order."""
+MAX_REMEMBERED: Final = 10_000
+"""Arguments texts whose removals sent are remembered (``RemovedSent.sent``): a log repeats
+few payloads many times, and each such call is counted one by one."""
 
 
 @dataclass
@@ -45,6 +48,41 @@ class RemovedSent:
 
     def __init__(self) -> None:
         self._sent: dict[tuple[str, int], _Sent] = {}
+        self._known: dict[tuple[str, str], tuple[int, ...]] = {}
+        """By (tool, arguments text): ``sent``'s answer."""
+
+    def __getstate__(self) -> dict[str, object]:
+        # A part's counts go back to the parent by pickle: what it remembered stays behind.
+        return {"_sent": self._sent, "_known": {}}
+
+    def sent(
+        self,
+        tool: str,
+        sites: Sequence[RemovedProperty],
+        text: str | None,
+        arguments: JSON = None,
+    ) -> tuple[int, ...]:
+        """The indices of the ``sites`` a call of ``tool`` sends, from its arguments ``text``
+        (or, without one, its parsed ``arguments``)."""
+        key = None if text is None else (tool, text)
+        if key is not None:
+            known = self._known.get(key)
+            if known is not None:
+                return known
+        if text is not None and "\\" not in text and all(f'"{s.name}"' not in text for s in sites):
+            found: tuple[int, ...] = ()  # no key of those names (none written with an escape)
+        else:
+            if arguments is None and text is not None:
+                try:
+                    arguments = orjson.loads(text)
+                except orjson.JSONDecodeError:
+                    arguments = None
+            found = tuple(index for index, site in enumerate(sites) if site.sent_by(arguments))
+        if key is not None:
+            if len(self._known) >= MAX_REMEMBERED:
+                self._known.clear()
+            self._known[key] = found
+        return found
 
     def add(
         self,
@@ -56,10 +94,9 @@ class RemovedSent:
     ) -> None:
         """Count ``weight`` calls like ``result``'s of ``tool`` (whose removals are ``sites``),
         named by ``caller`` (as reports show it) or by none."""
-        arguments = _arguments(result)
-        for index, site in enumerate(sites):
-            if not site.sent_by(arguments):
-                continue
+        call = result.call
+        for index in self.sent(tool, sites, call.text, call.arguments):
+            site = sites[index]
             sent = self._sent.get((tool, index))
             if sent is None:
                 sent = self._sent[(tool, index)] = _Sent(site)
@@ -99,17 +136,6 @@ class RemovedSent:
             )
             for (tool, _), sent in sorted(self._sent.items(), key=lambda item: item[0])
         )
-
-
-def _arguments(result: CallResult) -> JSON:
-    """The call's arguments; parsed from its text for a call counted from its payload alone."""
-    call = result.call
-    if call.arguments is None and call.text is not None:
-        try:
-            return orjson.loads(call.text)  # type: ignore[no-any-return]
-        except orjson.JSONDecodeError:
-            return None
-    return call.arguments
 
 
 def _most(callers: KeptByDigest[int]) -> tuple[tuple[str, int], ...]:

@@ -71,8 +71,8 @@ class AcceptedRepeats:
         self.hits = 0
         """Calls counted as repeats by a reader, which does not pass them on
         (``repeat_aside``; for the progress line)."""
-        self.one_by_one: Callable[[str], bool] = _never
-        """Tools whose calls are never counted as repeats (``Tally.one_by_one``): each is
+        self.one_by_one: Callable[[Payload], bool] = _never
+        """Payloads whose calls are never counted as repeats (``Tally.one_by_one``): each is
         replayed and counted with its own record (its line, its caller)."""
 
     @staticmethod
@@ -112,7 +112,7 @@ class AcceptedRepeats:
         calls are repeats); False otherwise. Called when ``repeat`` says False: the call is
         the payload's first since the last ``settle``, which its caller offers as a sample."""
         known = self._preload.get(payload)
-        if known is None or self.one_by_one(payload[0]):
+        if known is None or self.one_by_one(payload):
             return False
         contradicts, reached = known
         self._seen[payload] = _Seen(contradicts, reached, 1)
@@ -130,7 +130,7 @@ class AcceptedRepeats:
             # An accepted call whose evaluation ran out of budget counts as such, each time
             # (its verdict is remembered by the memo): ``settle`` counts weights as within it.
             return False
-        if self.one_by_one(payload[0]):
+        if self.one_by_one(payload):
             return False
         digest = hash(payload)
         if digest not in self._once:
@@ -153,6 +153,6 @@ class AcceptedRepeats:
                 yield accepted, known.reached, known.repeats
 
 
-def _never(tool: str) -> bool:
-    """``one_by_one`` by default: every tool's repeats are counted together."""
+def _never(payload: Payload) -> bool:
+    """``one_by_one`` by default: every payload's repeats are counted together."""
     return False
