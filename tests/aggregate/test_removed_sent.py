@@ -29,10 +29,11 @@ import jsonschema
 import pytest
 
 from auditor.aggregate.pipeline import NewCatalogs, ReportSettings, Tally, count_calls, prepare
+from auditor.aggregate.repeats import AcceptedRepeats, Known
 from auditor.inputs.arguments import call_from
 from auditor.inputs.catalog_formats import CatalogFormat
 from auditor.inputs.catalogs import load_catalogs
-from auditor.models import Call, Location, ToolSchema
+from auditor.models import Call, Location, Outcome, Payload, ToolSchema
 from auditor.replay.counterexamples import bites, harmless
 from auditor.replay.tool import ToolReplay
 from auditor.report.schema import report_schema
@@ -269,3 +270,27 @@ def test_repeats_of_one_payload_keep_each_caller_and_parts_merge_to_one_pass() -
         first = _tally(calls[:cut])
         first.merge(_tally(calls[cut:]))
         assert first.removed_sent.findings() == (whole,), cut
+
+
+def test_a_payload_preloaded_as_accepted_is_still_counted_by_caller() -> None:
+    # The distinct-first engines preload the payloads the whole log repeats, known accepted,
+    # and count their calls without replaying them: one that sends a removed property is
+    # replayed anyway, so each call keeps its caller; the other payload is only counted.
+    sent = {"owner": "o", "repo": "r", "sha": "s", "include_diff": True}
+    plain = {"owner": "o", "repo": "r", "sha": "s"}
+    lines = [
+        {"tool": "get_commit", "arguments": args, "caller": caller}
+        for args, caller in [(sent, "a"), (plain, "a"), (sent, "b"), (plain, "b"), (sent, "b")]
+    ]
+    calls = _calls(lines)
+    payloads = {AcceptedRepeats.payload(call) for call in calls}
+    preload: dict[Payload, Known] = {p: (False, frozenset()) for p in payloads if p is not None}
+    before = load_catalogs([str(FIXTURES / "before.snap")], fmt=CatalogFormat.MCP).tools
+    after = load_catalogs([str(FIXTURES / "after.snap")], fmt=CatalogFormat.MCP).tools
+    replays = prepare(before, frozenset(), new_catalogs=NewCatalogs(after, ("after.snap",)))
+    repeats = AcceptedRepeats(preload=preload)
+    tally = count_calls(replays, calls, ReportSettings(), repeats)
+    [found] = tally.removed_sent.findings()
+    assert (found.calls, found.callers) == (3, (("b", 2), ("a", 1)))
+    assert found.examples == ("calls.jsonl:1", "calls.jsonl:3", "calls.jsonl:5")
+    assert tally.totals[Outcome.ACCEPTED] == 5
