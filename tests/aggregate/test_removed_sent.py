@@ -21,6 +21,8 @@ call 2 is still accepted; the finding counts the 2 rejections.
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -294,3 +296,35 @@ def test_a_payload_preloaded_as_accepted_is_still_counted_by_caller() -> None:
     assert (found.calls, found.callers) == (3, (("b", 2), ("a", 1)))
     assert found.examples == ("calls.jsonl:1", "calls.jsonl:3", "calls.jsonl:5")
     assert tally.totals[Outcome.ACCEPTED] == 5
+
+
+def test_the_commit_as_a_pull_request_against_its_parent(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The repository's own layout: a folder of .snap files, the parent commit's at HEAD and
+    # the commit's in the work tree; the same finding as between the two files.
+    repo = tmp_path / "repo"
+    snaps = repo / "pkg" / "github" / "__toolsnaps__"
+    snaps.mkdir(parents=True)
+    git = ["git", "-c", "user.email=ci@example.com", "-c", "user.name=ci"]
+    subprocess.run([*git, "init", "-q"], cwd=repo, check=True, capture_output=True)
+    shutil.copy(FIXTURES / "before.snap", snaps / "get_commit.snap")
+    subprocess.run([*git, "add", "."], cwd=repo, check=True, capture_output=True)
+    subprocess.run([*git, "commit", "-qm", "parent"], cwd=repo, check=True, capture_output=True)
+    shutil.copy(FIXTURES / "after.snap", snaps / "get_commit.snap")
+    shutil.copy(FIXTURES / "calls.jsonl", repo / "calls.jsonl")
+    monkeypatch.chdir(repo)
+    args = ["audit", "--schemas", "pkg/github/__toolsnaps__", "--catalog-format", "mcp"]
+    args += ["--against", "HEAD", "--logs", "calls.jsonl", "--no-report-files", "-q"]
+    code, _, err = run_cli(
+        [*args, "--format", "json", "--output", str(tmp_path / "a.json")], capsys
+    )
+    assert code == 0, err
+    report = json.loads((tmp_path / "a.json").read_text())
+    [removed] = report["removed_properties"]
+    assert (removed["property"], removed["calls"], removed["objects_open"]) == (
+        "include_diff",
+        2,
+        True,
+    )
+    assert removed["examples"] == ["calls.jsonl:1", "calls.jsonl:3"]
