@@ -159,6 +159,7 @@ class LogFormatChoice(str, Enum):
     ANTHROPIC = LogFormat.ANTHROPIC.value
     MCP = LogFormat.MCP.value
     OTEL = LogFormat.OTEL.value
+    GEMINI = LogFormat.GEMINI.value
 
     def to_format(self) -> LogFormat | None:
         return None if self.value == AUTO else LogFormat(self.value)
@@ -213,7 +214,7 @@ class Inputs:
         panel=INPUTS,
         metavar="SIDE",
         show_default=True,
-        help="Calls of OpenAI and Anthropic request/response logs to count: all (a call "
+        help="Calls of OpenAI, Anthropic and Gemini request/response logs to count: all (a call "
         "repeated in later request histories once, by its id; the logs are read in one "
         "pass), or responses (only where the model produced it; such logs are then cut "
         "in parts for --jobs and the engines, and replies are not paired with calls).",

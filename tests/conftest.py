@@ -35,6 +35,15 @@ TIME_FACTOR = float(os.environ.get("AUDITOR_TEST_TIME_FACTOR", "3" if CI else "1
 Every bound is already several times what the work takes; under CI it is three times that."""
 
 
+@pytest.fixture(autouse=True)
+def _colour_not_forced(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A shell or CI that forces colour (``FORCE_COLOR``, ``CLICOLOR_FORCE``) would colour
+    every answer the tests read: each test starts without them (its subprocesses too), and
+    the colour tests set them."""
+    for name in ("FORCE_COLOR", "CLICOLOR_FORCE"):
+        monkeypatch.delenv(name, raising=False)
+
+
 def seconds(bound: float) -> float:
     """A time bound for a test, stretched by ``TIME_FACTOR``."""
     return bound * TIME_FACTOR

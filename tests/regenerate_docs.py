@@ -180,7 +180,7 @@ def options_page() -> str:
         "",
         *_audit_tables(commands["audit"]),
     ]
-    for name in ("lint", "normalize", "rule", "schema"):
+    for name in ("lint", "normalize", "rule", "schema", "completion"):
         command = commands[name]
         lines += [f"## auditor {name}", "", " ".join((command.help or "").split()), ""]
         if command.params:

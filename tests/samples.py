@@ -29,6 +29,7 @@ REPORT_FILES = {
     Format.JUNIT: "audit.junit.xml",
     Format.GITHUB: "audit.github.txt",
     Format.HTML: "audit.html",
+    Format.GITLAB: "audit.gitlab.json",
 }
 
 

@@ -43,6 +43,8 @@ and the layers below it, never one above."""
 
 TOP_LEVEL_LAYERS: Final[Mapping[str, str]] = {
     "auditor.api": "api",
+    # A user of the api, as the command line is: a pytest fixture over auditor.api.
+    "auditor.pytest_plugin": "cli",
     "auditor.request": "request",
     "auditor.__main__": "main",
 }

@@ -13,7 +13,7 @@ import typer
 from typer.core import TyperArgument, TyperCommand, TyperGroup
 
 from auditor import __version__
-from auditor.cli import audit, guard, lint, normalize, options, rule, schema
+from auditor.cli import audit, completion, guard, lint, normalize, options, rule, schema
 from auditor.cli.config import CONFIG_FILE, Setting, load_config
 from auditor.errors import EXIT_CODES, AuditorError
 
@@ -32,7 +32,8 @@ EXAMPLES: Final = """Examples:
   auditor audit --schemas tools.yaml --logs logs/
   auditor lint tools.yaml
   auditor normalize tools.yaml --diff
-  auditor rule KW001"""
+  auditor rule KW001
+  source <(auditor completion bash)"""
 """The end of ``auditor --help``, before the exit codes."""
 
 
@@ -82,6 +83,12 @@ def _no_type(ctx: Any) -> None:
 class _Group(_PlainHelp, TyperGroup):
     """The app itself."""
 
+    def _main_shell_completion(
+        self, ctx_args: Any, prog_name: str, complete_var: str | None = None
+    ) -> None:
+        # A completion script's call back into auditor, answered before any command runs.
+        completion.answer_completion(self, ctx_args, prog_name, complete_var)
+
 
 app = typer.Typer(
     cls=_Group,
@@ -107,6 +114,7 @@ for _name, _function, _examples in (
     ("normalize", normalize.normalize, normalize.EXAMPLES),
     ("schema", schema.schema, schema.EXAMPLES),
     ("rule", rule.rule, rule.EXAMPLES),
+    ("completion", completion.completion, completion.EXAMPLES),
 ):
     app.command(
         _name,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -35,7 +36,8 @@ class ColorChoice(str, Enum):
     """``--color``: when the verdict on stdout is coloured."""
 
     AUTO = AUTO
-    """On a terminal, unless ``NO_COLOR`` is set (to anything but the empty string)."""
+    """On a terminal, or where ``FORCE_COLOR`` or ``CLICOLOR_FORCE`` asks for it; never
+    under ``NO_COLOR`` (``colour_wanted``)."""
     ALWAYS = "always"
     NEVER = "never"
 
@@ -106,8 +108,8 @@ class Delivery:
         panel=OUTPUTS,
         metavar="WHEN",
         show_default=True,
-        help="Colour the verdict (the last lines on stdout): auto (on a terminal, unless "
-        "NO_COLOR is set), always, never.",
+        help="Colour the verdict (the last lines on stdout): auto (on a terminal or under "
+        "FORCE_COLOR / CLICOLOR_FORCE, never under NO_COLOR), always, never.",
     )
     generate_baseline: str | None = option(
         None,
@@ -153,7 +155,12 @@ class Outputs:
 
 
 NO_COLOR: Final = "NO_COLOR"
-"""The environment variable that turns colour off (https://no-color.org)."""
+"""The environment variable that turns colour off (https://no-color.org), whatever asks
+for it but ``--color always``."""
+FORCE_COLOR: Final = "FORCE_COLOR"
+"""Colour a pipe too (https://force-color.org): what CI systems set for their logs."""
+CLICOLOR_FORCE: Final = "CLICOLOR_FORCE"
+"""The same, in the older convention (https://bixense.com/clicolors): any value but 0."""
 _BOLD_RED: Final = "\x1b[1;31m"
 _BOLD_GREEN: Final = "\x1b[1;32m"
 _RESET: Final = "\x1b[0m"
@@ -191,7 +198,7 @@ def deliver(result: AuditResult, outputs: Outputs) -> int:
     to_stdout = [path for _, path in outputs.formats] + [outputs.suggest_patch or ""]
     if not outputs.quiet and not any(names_stdout(path) for path in to_stdout):
         text = _rendered(result, Format.TABLE, "-", code, detail_in, outputs)
-        coloured = _coloured(outputs.color)
+        coloured = colour_wanted(outputs.color, os.environ, sys.stdout.isatty())
         typer.echo(_colour_verdict(text, code) if coloured else text, nl=False, color=coloured)
     if written and not outputs.quiet:  # stderr: stdout may be a pipe that wants the data only
         typer.echo(f"auditor: wrote {terminal(', '.join(shown(p) for p in written))}", err=True)
@@ -260,11 +267,18 @@ def _rendered(
     return table.concise(report, _terminal_width(), code, detail_in)
 
 
-def _coloured(choice: ColorChoice) -> bool:
-    """Whether stdout gets colour: ``always``, or ``auto`` on a terminal without NO_COLOR."""
+def colour_wanted(choice: ColorChoice, environ: Mapping[str, str], terminal: bool) -> bool:
+    """Whether stdout gets colour. ``--color always`` or ``never`` is the user's word and
+    wins; ``auto`` never colours under ``NO_COLOR``, colours under ``FORCE_COLOR`` or
+    ``CLICOLOR_FORCE``, else only a ``terminal``. A variable set to the empty string counts as
+    unset (both conventions say so), and ``CLICOLOR_FORCE=0`` does not force."""
     if choice is not ColorChoice.AUTO:
         return choice is ColorChoice.ALWAYS
-    return not os.environ.get(NO_COLOR) and sys.stdout.isatty()
+    if environ.get(NO_COLOR):
+        return False
+    if environ.get(FORCE_COLOR) or environ.get(CLICOLOR_FORCE, "0") not in ("", "0"):
+        return True
+    return terminal
 
 
 def _colour_verdict(text: str, code: int) -> str:

@@ -128,6 +128,10 @@ def lint(
         # Problems are on stderr: "no findings" would then say too much.
         files = None if result.problems else result.files
         text = render(result.findings, rules, files)
+    elif fmt is LintFormat.SARIF:
+        from auditor.report.lint import sarif
+
+        text = sarif.render(result.findings, paths)  # the paths make its automation id
     else:
         text = LINT_RENDERERS[fmt](result.findings)
     emit(text, output)  # a UsageFailure when it cannot write

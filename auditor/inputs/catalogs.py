@@ -43,6 +43,15 @@ from auditor.inputs.uri import is_uri, read_uri
 from auditor.models import JSON, Location, Override, SkippedInput, ToolSchema
 
 _Loader: Final = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+EMPTY_FILE: Final = (
+    "an empty file is no catalog: a change that removes every tool of a file leaves [] in it, "
+    "or deletes the file"
+)
+"""0 bytes (or blanks) is what a generator that failed leaves (``gen > tools.json`` empties
+the file first), so it is not read as "every tool removed": ``[]`` or deleting the file says
+that. Named, it is an error; in a folder or by a glob, it is skipped and named like any
+other file that is no catalog (under ``--against``, its tools at the revision are then
+removed by the change, the skip line saying why)."""
 
 
 class CatalogProblem(InputProblem):
@@ -313,6 +322,8 @@ def parse_catalog(
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         return [], CatalogProblem(Location(name), f"not UTF-8 text ({error.reason})")
+    if not text.strip():
+        return [], NotACatalog(Location(name), EMPTY_FILE, "an empty file")
     if as_json is None:
         as_json = text.lstrip().startswith(("{", "["))
     document, problem = parse_document(name, text, as_json)

@@ -15,5 +15,7 @@ class LogFormat(str, Enum):
     ANTHROPIC = "anthropic"
     OPENAI = "openai"
     """Chat Completions requests and/or responses."""
+    GEMINI = "gemini"
+    """``generateContent`` requests and/or responses."""
     JSONL = "jsonl"
     """One call per line: ``{"tool": ..., "arguments": ...}``."""

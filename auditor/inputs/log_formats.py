@@ -13,7 +13,9 @@ Evidence, by format: an MCP ``tools/call`` answered by a ``result`` ran (``isErr
 one answered by a JSON-RPC error -32602 was refused, any other error answered it; an OTel
 ``execute_tool`` span ran unless its status is an error (then it answered); an Anthropic
 ``tool_result`` ran unless ``is_error`` (then it answered); an OpenAI ``role: "tool"`` message
-or Responses ``function_call_output`` answered (a refusal and a run look alike there).
+or Responses ``function_call_output`` answered (a refusal and a run look alike there); a
+Gemini ``functionResponse`` ran unless its ``response`` has an ``error`` (then it answered;
+pairing by id, or by name within one history: ``auditor.inputs.gemini_calls``).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Final
 
-from auditor.inputs import otel_calls
+from auditor.inputs import gemini_calls, otel_calls
 from auditor.inputs.found import Answer, At, Found, caller_name
 from auditor.inputs.log_format_names import LogFormat
 from auditor.models import JSON, Evidence
@@ -500,6 +502,13 @@ FORMATS: Final[dict[LogFormat, _Format]] = {
         _answers_openai,
         caller=_record_caller,
         responses=_responses_openai,
+    ),
+    LogFormat.GEMINI: _Format(
+        gemini_calls.detect,
+        gemini_calls.extract,
+        gemini_calls.answers,
+        caller=_record_caller,
+        responses=gemini_calls.responses,
     ),
     # Last: the catch-all for records that name a tool themselves.
     LogFormat.JSONL: _Format(_detect_jsonl, _extract_jsonl, caller=_record_caller),

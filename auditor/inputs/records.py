@@ -18,6 +18,7 @@ from typing import Final, NamedTuple
 
 import orjson
 
+from auditor.inputs import log_shape_hints
 from auditor.inputs.lines import Blank, Line, Overlong, Unreadable, finite_float, lone_surrogate
 from auditor.inputs.log_files import LogFormatError, LogProblem
 from auditor.inputs.log_formats import FORMATS, LogFormat, detect
@@ -185,6 +186,7 @@ def detect_format(framed: Iterable[Framed], name: str) -> tuple[list[Framed], Lo
     """
     head: list[Framed] = []
     count = held = 0
+    first: Record | None = None  # the first record that parsed, for the error's hint
     for item in framed:
         if isinstance(item, Blank):
             head.append(item)
@@ -192,6 +194,8 @@ def detect_format(framed: Iterable[Framed], name: str) -> tuple[list[Framed], Lo
         count += 1
         if item.problem is None:
             head.append(item)
+            if first is None:
+                first = item
             fmt = detect(item.value)
             if fmt is not None:
                 return head, fmt
@@ -203,12 +207,13 @@ def detect_format(framed: Iterable[Framed], name: str) -> tuple[list[Framed], Lo
     if not count:  # an empty log holds no calls in any format
         return head, LogFormat.JSONL
     tried = ", ".join(fmt.value for fmt in FORMATS)
+    seen = "" if first is None else f": {log_shape_hints.describe(first.value)}"
     raise LogFormatError(
         LogProblem(
             Location(name),
             f"not a call log in a known format in its first "
             f"{'record' if count == 1 else f'{count:,} records'} "
-            f"(tried: {tried}); use --log-format to force one",
+            f"(tried: {tried}){seen}; use --log-format to force one",
         )
     )
 

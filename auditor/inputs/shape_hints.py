@@ -106,6 +106,17 @@ _SPELLINGS: Final = frozenset(
 """Keys, lowercased without ``_``, that a tool's schema was probably meant to be under."""
 
 
+def shape_seen(document: JSON) -> str:
+    """``a mapping with keys on, jobs, name``: a document's shape in a few words (the log
+    readers' hints say it too)."""
+    return _seen(document)
+
+
+def kind_of(value: JSON) -> str:
+    """``a string``, ``a list``, ``null``: a value's JSON kind in words."""
+    return _kind(value)
+
+
 def _seen(document: JSON) -> str:
     if isinstance(document, dict):
         if not document:

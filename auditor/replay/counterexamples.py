@@ -313,10 +313,16 @@ def _judge(sides: _Sides, rewrite: Change, arguments: JSON, key: bytes | None = 
     old, new = verdicts
     if old is None or not new.usable:
         return _Judged.OVERRAN if new.over_budget else _Judged.UNUSABLE
+    if old.over_budget or new.over_budget:
+        # An acceptance the old runtime's model gave only because its evaluation could not
+        # finish (a lenient reading enforces nothing it cannot finish) is no evidence that it
+        # accepted: a counterexample must rest on finished verdicts. The new side's verdicts
+        # are the fast validator's here (``light_verdicts``), which no budget stops.
+        return _Judged.OVERRAN
     caused = rewrite.removes_tool or any(rewrite in issue.causes for issue in new.errors)
     if old.accepts and not new.accepts and caused:
         return _Judged.BITES
-    return _Judged.OVERRAN if old.over_budget or new.over_budget else _Judged.MISSES
+    return _Judged.MISSES
 
 
 MAX_REMEMBERED: Final = 5_000
@@ -360,7 +366,7 @@ class _Sides:
         replay = self.replay
         found = None
         if not replay.surely_accepted(arguments) and self._old_may_accept(arguments):
-            found = replay.verdicts(arguments)
+            found = replay.light_verdicts(arguments)
         if (
             key is not None
             and len(self._known) < MAX_REMEMBERED
@@ -428,10 +434,82 @@ def harmless(
     if any(type(value) is type(v) and value == v for v in _VACUOUS.get(keyword, ())):
         return f"'{keyword}: {orjson.dumps(value).decode()}' constrains nothing"
     return (
-        _under_refusing_not(replay, rewrite, ceiling)
+        _inside_changed_collapsing_applicator(replay, rewrite)
+        or _under_refusing_not(replay, rewrite, ceiling)
         or _members_refused_before(replay, rewrite, ceiling)
         or _siblings_admit_nothing_it_refuses(replay, position, keyword, value, ceiling)
     )
+
+
+_COLLAPSING: Final = frozenset({"anyOf", "oneOf"})
+"""Applicators that report one error of their own for whatever fails inside them (python-
+jsonschema keeps the branches' errors only as its ``context``): the causes of that error are
+the rewrites on its own way (``CauseFinder._direct``), never one inside it while one stands
+there. (``not`` and ``contains`` report one error too, but no rule respells them.)"""
+
+
+def _inside_changed_collapsing_applicator(replay: ToolReplay, rewrite: Change) -> str | None:
+    """Why ``rewrite`` can never be a rejection's cause when it lies inside an ``anyOf`` or
+    ``oneOf`` that the change itself respells (``any_of`` ->
+    ``anyOf``): every error from inside is that applicator's one error, whose causes are the
+    respelling on its way. Only where nothing leads inside but the applicator: no ``$ref``
+    lands within it, no ``$anchor``/``$id`` stands there, every ``$ref`` is a local pointer."""
+    if rewrite.removes_tool:
+        return None
+    position = keyword_position(rewrite)
+    enclosing = next(
+        (
+            other.new_pointer
+            for other in replay.normalized.rewrites
+            if other is not rewrite
+            and other.edit is Edit.RENAME
+            and other.new in _COLLAPSING
+            and other.old != other.new
+            and position.startswith(other.new_pointer + "/")
+        ),
+        None,
+    )
+    if enclosing is None or not _reached_only_through(replay.normalized.schema, enclosing):
+        return None
+    keyword = pointers.split(enclosing)[-1]
+    return (
+        f"it lies inside '{keyword}', which the change respells too: whatever fails inside is "
+        f"one '{keyword}' error, counted under that respelling ({enclosing})"
+    )
+
+
+_ENTRANCES: Final = frozenset({"$id", "id", "$anchor", "$dynamicAnchor"})
+
+
+def _reached_only_through(schema: JSON, at: str) -> bool:
+    """Whether the subschemas below ``at`` are evaluated only through it: every ``$ref`` of
+    ``schema`` a local pointer landing outside, no identifier or anchor below."""
+    found, below = pointers.resolve(schema, at)
+    if not found:
+        return False
+    stack: list[JSON] = [below]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if _ENTRANCES.intersection(node):
+                return False
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in ("$ref", "$dynamicRef", "$recursiveRef"):
+                    target = pointers.ref_target(value) if isinstance(value, str) else None
+                    if not isinstance(target, str) or target.startswith(at + "/"):
+                        return False
+                else:
+                    stack.append(value)
+        elif isinstance(node, list):
+            stack.extend(node)
+    return True
 
 
 def unevaluable(schema: JSON, rewrite: Change, ceiling: SearchCeiling | None = None) -> str | None:

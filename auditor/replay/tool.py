@@ -457,6 +457,14 @@ class ToolReplay:
         old, new, _ = self._verdicts(arguments, None)
         return old, new
 
+    def light_verdicts(self, arguments: JSON) -> tuple[Verdict | None, Verdict]:
+        """``verdicts`` without the messages: a rejection is described by the fast validator's
+        errors where they map exactly (``fast_errors``), keys and causes the reference's, as
+        for a call the report counts but does not show. What the counterexample search judges
+        its candidates by: it keeps the arguments, never the errors."""
+        old, new, _ = self._verdicts(arguments, _never_shown)
+        return old, new
+
     def _verdicts(
         self, arguments: JSON, shown: Callable[[Verdict | None, Verdict], bool] | None
     ) -> tuple[Verdict | None, Verdict, bool]:
@@ -789,6 +797,10 @@ def _in_order(found: list[exceptions.ValidationError]) -> list[exceptions.Valida
             e.message,
         ),
     )
+
+
+def _never_shown(old: Verdict | None, new: Verdict) -> bool:
+    return False
 
 
 def _shown(detailed: Detailed, call: Call, old: Verdict | None, new: Verdict) -> bool:

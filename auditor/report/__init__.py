@@ -25,6 +25,7 @@ class Format(str, Enum):
     GITHUB = "github"
     HTML = "html"
     COMMENT = "comment"
+    GITLAB = "gitlab"
 
 
 RENDERERS: Final[LazyRenderers[Format, Callable[[Report], str]]] = LazyRenderers(
@@ -38,6 +39,7 @@ RENDERERS: Final[LazyRenderers[Format, Callable[[Report], str]]] = LazyRenderers
         Format.GITHUB: "github",
         Format.HTML: "html",
         Format.COMMENT: "comment",
+        Format.GITLAB: "gitlab",
     },
 )
 """Each format's renderer, by module: imported when first used, not by ``--help``."""

@@ -1,13 +1,14 @@
 """The JSON report: the contract every other format renders a view of.
 
 Its JSON Schema is ``report.schema.json`` next to this module (``auditor schema`` prints it).
-Fields are only ever added, never renamed or removed.
+Fields are only ever added, never renamed or removed; ``schema_version`` says which contract a
+report follows.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Any
+from typing import Any, Final
 
 from auditor.json_text import json_text
 from auditor.models import (
@@ -30,6 +31,10 @@ from auditor.report import prose
 from auditor.report.common import runtime_note
 from auditor.report.json_dump import dumps_indented
 
+SCHEMA_VERSION: Final = 1
+"""The contract's version, the report's first key: raised by one on an incompatible change
+(a field renamed, removed or given another meaning or type), never for an added field."""
+
 
 def render(report: Report) -> str:
     """Strict JSON: a non-finite number is refused (the readers never let one in), and a
@@ -41,6 +46,7 @@ def render(report: Report) -> str:
 def as_dict(report: Report) -> dict[str, Any]:
     """The report as plain JSON data, in the documented order."""
     document: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
         "auditor_version": report.version,
         "generated_at": report.generated_at,
         "redacted": report.redacted,

@@ -11,9 +11,11 @@ near the top says what was cut. The JSON report always has everything.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Final
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, Final
 
-from tabulate import tabulate
+import tabulate as tabulate_module
 
 from auditor.models import (
     Counterexample,
@@ -171,12 +173,8 @@ def group_table(
         [number, *_group_cells(row)]
         for number, row in enumerate(group_rows(report, groups), start=1)
     ]
-    table = tabulate(
-        rows,
-        ["#", *GROUP_HEADER],
-        tablefmt="pipe",
-        colalign=("right", "right", "left", "left", "left", "left"),
-        disable_numparse=True,
+    table = _pipe_table(
+        rows, ["#", *GROUP_HEADER], colalign=("right", "right", "left", "left", "left", "left")
     )
     more = more_groups(report, len(groups), where)
     return [*([heading, ""] if heading else []), table, "", *([more, ""] if more else [])]
@@ -199,13 +197,29 @@ def summary_table(report: Report) -> str:
     cells = [
         [md_cell(cell) if isinstance(cell, str) else f"{cell:,}" for cell in row] for row in rows
     ]
-    return tabulate(
-        cells,
-        header,
-        tablefmt="pipe",
-        colalign=("left", *(["right"] * (len(header) - 1))),
-        disable_numparse=True,
-    )
+    return _pipe_table(cells, header, colalign=("left", *(["right"] * (len(header) - 1))))
+
+
+def _pipe_table(
+    rows: Sequence[Sequence[Any]], headers: Sequence[str], colalign: Sequence[str] | None = None
+) -> str:
+    """A pipe table padded by code points, whether or not ``wcwidth`` is installed: tabulate
+    measures display width when it can import it, so the same report would differ byte for
+    byte between environments wherever a cell holds CJK or emoji."""
+    with _code_point_widths():
+        return tabulate_module.tabulate(
+            rows, headers, tablefmt="pipe", colalign=colalign, disable_numparse=True
+        )
+
+
+@contextmanager
+def _code_point_widths() -> Iterator[None]:
+    saved = tabulate_module.WIDE_CHARS_MODE
+    tabulate_module.WIDE_CHARS_MODE = False
+    try:
+        yield
+    finally:
+        tabulate_module.WIDE_CHARS_MODE = saved
 
 
 def _notes(report: Report, budget: _Budget) -> list[str]:
@@ -476,7 +490,7 @@ def _unparseable(report: Report, budget: _Budget) -> list[str]:
         "<details><summary>"
         f"{plural(len(results), 'call')}: unparseable or naming an unknown tool</summary>",
         "",
-        tabulate(rows, ["source", "tool", "why"], tablefmt="pipe", disable_numparse=True),
+        _pipe_table(rows, ["source", "tool", "why"]),
         "",
     ]
     if len(results) > MAX_LISTED:

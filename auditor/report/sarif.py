@@ -6,6 +6,11 @@ whether it is new or accepted (``baselineState``). A group whose verified loosen
 written into its catalog file carries it as a SARIF ``fix`` when the command line passes the
 fixes in (``loosening_fixes``, from the edits ``auditor.schema.edit.catalog_edits`` made once
 for the run; the renderer itself reads no file).
+
+Paths are relative to the source root (``source_root.SourceRoot``: the repository around
+the working directory), results go most severe first, at most ``MAX_RESULTS`` of them (the last
+one then says what was cut), and the run's ``automationDetails.id`` follows from what was
+audited (``sarif_log.automation_id``).
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
+from itertools import chain
 from typing import Any
 
 from auditor.models import Group, RemovedPropertyCalls, Report
@@ -30,16 +36,29 @@ from auditor.report.removed import removal_location, removed_prose
 from auditor.report.rules import AUDIT_RULES as RULES
 from auditor.report.rules import REMOVED_PROPERTY_RULE
 from auditor.report.sarif_log import (
-    artifact_uri,
-    physical_location,
+    MAX_RESULTS,
+    artifact_location,
+    automation_id,
+    capped,
+    cut_result,
+    cut_rule,
+    input_name,
     render_log,
     replacement,
+    result_location,
 )
+from auditor.report.source_root import SourceRoot
 from auditor.schema.diffs import LineChange
 
 
-def render(report: Report, fixes: Mapping[str, dict[str, Any]] | None = None) -> str:
-    """The SARIF log, one run; ``fixes`` by group fingerprint (``loosening_fixes``)."""
+def render(
+    report: Report,
+    fixes: Mapping[str, dict[str, Any]] | None = None,
+    root: SourceRoot | None = None,
+) -> str:
+    """The SARIF log, one run; ``fixes`` by group fingerprint (``loosening_fixes``); paths
+    relative to ``root`` (default: the source root of the working directory)."""
+    where = root or SourceRoot.find()
     extra: dict[str, Any] = {
         "properties": {
             # The run's summary: the verdict, then what to do (Report.rollup), entry by entry.
@@ -54,18 +73,39 @@ def render(report: Report, fixes: Mapping[str, dict[str, Any]] | None = None) ->
         extra["properties"]["profiles"] = [visible(prose.plain(line)) for line in lines]
     if report.generated_at:
         extra["invocations"] = [{"executionSuccessful": True, "endTimeUtc": report.generated_at}]
-    return render_log(
-        report.version,
-        [rule.sarif() for rule in RULES.values()]
-        # The removals' rule only where it has results: other logs stay as they were.
-        + ([REMOVED_PROPERTY_RULE.sarif()] if report.removed_properties else []),
-        [_result(report, group, (fixes or {}).get(group.fingerprint)) for group in report.groups]
-        + [_removed_result(report, removed) for removed in report.removed_properties],
-        **extra,
+    rules = [rule.sarif() for rule in RULES.values()]
+    if report.removed_properties:  # its rule only where it has results: other logs unchanged
+        rules.append(REMOVED_PROPERTY_RULE.sarif())
+    groups = (_result(report, g, where, (fixes or {}).get(g.fingerprint)) for g in report.groups)
+    removed = (_removed_result(report, r, where) for r in report.removed_properties)
+    results = capped(
+        chain(groups, removed),
+        lambda cut: cut_result(cut, len(rules), "groups", "the JSON report"),
     )
+    if len(report.groups) + len(report.removed_properties) > MAX_RESULTS:
+        rules.append(cut_rule())  # the rule of the summary result, last
+    return render_log(report.version, rules, results, _automation_id(report, where), **extra)
 
 
-def _removed_result(report: Report, removed: RemovedPropertyCalls) -> dict[str, Any]:
+def _automation_id(report: Report, where: SourceRoot) -> str:
+    """What was audited, each input where it stands from the source root: the catalogs on
+    both sides, the git revision, the profiles and the grouping. Not the logs: their names
+    change from run to run (dated files), and a new category each run would close and reopen
+    every alert."""
+    inputs = [
+        f"change={report.change_kind.value}",
+        *(f"schemas={input_name(path, where)}" for path in report.schema_inputs),
+        *(f"new-schemas={input_name(path, where)}" for path in report.new_schema_inputs),
+        f"against={report.against or ''}",
+        *(f"profile={run.profile}" for run in report.profile_runs),
+        f"group-by={report.group_by.value}",
+    ]
+    return automation_id("audit", inputs)
+
+
+def _removed_result(
+    report: Report, removed: RemovedPropertyCalls, where: SourceRoot
+) -> dict[str, Any]:
     """A note for each removed property logged calls still send, at the removal (the key in
     the old catalog)."""
     result: dict[str, Any] = {
@@ -89,9 +129,16 @@ def _removed_result(report: Report, removed: RemovedPropertyCalls) -> dict[str, 
             "firstCalls": list(removed.examples),
         },
     }
-    location = removal_location(report, removed)
-    if location is not None:
-        result["locations"] = [{"physicalLocation": physical_location(location)}]
+    logical = {
+        "name": removed.tool,
+        "fullyQualifiedName": f"{removed.tool}#{removed.change.pointer}",
+        "kind": "object",
+    }
+    locations, where_properties = result_location(
+        removal_location(report, removed), where, logical, beside=False
+    )
+    result["locations"] = locations
+    result["properties"].update(where_properties)
     return result
 
 
@@ -109,39 +156,54 @@ def _what_to_do(report: Report) -> list[dict[str, Any]]:
     ]
 
 
-def loosening_fixes(report: Report, changes: Mapping[str, LineChange]) -> dict[str, dict[str, Any]]:
+def loosening_fixes(
+    report: Report, changes: Mapping[str, LineChange], root: SourceRoot | None = None
+) -> dict[str, dict[str, Any]]:
     """A SARIF ``fix`` for each group whose suggested loosening applies to its catalog file
     as the file is now (``changes``: ``auditor.schema.edit.loosening_edits``, each loosening
-    by itself, by group fingerprint): the lines it changes and what replaces them."""
+    by itself, by group fingerprint): the lines it changes and what replaces them. Paths
+    relative to ``root``, as ``render`` writes them."""
+    where = root or SourceRoot.find()
     found: dict[str, dict[str, Any]] = {}
     for group in report.groups:
         patch, change = group.patch, changes.get(group.fingerprint)
         written = patch is not None and patch.problem is None and patch.file_problem is None
         if change is None or patch is None or not written:
             continue  # (a patch with a problem is written into no file: no change either)
+        artifact = artifact_location(change.path, where)
+        if artifact is None:
+            continue  # a remote catalog: no file of the repository to change
         found[group.fingerprint] = {
             "description": {"text": visible(patch.summary)},
             "artifactChanges": [
-                {
-                    "artifactLocation": {"uri": artifact_uri(change.path)},
-                    "replacements": [replacement(change)],
-                }
+                {"artifactLocation": artifact, "replacements": [replacement(change)]}
             ],
         }
     return found
 
 
-def _result(report: Report, group: Group, fix: dict[str, Any] | None = None) -> dict[str, Any]:
-    rule_id, level = RULES[group.outcome].code, RULES[group.outcome].level or "note"
-    below = report.gate.below_threshold(group)
+def group_level(report: Report, group: Group) -> str:
+    """A group's level (error, warning, note): its outcome's, an error when it fails the run
+    under --fail-on, at most a warning when only a usage threshold or the log keeps it from
+    failing, and a note when a baseline accepted it."""
+    level = RULES[group.outcome].level or "note"
+    if group.baselined:
+        return "note"
     if report.gate.fails(group):
-        level = "error"  # whatever its outcome, it fails the run under --fail-on
-    elif set_aside(report, group) and level == "error":
-        level = "warning"  # it would fail the run, but for a usage threshold or the log
+        return "error"  # whatever its outcome, it fails the run under --fail-on
+    if set_aside(report, group) and level == "error":
+        return "warning"  # it would fail the run, but for a usage threshold or the log
+    return level
+
+
+def _result(
+    report: Report, group: Group, where: SourceRoot, fix: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    below = report.gate.below_threshold(group)
     result: dict[str, Any] = {
-        "ruleId": rule_id,
+        "ruleId": RULES[group.outcome].code,
         "ruleIndex": list(RULES).index(group.outcome),
-        "level": "note" if group.baselined else level,
+        "level": group_level(report, group),
         # Shown to people as is: one visible line. The properties keep the data as it was.
         "message": {
             "text": visible(
@@ -165,9 +227,18 @@ def _result(report: Report, group: Group, fix: dict[str, Any] | None = None) -> 
     }
     if below:
         result["properties"]["belowThreshold"] = below
-    location = group_location(report, group)
-    if location is not None:
-        result["locations"] = [{"physicalLocation": physical_location(location)}]
+    # A local catalog's key is the physical location; a tool with no catalog position (a
+    # remote catalog, a tool no catalog defines) stands at a logical one: the tool, the key.
+    logical = {
+        "name": group.tool,
+        "fullyQualifiedName": f"{group.tool}#{group.schema_pointer}",
+        "kind": "object",
+    }
+    locations, where_properties = result_location(
+        group_location(report, group), where, logical, beside=False
+    )
+    result["locations"] = locations
+    result["properties"].update(where_properties)
     if report.baseline is not None:
         result["baselineState"] = "unchanged" if group.baselined else "new"
     if fix is not None:

@@ -1,7 +1,8 @@
 """Calls that still send a property the change removed (issue #29, item 3).
 
-The scenario is github-mcp-server's commit 7e79ae9a (tests/fixtures/change_removed/): its
-``get_commit.snap`` before and after, as the commit has them, and three calls. Reasoned from
+The scenario is github-mcp-server's commit 7e79ae9a: its ``get_commit.snap`` before and
+after, as the commit has them (tests/fixtures/github-mcp-server/), and three calls
+(tests/fixtures/change_removed/). Reasoned from
 the schemas:
 
 - ``include_diff`` is removed and ``detail`` (an optional string enum) added; the object has
@@ -43,6 +44,8 @@ from auditor.schema.diff import compare
 from tests.conftest import ROOT, run_cli
 
 FIXTURES = ROOT / "tests" / "fixtures" / "change_removed"
+SNAPS = ROOT / "tests" / "fixtures" / "github-mcp-server"
+BEFORE, AFTER = SNAPS / "get_commit.before.snap", SNAPS / "get_commit.after.snap"
 REMOVAL = {
     "pointer": "/properties/include_diff",
     "old": '{"default":true,"description":"Whether to include file diffs and stats in the '
@@ -60,7 +63,7 @@ def _audit(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], after: Path, before: Path | None = None
 ) -> tuple[int, dict[str, str]]:
     (tmp_path / "calls.jsonl").write_bytes((FIXTURES / "calls.jsonl").read_bytes())
-    (tmp_path / "before.snap").write_bytes((before or FIXTURES / "before.snap").read_bytes())
+    (tmp_path / "before.snap").write_bytes((before or BEFORE).read_bytes())
     outputs = [
         part
         for name, file in FORMATS.items()
@@ -75,7 +78,7 @@ def _audit(
 
 def _closed(tmp_path: Path, side: str) -> Path:
     """The fixture's ``side`` (``before``, ``after``) with its object closed."""
-    tool = json.loads((FIXTURES / f"{side}.snap").read_text())
+    tool = json.loads((SNAPS / f"get_commit.{side}.snap").read_text())
     tool["inputSchema"]["additionalProperties"] = False
     path = tmp_path / f"{side}-closed.snap"
     path.write_text(json.dumps(tool, indent=2))
@@ -85,7 +88,7 @@ def _closed(tmp_path: Path, side: str) -> Path:
 def test_the_include_diff_scenario_reports_the_two_calls_and_the_removal_harmless(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out = _audit(tmp_path, capsys, FIXTURES / "after.snap")
+    code, out = _audit(tmp_path, capsys, AFTER)
     assert code == 0  # nothing is rejected: the calls are silently ignored, not refused
     report = json.loads(out["json"])
     jsonschema.validate(report, report_schema())
@@ -122,7 +125,7 @@ def test_the_include_diff_scenario_reports_the_two_calls_and_the_removal_harmles
 def test_every_format_where_changes_are_shown_lists_the_finding(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _, out = _audit(tmp_path, capsys, FIXTURES / "after.snap")
+    _, out = _audit(tmp_path, capsys, AFTER)
     line = "2 calls still send include_diff, which the change removed; objects are open"
     assert "## Calls that still send a removed property" in out["markdown"]
     assert (
@@ -247,8 +250,8 @@ def _calls(lines: list[dict[str, Any]]) -> list[Call]:
 
 
 def _tally(calls: list[Call]) -> Tally:
-    before = load_catalogs([str(FIXTURES / "before.snap")], fmt=CatalogFormat.MCP).tools
-    after = load_catalogs([str(FIXTURES / "after.snap")], fmt=CatalogFormat.MCP).tools
+    before = load_catalogs([str(BEFORE)], fmt=CatalogFormat.MCP).tools
+    after = load_catalogs([str(AFTER)], fmt=CatalogFormat.MCP).tools
     replays = prepare(before, frozenset(), new_catalogs=NewCatalogs(after, ("after.snap",)))
     return count_calls(replays, calls, ReportSettings())
 
@@ -287,8 +290,8 @@ def test_a_payload_preloaded_as_accepted_is_still_counted_by_caller() -> None:
     calls = _calls(lines)
     payloads = {AcceptedRepeats.payload(call) for call in calls}
     preload: dict[Payload, Known] = {p: (False, frozenset()) for p in payloads if p is not None}
-    before = load_catalogs([str(FIXTURES / "before.snap")], fmt=CatalogFormat.MCP).tools
-    after = load_catalogs([str(FIXTURES / "after.snap")], fmt=CatalogFormat.MCP).tools
+    before = load_catalogs([str(BEFORE)], fmt=CatalogFormat.MCP).tools
+    after = load_catalogs([str(AFTER)], fmt=CatalogFormat.MCP).tools
     replays = prepare(before, frozenset(), new_catalogs=NewCatalogs(after, ("after.snap",)))
     repeats = AcceptedRepeats(preload=preload)
     tally = count_calls(replays, calls, ReportSettings(), repeats)
@@ -308,10 +311,10 @@ def test_the_commit_as_a_pull_request_against_its_parent(
     snaps.mkdir(parents=True)
     git = ["git", "-c", "user.email=ci@example.com", "-c", "user.name=ci"]
     subprocess.run([*git, "init", "-q"], cwd=repo, check=True, capture_output=True)
-    shutil.copy(FIXTURES / "before.snap", snaps / "get_commit.snap")
+    shutil.copy(BEFORE, snaps / "get_commit.snap")
     subprocess.run([*git, "add", "."], cwd=repo, check=True, capture_output=True)
     subprocess.run([*git, "commit", "-qm", "parent"], cwd=repo, check=True, capture_output=True)
-    shutil.copy(FIXTURES / "after.snap", snaps / "get_commit.snap")
+    shutil.copy(AFTER, snaps / "get_commit.snap")
     shutil.copy(FIXTURES / "calls.jsonl", repo / "calls.jsonl")
     monkeypatch.chdir(repo)
     args = ["audit", "--schemas", "pkg/github/__toolsnaps__", "--catalog-format", "mcp"]

@@ -21,7 +21,10 @@ HEAVY = (
 )
 """Modules a question about the command line must not pay for."""
 
-COMMANDS: tuple[list[str], ...] = ([], ["audit"], ["lint"], ["normalize"], ["schema"], ["rule"])
+COMMANDS: tuple[list[str], ...] = (
+    *([], ["audit"], ["lint"], ["normalize"], ["schema"], ["rule"]),
+    ["completion"],
+)
 
 
 def _help(command: list[str], columns: int = 80) -> str:

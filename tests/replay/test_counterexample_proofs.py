@@ -194,3 +194,65 @@ def test_a_sibling_enum_or_const_whose_values_all_pass_makes_it_harmless() -> No
     assert _harmless({**beside, "max_properties": 0}, "max_properties") is None
     del beside["unevaluatedProperties"]
     assert _harmless({**beside, "max_properties": 1}, "max_properties") is not None
+
+
+# Values of every JSON kind and a few lengths: what a branch's keywords could turn on.
+VALUES: list[Any] = [
+    None, True, 0, 3, -1, 2.5, "", "ab", "abcdef", [], [1], ["a", "b", "c", "d", "e"], {},
+    {"k": 1},
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("dialect", "keyword"),
+    [("any_of", "anyOf"), ("one_of", "oneOf")],
+)
+def test_a_change_inside_a_respelled_any_of_is_counted_under_the_respelling(
+    dialect: str, keyword: str
+) -> None:
+    branch = {"type": "String", "max_length": 4}
+    schema = {"type": "object", "properties": {"note": {dialect: [branch, {"type": "null"}]}}}
+    replay = _replay(schema)
+    outer = _rewrite(replay, f"/properties/note/{dialect}")
+    inner = [_rewrite(replay, f"/properties/note/{dialect}/0/{k}") for k in ("type", "max_length")]
+    for rewrite in inner:
+        reason = harmless(replay, rewrite)
+        assert reason is not None and f"inside '{keyword}'" in reason
+    assert harmless(replay, outer) is None
+    # The proof's claim, checked on the verdicts: whatever the new schema rejects, the
+    # respelling is named and neither inner change ever is.
+    rejected = 0
+    for value in VALUES:
+        _, new = replay.verdicts({"note": value})
+        causes = {c for issue in new.errors for c in issue.causes}
+        if not new.accepts:
+            rejected += 1
+            assert outer in causes and not causes.intersection(inner), value
+    assert rejected >= 5  # numbers, booleans, lists, objects, a long string
+
+
+def test_the_proof_needs_the_applicator_respelled_and_nothing_leading_inside() -> None:
+    # anyOf active already: its branch's `type: String` enforced nothing before (the branch
+    # accepted everything, and so did anyOf) and is the cause after: a counterexample exists.
+    active = {"type": "object", "properties": {"note": {"anyOf": [{"type": "String"}]}}}
+    replay = _replay(active)
+    rewrite = _rewrite(replay, "/properties/note/anyOf/0/type")
+    assert harmless(replay, rewrite) is None
+    found = counterexample(replay, replay.normalized.rewrites.index(rewrite), [], SearchBudget())
+    assert found.status is CounterexampleStatus.FOUND
+
+    # A $ref into the branch judges its keywords outside the respelled any_of: no proof, and
+    # the branch's max_length alone rejects a long `other`.
+    referenced = {
+        "type": "object",
+        "properties": {
+            "note": {"any_of": [{"type": "string", "max_length": 2}, {"type": "null"}]},
+            "other": {"$ref": "#/properties/note/any_of/0"},
+        },
+    }
+    replay = _replay(referenced)
+    rewrite = _rewrite(replay, "/properties/note/any_of/0/max_length")
+    assert harmless(replay, rewrite) is None
+    old, new = replay.verdicts({"other": "abc"})
+    assert old is not None and old.accepts and not new.accepts
+    assert [issue.causes for issue in new.errors] == [(rewrite,)]

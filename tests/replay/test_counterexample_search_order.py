@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from auditor.models import JSON, CounterexampleStatus, Location, OldRuntime, ToolSchema
+from auditor.replay import tool as tool_module
 from auditor.replay.counterexamples import SearchBudget, bites, counterexample
 from auditor.replay.tool import ToolReplay
 from auditor.schema.normalize import DEFAULT_RULES, normalize
@@ -29,15 +30,16 @@ def _replay(schema: dict[str, JSON], old_runtime: OldRuntime = OldRuntime.LENIEN
 
 
 def _counting(replay: ToolReplay, monkeypatch: pytest.MonkeyPatch) -> list[JSON]:
-    """The arguments the reference is asked to list errors for."""
+    """The arguments whose errors are asked for (``light_verdicts``: the fast validator's where
+    they map exactly, else the reference's)."""
     asked: list[JSON] = []
-    full = replay.verdicts
+    full = replay.light_verdicts
 
     def verdicts(arguments: JSON) -> Any:
         asked.append(arguments)
         return full(arguments)
 
-    monkeypatch.setattr(replay, "verdicts", verdicts)
+    monkeypatch.setattr(replay, "light_verdicts", verdicts)
     return asked
 
 
@@ -110,3 +112,34 @@ def test_a_tools_verdicts_are_remembered_across_its_changes(
     asked_other = _counting(other, monkeypatch)
     assert counterexample(other, 0, samples, budget) == found[0]
     assert asked_other != []
+
+
+def test_the_search_lists_no_reference_errors_where_the_fast_errors_map_exactly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # SCHEMA keeps to the vocabulary whose errors map exactly (fast_errors.keyable): the
+    # candidates are judged by the fast validator's errors, and the counterexample is the same.
+    listed: list[JSON] = []
+    reference = tool_module._errors
+
+    def errors(validator: Any, instance: JSON) -> Any:
+        listed.append(instance)
+        return reference(validator, instance)
+
+    monkeypatch.setattr(tool_module, "_errors", errors)
+    replay = _replay(SCHEMA)
+    assert replay.fast_errors is not None
+    max_length = next(r for r in replay.normalized.rewrites if r.new == "maxLength")
+    found = counterexample(replay, replay.normalized.rewrites.index(max_length), [], SearchBudget())
+    assert found.status is CounterexampleStatus.FOUND
+    assert isinstance(found.arguments, dict) and len(str(found.arguments["q"])) > 3
+    assert listed == []
+
+    # propertyNames is left to python-jsonschema: the same search lists its errors there.
+    unkeyed: dict[str, JSON] = {**SCHEMA, "propertyNames": {"maxLength": 10}}
+    replay = _replay(unkeyed)
+    assert replay.fast_errors is None
+    max_length = next(r for r in replay.normalized.rewrites if r.new == "maxLength")
+    found = counterexample(replay, replay.normalized.rewrites.index(max_length), [], SearchBudget())
+    assert found.status is CounterexampleStatus.FOUND
+    assert listed != []

@@ -62,7 +62,11 @@ def test_loosenings_are_sarif_fixes(capsys: pytest.CaptureFixture[str]) -> None:
     # empty queries pass with 0: the fix rewrites that one line and nothing else.
     fix = fixed["lower minLength 3 → 0"]
     (change,) = fix["artifactChanges"]
-    assert change["artifactLocation"]["uri"] == str(catalog)  # the path as given
+    # Given as an absolute path inside the repository: relative to its root.
+    assert change["artifactLocation"] == {
+        "uri": "sample_logs/openai_gateway/tools.json",
+        "uriBaseId": "%SRCROOT%",
+    }
     (replacement,) = change["replacements"]
     line = '            "query": {"type": "string", "min_length": 3},'
     assert replacement == {

@@ -277,3 +277,36 @@ def test_markdown_cuts_a_very_long_input_path(tmp_path: Path) -> None:
     schemas = inputs.split(". Logs: ")[0].removeprefix("Schemas: ")
     assert len(str(folder / "tools.yaml")) > 300
     assert schemas == f"`{str(folder / 'tools.yaml')[:299]}…`"
+
+
+def test_markdown_tables_pad_by_code_points_whether_or_not_wcwidth_is_installed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # tabulate pads by display width when it can import wcwidth: a CJK tool name (two cells
+    # a character) would then be padded differently than in an environment without it.
+    import tabulate as tabulate_module
+
+    catalog = (
+        "tools:\n  - name: 検索ツール\n    parameters:\n      type: object\n"
+        "      properties:\n        q: {type: string, max_length: 2}\n"
+    )
+    calls = [("検索ツール", {"q": "abc"}), ("検索ツール", {"q": "a"})]
+    report = make_report(tmp_path, catalog, calls)
+    plain = render(report, Format.MARKDOWN)
+
+    class DoubleWidth:  # a stand-in for wcwidth: every non-ASCII character takes two cells
+        @staticmethod
+        def wcswidth(text: str) -> int:
+            return sum(1 if ord(c) < 128 else 2 for c in text)
+
+        wcwidth = wcswidth
+
+    monkeypatch.setattr(tabulate_module, "wcwidth", DoubleWidth, raising=False)
+    monkeypatch.setattr(tabulate_module, "WIDE_CHARS_MODE", True)
+    assert render(report, Format.MARKDOWN) == plain
+    assert tabulate_module.WIDE_CHARS_MODE is True  # put back after each table
+    assert "検索ツール" in plain
+    # The stand-in does change how tabulate pads, outside the report's tables:
+    wide = tabulate_module.tabulate([["検索"]], ["name"], tablefmt="pipe")
+    monkeypatch.setattr(tabulate_module, "WIDE_CHARS_MODE", False)
+    assert wide != tabulate_module.tabulate([["検索"]], ["name"], tablefmt="pipe")

@@ -11,6 +11,7 @@ import jsonschema
 import pytest
 
 from auditor.models import RULE_FAMILIES, OldRuntime, Outcome, Rule
+from auditor.report.json_report import SCHEMA_VERSION
 from auditor.report.schema import COUNTS, ENUMS, report_schema, schema_text
 from auditor.schema.profile_models import MODELS
 from auditor.schema.profiles import PROFILES
@@ -157,3 +158,21 @@ def test_a_report_with_every_family_and_every_profile_validates(
     models = set(MODELS)
     assert rules == {r.value for r in RULE_FAMILIES} - models - {Rule.CLOSE_OBJECTS}
     assert report["totals"]["calls"] == len(CALLS)
+
+
+def test_the_report_says_its_schema_version_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    catalog, log = write_inputs(tmp_path, CATALOG, CALLS)
+    args = ["audit", "--schemas", str(catalog), "--logs", str(log), "--no-report-files", "-q"]
+    _, out, _ = run_cli([*args, "--format", "json", "--output", "-"], capsys)
+    report = json.loads(out)
+    assert next(iter(report)) == "schema_version"
+    assert report["schema_version"] == SCHEMA_VERSION == 1
+    validator = jsonschema.Draft202012Validator(report_schema())
+    validator.validate(report)
+    # A report of another contract, or one that does not say, is not this schema's.
+    for other in ({**report, "schema_version": 2}, {**report, "schema_version": "1"}):
+        assert not validator.is_valid(other)
+    del report["schema_version"]
+    assert not validator.is_valid(report)

@@ -169,21 +169,29 @@ def test_a_run_writing_a_baseline_says_it_exits_0(
 RED, GREEN, RESET = "\x1b[1;31m", "\x1b[1;32m", "\x1b[0m"
 
 
+COLOUR_VARIABLES = ("NO_COLOR", "FORCE_COLOR", "CLICOLOR_FORCE")
+
+
 @pytest.mark.parametrize(
-    ("tty", "no_color", "option", "coloured"),
+    ("tty", "environ", "option", "coloured"),
     [
-        (False, None, [], False),  # a pipe: never in auto
-        (True, None, [], True),
-        (True, "1", [], False),  # NO_COLOR set
-        (True, "", [], True),  # NO_COLOR empty counts as unset
-        (False, None, ["--color", "always"], True),
-        (False, "1", ["--color", "always"], True),  # asked for explicitly
-        (True, None, ["--color", "never"], False),
+        (False, {}, [], False),  # a pipe: never in auto
+        (True, {}, [], True),
+        (True, {"NO_COLOR": "1"}, [], False),  # NO_COLOR set
+        (True, {"NO_COLOR": ""}, [], True),  # NO_COLOR empty counts as unset
+        (False, {"FORCE_COLOR": "1"}, [], True),  # a CI log asks for colour
+        (False, {"CLICOLOR_FORCE": "1"}, [], True),
+        (False, {"CLICOLOR_FORCE": "0"}, [], False),  # 0 does not force
+        (False, {"NO_COLOR": "1", "FORCE_COLOR": "1"}, [], False),  # NO_COLOR wins
+        (False, {}, ["--color", "always"], True),
+        (False, {"NO_COLOR": "1"}, ["--color", "always"], True),  # asked for explicitly
+        (True, {}, ["--color", "never"], False),
+        (True, {"FORCE_COLOR": "1"}, ["--color", "never"], False),  # the flag wins
     ],
 )
 def test_colour_only_on_a_terminal_unless_asked(
     tty: bool,
-    no_color: str | None,
+    environ: dict[str, str],
     option: list[str],
     coloured: bool,
     tmp_path: Path,
@@ -192,10 +200,10 @@ def test_colour_only_on_a_terminal_unless_asked(
 ) -> None:
     args = _inputs(tmp_path, "search", [{"tags": []}, {"tags": ["a"]}])
     monkeypatch.setattr(sys.stdout, "isatty", lambda: tty)
-    if no_color is None:
-        monkeypatch.delenv("NO_COLOR", raising=False)
-    else:
-        monkeypatch.setenv("NO_COLOR", no_color)
+    for name in COLOUR_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
     code, out, err = run_cli([*args, *option], capsys)
     assert code == 1
     last = "1 call would be newly rejected; exit 1"

@@ -17,6 +17,7 @@ class LintFormat(str, Enum):
     JSON = "json"
     GITHUB = "github"
     SARIF = "sarif"
+    GITLAB = "gitlab"
 
 
 LINT_RENDERERS: Final[LazyRenderers[LintFormat, Callable[[Sequence[LocatedFinding]], str]]] = (
@@ -27,6 +28,7 @@ LINT_RENDERERS: Final[LazyRenderers[LintFormat, Callable[[Sequence[LocatedFindin
             LintFormat.JSON: "json_list",
             LintFormat.GITHUB: "github",
             LintFormat.SARIF: "sarif",
+            LintFormat.GITLAB: "gitlab",
         },
     )
 )
