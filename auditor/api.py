@@ -35,7 +35,15 @@ from auditor.inputs.log_files import (
 )
 from auditor.inputs.paths import STDIN, shown
 from auditor.inputs.uri import check_uri
-from auditor.models import DEFAULT_RULES, Call, Report, Rule, SkippedInput, ToolSchema
+from auditor.models import (
+    DEFAULT_RULES,
+    Call,
+    Report,
+    Rule,
+    SkippedInput,
+    Subject,
+    ToolSchema,
+)
 from auditor.request import AuditRequest, Inputs
 
 if TYPE_CHECKING:
@@ -70,17 +78,25 @@ class AuditResult:
 
     @property
     def exit_code(self) -> int:
-        """0 when nothing fails under the request's ``--fail-on``, else 1 (the gate's)."""
-        return self.report.gate.exit_code
+        """0 when nothing fails under the request's ``--fail-on``, else 1 (the gate's): of
+        the arguments and of the results, each gated apart."""
+        return exit_code(self.report)
 
     @cached_property
     def loosenings(self) -> CatalogEdits:
-        """The verified loosenings of the report's groups written into their catalog files
-        (for SARIF fixes and ``--suggest-patch``): built once, on first use."""
+        """The verified loosenings of the report's groups of the kinds asked for
+        (``--suggest-patch-kinds``) written into their catalog files (for SARIF fixes and
+        ``--suggest-patch``): built once, on first use."""
+        from auditor.aggregate.rollup import kind_of
+        from auditor.request import PATCH_ENTRIES
         from auditor.schema.edit import loosening_edits  # reads and edits YAML: only when asked
 
         limit = self.request.limits.max_catalog_bytes
-        return loosening_edits(self.report.groups, limit, self.catalog_texts)
+        entries = {PATCH_ENTRIES[kind] for kind in self.request.keep.patch_kinds}
+        results = self.report.results
+        every = (*self.report.groups, *(() if results is None else results.groups))
+        groups = [group for group in every if kind_of(group) in entries]
+        return loosening_edits(groups, limit, self.catalog_texts)
 
 
 def audit(request: AuditRequest, progress: Callable[[int], Progress] | None = None) -> AuditResult:
@@ -122,9 +138,50 @@ def audit(request: AuditRequest, progress: Callable[[int], Progress] | None = No
 
         failed = [f for f in files if display_name(f) == error.problem.location.path]
         raise InputError(catalog_given_as_log(failed) or str(error.problem)) from error
+    report, unread = _with_results(report, old.tools, files, request, new)
     if skipped:  # counted in the inputs; the gate does not depend on them
         report = dataclasses.replace(report, skipped_inputs=skipped)
-    return AuditResult(report, request, _traffic(report.call_count, empty, request), texts)
+    warnings = (*_traffic(report.call_count, empty, request), *unread)
+    return AuditResult(report, request, warnings, texts)
+
+
+def exit_code(report: Report) -> int:
+    """The exit code of a report's gates: its own, and its results' where it has them."""
+    results = report.results
+    return max(report.gate.exit_code, 0 if results is None else results.gate.exit_code)
+
+
+def _with_results(
+    report: Report,
+    tools: Sequence[ToolSchema],
+    files: Sequence[str],
+    request: AuditRequest,
+    new: NewCatalogs | None,
+) -> tuple[Report, tuple[str, ...]]:
+    """The arguments' report with the results' (``--subject``): under ``both``, where the
+    logs hold results of tools that declare an output schema (nothing is added otherwise, so
+    an arguments-only audit reports as before); under ``results``, the results' report is
+    the report. The results are a second pass over the logs: standard input, read once, has
+    none to give (a warning says so under ``both``; ``results`` refuses it)."""
+    subject = request.inputs.subject
+    declares = any(t.output is not None for t in (*tools, *(new.tools if new else ())))
+    if subject is Subject.ARGUMENTS or (subject is Subject.BOTH and not declares):
+        return report, ()
+    if STDIN in files:
+        if subject is Subject.RESULTS:
+            raise InputError("--subject results cannot read standard input: name the log files")
+        return report, ("the results were not read: standard input is read once, for the "
+                        "arguments; name the log files to audit the results too",)  # fmt: skip
+    from auditor.engines.results import audit_results
+
+    schema_inputs = [shown(path) for path in request.inputs.schemas]
+    results = audit_results(tools, files, schema_inputs, request, _settings(request), new)
+    if subject is Subject.RESULTS:
+        return results, ()
+    counted = results.not_validated
+    if results.call_count == 0 and (counted is None or not counted.total):
+        return report, ()  # the logs hold no result of those tools
+    return dataclasses.replace(report, results=results), ()
 
 
 def replay(
@@ -202,18 +259,20 @@ def normalize(
     max_catalog_bytes: int | None = None,
     follow_links: bool = False,
     add_keys: bool = False,
+    skip_named: bool = False,
 ) -> NormalizeResult:
     """Normalize every catalog file under ``paths`` by ``rules``, in memory: nothing is
     written. Links out of a catalog folder are read only with ``follow_links``; the keys an
     upgrade profile adds are written into the text only with ``add_keys`` (a file that
-    needs one is a problem otherwise)."""
+    needs one is a problem otherwise); named files that are no catalog are skipped too with
+    ``skip_named``, as a folder's are."""
     from auditor.inputs.catalogs import FileSystem, read_catalog_files
     from auditor.inputs.limits import DEFAULT_MAX_CATALOG_BYTES
     from auditor.schema.edit import rewrite_file
 
     limit = DEFAULT_MAX_CATALOG_BYTES if max_catalog_bytes is None else max_catalog_bytes
     # One rule for folders in every command: the files that are no catalog are skipped.
-    found = read_catalog_files(list(paths), None, limit, FileSystem(follow_links))
+    found = read_catalog_files(list(paths), None, limit, FileSystem(follow_links), skip_named)
     results: list[FileRewrite] = []
     confined: dict[str, Path] = {}
     for file in found.files:

@@ -73,6 +73,16 @@ class NewRuntime(str, Enum):
     """Nothing is validated: no call is rejected after."""
 
 
+class Subject(str, Enum):
+    """What a replay judges (``--subject``): a call's arguments against the tool's input
+    schema, or its result against the tool's output schema."""
+
+    ARGUMENTS = "arguments"
+    RESULTS = "results"
+    BOTH = "both"
+    """Arguments, and results where the logs hold results of tools with an output schema."""
+
+
 class Dialect(str, Enum):
     """``--default-dialect``: the draft a schema without ``$schema`` is read as."""
 
@@ -224,6 +234,10 @@ class ToolSchema:
     strict: JSON = field(default=None, compare=False)
     """The tool's own ``strict`` flag beside its schema, where its shape has one (Responses
     API tools); None when it says none: which upgrade profile fits depends on it."""
+    output: ToolSchema | None = field(default=None, compare=False)
+    """The tool's output schema (MCP ``outputSchema``), as a tool schema of its own (its
+    pointer and positions those of the output schema), where the catalog declares one: what
+    the tool's results are replayed against (``Subject.RESULTS``)."""
 
 
 @dataclass(frozen=True)
@@ -850,7 +864,9 @@ class RollUpEntry:
     unwritable_patches: int = 0
     """Groups with a loosening verified on the schema that cannot be written into its file."""
     patch_command: str | None = None
-    """The option that writes the patches (``--suggest-patch PATH``); None without one."""
+    """The option that writes the patches (``--suggest-patch PATH``, with the
+    ``--suggest-patch-kinds`` that names the entry's kind when it is not the default); None
+    without one."""
     errors: tuple[tuple[str, str], ...] = ()
     """(tool, problem) of each unusable new schema, each pair once, in the report's order."""
 
@@ -948,6 +964,16 @@ class Report:
     that still send it; only removals some call still sends."""
     skipped_inputs: tuple[SkippedInput, ...] = ()
     """Files of the catalog folders (both sides) that are no tool catalog, left out."""
+    subject: Subject = Subject.ARGUMENTS
+    """What this report's calls are: arguments (the default), or results (``results``, or
+    the whole report under ``--subject results``); renderers label a results report so."""
+    results: Report | None = None
+    """The logged results replayed against the tools' output schemas (``--subject both``),
+    where the logs hold results of tools that declare one: a report of its own (its calls
+    are results: ``Call.arguments`` holds the structured content, ``source`` the place of
+    the result), counted and gated apart, never in ``totals``."""
+    not_validated: NotValidated | None = None
+    """Of a results report: the results read and not replayed (error results, ...)."""
     gate: Gate = field(kw_only=True)
     """What fails the run under ``fail_on`` and the thresholds, decided from ``groups`` when the
     report was finished."""
@@ -1001,6 +1027,24 @@ class Report:
     def unexercised_count(self) -> int:
         """Rewrites whose keyword no logged call reached."""
         return sum(1 for t in self.tools for n in t.reached if n == 0)
+
+
+@dataclass(frozen=True)
+class NotValidated:
+    """Results read from the logs and not replayed against an output schema, by reason."""
+
+    error_results: int = 0
+    """Results marked as errors (MCP ``isError: true``, an OTel span with an error status):
+    not validated, as MCP says."""
+    unstructured: int = 0
+    """Results without structured content (MCP ``content`` only; OTel text that is not a
+    JSON object): nothing to validate."""
+    without_output_schema: int = 0
+    """Results of tools the catalogs know but that declare no output schema."""
+
+    @property
+    def total(self) -> int:
+        return self.error_results + self.unstructured + self.without_output_schema
 
 
 @dataclass(frozen=True)

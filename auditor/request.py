@@ -36,8 +36,10 @@ from auditor.models import (
     GroupBy,
     NewRuntime,
     OldRuntime,
+    RollUpKind,
     Rule,
     RuntimeValidator,
+    Subject,
 )
 
 INPUTS: Final = "Inputs"
@@ -66,6 +68,43 @@ def parse_rules(value: str | None) -> frozenset[Rule]:
     if unknown or not names:
         raise RequestError(
             f"unknown rule family {', '.join(unknown) or '(none given)'}; "
+            f"choose from {', '.join(known)}"
+        )
+    return frozenset(known[name] for name in names)
+
+
+class PatchKind(str, Enum):
+    """Which groups' verified loosenings ``--suggest-patch`` writes (``--suggest-patch-kinds``):
+    by the roll-up entry the group lands in."""
+
+    LOOSEN_SCHEMA = "loosen-schema"
+    """Most of the tool's calls fail the constraint: loosening it follows real use."""
+    REVIEW = "review"
+    """Neither rare nor the norm, or too few calls to tell: loosening it is a guess."""
+    CONTRADICTION = "contradiction"
+    """The log shows the calls ran although the old schema rejects them: no change explains
+    their rejection, so no loosening of the change's keyword is the fix."""
+
+
+DEFAULT_PATCH_KINDS: Final = frozenset({PatchKind.LOOSEN_SCHEMA})
+PATCH_ENTRIES: Final[dict[PatchKind, RollUpKind]] = {
+    PatchKind.LOOSEN_SCHEMA: RollUpKind.LOOSEN_SCHEMA,
+    PatchKind.REVIEW: RollUpKind.REVIEW,
+    PatchKind.CONTRADICTION: RollUpKind.CONTRADICTED,
+}
+"""The roll-up entry (``auditor.aggregate.rollup.kind_of``) of the groups of each kind."""
+
+
+def parse_patch_kinds(value: str | None) -> frozenset[PatchKind]:
+    """``loosen-schema,review`` -> the kinds; None gives the default (``loosen-schema``)."""
+    if value is None:
+        return DEFAULT_PATCH_KINDS
+    names = [name.strip() for name in value.split(",") if name.strip()]
+    known = {kind.value: kind for kind in PatchKind}
+    unknown = [name for name in names if name not in known]
+    if unknown or not names:
+        raise RequestError(
+            f"unknown patch kind {', '.join(unknown) or '(none given)'}; "
             f"choose from {', '.join(known)}"
         )
     return frozenset(known[name] for name in names)
@@ -218,6 +257,17 @@ class Inputs:
         "repeated in later request histories once, by its id; the logs are read in one "
         "pass), or responses (only where the model produced it; such logs are then cut "
         "in parts for --jobs and the engines, and replies are not paired with calls).",
+    )
+    subject: Subject = option(
+        Subject.BOTH,
+        "--subject",
+        panel=INPUTS,
+        metavar="SUBJECT",
+        show_default=True,
+        help="What is replayed: arguments (against input schemas), results (MCP "
+        "structuredContent, OTel gen_ai.tool.call.result, against output schemas), or both "
+        "(results only where the logs hold results of tools that declare an output "
+        "schema), each counted and gated apart (docs/mcp-upgrades.md).",
     )
     tool_column: str | None = option(
         None,
@@ -419,6 +469,19 @@ class Keep:
         help="List at most N changed calls one by one (0: all). Groups and counts always "
         "cover every call.",
     )
+    suggest_patch_kinds: frozenset[PatchKind] | None = option(
+        None,
+        "--suggest-patch-kinds",
+        panel=OUTPUTS,
+        metavar="KINDS",
+        show_default=PatchKind.LOOSEN_SCHEMA.value,
+        typed=(str, parse_patch_kinds),
+        comma_list=True,
+        help="Comma-separated kinds of groups whose verified loosening --suggest-patch "
+        f"writes: {', '.join(kind.value for kind in PatchKind)} (a review group's loosening "
+        "is a guess, a contradiction's no fix of the change).",
+    )
+    """None: not named, ``DEFAULT_PATCH_KINDS`` (``patch_kinds``)."""
     timestamp: bool = option(
         False,
         "--timestamp",
@@ -426,6 +489,11 @@ class Keep:
         cli_only=True,
         help="Stamp the reports with the time of the run.",
     )
+
+    @property
+    def patch_kinds(self) -> frozenset[PatchKind]:
+        """The kinds of groups ``--suggest-patch`` (and the SARIF fixes) write."""
+        return DEFAULT_PATCH_KINDS if self.suggest_patch_kinds is None else self.suggest_patch_kinds
 
 
 @dataclass(frozen=True)

@@ -35,13 +35,13 @@ TIME_FACTOR = float(os.environ.get("AUDITOR_TEST_TIME_FACTOR", "3" if CI else "1
 Every bound is already several times what the work takes; under CI it is three times that."""
 
 
-@pytest.fixture(autouse=True)
-def _colour_not_forced(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A shell or CI that forces colour (``FORCE_COLOR``, ``CLICOLOR_FORCE``) would colour
-    every answer the tests read: each test starts without them (its subprocesses too), and
-    the colour tests set them."""
-    for name in ("FORCE_COLOR", "CLICOLOR_FORCE"):
-        monkeypatch.delenv(name, raising=False)
+# A shell or CI that forces colour (FORCE_COLOR, CLICOLOR_FORCE) would colour every answer
+# the tests read: the run starts without them (its subprocesses too), and the colour tests
+# set them. Not an autouse fixture: one holding ``monkeypatch`` would be set up before every
+# other fixture and so undone after their teardown, which then runs with the test's patches
+# still in place (tests/inputs/test_uri.py's bucket).
+for _forcing in ("FORCE_COLOR", "CLICOLOR_FORCE"):
+    os.environ.pop(_forcing, None)
 
 
 def seconds(bound: float) -> float:
@@ -120,6 +120,7 @@ def what_runs(request: AuditRequest, outputs: Any) -> Any:
         catalog_format=request.inputs.catalog_format.to_format(),
         log_format=request.inputs.log_format.to_format(),
         rules=request.change.normalization,
+        suggest_patch_kinds=request.keep.patch_kinds,
         columns=request.inputs.columns,
         outputs=outputs.formats,
         outputs_within=outputs.formats_within,

@@ -10,9 +10,9 @@ import pytest
 from auditor.api import InputError, audit, lint, normalize, replay
 from auditor.errors import EXIT_FOUND, EXIT_OK, EXIT_UNUSABLE
 from auditor.inputs.log_files import TooFewCalls
-from auditor.models import JSON, Call, FailOn, Outcome, Rule
+from auditor.models import JSON, Call, FailOn, HintKind, Outcome, Rule
 from auditor.report import Format, render
-from auditor.request import AuditRequest, Gating, Inputs, TheChange
+from auditor.request import AuditRequest, Gating, Inputs, Keep, PatchKind, TheChange
 
 CATALOG = {"search": {"type": "object", "properties": {"tags": {"type": "array", "min_items": 2}}}}
 """``min_items`` is no keyword of JSON Schema: the old schema accepts any list of tags;
@@ -105,8 +105,14 @@ def test_the_loosenings_are_written_into_the_catalog_as_the_audit_read_it(
     log = tmp_path / "calls.jsonl"
     calls = [{"tool": "find", "arguments": {"q": "x", "limit": n}} for n in range(3)]
     log.write_text("".join(json.dumps(call) + "\n" for call in calls))
-    result = audit(AuditRequest(Inputs(schemas=(str(catalog),), logs=(str(log),))))
+    inputs = Inputs(schemas=(str(catalog),), logs=(str(log),))
+    # 3 calls are too few to tell: the group is hinted review, which the loosenings written
+    # leave out unless asked for (--suggest-patch-kinds).
+    assert audit(AuditRequest(inputs)).loosenings.files == ()
+    kinds = Keep(suggest_patch_kinds=frozenset({PatchKind.REVIEW}))
+    result = audit(AuditRequest(inputs, keep=kinds))
     (group,) = result.report.groups
+    assert group.hint.kind is HintKind.REVIEW
     assert group.patch is not None and group.patch.file_operations
     audited = catalog.read_text()
     catalog.write_text(json.dumps({"find": schema}))  # changed on disk after the audit

@@ -78,10 +78,12 @@ def fingerprint(
     problem: str = "",
     caller: str | None = None,
     contradiction: bool = False,
+    results: bool = False,
 ) -> str:
     """A stable 16-hex-digit key for a group: the same constraint gives the same key, and
     with ``--group-by caller`` the same constraint and caller; the calls the log contradicts
-    (``Group.contradicted``) are a group apart from the regressions at the same constraint.
+    (``Group.contradicted``) are a group apart from the regressions at the same constraint,
+    and a group of results (``results``) from the arguments' at the same pointer.
 
     Remembered: a log repeats few constraints many times, and this runs per rejected call.
     """
@@ -97,6 +99,8 @@ def fingerprint(
         fields.append(["caller", caller])
     if contradiction:  # likewise
         fields.append(["contradicted"])
+    if results:  # likewise: the arguments' keys stay as they were
+        fields.append(["results"])
     payload = json.dumps(fields, ensure_ascii=False)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
 
@@ -140,9 +144,13 @@ class GroupCollector:
     """Accumulates groups call by call, keeping counts and at most ``examples`` calls each;
     ``by_caller`` splits each group by the caller the log names (``--group-by caller``)."""
 
-    def __init__(self, examples: int = DEFAULT_EXAMPLES, by_caller: bool = False) -> None:
+    def __init__(
+        self, examples: int = DEFAULT_EXAMPLES, by_caller: bool = False, results: bool = False
+    ) -> None:
+        """``results``: the calls are results (their groups' fingerprints say so)."""
         self._examples = examples
         self._by_caller = by_caller
+        self._results = results
         self._pending: dict[str, _Pending] = {}
 
     def add(self, result: CallResult, raw: CallResult | None = None, schema: JSON = None) -> None:
@@ -159,7 +167,9 @@ class GroupCollector:
         # call missing two required names fails `required` twice, and counts once.
         seen: dict[str, set[str]] = {}
         if not result.errors:
-            key = fingerprint(tool, result.outcome, (), "", "", problem, split)
+            key = fingerprint(
+                tool, result.outcome, (), "", "", problem, split, False, self._results
+            )
             self._count(key, result, "", "", (), problem or "", "", [])
             return
         for index, issue in enumerate(result.errors):
@@ -173,6 +183,7 @@ class GroupCollector:
                 "",
                 split,
                 apart,
+                self._results,
             )
             observed = [observation_key(o) for o in issue.observed]
             if key in seen:
@@ -207,11 +218,14 @@ class GroupCollector:
             return True
         split = (caller or "") if self._by_caller else None
         outcome = result.outcome
+        tag = self._results
         keys = [
-            fingerprint(tool, outcome, i.causes, i.keyword, i.schema_pointer, "", split, apart)
+            fingerprint(tool, outcome, i.causes, i.keyword, i.schema_pointer, "", split, apart, tag)
             for i in result.errors
             for apart in (contradicted(result, i),)
-        ] or [fingerprint(tool, outcome, (), "", "", result.schema_problem or "", split)]
+        ] or [
+            fingerprint(tool, outcome, (), "", "", result.schema_problem or "", split, False, tag)
+        ]
         for key in keys:
             pending = self._pending.get(key)
             if (pending is None or len(pending.examples) < self._examples) and key not in before:

@@ -13,9 +13,24 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Collection
 from typing import Final
 
-from auditor.models import JSON, DecisionHint, HintKind, Observation, Outcome, Prose, Span
+from auditor import pointers
+from auditor.models import (
+    JSON,
+    RULE_FAMILIES,
+    DecisionHint,
+    Edit,
+    HintKind,
+    Observation,
+    Outcome,
+    Prose,
+    Rule,
+    Span,
+)
+from auditor.replay.observed import shape_kind
+from auditor.schema.normalize import normalize
 from auditor.words import plural
 
 code = Span.code
@@ -209,3 +224,97 @@ def _without_error(outcome: Outcome, problem: str) -> DecisionHint:
             "check that nothing relied on the rejection.",
         ),
     )
+
+
+NULLABLE_READERS: Final = frozenset(
+    {Rule.OPENAPI, Rule.GOOGLE_GENAI, Rule.GOOGLE_GENAI_RESPONSE_SCHEMA}
+)
+"""The rule families that read OpenAPI's ``nullable: true`` as ``null`` allowed
+(``auditor.schema.normalize``, the google-genai profiles)."""
+SHOWN_ALIASES: Final = 3
+"""Type names a type-alias tip shows; the others are counted."""
+
+
+def rules_option(rules: Collection[Rule], added: Rule | None = None) -> str:
+    """``--rules keyword-case,type-case,openapi``: the audit's rules (with ``added``)."""
+    chosen = set(rules) | ({added} if added is not None else set())
+    return "--rules " + ",".join(rule.value for rule in RULE_FAMILIES if rule in chosen)
+
+
+def nullable_tip(
+    keyword: str,
+    schema_pointer: str,
+    new_schema: JSON,
+    observed: Counter[str],
+    rules: Collection[Rule],
+    profile: Rule | None = None,
+) -> tuple[Rule, Prose] | None:
+    """For a group failing ``type`` where the failing schema says ``nullable: true`` and the
+    calls sent ``null``: the rule family that reads it (``profile``, the one the catalog's
+    shape implies, when that is google-genai; else ``openapi``); None when one already runs."""
+    if keyword != "type" or NULLABLE_READERS & set(rules):
+        return None
+    holder_pointer = pointers.parent(schema_pointer)
+    _, holder = pointers.resolve(new_schema, holder_pointer)
+    if not isinstance(holder, dict) or holder.get("nullable") is not True:
+        return None
+    if not any(json.loads(key)[0] == shape_kind(None) for key in observed):
+        return None
+    rule = Rule.GOOGLE_GENAI if profile is Rule.GOOGLE_GENAI else Rule.OPENAPI
+    return rule, Prose.of(
+        "But ",
+        code("nullable: true"),
+        " stands beside ",
+        code("type"),
+        " at ",
+        code(holder_pointer or "/"),
+        ": OpenAPI's way to allow ",
+        code("null"),
+        f", which JSON Schema ignores; where the runtime reads it, as {_READERS[rule]} does, "
+        "audit with ",
+        code(rules_option(rules, rule)),
+        ".",
+    )
+
+
+_READERS: Final = {Rule.OPENAPI: "OpenAPI 3.0", Rule.GOOGLE_GENAI: "google-genai's types.Schema"}
+
+
+def type_alias_tip(old_schema: JSON, rules: Collection[Rule]) -> Prose | None:
+    """For a group of a tool whose schema names types by a programming language's names
+    (``dict``, ``float``, ``any``: the names ``--rules type-alias`` rewrites, found by
+    normalizing with it): the rule to audit with; None when it already runs or none is
+    named."""
+    if Rule.TYPE_ALIAS in rules:
+        return None
+    try:
+        rewrites = normalize(old_schema, set(rules) | {Rule.TYPE_ALIAS}).rewrites
+    except RecursionError:  # too deep to walk: the schema's problem says so already
+        return None
+    aliases = [r for r in rewrites if r.rule is Rule.TYPE_ALIAS]
+    if not aliases:
+        return None
+    shown: list[Prose] = []
+    for rewrite in aliases[:SHOWN_ALIASES]:
+        _, name = pointers.resolve(old_schema, rewrite.pointer)
+        written = name if isinstance(name, str) else json.dumps(name, ensure_ascii=False)
+        after = Prose.of(" → ", code(rewrite.new)) if rewrite.edit is Edit.REPLACE else None
+        shown.append(Prose.of(code(written), after or Prose.of(" → no ", code("type"))))
+    more = len(aliases) - SHOWN_ALIASES
+    listed = Prose.of(*_joined(shown), f" and {more:,} more" if more > 0 else "")
+    return Prose.of(
+        "The schema names types as a programming language does (",
+        listed,
+        "), which are no JSON types: audit with ",
+        code(rules_option(rules, Rule.TYPE_ALIAS)),
+        ", which rewrites them as the JSON types they mean.",
+    )
+
+
+def _joined(parts: list[Prose]) -> list[Prose | str]:
+    joined: list[Prose | str] = []
+    for index, part in enumerate(parts):
+        if index:
+            joined.append(", ")
+        joined.append(part)
+    return joined

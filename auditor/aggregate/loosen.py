@@ -24,6 +24,14 @@ and a schema that holds the keyword only in positive places (never under ``not``
 ``oneOf`` or ``contains``, nor reachable through a ``$ref`` standing under one of them)
 accepts a superset when one of its keywords does.
 
+The patch is then written into the catalog file and re-checked under the audit's own rules
+(``recheck``): the edited file, normalized again as the audit normalizes (profiles and
+runtimes included), must give the patched schema, or else a schema that still accepts the
+group's extremes and newly rejects none of the tool's accepted calls the tally holds (its
+samples, bounded: ``HeldCalls``). A patch whose place the rules write themselves (strict
+mode's ``required``) or that would move the failure to another call is not offered, and
+says so in words a user can act on: nothing of the JSON Patch application reaches a report.
+
 Both searches stay within bounds in CPU time, whatever the patterns: the extra properties of
 one call are found within ``PATTERN_TIMEOUT`` (all its ``patternProperties`` matches
 together), and a patch is checked within one call's budget, under the ceiling the audit's
@@ -38,9 +46,10 @@ from collections import Counter
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Final
+from typing import Final, Protocol
 
 from auditor import pointers
+from auditor.aggregate.hints import rules_option
 from auditor.aggregate.local_checks import (
     Usable,
     Whole,
@@ -74,6 +83,7 @@ from auditor.replay.budget import (
 from auditor.replay.tool import Compiled, build_validator, compile_schema, schema_problem
 from auditor.schema.jsonpatch import PatchError, apply_patch
 from auditor.schema.normalize import normalize
+from auditor.words import plural
 
 MAX_VALUES: Final = 50
 """Distinct values outside an enum (or extra property names) a group remembers; beyond, no
@@ -320,10 +330,14 @@ class ToolPatches:
     the whole schema for each group made the patches of a large tool cost its groups times
     its size."""
 
-    def __init__(self, new_schema: JSON, side: FileSide | None = None) -> None:
+    def __init__(
+        self, new_schema: JSON, side: FileSide | None = None, held: HeldCalls | None = None
+    ) -> None:
         self.new_schema = new_schema
         self.side = side
         self.whole = Whole(new_schema)
+        self.held = held
+        """The tool's logged calls, to re-check a patch its rules change (``recheck``)."""
 
     @cached_property
     def refers_from_negative(self) -> bool:
@@ -405,15 +419,22 @@ def suggest(
     try:
         # Nothing edits either schema afterwards: the patched one shares what it leaves.
         patched = apply_patch(new_schema, change.operations, share=True)
-    except PatchError as error:
-        return SchemaPatch(problem=f"{NO_SINGLE_CHANGE} ({error})")
+    except PatchError:
+        # The rules build their operations from the holder they edit: a failure here is no
+        # reason a user can act on, and the operation's internals are not for the report.
+        return SchemaPatch(problem=NO_SINGLE_CHANGE)
     problem = verify(keyword, holder_pointer, patched, witness, ceiling, shared, change.operations)
     if problem is not None:
         return SchemaPatch(problem=problem)
     located = _in_file(change.operations, patched, holder_pointer, shared)
     if isinstance(located, str):
         return SchemaPatch(change.summary, change.operations, file_problem=located)
-    location, file_operations = located
+    if isinstance(located, Undone):
+        return _undone(change, located)
+    location, file_operations, edited = located
+    undone = recheck(keyword, holder_pointer, patched, edited, witness, ceiling, shared)
+    if undone is not None:
+        return _undone(change, undone)
     return SchemaPatch(
         change.summary,
         change.operations,
@@ -421,6 +442,10 @@ def suggest(
         "" if side is None else side.tool.pointer,
         file_operations,
     )
+
+
+def _undone(change: _Change, undone: Undone) -> SchemaPatch:
+    return SchemaPatch(problem=f"{change.summary}: not offered, {undone.reason}")
 
 
 def positive(schema: JSON, pointer: str) -> bool:
@@ -695,9 +720,11 @@ def _instances(keyword: str, holder: dict[str, JSON], witness: Witness) -> list[
 
 def _in_file(
     operations: tuple[PatchOperation, ...], patched: JSON, holder_pointer: str, shared: ToolPatches
-) -> tuple[Location, tuple[PatchOperation, ...]] | str:
-    """Where the patch edits the catalog file, and the operations on the schema as written
-    there; or why it cannot be written into the file."""
+) -> tuple[Location, tuple[PatchOperation, ...], JSON | None] | str | Undone:
+    """Where the patch edits the catalog file, the operations on the schema as written there,
+    and the edited schema when its normalization does not give ``patched`` exactly (None when
+    it does); or why it cannot be written into the file (``str``: the patch still stands on
+    the schema) or is no patch at all (``Undone``: the place it edits is the rules' own)."""
     side = shared.side
     if side is None:
         return "the tool's catalog is not known"
@@ -706,15 +733,22 @@ def _in_file(
         return "the catalog was read from standard input"
     written = shared.written
     if written is None:
-        return "the catalog's schema is too deep to map"
+        return TOO_DEEP
     file_operations = tuple(
         PatchOperation(o.op, written.old_pointer(o.path), o.value) for o in operations
     )
+    # Shared with the file's schema where it is not too deep to copy: copying one that is
+    # ends in a RecursionError, said as the depth it is.
+    shallow = written.depth <= MAX_NESTING
     try:
-        # Shared with the file's schema where it is not too deep to copy: copying one that
-        # is ends in the RecursionError the message below gives, as it always did.
-        shallow = written.depth <= MAX_NESTING
         edited = apply_patch(tool.schema, file_operations, share=shallow)
+    except PatchError:
+        if not side.rules:  # the file is not the schema patched: nothing the user wrote
+            return f"the schema as written has nothing at {file_operations[0].path} to edit"
+        return Undone(_not_written(operations[0].path, side.rules))
+    except RecursionError:
+        return TOO_DEEP
+    try:
         same = None
         if shallow:
             same = normalizes_to(
@@ -723,11 +757,86 @@ def _in_file(
         if same is None:
             again = normalize(edited, side.rules).schema if side.rules else edited
             same = again == patched
-    except (PatchError, RecursionError) as error:
-        return f"the edit does not apply to the schema as written ({error})"
-    if not same:
-        return "the catalog's normalization would not give the patched schema"
-    return _location(tool, file_operations[0]), file_operations
+    except RecursionError:
+        return TOO_DEEP
+    return _location(tool, file_operations[0]), file_operations, None if same else edited
+
+
+TOO_DEEP: Final = "the catalog's schema is too deep to map"
+
+
+@dataclass(frozen=True)
+class Undone:
+    """Why a patch verified on the new schema is not offered after all: the catalog file,
+    edited and normalized again under the audit's rules, does not give a schema that passes
+    the group's calls and newly rejects none of the tool's other logged calls."""
+
+    reason: str
+
+
+class HeldCalls(Protocol):
+    """The audit again for one tool, with its catalog's schema edited: the rules (profiles
+    included) and runtimes of the audit, replayed over the calls of the tool it holds."""
+
+    def renormalized(self, edited: JSON) -> JSON:
+        """The new schema the edited catalog schema gives, as the audit makes it."""
+
+    def newly_rejected(self, edited: JSON) -> tuple[str, ...]:
+        """The sources of the held calls the audit accepted that the edited catalog's audit
+        does not."""
+
+
+def recheck(
+    keyword: str,
+    holder_pointer: str,
+    patched: JSON,
+    edited: JSON | None,
+    witness: Witness,
+    ceiling: SearchCeiling | None,
+    shared: ToolPatches,
+) -> Undone | None:
+    """None when the edited catalog gives ``patched`` (``edited`` is None: the loosening then
+    rejects nothing the new schema accepted, by construction), or when it gives another
+    schema that still passes the group's extremes and newly rejects none of the tool's held
+    calls; else why the patch is not offered (the rules undo it, or it moves the failure)."""
+    if edited is None:
+        return None
+    rules = _rules_text(shared.side.rules if shared.side is not None else ())
+    held = shared.held
+    if held is None:
+        return Undone(
+            f"the catalog edited so gives another schema once normalized with {rules}, and "
+            "no logged call was at hand to check it against"
+        )
+    try:
+        again = held.renormalized(edited)
+    except RecursionError:
+        return Undone(TOO_DEEP)
+    if verify(keyword, holder_pointer, again, witness, ceiling) is not None:
+        return Undone(
+            f"{rules} undoes it: the catalog edited so, normalized again, still rejects the "
+            "group's calls"
+        )
+    rejected = held.newly_rejected(edited)
+    if rejected:
+        first = ", ".join(rejected[:3]) + (", …" if len(rejected) > 3 else "")
+        return Undone(
+            f"the catalog edited so, normalized with {rules}, newly rejects "
+            f"{plural(len(rejected), 'other logged call')} of the tool ({first}): the patch "
+            "would move the failure to them"
+        )
+    return None
+
+
+def _not_written(pointer: str, rules: Collection[Rule]) -> str:
+    return (
+        f"no edit of the catalog gives it: {_rules_text(rules)} writes {pointer} of the new "
+        "schema itself, and the catalog has nothing there to edit"
+    )
+
+
+def _rules_text(rules: Collection[Rule]) -> str:
+    return rules_option(rules) if rules else "no --rules (the catalog as written)"
 
 
 def _location(tool: ToolSchema, operation: PatchOperation) -> Location:

@@ -18,6 +18,7 @@ from auditor.aggregate.baseline import Baseline
 from auditor.aggregate.evidence import evidence_line
 from auditor.aggregate.gate import decide
 from auditor.aggregate.groups import DEFAULT_EXAMPLES, GroupCollector
+from auditor.aggregate.hints import nullable_tip, type_alias_tip
 from auditor.aggregate.loosen import FileSide, ToolPatches, eligible, suggest
 from auditor.aggregate.redact import DEFAULT_LIMIT, Sanitizer, tool_name
 from auditor.aggregate.removed_sent import RemovedSent
@@ -49,6 +50,7 @@ from auditor.models import (
     Prose,
     Report,
     Rule,
+    Subject,
     ToolSchema,
     ToolSummary,
 )
@@ -73,7 +75,7 @@ from auditor.replay.tool import (
 from auditor.schema.diff import NewCatalogs, compare
 from auditor.schema.keywords import draft_of
 from auditor.schema.normalize import Normalized
-from auditor.schema.profiles import profile_tip
+from auditor.schema.profiles import fitting_profile, profile_tip
 from auditor.schema.removals import RemovedProperty, removed_properties
 from auditor.schema.sdk_runs import choose, upgrade
 
@@ -150,6 +152,8 @@ class Replays(Mapping[str, ToolReplay]):
         self._budget = CallBudget(call_timeout)  # calls run one at a time: one budget serves all
         self.call_timeout = call_timeout
         self._built: dict[str, ToolReplay] = {}
+        self._alias_tips: dict[str, Prose | None] = {}
+        """The type-alias tip of each tool asked for one (``tips``), worked out once."""
 
     def profile_tip(self, name: str) -> Prose | None:
         """The upgrade profile the tool's catalog shape implies, when the audit normalizes
@@ -158,6 +162,34 @@ class Replays(Mapping[str, ToolReplay]):
         if tool is None or self.new_catalogs is not None:
             return None
         return profile_tip(tool, self._rules)
+
+    def tips(self, group: Group, observed: Counter[str]) -> tuple[Prose, ...]:
+        """What the group's hint adds about the dialect (issue #29): the rule family that
+        reads a ``nullable: true`` beside a failing ``type``, the one that rewrites type
+        aliases (``auditor.aggregate.hints``), and the profile the catalog's shape implies
+        (unless the first names it); none between two catalogs, which are taken as written."""
+        tool = self._tools.get(group.tool)
+        if tool is None or self.new_catalogs is not None:
+            return ()
+        fitting = fitting_profile(tool)
+        profile = None if fitting is None or fitting[0] in self._rules else fitting[0]
+        tips: list[Prose] = []
+        _, normalized, _ = self.summary(group.tool)
+        nullable = nullable_tip(
+            group.keyword, group.schema_pointer, normalized.schema, observed, self._rules, profile
+        )
+        if nullable is not None:
+            tips.append(nullable[1])
+        if group.keyword == "type" or group.outcome is Outcome.SCHEMA_ERROR_AFTER:
+            if group.tool not in self._alias_tips:
+                self._alias_tips[group.tool] = type_alias_tip(tool.schema, self._rules)
+            alias = self._alias_tips[group.tool]
+            if alias is not None:
+                tips.append(alias)
+        tip = self.profile_tip(group.tool)
+        if tip is not None and (nullable is None or nullable[0] is not profile):
+            tips.append(tip)
+        return tuple(tips)
 
     def __getitem__(self, name: str) -> ToolReplay:
         replay = self._built.get(name)
@@ -235,6 +267,65 @@ class Replays(Mapping[str, ToolReplay]):
     def new_tool(self, name: str) -> ToolSchema | None:
         """The tool of this name in the new catalogs, when there are new catalogs."""
         return None if self._new_tools is None else self._new_tools.get(name)
+
+    def edited(self, name: str, schema: JSON) -> ToolReplay:
+        """The tool's replay as the audit would make it were its catalog file's schema
+        ``schema`` (the old catalog's for a normalization, the new one's between catalogs):
+        the same rules, profiles and runtimes, with a memo of its own (the verdicts differ)."""
+        tool = self._tools[name]
+        if self._new_tools is None or self.new_catalogs is None:
+            tool = replace(tool, schema=schema)
+            normalized = _normalize(tool, self._rules, self.profile_runs)
+        else:
+            new = replace(self._new_tools[name], schema=schema)
+            normalized = compare(tool, new, self.new_catalogs.rules)
+        return ToolReplay(
+            tool,
+            with_runtime_changes(normalized, self.runtimes),
+            self._fast,
+            Memo(MAX_SAMPLES),
+            self._budget,
+            self._old_runtime,
+            self.runtimes,
+        )
+
+
+_NEW_SIDE_REJECTS: Final = frozenset(
+    {Outcome.NEWLY_REJECTED, Outcome.STILL_REJECTED, Outcome.SCHEMA_ERROR_AFTER}
+)
+"""Outcomes where the new side rejects a call (or cannot be used for it)."""
+
+
+class HeldCalls:
+    """A tool's accepted calls the tally holds (its samples: the first distinct ones, bounded
+    by ``MAX_SAMPLES`` and ``MAX_SAMPLE_BYTES``), replayed against the tool's catalog schema
+    edited by a patch (``auditor.aggregate.loosen.HeldCalls``)."""
+
+    def __init__(self, replays: Replays, tool: str, samples: Mapping[str, Sample]) -> None:
+        self.replays = replays
+        self.tool = tool
+        self.samples = samples
+        self._last: tuple[JSON, ToolReplay] | None = None
+        """The replay of the schema last asked about: a patch asks twice of one schema."""
+
+    def _replay(self, edited: JSON) -> ToolReplay:
+        if self._last is None or self._last[0] is not edited:
+            self._last = (edited, self.replays.edited(self.tool, edited))
+        return self._last[1]
+
+    def renormalized(self, edited: JSON) -> JSON:
+        return self._replay(edited).normalized.schema
+
+    def newly_rejected(self, edited: JSON) -> tuple[str, ...]:
+        replay = self._replay(edited)
+        rejected = []
+        for text, (source, arguments) in self.samples.items():
+            result, _ = replay.evaluate(Call(source, self.tool, arguments, text=text))
+            # The new side decides: the sample, accepted by the audit, is replayed without
+            # what the log said of it, so the old side's verdict may differ from the audit's.
+            if result.outcome in _NEW_SIDE_REJECTS:
+                rejected.append(source)
+        return tuple(rejected)
 
 
 def prepare(
@@ -322,6 +413,8 @@ class ReportSettings:
     group_by: GroupBy = GroupBy.CONSTRAINT
     fail_min_calls: int = 1
     fail_min_share: float = 0.0
+    subject: Subject = Subject.ARGUMENTS
+    """What the calls are: results get group fingerprints of their own."""
 
 
 class Tally:
@@ -355,7 +448,9 @@ class Tally:
         self.kept: list[CallResult] = []
         self.omitted = 0
         self.collector = GroupCollector(
-            settings.examples, by_caller=settings.group_by is GroupBy.CALLER
+            settings.examples,
+            by_caller=settings.group_by is GroupBy.CALLER,
+            results=settings.subject is Subject.RESULTS,
         )
         self._replays: Mapping[str, ToolReplay] | None = replays
         self.samples: dict[str, dict[str, Sample]] = {}
@@ -649,12 +744,14 @@ def _settle(tally: Tally, repeats: AcceptedRepeats) -> None:
         tally.add(result, reached, weight)
 
 
-def _with_profile_tip(group: Group, replays: Replays) -> Group:
-    """The group's hint, naming the upgrade profile its catalog's shape implies (issue #27)."""
-    tip = replays.profile_tip(group.tool)
-    if tip is None:
+def _with_tips(group: Group, replays: Replays, collector: GroupCollector) -> Group:
+    """The group's hint, naming the rule families the dialect and the catalog's shape call
+    for (issues #27, #29: ``Replays.tips``)."""
+    tips = replays.tips(group, collector.observed(group.fingerprint))
+    if not tips:
         return group
-    return replace(group, hint=DecisionHint(group.hint.kind, Prose.of(group.hint.text, " ", tip)))
+    text = Prose.of(group.hint.text, *(Prose.of(" ", tip) for tip in tips))
+    return replace(group, hint=DecisionHint(group.hint.kind, text))
 
 
 def build_report(
@@ -675,10 +772,10 @@ def build_report(
     searches = SearchCeiling(replays.call_timeout)
     shared: dict[str, ToolPatches] = {}  # by tool: what its groups' patches share
     groups = tuple(
-        _with_patch(g, replays, tally.collector, settings.redact, searches, shared) for g in groups
+        _with_patch(g, replays, tally, settings.redact, searches, shared) for g in groups
     )
     groups = tuple(_with_evidence(g, replays, tally.collector) for g in groups)
-    groups = tuple(_with_profile_tip(g, replays) for g in groups)
+    groups = tuple(_with_tips(g, replays, tally.collector) for g in groups)
     return Report(
         version=__version__,
         schema_inputs=tuple(schema_inputs),
@@ -734,15 +831,16 @@ def _with_evidence(group: Group, replays: Replays, collector: GroupCollector) ->
 def _with_patch(
     group: Group,
     replays: Replays,
-    collector: GroupCollector,
+    tally: Tally,
     redact: bool,
     searches: SearchCeiling,
     shared: dict[str, ToolPatches],
 ) -> Group:
     """``group`` with its suggested loosening, where it gets one (``loosen.eligible``);
     ``shared`` keeps what the patches of each tool share, made at its first group (groups
-    of several tools come in any order)."""
-    witness = collector.witness(group.fingerprint)
+    of several tools come in any order). A patch the rules change once written into the
+    catalog is re-checked against the tool's accepted calls the tally holds."""
+    witness = tally.collector.witness(group.fingerprint)
     if not eligible(group) or witness is None or group.tool not in replays:
         return group
     patches = shared.get(group.tool)
@@ -753,7 +851,8 @@ def _with_patch(
         else:
             new = replays.new_tool(group.tool)
             side = None if new is None else FileSide(new, replays.new_catalogs.rules)
-        patches = shared[group.tool] = ToolPatches(normalized.schema, side)
+        held = HeldCalls(replays, group.tool, tally.samples.get(group.tool, {}))
+        patches = shared[group.tool] = ToolPatches(normalized.schema, side, held)
     patch = suggest(
         group.keyword,
         group.schema_pointer,

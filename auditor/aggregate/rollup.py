@@ -30,6 +30,13 @@ ROLLUP_CALLERS: Final = 5
 
 PATCH_COMMAND: Final = "--suggest-patch PATH"
 """What writes the verified loosenings into the catalog files (as a diff for git apply)."""
+PATCH_COMMANDS: Final[dict[RollUpKind, str]] = {
+    RollUpKind.LOOSEN_SCHEMA: PATCH_COMMAND,
+    RollUpKind.REVIEW: f"{PATCH_COMMAND} --suggest-patch-kinds review",
+    RollUpKind.CONTRADICTED: f"{PATCH_COMMAND} --suggest-patch-kinds contradiction",
+}
+"""What writes an entry's patches: ``--suggest-patch`` writes those of loosen-schema groups
+unless ``--suggest-patch-kinds`` (``auditor.request.PatchKind``) names the others."""
 
 
 def kind_of(group: Group) -> RollUpKind:
@@ -69,7 +76,7 @@ def _entry(kind: RollUpKind, groups: list[Group]) -> RollUpEntry:
         more_callers=len(ranked) > ROLLUP_CALLERS or any(g.more_callers for g in groups),
         patches=patches,
         unwritable_patches=len(verified) - patches,
-        patch_command=PATCH_COMMAND if patches else None,
+        patch_command=PATCH_COMMANDS.get(kind) if patches else None,
         errors=tuple(
             dict.fromkeys(
                 (group.tool, group.error)

@@ -98,6 +98,18 @@ FollowLinksOption = Annotated[
 """``--follow-links`` of the commands that read catalog folders but ``audit`` (whose help
 names log folders too)."""
 
+SkipNonCatalogsOption = Annotated[
+    bool,
+    typer.Option(
+        "--skip-non-catalogs",
+        metavar="",
+        help="Skip the named files that are no tool catalog, each named on stderr, as a "
+        "folder's are (pre-commit's hooks pass every JSON and YAML file).",
+    ),
+]
+"""``--skip-non-catalogs`` of ``lint`` and ``normalize``: the folder rule for named files, so
+that a hook given every JSON and YAML file of a commit checks the catalogs among them."""
+
 
 def check_catalog_uris(paths: Iterable[str]) -> None:
     """Refuse the URIs among ``paths`` that auditor does not read; a command other than

@@ -81,8 +81,9 @@ class Delivery:
         "--suggest-patch",
         panel=OUTPUTS,
         metavar="PATH",
-        help="Write the verified loosening of each loosen-schema or review group as a "
-        "unified diff of the catalog files (for git apply); '-' is stdout.",
+        help="Write the verified loosening of each loosen-schema group (the kinds "
+        "--suggest-patch-kinds names) as a unified diff of the catalog files (for git "
+        "apply); '-' is stdout.",
     )
     quiet: bool = option(
         False,
@@ -189,7 +190,9 @@ def deliver(result: AuditResult, outputs: Outputs) -> int:
     if outputs.generate_baseline is not None:
         from auditor.aggregate.baseline import render_baseline
 
-        write_text(Path(outputs.generate_baseline), render_baseline(report.groups))
+        results = () if report.results is None else report.results.groups
+        baseline = render_baseline((*report.groups, *results))
+        write_text(Path(outputs.generate_baseline), baseline)
         written.append(Path(outputs.generate_baseline))
     if outputs.suggest_patch is not None:
         _write_patch(result, outputs.suggest_patch, outputs)
@@ -209,9 +212,13 @@ def deliver(result: AuditResult, outputs: Outputs) -> int:
 
     # A failing gate says so once, on stderr, even under --quiet: the fingerprints are in the
     # report files and under --verbose, where a baseline is made.
-    if line := gate_summary(report, detail_in):
-        for piece in wrap(f"auditor: {one_line(line)}", _terminal_width(), 4):
-            typer.echo(piece, err=True)
+    summaries = [("", gate_summary(report, detail_in))]
+    if report.results is not None:  # the results are gated apart: said apart
+        summaries.append(("results: ", gate_summary(report.results, detail_in)))
+    for subject, line in summaries:
+        if line:
+            for piece in wrap(f"auditor: {subject}{one_line(line)}", _terminal_width(), 4):
+                typer.echo(piece, err=True)
     return code
 
 

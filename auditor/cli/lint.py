@@ -11,6 +11,7 @@ from auditor.cli.common import (
     FollowLinksOption,
     MaxCatalogBytesOption,
     RulesOption,
+    SkipNonCatalogsOption,
     UsageFailure,
     check_catalog_uris,
     emit,
@@ -89,12 +90,13 @@ def lint(
     rules: RulesOption = DEFAULT_RULES,
     max_catalog_bytes: MaxCatalogBytesOption = DEFAULT_MAX_CATALOG_BYTES,
     follow_links: FollowLinksOption = False,
+    skip_non_catalogs: SkipNonCatalogsOption = False,
 ) -> None:
     """Report keywords and type names that are not evaluated as written; exit 1 if any.
 
     The summary counts the findings that `auditor normalize --write` with the same --rules
     rewrites away. In a directory, files that are no tool catalog are skipped and named on
-    stderr, as `audit` skips them.
+    stderr, as `audit` skips them; with --skip-non-catalogs, named files too.
     """
     selected, ignored = split_codes(select), split_codes(ignore)
     unknown = sorted(c for c in (*selected, *ignored) if not any(r.startswith(c) for r in RULES))
@@ -117,6 +119,7 @@ def lint(
         follow_links,
         rules,
         catalog_format.to_format(),
+        skip_non_catalogs,
     )
     for skip in result.skipped:
         typer.echo(f"auditor: skipped: {terminal(one_line(str(skip)))}", err=True)

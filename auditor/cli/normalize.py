@@ -12,6 +12,7 @@ from auditor.cli.common import (
     FollowLinksOption,
     MaxCatalogBytesOption,
     RulesOption,
+    SkipNonCatalogsOption,
     UsageFailure,
     check_catalog_uris,
     write_text,
@@ -50,11 +51,12 @@ def normalize(
     rules: RulesOption = DEFAULT_RULES,
     max_catalog_bytes: MaxCatalogBytesOption = DEFAULT_MAX_CATALOG_BYTES,
     follow_links: FollowLinksOption = False,
+    skip_non_catalogs: SkipNonCatalogsOption = False,
 ) -> None:
     """Rewrite dialect spellings into JSON Schema, changing nothing else in the files.
 
     In a directory, only files that are recognisably catalogs are considered; the others
-    are named on stderr and left alone.
+    are named on stderr and left alone; with --skip-non-catalogs, named files too.
 
     With an upgrade profile (--rules openai-strict), --diff and --check show the keys it adds
     too; --write does not add keys to a file (audit with the profile instead).
@@ -66,7 +68,7 @@ def normalize(
     if sum((diff, check, write)) != 1:
         raise UsageFailure("give exactly one of --diff, --check, --write")
     check_catalog_uris(paths)
-    code = run(paths, rules, diff, write, max_catalog_bytes, follow_links)
+    code = run(paths, rules, diff, write, max_catalog_bytes, follow_links, skip_non_catalogs)
     raise typer.Exit(code)
 
 
@@ -77,15 +79,19 @@ def run(
     write: bool,
     max_bytes: int = DEFAULT_MAX_CATALOG_BYTES,
     follow_links: bool = False,
+    skip_named: bool = False,
 ) -> int:
     """Normalize every catalog file under ``paths``; returns the exit code. Links out of a
-    catalog folder are read (and, with ``write``, still not written) when ``follow_links``."""
+    catalog folder are read (and, with ``write``, still not written) when ``follow_links``;
+    named files that are no catalog are skipped with ``skip_named``."""
     from auditor.api import normalize as normalize_paths
     from auditor.words import plural
 
     # --diff and --check show every change a profile makes, keys it adds included; --write
     # leaves a file that would need one alone (where a key stands in the text is the owner's).
-    found = normalize_paths(paths, rules, max_bytes, follow_links, add_keys=not write)
+    found = normalize_paths(
+        paths, rules, max_bytes, follow_links, add_keys=not write, skip_named=skip_named
+    )
     for skip in found.skipped:
         typer.echo(f"auditor: skipped: {one_line(str(skip))}", err=True)
     for problem in found.problems:

@@ -76,6 +76,19 @@ class _Entry:
     """A lone schema carries no name: the tool takes the file's."""
     strict: JSON = None
     """The declaration's ``strict`` flag (Responses API tools), as written."""
+    output_pointer: str | None = None
+    """Pointer of the declaration's output schema (MCP ``outputSchema``), where it has one."""
+    output_schema: JSON = None
+
+    def moved(self, prefix: str, lone: str) -> _Entry:
+        """The entry with its pointers inside the whole document: ``prefix`` before them,
+        ``lone`` (a list of one made of a lone tool) taken off their start."""
+        output = self.output_pointer
+        return replace(
+            self,
+            pointer=prefix + self.pointer[len(lone) :],
+            output_pointer=None if output is None else prefix + output[len(lone) :],
+        )
 
 
 Skipped = SkippedInput
@@ -214,12 +227,15 @@ def read_catalog_files(
     fmt: CatalogFormat | None = None,
     max_bytes: int = DEFAULT_MAX_CATALOG_BYTES,
     source: CatalogSource | None = None,
+    skip_named: bool = False,
 ) -> CatalogFiles:
     """Every catalog file under ``paths``, read (``fmt`` forced, or detected).
 
     A file named by a path is the user's choice: whatever it holds, it is read as a catalog
     or is a problem. A file found in a folder or by a glob that is no catalog (``skip_reason``)
     is skipped; an input whose every file was skipped is a problem naming what it held.
+    ``skip_named`` skips named files that are no catalog too, each on its own (a hook's
+    caller passes every JSON and YAML file it was given: none of them is a choice).
     """
     source = source or FileSystem()
     listing = source.expand(paths, suffixes_for(fmt))
@@ -231,11 +247,12 @@ def read_catalog_files(
     for file in listing.files:
         tools, problem, data = source.read(file, fmt, max_bytes)
         within = listing.found_in.get(file)
-        reason = None if within is None else skip_reason(tools, problem)
-        if reason is not None and within is not None:
+        reason = None if within is None and not skip_named else skip_reason(tools, problem)
+        if reason is not None:
             skip = Skipped(problem.location.path if problem else shown(file), reason)
             skipped.append(skip)
-            skipped_in.setdefault(within, []).append(skip)
+            if within is not None:
+                skipped_in.setdefault(within, []).append(skip)
             continue
         if within is not None:
             used.add(within)
@@ -348,7 +365,9 @@ def parse_catalog(
         positions = catalog_lines.positions(text)
     else:
         positions = key_positions(text, is_json=as_json)
-    within = _positions_within(positions, [entry.pointer for entry in entries])
+    roots = [entry.pointer for entry in entries]
+    roots += [entry.output_pointer for entry in entries if entry.output_pointer is not None]
+    within = _positions_within(positions, roots)
     tools: list[ToolSchema] = []
     for entry in entries:
         where = positions.get(entry.pointer, (None, None))
@@ -362,6 +381,19 @@ def parse_catalog(
             tool = stem
         if not isinstance(tool, str) or not tool:
             return [], CatalogProblem(location, "a tool has no name (a non-empty string)")
+        output = None
+        if entry.output_pointer is not None:
+            at = positions.get(entry.output_pointer, (None, None))
+            # Inside JSON text (an OTel attribute) the keys have no place of their own.
+            inside = entry.output_pointer == entry.pointer
+            output = ToolSchema(
+                tool,
+                entry.output_schema,
+                Location(name, at[0], at[1]),
+                entry.output_pointer,
+                shape.value,
+                {} if inside else within.get(entry.output_pointer, {}),
+            )
         tools.append(
             ToolSchema(
                 tool,
@@ -371,6 +403,7 @@ def parse_catalog(
                 shape.value,
                 within.get(entry.pointer, {}),
                 entry.strict,
+                output,
             )
         )
     return tools, None
@@ -609,7 +642,7 @@ def detect_shape(document: JSON, fmt: CatalogFormat | None = None) -> Shape | No
             # (``__toolsnaps__/*.snap``). Read as a list of one, its pointers without ``/0``.
             entries, lone = detector([tools]), "/0"
         if entries is not None:
-            return shape, [replace(e, pointer=prefix + e.pointer[len(lone) :]) for e in entries]
+            return shape, [entry.moved(prefix, lone) for entry in entries]
     return None
 
 
@@ -681,7 +714,20 @@ def _anthropic(tools: JSON) -> list[_Entry] | None:
 def _mcp(tools: JSON) -> list[_Entry] | None:
     if not _all_dicts(tools) or not all("inputSchema" in item for item in tools):
         return None
-    return [_declared(item, ("inputSchema",), i) for i, item in enumerate(tools)]
+    return [
+        _with_output(_declared(item, ("inputSchema",), i), item, i) for i, item in enumerate(tools)
+    ]
+
+
+def _with_output(entry: _Entry, tool: dict[str, JSON], *at: str | int) -> _Entry:
+    """The entry with the tool's ``outputSchema`` (MCP 2025-06-18), where it declares one
+    as an object: what its ``structuredContent`` results are validated against."""
+    output = tool.get("outputSchema")
+    if not isinstance(output, dict):
+        return entry
+    return replace(
+        entry, output_pointer=pointers.join("", *at, "outputSchema"), output_schema=output
+    )
 
 
 _GEMINI_GROUPS: Final = ("function_declarations", "functionDeclarations")
@@ -719,7 +765,14 @@ def _otel(document: JSON) -> list[_Entry] | None:
     found = otel_tools.definitions(document)
     if found is None:
         return None
-    return [_Entry(d.name, d.schema, pointers.join("", *d.at)) for d in found]
+    entries = [_Entry(d.name, d.schema, pointers.join("", *d.at)) for d in found]
+    # An output schema stands in the same attribute's JSON text as the input schema.
+    return [
+        entry
+        if d.output is None
+        else replace(entry, output_pointer=entry.pointer, output_schema=d.output)
+        for entry, d in zip(entries, found, strict=True)
+    ]
 
 
 _SCHEMA_MARKERS: Final = frozenset(

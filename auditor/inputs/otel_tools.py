@@ -41,6 +41,9 @@ class Definition:
     name: JSON
     schema: JSON
     at: At
+    output: JSON = None
+    """The definition's ``outputSchema`` (an MCP tool's, as OpenInference records it), where
+    it has one as an object."""
 
 
 def definitions(document: JSON) -> list[Definition] | None:
@@ -83,7 +86,13 @@ def _genai(value: JSON, at: At) -> Iterator[Definition]:
     tools = _decoded(value)
     for tool in tools if isinstance(tools, list) else ():
         if isinstance(tool, dict) and isinstance(tool.get("name"), str):
-            yield Definition(tool["name"], _parameters(tool), at)
+            yield Definition(tool["name"], _parameters(tool), at, _output(tool))
+
+
+def _output(declaration: dict[str, JSON]) -> JSON:
+    """A declaration's output schema (MCP ``outputSchema``), where it is an object."""
+    output = declaration.get("outputSchema")
+    return output if isinstance(output, dict) else None
 
 
 def _parameters(declaration: dict[str, JSON]) -> JSON:
@@ -111,9 +120,11 @@ def _openinference(item: Item) -> Iterator[Definition]:
         function = native.get("function")
         declaration = function if isinstance(function, dict) else native
         name = tools[index].get("name") or declaration.get("name")
+        output = None
         if "name" in declaration or any(key in declaration for key in _SCHEMA_KEYS):
-            schema = _parameters(declaration)
+            schema, output = _parameters(declaration), _output(declaration)
         else:  # only the parameter schema was recorded
             schema = native
         if isinstance(name, str) and name:
-            yield Definition(name, schema, (*item.at, "attributes", places[index], "value"))
+            at = (*item.at, "attributes", places[index], "value")
+            yield Definition(name, schema, at, output)

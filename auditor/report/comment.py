@@ -22,6 +22,7 @@ from auditor.report.common import SHOWN_GROUPS, gate_summary, profile_lines, tit
 from auditor.report.escape import md_code, md_text
 from auditor.report.markdown import group_table, rollup_block
 from auditor.report.removed import removed_summary
+from auditor.report.subject import RESULTS_HEADING, not_validated_line
 
 RUN_URL: Final = "AUDITOR_RUN_URL"
 """The environment variable naming the page of the CI run whose artifacts keep the report
@@ -32,6 +33,8 @@ break a Markdown link (no space, bracket, parenthesis, angle bracket, quote or b
 MAX_URL: Final = 2_000
 MAX_LINES: Final = 60
 """Lines of the comment at most: one screen (the roll-up has at most one line an entry)."""
+RESULT_GROUPS: Final = 5
+"""Groups of results the comment lists (the arguments' first: they keep ``SHOWN_GROUPS``)."""
 
 
 @dataclass(frozen=True)
@@ -73,9 +76,28 @@ def render(report: Report, where: FullReport | None = None) -> str:
     lines += group_table(report, "in the full report", SHOWN_GROUPS, heading=None)
     if summary := removed_summary(report):
         lines += [prose.markdown(summary), ""]
+    if report.results is not None:
+        lines += _results(report.results)
     lines += [prose.markdown(line) + "\n" for line in profile_lines(report)]
     lines.append(_where(where or FullReport()))
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _results(results: Report) -> list[str]:
+    """The results, gated apart: their status and verdict, what to do, the first groups."""
+    gate = gate_summary(results)
+    status = "FAIL" if results.gate.failing else "PASS"
+    heading = f"**{RESULTS_HEADING}: {status}**" + (f" ({md_text(gate)})" if gate else "")
+    return [
+        heading,
+        "",
+        prose.markdown(verdict(results)),
+        "",
+        prose.markdown(not_validated_line(results)),
+        "",
+        *rollup_block(results, "**What to do with the results**"),
+        *group_table(results, "in the full report", RESULT_GROUPS, heading=None),
+    ]
 
 
 def _where(where: FullReport) -> str:

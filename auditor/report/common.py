@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -29,6 +29,7 @@ from auditor.models import (
     RuntimeSide,
     SchemaPatch,
     Span,
+    Subject,
     ToolSummary,
     UnparsedKind,
 )
@@ -182,10 +183,16 @@ def words(report: Report) -> Words:
     return NORMALIZATION if report.change_kind is ChangeKind.NORMALIZE else CATALOG_CHANGE
 
 
+def unit_of(report: Report) -> str:
+    """What one of the report's calls is: a ``call`` (its arguments), or a ``result``."""
+    return "result" if report.subject is Subject.RESULTS else "call"
+
+
 def title(report: Report) -> str:
     """``auditor: normalization audit``, ``auditor: schema change audit``: every format's
-    title."""
-    return f"auditor: {words(report).title}"
+    title (``… of results`` for a report of results)."""
+    of = " of results" if report.subject is Subject.RESULTS else ""
+    return f"auditor: {words(report).title}{of}"
 
 
 def removes_tool(group: Group) -> bool:
@@ -672,6 +679,7 @@ def verdict(report: Report) -> Prose:
     after = report.totals.get(Outcome.SCHEMA_ERROR_AFTER, 0)
     before = report.totals.get(Outcome.SCHEMA_ERROR_BEFORE, 0)
     broken = [t.name for t in report.tools if t.counts.get(Outcome.SCHEMA_ERROR_AFTER)]
+    unit = "result" if report.subject is Subject.RESULTS else "call"
     parts: list[str | Prose] = []
     if proven := proven_line(report):
         parts.append(proven)  # certain regressions come first
@@ -679,7 +687,7 @@ def verdict(report: Report) -> Prose:
         parts.append(
             Prose.of(
                 Span.strong(
-                    f"{plural(after, 'call')} will fail {words(report).after}: "
+                    f"{plural(after, unit)} will fail {words(report).after}: "
                     f"{words(report).new_schema} is unusable"
                 ),
                 " (",
@@ -692,7 +700,9 @@ def verdict(report: Report) -> Prose:
         tools = sorted({g.tool for g in groups})
         parts.append(
             Prose.of(
-                Span.strong(f"{newly:,} of {plural(total, 'logged call')} would be newly rejected"),
+                Span.strong(
+                    f"{newly:,} of {plural(total, 'logged ' + unit)} would be newly rejected"
+                ),
                 f" {words(report).after}, in {plural(len(tools), 'tool')} (",
                 tool_names(tools),
                 f"), {plural(len(groups), 'group')} by cause and failing keyword.",
@@ -705,8 +715,8 @@ def verdict(report: Report) -> Prose:
         usable = " by a schema that can be used" if after else ""
         parts.append(
             Prose.of(
-                Span.strong("No logged call would be newly rejected"),
-                f"{usable} ({plural(total, 'call')} replayed).",
+                Span.strong(f"No logged {unit} would be newly rejected"),
+                f"{usable} ({plural(total, unit)} replayed).",
             )
         )
     if before:
@@ -823,17 +833,18 @@ def not_replayed_reason(result: CallResult) -> str:
     return unparsed.reason if unparsed is not None else "unparseable"
 
 
-def log_counts(stats: LogStats) -> str:
-    """``jsonl, 1,200 lines, 0 blank, 1,180 calls``: how a log file's lines were counted."""
+def log_counts(stats: LogStats, unit: str = "call") -> str:
+    """``jsonl, 1,200 lines, 0 blank, 1,180 calls``: how a log file's lines were counted
+    (``unit``: what ``stats.calls`` counts, ``result`` in a report of results)."""
     parts = [
         stats.format,
         plural(stats.lines, "line"),
         f"{stats.blank:,} blank",
-        plural(stats.calls, "call"),
+        plural(stats.calls, unit),
     ]
     # Only where they say something: most logs have neither.
     if stats.records_without_calls:
-        parts.append(f"{plural(stats.records_without_calls, 'record')} without calls")
+        parts.append(f"{plural(stats.records_without_calls, 'record')} without {unit}s")
     if stats.repeated_calls:
         parts.append(plural(stats.repeated_calls, "repeated call"))
     return ", ".join(parts)
@@ -902,12 +913,29 @@ class RollUpLine:
         return f"{self.label}: {prose.plain(self.text)}"
 
 
-def rollup_lines(rollup: RollUp) -> list[RollUpLine]:
+RESULT_ROLLUP_LABELS: Final[dict[RollUpKind, str]] = {
+    **ROLLUP_LABELS,
+    RollUpKind.FIX_CALLERS: "Fix the server",
+    RollUpKind.LOOSEN_SCHEMA: "Loosen the output schema",
+    RollUpKind.FIX_SCHEMA: "Fix the output schema",
+}
+"""The roll-up's names in a report of results (``Subject.RESULTS``): a result the output
+schema rejects is the server's to fix, or the output schema's to loosen."""
+
+
+def rollup_labels(report: Report) -> Mapping[RollUpKind, str]:
+    """The roll-up's names for ``report``'s subject."""
+    return RESULT_ROLLUP_LABELS if report.subject is Subject.RESULTS else ROLLUP_LABELS
+
+
+def rollup_lines(
+    rollup: RollUp, labels: Mapping[RollUpKind, str] = ROLLUP_LABELS
+) -> list[RollUpLine]:
     """What to do (``Report.rollup``): one line per entry that holds a group, in the roll-up's
     order (``Fix the callers: 11 groups (14 calls); callers: `cursor` (6 calls)…``); none
     when the report has no group."""
     return [
-        RollUpLine(ROLLUP_LABELS[entry.kind], _ROLLUP_TEXT[entry.kind](entry))
+        RollUpLine(labels[entry.kind], _ROLLUP_TEXT[entry.kind](entry))
         for entry in rollup.entries
         if entry.groups
     ]
@@ -947,12 +975,12 @@ def _rollup_callers(entry: RollUpEntry, said: str) -> Prose:
 
 
 def _rollup_patches(entry: RollUpEntry) -> Prose:
-    """``1 with a verified patch: `--suggest-patch PATH` writes it``."""
+    """``1 with a verified patch: `--suggest-patch PATH```: the command that writes it (a
+    review group's names ``--suggest-patch-kinds review`` too, which takes the room of the
+    words "writes it": the answer fits its screen)."""
     if entry.patches:
         text = Prose.of(
-            f"{entry.patches:,} with a verified patch: ",
-            Span.code(entry.patch_command or ""),
-            f" writes {'it' if entry.patches == 1 else 'them'}",
+            f"{entry.patches:,} with a verified patch: ", Span.code(entry.patch_command or "")
         )
     else:
         text = Prose.of("none with a verified patch")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from auditor.models import Group, Outcome, Report
+from auditor.models import Group, Outcome, Report, Subject
 from auditor.report import prose
 from auditor.report.common import (
     NOTHING_TO_DO,
@@ -23,6 +23,7 @@ from auditor.report.common import (
     group_location,
     group_title,
     profile_lines,
+    rollup_labels,
     rollup_lines,
     set_aside,
 )
@@ -58,6 +59,11 @@ def render(report: Report) -> str:
     ordered = failing + [g for g in report.groups if not report.gate.fails(g)]
     lines = [_annotation(report, g, report.gate.fails(g)) for g in ordered[:MAX_ANNOTATIONS]]
     lines.append(_summary(report, failing, len(ordered) - len(lines)))
+    if (results := report.results) is not None:  # annotated apart, with a summary of its own
+        failing = results.failing_groups()
+        ordered = failing + [g for g in results.groups if not results.gate.fails(g)]
+        shown = [_annotation(results, g, results.gate.fails(g)) for g in ordered[:MAX_ANNOTATIONS]]
+        lines += [*shown, _summary(results, failing, len(ordered) - len(shown))]
     return "\n".join(lines) + "\n"
 
 
@@ -76,7 +82,8 @@ def _annotation(report: Report, group: Group, fails: bool) -> str:
             properties.append(f"line={location.line}")
         if location.column is not None:
             properties.append(f"col={location.column}")
-    title = _cut(visible("auditor: " + group_title(group)), MAX_TITLE)
+    of = " (results)" if report.subject is Subject.RESULTS else ""
+    title = _cut(visible(f"auditor{of}: " + group_title(group)), MAX_TITLE)
     properties.append(f"title={escape_property(title)}")
     proven = (
         f" {plural(group.proven, 'call')} of it ran before (the log says)." if group.proven else ""
@@ -117,8 +124,9 @@ def _summary(report: Report, failing: list[Group], hidden: int) -> str:
         )
     else:
         gate = f"no group fails {option}"
+    logged = "logged result" if report.subject is Subject.RESULTS else "logged call"
     text = (
-        f"{newly:,} of {plural(report.call_count, 'logged call')} would be newly rejected "
+        f"{newly:,} of {plural(report.call_count, logged)} would be newly rejected "
         f"({report.proven_count:,} proven by the log; old runtime: {report.old_runtime.value})"
         f"{unusable}; {gate}"
     )
@@ -129,9 +137,10 @@ def _summary(report: Report, failing: list[Group], hidden: int) -> str:
         )
     if hidden:
         text += f"; {plural(hidden, 'more group')} not annotated (see the report)"
-    todo = [f"- {line.plain()}" for line in rollup_lines(report.rollup)]
+    todo = [f"- {line.plain()}" for line in rollup_lines(report.rollup, rollup_labels(report))]
     level = "error" if failing else "notice"
     lines = [text + ".", *(["What to do:", *todo] if todo else [f"What to do: {NOTHING_TO_DO}."])]
     lines += [prose.plain(line) for line in profile_lines(report)]
     body = _cut("\n".join(visible(line) for line in lines), MAX_MESSAGE)
-    return f"::{level} title=auditor summary::{escape_data(body)}"
+    of = " results" if report.subject is Subject.RESULTS else ""
+    return f"::{level} title=auditor{of} summary::{escape_data(body)}"

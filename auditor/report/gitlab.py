@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from auditor.json_text import json_text
-from auditor.models import Group, Location, Report
+from auditor.models import Group, Location, Report, Subject
 from auditor.report import prose
 from auditor.report.common import group_location, group_title
 from auditor.report.escape import visible
@@ -36,7 +36,10 @@ SEVERITIES: Final = {"error": "major", "warning": "minor", "note": "info"}
 def render(report: Report, root: SourceRoot | None = None) -> str:
     """The Code Quality report; paths from ``root`` (default: the working directory's)."""
     where = root or SourceRoot.find()
-    return issues_text([_issue(report, group, where) for group in report.groups])
+    issues = [_issue(report, group, where) for group in report.groups]
+    if (results := report.results) is not None:  # the results' groups, said to be results
+        issues += [_issue(results, group, where) for group in results.groups]
+    return issues_text(issues)
 
 
 def issue(
@@ -70,6 +73,8 @@ def issues_text(issues: list[dict[str, Any]]) -> str:
 def _issue(report: Report, group: Group, where: SourceRoot) -> dict[str, Any]:
     rule = AUDIT_RULES[group.outcome]
     text = f"{group_title(group)}. {prose.plain(group.hint.text)}"
+    if report.subject is Subject.RESULTS:  # a result the output schema rejects, not arguments
+        text = f"Results: {text}"
     location = group_location(report, group) or _first_call(group)
     key = ("auditor", "audit", group.tool, group.fingerprint)
     severity = SEVERITIES[group_level(report, group)]

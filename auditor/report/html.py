@@ -13,6 +13,7 @@ Every logged string goes through ``escape.html_text``, or is a piece of the shar
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 from auditor.models import (
@@ -62,6 +63,7 @@ from auditor.report.common import (
     offending_text,
     patch_json,
     reached_text,
+    rollup_labels,
     rollup_lines,
     runtime_lines,
     set_aside,
@@ -69,12 +71,14 @@ from auditor.report.common import (
     summary_rows,
     title,
     unexercised,
+    unit_of,
     verdict,
     words,
 )
 from auditor.report.escape import html_text
 from auditor.report.removed import HEADING as REMOVED_HEADING
 from auditor.report.removed import removed_prose
+from auditor.report.subject import RESULTS_INTRO, not_validated_line
 from auditor.words import agree, plural
 
 COLORS: Final[dict[Outcome, str]] = {
@@ -173,13 +177,42 @@ def _style() -> str:
 
 def render(report: Report) -> str:
     """The page: the verdict, what to do and the first groups first; the detail after; the
-    old runtime's notes and the gate at the end."""
+    old runtime's notes and the gate at the end; then the results' section, where the report
+    holds results."""
+    body = _body(report)
+    if report.results is not None:
+        body += _results(report.results)
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width,initial-scale=1">'
+        '<meta name="color-scheme" content="light dark">'
+        f"<title>{html_text(title(report))}</title><style>{_style()}</style></head>\n<body>\n"
+        + "\n".join(body)
+        + "\n</body></html>\n"
+    )
+
+
+_HEADING = re.compile(r"<(/?)h([1-5])\b")
+"""A heading tag auditor wrote (logged data is escaped: it holds no ``<``)."""
+
+
+def _results(results: Report) -> list[str]:
+    """The results' page body as a section, every heading one level down (its title the
+    section's heading), with what was not validated after the title."""
+    demoted = [_HEADING.sub(lambda m: f"<{m[1]}h{int(m[2]) + 1}", line) for line in _body(results)]
+    intro = f"<p>{prose.html(RESULTS_INTRO)}</p>"
+    return ['<section id="results">', demoted[0], intro, *demoted[1:], "</section>"]
+
+
+def _body(report: Report) -> list[str]:
     body = [
         f"<h1>{html_text(title(report))}</h1>",
         _badge(report),
         f"<p>{prose.html(verdict(report))}</p>",
-        *_rollup(report),
     ]
+    if report.not_validated is not None:  # a report of results: what MCP does not validate
+        body.append(f"<p>{prose.html(not_validated_line(report))}</p>")
+    body += _rollup(report)
     if line := baseline_line(report):
         body.append(f"<p>{prose.html(line)}</p>")
     if line := budget_line(report):
@@ -202,19 +235,12 @@ def render(report: Report) -> str:
     body += _rewrites(report)
     body += _notes(report)
     body.append(_inputs(report))
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width,initial-scale=1">'
-        '<meta name="color-scheme" content="light dark">'
-        f"<title>{html_text(title(report))}</title><style>{_style()}</style></head>\n<body>\n"
-        + "\n".join(body)
-        + "\n</body></html>\n"
-    )
+    return body
 
 
 def _rollup(report: Report) -> list[str]:
     """What to do (``Report.rollup``), an item an entry."""
-    lines = rollup_lines(report.rollup)
+    lines = rollup_lines(report.rollup, rollup_labels(report))
     if not lines:
         return [f"<p><strong>What to do:</strong> {html_text(NOTHING_TO_DO)}.</p>"]
     items = "".join(f"<li>{line.html()}</li>" for line in lines)
@@ -613,7 +639,7 @@ MAX_SKIPPED_SHOWN: Final = 10
 def _inputs(report: Report) -> str:
     schemas = ", ".join(f"<code>{html_text(p)}</code>" for p in report.schema_inputs)
     logs = "".join(
-        f"<li><code>{html_text(s.path)}</code> ({html_text(log_counts(s))})</li>"
+        f"<li><code>{html_text(s.path)}</code> ({html_text(log_counts(s, unit_of(report)))})</li>"
         for s in report.log_inputs
     )
     notes = []

@@ -24,6 +24,7 @@ from auditor.models import (
     Report,
     RollUp,
     SchemaPatch,
+    Subject,
     ToolSummary,
     ValidationIssue,
 )
@@ -85,10 +86,30 @@ def as_dict(report: Report) -> dict[str, Any]:
         "calls": [_call(result) for result in report.calls],
         "calls_omitted": report.calls_omitted,
         "counterexamples": [_counterexample(c) for c in report.counterexamples],
+        **_subject(report),
     }
     if report.removed_properties:  # only then: the reports of other changes stay as they were
         document["removed_properties"] = [_removed_property(r) for r in report.removed_properties]
     return document
+
+
+def _subject(report: Report) -> dict[str, Any]:
+    """A report of results says so and counts what it did not validate; a report with
+    results holds theirs as a report of its own. Neither key is there otherwise: a report
+    of arguments alone is as before."""
+    added: dict[str, Any] = {}
+    if report.subject is Subject.RESULTS:
+        added["subject"] = report.subject.value
+    if (counted := report.not_validated) is not None:
+        added["not_validated"] = {
+            "results": counted.total,
+            "error_results": counted.error_results,
+            "unstructured": counted.unstructured,
+            "without_output_schema": counted.without_output_schema,
+        }
+    if report.results is not None:
+        added["results"] = as_dict(report.results)
+    return added
 
 
 def _rollup(rollup: RollUp) -> dict[str, Any]:

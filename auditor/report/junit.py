@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Final
 from xml.etree import ElementTree as ET
 
-from auditor.models import Group, Report, ToolSummary
+from auditor.models import Group, Report, Subject, ToolSummary
 from auditor.report import prose
 from auditor.report.common import (
     OUTCOME_LABELS,
@@ -50,8 +50,20 @@ def render(report: Report) -> str:
         by_tool.setdefault(group.tool, []).append(group)
     for number, tool in enumerate(report.tools):
         root.append(_suite(report, number, tool, by_tool.get(tool.name, []), failing))
+    if report.results is not None:  # the results' suites, after the arguments', named so
+        _results_suites(root, report.results, len(report.tools))
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, "unicode") + "\n"
+
+
+def _results_suites(root: ET.Element, results: Report, first: int) -> None:
+    gated = {g.fingerprint for g in results.failing_groups()}
+    failing = {g.fingerprint for g in results.groups if g.fingerprint in gated or breaks_after(g)}
+    by_tool: dict[str, list[Group]] = {}
+    for group in results.groups:
+        by_tool.setdefault(group.tool, []).append(group)
+    for number, tool in enumerate(results.tools, start=first):
+        root.append(_suite(results, number, tool, by_tool.get(tool.name, []), failing))
 
 
 def _suite(
@@ -59,8 +71,9 @@ def _suite(
 ) -> ET.Element:
     skipped = {g.fingerprint for g in groups if g.baselined or set_aside(report, g)}
     unit = words(report).unit
+    of = " (results)" if report.subject is Subject.RESULTS else ""
     attributes = {
-        "name": xml_text(tool.name),
+        "name": xml_text(tool.name + of),
         "package": xml_text(str(tool.location.path)) or "auditor",
         "id": str(number),
     }

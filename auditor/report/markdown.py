@@ -10,6 +10,7 @@ near the top says what was cut. The JSON report always has everything.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -53,6 +54,7 @@ from auditor.report.common import (
     not_replayed_reason,
     offending_text,
     reached_text,
+    rollup_labels,
     rollup_lines,
     runtime_lines,
     set_aside,
@@ -60,6 +62,7 @@ from auditor.report.common import (
     summary_rows,
     title,
     unexercised,
+    unit_of,
     verdict,
     words,
 )
@@ -73,6 +76,7 @@ from auditor.report.escape import (
 )
 from auditor.report.removed import HEADING as REMOVED_HEADING
 from auditor.report.removed import removed_prose
+from auditor.report.subject import RESULTS_INTRO, not_validated_line
 from auditor.words import agree, plural
 
 MAX_CHARS: Final = 60_000
@@ -105,12 +109,37 @@ class _Budget:
         return lines
 
 
+RESULTS_SHARE: Final = 3
+"""A results section takes at most a third of the characters, the arguments the rest."""
+_HEADING = re.compile(r"^(#{1,5}) ", re.MULTILINE)
+
+
 def render(report: Report, limit: int = MAX_CHARS) -> str:
     """The Markdown report, at most ``limit`` characters: the verdict, what to do and the
-    first groups first; the detail after; the old runtime's notes and the gate at the end."""
+    first groups first; the detail after; the old runtime's notes and the gate at the end.
+    A report with results ends with their section (``_results``), as a report of its own."""
+    if report.results is None:
+        return _render(report, limit)
+    section = _results(report.results, limit // RESULTS_SHARE)
+    return _render(report, limit - len(section) - 1) + "\n" + section
+
+
+def _results(results: Report, limit: int) -> str:
+    """The results' report with every heading one level down, its title the section's
+    heading, then what was not validated."""
+    intro = [prose.markdown(RESULTS_INTRO), ""]
+    text = _render(results, limit - sum(len(line) + 1 for line in intro))
+    title_line, _, rest = _HEADING.sub(r"#\1 ", text).partition("\n\n")
+    return "\n".join([title_line, "", *intro, ""]) + rest
+
+
+def _render(report: Report, limit: int) -> str:
     inputs = _inputs(report)
     budget = _Budget(limit - NOTICE_ROOM - len(inputs) - 1)  # the notice and inputs always fit
-    head = [f"# {title(report)}", "", prose.markdown(verdict(report)), "", *rollup_block(report)]
+    head = [f"# {title(report)}", "", prose.markdown(verdict(report)), ""]
+    if report.not_validated is not None:  # a report of results: what MCP does not validate
+        head += [prose.markdown(not_validated_line(report)), ""]
+    head += rollup_block(report)
     for line in (baseline_line(report), budget_line(report)):
         if line:
             head += [prose.markdown(line), ""]
@@ -155,7 +184,7 @@ def render(report: Report, limit: int = MAX_CHARS) -> str:
 def rollup_block(report: Report, heading: str = "## What to do") -> list[str]:
     """What to do (``Report.rollup``), one bullet an entry, under ``heading``; one line when
     there is nothing to do."""
-    lines = rollup_lines(report.rollup)
+    lines = rollup_lines(report.rollup, rollup_labels(report))
     if not lines:
         return [f"**What to do:** {NOTHING_TO_DO}.", ""]
     return [heading, "", *(f"- {line.markdown()}" for line in lines), ""]
@@ -529,7 +558,8 @@ def _rewrites(report: Report, budget: _Budget) -> list[str]:
 
 def _inputs(report: Report) -> str:
     logs = _listed(
-        [f"{_path(s.path)} ({log_counts(s)})" for s in report.log_inputs], "more log file"
+        [f"{_path(s.path)} ({log_counts(s, unit_of(report))})" for s in report.log_inputs],
+        "more log file",
     )
     schemas = _listed([_path(p) for p in report.schema_inputs], "more catalog")
     stamp = f" Generated {report.generated_at}." if report.generated_at else ""

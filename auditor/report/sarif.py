@@ -18,10 +18,9 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from itertools import chain
 from typing import Any
 
-from auditor.models import Group, RemovedPropertyCalls, Report
+from auditor.models import Group, RemovedPropertyCalls, Report, Subject
 from auditor.report import prose
 from auditor.report.common import (
     group_location,
@@ -76,13 +75,13 @@ def render(
     rules = [rule.sarif() for rule in RULES.values()]
     if report.removed_properties:  # its rule only where it has results: other logs unchanged
         rules.append(REMOVED_PROPERTY_RULE.sarif())
-    groups = (_result(report, g, where, (fixes or {}).get(g.fingerprint)) for g in report.groups)
-    removed = (_removed_result(report, r, where) for r in report.removed_properties)
-    results = capped(
-        chain(groups, removed),
-        lambda cut: cut_result(cut, len(rules), "groups", "the JSON report"),
-    )
-    if len(report.groups) + len(report.removed_properties) > MAX_RESULTS:
+    fixes = fixes or {}
+    found = [_result(report, g, where, fixes.get(g.fingerprint)) for g in report.groups]
+    if (subject := report.results) is not None:  # the results' groups, marked as such
+        found += [_result(subject, g, where, fixes.get(g.fingerprint)) for g in subject.groups]
+    found += [_removed_result(report, r, where) for r in report.removed_properties]
+    results = capped(found, lambda cut: cut_result(cut, len(rules), "groups", "the JSON report"))
+    if len(found) > MAX_RESULTS:
         rules.append(cut_rule())  # the rule of the summary result, last
     return render_log(report.version, rules, results, _automation_id(report, where), **extra)
 
@@ -165,7 +164,8 @@ def loosening_fixes(
     relative to ``root``, as ``render`` writes them."""
     where = root or SourceRoot.find()
     found: dict[str, dict[str, Any]] = {}
-    for group in report.groups:
+    results = () if report.results is None else report.results.groups
+    for group in (*report.groups, *results):
         patch, change = group.patch, changes.get(group.fingerprint)
         written = patch is not None and patch.problem is None and patch.file_problem is None
         if change is None or patch is None or not written:
@@ -227,6 +227,9 @@ def _result(
     }
     if below:
         result["properties"]["belowThreshold"] = below
+    if report.subject is Subject.RESULTS:  # a result the output schema rejects, not arguments
+        result["properties"]["subject"] = report.subject.value
+        result["message"]["text"] = "Results: " + result["message"]["text"]
     # A local catalog's key is the physical location; a tool with no catalog position (a
     # remote catalog, a tool no catalog defines) stands at a logical one: the tool, the key.
     logical = {

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from auditor.models import Group, Outcome, Report
+from auditor.models import Group, Outcome, Report, Subject
 from auditor.report import prose
 from auditor.report.cells import cell_len, cut, ljust, rjust, wrap
 from auditor.report.common import (
@@ -35,6 +35,7 @@ from auditor.report.common import (
     patch_line,
     proven_line,
     removes_tool,
+    rollup_labels,
     rollup_lines,
     runtime_lines,
     words,
@@ -42,6 +43,7 @@ from auditor.report.common import (
 from auditor.report.escape import terminal
 from auditor.report.removed import HEADING as REMOVED_HEADING
 from auditor.report.removed import removed_prose
+from auditor.report.subject import RESULTS_HEADING, RESULTS_INTRO, not_validated_line
 from auditor.words import plural
 
 DEFAULT_WIDTH: Final = 80
@@ -199,18 +201,27 @@ indent and two more)."""
 
 def summary_line(report: Report, code: int) -> str:
     """The verdict, last, as a linter ends: ``20 calls would be newly rejected and 5 will
-    fail on an unusable schema; exit 1``."""
+    fail on an unusable schema; exit 1``; with results, theirs before the exit code (``2
+    calls would be newly rejected; 1 result would be newly rejected; exit 1``)."""
+    text = _verdict(report)
+    if report.results is not None:
+        text += f"; {_verdict(report.results)}"
+    return f"{text}; exit {code}"
+
+
+def _verdict(report: Report) -> str:
     newly = report.totals.get(Outcome.NEWLY_REJECTED, 0)
     after = report.totals.get(Outcome.SCHEMA_ERROR_AFTER, 0)
+    unit = "result" if report.subject is Subject.RESULTS else "call"
     if newly:
-        text = f"{plural(newly, 'call')} would be newly rejected"
+        text = f"{plural(newly, unit)} would be newly rejected"
         if after:
             text += f" and {after:,} will fail on an unusable schema"
     else:
-        text = f"no call would be newly rejected ({plural(report.call_count, 'call')} read)"
+        text = f"no {unit} would be newly rejected ({plural(report.call_count, unit)} read)"
         if after:
-            text += f", but {plural(after, 'call')} will fail on an unusable schema"
-    return f"{text}; exit {code}"
+            text += f", but {plural(after, unit)} will fail on an unusable schema"
+    return text
 
 
 def group_line(report: Report, group: Group, count_width: int = 0, indent: int = 0) -> Line:
@@ -301,7 +312,7 @@ def _removed_properties(report: Report) -> list[Line]:
 
 
 def _rollup(report: Report) -> list[Line]:
-    lines = rollup_lines(report.rollup)
+    lines = rollup_lines(report.rollup, rollup_labels(report))
     if not lines:
         return [(f"What to do: {NOTHING_TO_DO}.", None)]
     return [("What to do:", None), *((f"  {terminal(line.plain())}", 4) for line in lines)]
@@ -325,7 +336,15 @@ def concise(
     """The terminal's default answer in ``width`` cells: the per-tool counts, one line per
     group (the first ``SHOWN_GROUPS``, then how many more and where they are: ``detail_in``,
     the report that lists them, and ``--verbose``), what to do, and the verdict last, naming
-    the exit code (``code``, else the gate's)."""
+    the exit code (``code``, else the gates'); the results' answer before the verdict, where
+    the report holds results."""
+    blocks = _concise_blocks(report, width, detail_in)
+    if report.results is not None:
+        blocks += [_results_heading(), *_concise_blocks(report.results, width, detail_in)]
+    return _wrapped([*blocks, _summary(report, code)], width)
+
+
+def _concise_blocks(report: Report, width: int, detail_in: str | None) -> list[list[Line]]:
     groups = list(report.groups)
     listed = _group_lines(report, groups[:SHOWN_GROUPS], detail=False)
     more = len(groups) - SHOWN_GROUPS
@@ -334,19 +353,27 @@ def concise(
         listed.append((terminal(f"… and {plural(more, 'more group')} ({where})"), 2))
     blocks: list[list[Line]] = [
         [(line, 0) for line in summary_table(report, width).splitlines()],
+        _not_validated(report),
         listed,
         _removed_properties(report),
         _rollup(report),
-        [(summary_line(report, report.gate.exit_code if code is None else code), 2)],
     ]
-    return _wrapped(blocks, width)
+    return blocks
 
 
 def render(report: Report, width: int = DEFAULT_WIDTH, code: int | None = None) -> str:
     """The answer with its detail in ``width`` cells (a file, ``--verbose``): the per-tool
     counts; the old runtime and what it changes; every group, by outcome, with its detail;
     coverage, baseline and the gate with its fingerprints; what to do; and the verdict last,
-    naming the exit code (``code``, else the gate's)."""
+    naming the exit code (``code``, else the gates'); the results' answer before the verdict,
+    where the report holds results."""
+    blocks = _detail_blocks(report, width)
+    if report.results is not None:
+        blocks += [_results_heading(), *_detail_blocks(report.results, width)]
+    return _wrapped([*blocks, _summary(report, code)], width)
+
+
+def _detail_blocks(report: Report, width: int) -> list[list[Line]]:
     first, *notes = runtime_lines(report)
     context: list[Line] = [(terminal(prose.plain(first)), None)]
     context += [(f"  {terminal(prose.plain(line))}", None) for line in notes]
@@ -366,11 +393,31 @@ def render(report: Report, width: int = DEFAULT_WIDTH, code: int | None = None) 
     coverage += [prose.plain(line) for line in (baseline_line(report), gate_line(report)) if line]
     blocks: list[list[Line]] = [
         [(line, 0) for line in summary_table(report, width).splitlines()],
+        _not_validated(report),
         context,
         groups,
         _removed_properties(report),
         [(terminal(line), None) for line in coverage],
         _rollup(report),
-        [(summary_line(report, report.gate.exit_code if code is None else code), 2)],
     ]
-    return _wrapped(blocks, width)
+    return blocks
+
+
+def _summary(report: Report, code: int | None) -> list[Line]:
+    """The verdict's block, naming ``code``, else the exit code of the report's gates."""
+    if code is None:
+        results = report.results
+        code = max(report.gate.exit_code, 0 if results is None else results.gate.exit_code)
+    return [(summary_line(report, code), 2)]
+
+
+def _results_heading() -> list[Line]:
+    """The results section's first paragraph: the answer for the results follows it."""
+    return [(f"{RESULTS_HEADING}. {prose.plain(RESULTS_INTRO)}", 2)]
+
+
+def _not_validated(report: Report) -> list[Line]:
+    """For a report of results: what was read and not validated (nothing otherwise)."""
+    if report.not_validated is None:
+        return []
+    return [(terminal(prose.plain(not_validated_line(report))), 2)]

@@ -370,7 +370,7 @@ def patch_text(
     try:
         expected = apply_patch(document, located)
     except PatchError as error:
-        raise EditError(str(error)) from error
+        raise EditError(NOT_THERE) from error
     for operation in located:
         body = _patch_one(body, is_json, operation)
     edited, problem = parse_document(path, body, is_json)
@@ -997,9 +997,17 @@ def _deepest(document: JSON, pointer: str) -> str:
     return pointers.from_segments(segments)
 
 
+NOT_THERE: Final = (
+    "the file holds nothing at the place the patch edits (a patch before it in the diff may "
+    "have edited that place already)"
+)
+"""Why a loosening does not apply to a file's text, in the user's words: a JSON Patch's own
+message (an index out of range at a pointer) is no reason a reader can act on."""
+
+
 def _expected(document: JSON, at: str, operations: Sequence[PatchOperation]) -> JSON:
     """The value at ``at`` (which holds every operation) once ``operations`` are applied to
-    ``document``, or ``EditError`` with the reason ``apply_patch`` gives: found from a copy
+    ``document``, or ``EditError`` (``NOT_THERE``) where they do not apply: found from a copy
     of that value alone, set in containers that hold nothing else on the way to it."""
     path = pointers.split(at)
     holders: list[JSON] = []
@@ -1012,4 +1020,4 @@ def _expected(document: JSON, at: str, operations: Sequence[PatchOperation]) -> 
     try:
         return pointers.resolve(apply_patch(value, operations), at)[1]
     except PatchError as error:
-        raise EditError(str(error)) from error
+        raise EditError(NOT_THERE) from error

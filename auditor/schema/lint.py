@@ -113,12 +113,14 @@ def lint_paths(
     follow_links: bool = False,
     rules: Collection[Rule] = DEFAULT_RULES,
     fmt: CatalogFormat | None = None,
+    skip_named: bool = False,
 ) -> LintResult:
     """Lint every catalog file under ``paths`` (``fmt`` forced, or detected), the files of a
     folder that are no catalog skipped as ``audit`` skips them; ``select``/``ignore`` filter
     by code prefix; a finding is fixable when ``rules`` rewrite it away; links out of a
-    catalog folder are read only when ``follow_links``."""
-    found = read_catalog_files(list(paths), fmt, max_bytes, FileSystem(follow_links))
+    catalog folder are read only when ``follow_links``; named files that are no catalog are
+    skipped too with ``skip_named`` (``auditor.inputs.catalogs.read_catalog_files``)."""
+    found = read_catalog_files(list(paths), fmt, max_bytes, FileSystem(follow_links), skip_named)
     located: list[LocatedFinding] = []
     for file in found.files:
         for finding in tool_findings(file.tools, shown(file.path), rules):

@@ -543,9 +543,7 @@ def test_a_patch_the_whole_schema_refuses_or_the_file_cannot_take_says_why(
     tool = ToolSchema("t", {}, Location("tools.json"), "", "mapping")
     patch = suggest("maxLength", "/maxLength", {"maxLength": 1}, witness, side=FileSide(tool))
     assert patch.problem is None and patch.summary == "raise maxLength 1 → 4"
-    assert patch.file_problem == (
-        "the edit does not apply to the schema as written (nothing at /maxLength)"
-    )
+    assert patch.file_problem == "the schema as written has nothing at /maxLength to edit"
     # Too deep to normalize on this stack: said so.
     monkeypatch.setattr(
         local_checks, "normalize", lambda *_: (_ for _ in ()).throw(RecursionError())

@@ -291,10 +291,9 @@ def test_the_roll_up_of_each_kind_of_decision_in_the_json_and_on_the_terminal(
     assert todo == [
         "What to do:",
         "  Fix the callers: 1 group (1 call); callers: agent-b (1 call).",
-        "  Loosen the schema: 1 group (6 calls); 1 with a verified patch: --suggest-patch PATH "
-        "writes it.",
+        "  Loosen the schema: 1 group (6 calls); 1 with a verified patch: --suggest-patch PATH.",
         "  Review by hand: 1 group (1 call); 1 with a verified patch: --suggest-patch PATH "
-        "writes it.",
+        "--suggest-patch-kinds review.",
         f"  Fix the schema: 1 group (2 calls) will fail on an unusable schema: broken "
         f"({error['error']}).",
     ]
@@ -336,7 +335,7 @@ def test_the_roll_up_words_say_every_count_in_the_singular_and_plural() -> None:
     assert lines == [
         "Fix the callers: 1 group (1 call); the log names no caller.",
         "Loosen the schema: 3 groups (6 calls); 2 with a verified patch: --suggest-patch PATH "
-        "writes them (1 more verified but not writable into the catalog file: see the group).",
+        "(1 more verified but not writable into the catalog file: see the group).",
     ]
 
 

@@ -1,17 +1,23 @@
-"""The GitHub Action's own parts: extra formats, free-form arguments, and the sticky
-pull-request comment (one comment, updated in place), run with stand-in `auditor` and `gh`."""
+"""The GitHub Action: its audit step's arguments, the sticky pull-request comment (one
+comment, updated in place), and the whole Action run step by step (the SARIF upload that
+cannot fail a passing audit, matrix categories, outputs, the working directory), with
+stand-in `auditor`, `gh` and actions."""
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
+from tests.cli.composite import Job, StandIn
 from tests.conftest import ROOT
 
 MARKER = "<!-- tool-schema-auditor report -->"
@@ -45,6 +51,8 @@ def _run_audit_step(
 ) -> subprocess.CompletedProcess[str]:
     step = _step(step_id="audit")
     _stand_in(tmp_path / "bin", "auditor", auditor)
+    # setup-python puts `python` on the runner's PATH (action/sarif_category.py runs with it).
+    _stand_in(tmp_path / "bin", "python", f'exec {sys.executable} "$@"\n')
     env = {key: "" for key in step["env"]}
     env |= {"PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin", "GITHUB_OUTPUT": str(tmp_path / "out")}
     env |= {"GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md")}
@@ -52,6 +60,12 @@ def _run_audit_step(
     return subprocess.run(
         ["bash", "-c", step["run"]], env=env, cwd=tmp_path, capture_output=True, text=True
     )
+
+
+def _outputs(tmp_path: Path) -> dict[str, str]:
+    """The audit step's outputs (``GITHUB_OUTPUT``: one ``name=value`` a line)."""
+    lines = (tmp_path / "out").read_text().splitlines()
+    return dict(line.split("=", 1) for line in lines)
 
 
 def test_extra_formats_are_written_into_the_reports_folder(tmp_path: Path) -> None:
@@ -145,7 +159,7 @@ def test_a_file_named_like_an_option_is_audited_as_a_catalog(tmp_path: Path) -> 
     assert done.returncode == 0, done.stderr
     assert not (tmp_path / "x.json").exists()
     # Both are catalogs: the sample's newly rejected calls fail the audit (exit 1).
-    assert (tmp_path / "out").read_text() == "exit-code=1\n", done.stderr
+    assert _outputs(tmp_path)["exit-code"] == "1", done.stderr
     audited = json.loads((tmp_path / "auditor-reports" / "audit.json").read_text())
     assert audited["inputs"]["schemas"] == ["./--catalog.json", "./--generate-baseline=x.json"]
 
@@ -370,7 +384,7 @@ def test_the_audit_step_writes_a_short_comment_pointing_at_the_runs_reports(
         AUDITOR_RUN_URL=RUN,
     )
     assert done.returncode == 0, done.stderr
-    assert (tmp_path / "out").read_text() == "exit-code=1\n"  # the sample breaks calls
+    assert _outputs(tmp_path)["exit-code"] == "1"  # the sample breaks calls
     comment = (tmp_path / "auditor-reports" / "comment.md").read_text(encoding="utf-8")
     lines = comment.splitlines()
     assert lines[0].startswith("### auditor: normalization audit: **FAIL**")
@@ -388,10 +402,14 @@ def test_the_reports_are_uploaded_and_the_comment_posted_is_the_short_one(
     tmp_path: Path,
 ) -> None:
     upload = _step(name="Upload the reports")
-    assert upload["uses"] == "actions/upload-artifact@v4"
-    assert upload["with"] == {"name": "auditor-reports", "path": "auditor-reports/"}
+    assert upload["uses"].startswith("actions/upload-artifact@")
+    assert upload["with"] == {
+        "name": "${{ inputs.artifact-name }}",
+        "path": "${{ steps.audit.outputs.reports }}",
+    }
     comment_step = _step(name="Comment on the pull request")
-    assert "hashFiles('auditor-reports/comment.md')" in comment_step["if"]
+    assert "steps.audit.outputs.comment-file != ''" in comment_step["if"]
+    assert comment_step["env"]["COMMENT_FILE"] == "${{ steps.audit.outputs.comment-file }}"
     steps = [
         s.get("name") for s in yaml.safe_load((ROOT / "action.yml").read_text())["runs"]["steps"]
     ]
@@ -411,6 +429,7 @@ def test_the_reports_are_uploaded_and_the_comment_posted_is_the_short_one(
         "PR_NUMBER": "17",
         "GH_TOKEN": "t",
         "GH_DIR": str(answered),
+        "COMMENT_FILE": "auditor-reports/comment.md",
     }
     command = comment_step["run"].replace("${{ github.action_path }}", str(ROOT))
     done = subprocess.run(
@@ -418,3 +437,235 @@ def test_the_reports_are_uploaded_and_the_comment_posted_is_the_short_one(
     )
     assert done.returncode == 0, done.stderr
     assert _sent(tmp_path) == f"{MARKER}\n{comment}"
+
+
+# The whole Action, step by step (tests.cli.composite), with stand-ins for the actions it
+# uses and for pip; auditor is this checkout's. -----------------------------------------
+
+PYTHON = f"""# A stand-in python: pip installs nothing (auditor is this checkout's); the rest runs,
+# its script named in python-calls.
+if [ "$1 $2" = "-m pip" ]; then exit 0; fi
+echo "${{1##*/}}" >> python-calls
+exec {sys.executable} "$@"
+"""
+
+
+def _catalog(length_keyword: str) -> str:
+    """One tool whose ``q`` must not be empty: ``minLength`` is JSON Schema, so normalizing
+    changes nothing; ``min_length`` is a dialect spelling no validator evaluates, which
+    normalizing turns into ``minLength``."""
+    schema = {"type": "object", "properties": {"q": {"type": "string", length_keyword: 1}}}
+    return json.dumps([{"name": "search", "description": "Search.", "input_schema": schema}])
+
+
+CALLS = "".join(
+    json.dumps({"tool": "search", "arguments": {"q": q}}) + "\n" for q in ("invoices", "")
+)
+"""Two logged calls; the empty q passed before and breaks once minLength is evaluated."""
+
+
+@dataclass
+class Uploads:
+    """What the stand-ins of upload-artifact and upload-sarif were given."""
+
+    sarif_works: bool = True
+    artifacts: list[dict[str, str]] = field(default_factory=list)
+    sarif: list[dict[str, Any]] = field(default_factory=list)
+
+    def stand_ins(self) -> dict[str, StandIn]:
+        return {
+            "actions/setup-python": lambda given, workspace: (0, {}),
+            "actions/upload-artifact": self._artifact,
+            "github/codeql-action/upload-sarif": self._sarif,
+        }
+
+    def _artifact(self, given: Mapping[str, str], workspace: Path) -> tuple[int, dict[str, str]]:
+        assert Path(given["path"]).is_dir()
+        self.artifacts.append(dict(given))
+        return 0, {}
+
+    def _sarif(self, given: Mapping[str, str], workspace: Path) -> tuple[int, dict[str, str]]:
+        log = json.loads(Path(given["sarif_file"]).read_text(encoding="utf-8"))
+        ids = [run.get("automationDetails", {}).get("id") for run in log["runs"]]
+        self.sarif.append({"category": given.get("category"), "ids": ids})
+        # Where code scanning is unavailable, upload-sarif fails (HTTP 403 or 404).
+        return (0, {"sarif-id": "1"}) if self.sarif_works else (1, {})
+
+
+def _workspace(root: Path, length_keyword: str, folder: str = ".") -> Path:
+    where = root / folder
+    (where / "tools").mkdir(parents=True)
+    (where / "tools" / "tools.json").write_text(_catalog(length_keyword))
+    (where / "calls.jsonl").write_text(CALLS)
+    return root
+
+
+def _job(workspace: Path, uploads: Uploads, **inputs: str) -> Job:
+    _stand_in(workspace / "bin", "auditor", REAL)
+    _stand_in(workspace / "bin", "python", PYTHON)
+    given = {"schemas": "tools/", "logs": "calls.jsonl", **inputs}
+    github = {"event_name": "push", "server_url": "https://github.com", "repository": "acme/t"}
+    job = Job(
+        workspace, given, uploads.stand_ins(), github, path=f"{workspace / 'bin'}:/usr/bin:/bin"
+    )
+    return job.run()
+
+
+NOTICE = "::notice::auditor: the SARIF was not uploaded: code scanning is unavailable here"
+
+
+def test_a_passing_audit_passes_the_job_where_code_scanning_is_unavailable(
+    tmp_path: Path,
+) -> None:
+    uploads = Uploads(sarif_works=False)
+    job = _job(_workspace(tmp_path, "minLength"), uploads)
+    assert job.outputs["exit-code"] == "0", job.step("Audit").stderr
+    assert len(uploads.sarif) == 1  # it was tried, and failed
+    upload = job.step("Upload SARIF")
+    assert (upload.outcome, upload.conclusion) == ("failure", "success")
+    assert NOTICE in job.step("Say why the SARIF is not in code scanning").stdout
+    assert job.step("Fail per fail-on").outcome == "success"
+    assert job.status == "success"
+
+
+def test_where_code_scanning_works_no_notice_is_given(tmp_path: Path) -> None:
+    uploads = Uploads(sarif_works=True)
+    job = _job(_workspace(tmp_path, "minLength"), uploads)
+    assert job.step("Upload SARIF").outcome == "success"
+    assert job.step("Say why the SARIF is not in code scanning").outcome == "skipped"
+    assert job.status == "success"
+
+
+def test_a_failing_audit_fails_the_job_whether_or_not_the_sarif_was_uploaded(
+    tmp_path: Path,
+) -> None:
+    for works in (True, False):
+        uploads = Uploads(sarif_works=works)
+        job = _job(_workspace(tmp_path / str(works), "min_length"), uploads)
+        assert job.outputs["exit-code"] == "1"  # the empty q is newly rejected
+        assert job.step("Fail per fail-on").outcome == "failure"
+        assert job.status == "failure"
+        assert len(uploads.sarif) == 1  # the SARIF goes up all the same, to be looked at
+
+
+def test_matrix_jobs_upload_their_sarif_under_distinct_categories(tmp_path: Path) -> None:
+    uploads = Uploads()
+    for leg in ("catalogs-a", "catalogs-b"):
+        workspace = _workspace(tmp_path / leg, "min_length")
+        _job(workspace, uploads, **{"sarif-category": leg, "artifact-name": f"reports-{leg}"})
+    # Given to upload-sarif, and written into the runs, whose own id upload-sarif prefers.
+    assert uploads.sarif == [
+        {"category": "catalogs-a", "ids": ["catalogs-a/"]},
+        {"category": "catalogs-b", "ids": ["catalogs-b/"]},
+    ]
+    assert [a["name"] for a in uploads.artifacts] == ["reports-catalogs-a", "reports-catalogs-b"]
+    assert [Path(a["path"]).name for a in uploads.artifacts] == [
+        "reports-catalogs-a",
+        "reports-catalogs-b",
+    ]
+
+
+def test_without_a_category_upload_sarif_derives_its_own(tmp_path: Path) -> None:
+    uploads = Uploads()
+    job = _job(_workspace(tmp_path, "min_length"), uploads)
+    # upload-sarif reads an empty input as not given (getOptionalInput) and derives the
+    # category from the workflow, the job and the matrix values; the Action writes none.
+    # auditor's own automationDetails.id would win over that derivation: it is removed.
+    assert job.step("Upload SARIF").given["category"] == ""
+    assert uploads.sarif == [{"category": "", "ids": [None]}]
+    assert (tmp_path / "python-calls").read_text() == "sarif_category.py\n"
+    report = json.loads((tmp_path / "auditor-reports" / "audit.sarif").read_text())
+    assert all("id" not in run.get("automationDetails", {}) for run in report["runs"])
+    assert uploads.artifacts[0]["name"] == "auditor-reports"
+    # Given a category, the Action writes it into the SARIF (action/sarif_category.py).
+    _job(_workspace(tmp_path / "given", "min_length"), uploads, **{"sarif-category": "x"})
+    assert (tmp_path / "given" / "python-calls").read_text() == "sarif_category.py\n"
+
+
+def test_the_outputs_name_the_reports_written_in_the_working_directory(tmp_path: Path) -> None:
+    uploads = Uploads()
+    job = _job(
+        _workspace(tmp_path, "min_length", "service"), uploads, **{"working-directory": "service"}
+    )
+    reports = tmp_path / "service" / "auditor-reports"
+    assert job.outputs == {
+        "exit-code": "1",
+        "json-file": str(reports / "audit.json"),
+        "markdown-file": str(reports / "audit.md"),
+        "sarif-file": str(reports / "audit.sarif"),
+    }
+    report = json.loads((reports / "audit.json").read_text(encoding="utf-8"))
+    assert report["inputs"]["schemas"] == ["tools/"]  # read in the working directory
+    assert (reports / "audit.md").read_text(encoding="utf-8").startswith("# auditor: ")
+    assert "runs" in json.loads((reports / "audit.sarif").read_text(encoding="utf-8"))
+    assert uploads.artifacts == [{"name": "auditor-reports", "path": str(reports)}]
+    assert not (tmp_path / "auditor-reports").exists()
+
+
+def test_unusable_input_writes_no_report_and_fails_the_job(tmp_path: Path) -> None:
+    uploads = Uploads()
+    job = _job(_workspace(tmp_path, "minLength"), uploads, schemas="missing.json")
+    assert job.outputs == {"exit-code": "2", "json-file": "", "markdown-file": "", "sarif-file": ""}
+    assert job.step("Upload the reports").outcome == "skipped"
+    assert job.step("Upload SARIF").outcome == "skipped"
+    assert uploads.artifacts == [] and uploads.sarif == []
+    assert job.status == "failure"
+
+
+def test_a_report_folder_must_be_one_folder_name(tmp_path: Path) -> None:
+    done = _run_audit_step(tmp_path, ACTION_ARTIFACT="../elsewhere")
+    assert done.returncode == 2
+    assert "::error::artifact-name: '../elsewhere' is no folder name" in done.stdout
+    assert "audit" not in done.stdout.splitlines()  # auditor never ran
+
+
+def test_every_action_used_is_pinned_by_a_release_commit() -> None:
+    steps = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))["runs"]["steps"]
+    used = {step["uses"] for step in steps if "uses" in step}
+    # The commits of the release tags (read from the actions' repositories); a tag can be
+    # moved, a commit cannot. The release is in action.yml's comment beside each.
+    assert used == {
+        "actions/setup-python@5fda3b95a4ea91299a34e894583c3862153e4b97",
+        "actions/upload-artifact@bbbca2ddaa5d8feaa63e36b76fdaad77386f024f",
+        "github/codeql-action/upload-sarif@8aad20d150bbac5944a9f9d289da16a4b0d87c1e",
+    }
+    text = (ROOT / "action.yml").read_text(encoding="utf-8")
+    for pin, release in [("5fda3b95", "v7.0.0"), ("bbbca2dd", "v7.0.0"), ("8aad20d1", "v4.36.2")]:
+        assert re.search(rf"@{pin}[0-9a-f]{{32}}  # {re.escape(release)}$", text, re.MULTILINE)
+
+
+def test_the_category_script_keeps_the_other_automation_details_and_refuses_no_sarif(
+    tmp_path: Path,
+) -> None:
+    script = ROOT / "action" / "sarif_category.py"
+    sarif = tmp_path / "audit.sarif"
+    runs = [{"tool": {}, "automationDetails": {"id": "auditor/1", "guid": "g"}}, {"tool": {}}]
+    sarif.write_text(json.dumps({"version": "2.1.0", "runs": runs}))
+    done = subprocess.run(
+        [sys.executable, str(script), str(sarif), "tools"], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    written = json.loads(sarif.read_text())
+    assert [run["automationDetails"] for run in written["runs"]] == [
+        {"id": "tools/", "guid": "g"},
+        {"id": "tools/"},
+    ]
+    (tmp_path / "notes.json").write_text('{"runs": 3}')
+    done = subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "notes.json"), "tools"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 1
+    assert done.stderr == f"sarif_category: {tmp_path / 'notes.json'}: no SARIF runs\n"
+    assert (tmp_path / "notes.json").read_text() == '{"runs": 3}'
+    # No category: the id goes, the rest stays, and a run left with nothing has no details.
+    sarif.write_text(json.dumps({"version": "2.1.0", "runs": runs}))
+    done = subprocess.run(
+        [sys.executable, str(script), str(sarif), ""], capture_output=True, text=True
+    )
+    assert done.returncode == 0
+    assert [run.get("automationDetails") for run in json.loads(sarif.read_text())["runs"]] == [
+        {"guid": "g"},
+        None,
+    ]

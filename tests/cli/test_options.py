@@ -31,12 +31,23 @@ from auditor.models import (
     OldRuntime,
     Rule,
     RuntimeValidator,
+    Subject,
 )
 from auditor.report import Format
-from auditor.request import DEFAULT_RULES_TEXT, AuditRequest, Engine
+from auditor.request import DEFAULT_RULES_TEXT, AuditRequest, Engine, PatchKind
 from tests.conftest import ROOT, run_cli, what_runs
 
-ACTION_ONLY = {"upload-sarif", "python-version", "formats", "args", "pr-comment", "github-token"}
+ACTION_ONLY = {
+    "upload-sarif",
+    "sarif-category",
+    "artifact-name",
+    "working-directory",
+    "python-version",
+    "formats",
+    "args",
+    "pr-comment",
+    "github-token",
+}
 """Inputs of action.yml that are about the Action itself, not options of `audit`."""
 
 # key: (config value, command line, AuditOptions field, from the config, from the CLI,
@@ -70,6 +81,8 @@ CASES: dict[str, tuple[Any, list[str], str, Any, Any, Any]] = {
                    LogFormat.JSONL, None),
     "calls_from": ("responses", ["--calls-from", "all"], "calls_from", CallsFrom.RESPONSES,
                    CallsFrom.ALL, CallsFrom.ALL),
+    "subject": ("results", ["--subject", "arguments"], "subject", Subject.RESULTS,
+                Subject.ARGUMENTS, Subject.BOTH),
     "tool_column": ("fn", ["--tool-column", "tool"], "columns", Columns("fn"), Columns("tool"),
                     Columns()),
     "arguments_column": ("body", ["--arguments-column=args"], "columns", Columns(None, "body"),
@@ -100,6 +113,10 @@ CASES: dict[str, tuple[Any, list[str], str, Any, Any, Any]] = {
     "against": ("main", ["--against", "origin/dev"], "against", "main", "origin/dev", None),
     "suggest_patch": ("p1.diff", ["--suggest-patch", "p2.diff"], "suggest_patch", "p1.diff",
                       "p2.diff", None),
+    "suggest_patch_kinds": ("review", ["--suggest-patch-kinds", "review,contradiction"],
+                            "suggest_patch_kinds", frozenset({PatchKind.REVIEW}),
+                            frozenset({PatchKind.REVIEW, PatchKind.CONTRADICTION}),
+                            frozenset({PatchKind.LOOSEN_SCHEMA})),
 }  # fmt: skip
 SEPARATELY = {"schemas", "logs", "output"}
 """Keys tested on their own: the required inputs, and outputs (paired with formats)."""
@@ -222,6 +239,7 @@ REFUSED = [
     ("catalog_format", '"xml"', "'xml' is not one of"),
     ("log_format", '"xml"', "'xml' is not one of"),
     ("calls_from", '"requests"', "'requests' is not one of"),
+    ("subject", '"everything"', "'everything' is not one of"),
     ("color", '"sometimes"', "'sometimes' is not one of"),
     ("format", '["pdf"]', "'pdf' is not one of"),
     ("rules", '"camel-case"', "unknown rule family camel-case"),

@@ -50,7 +50,9 @@ def _apply(text: str, replacement: dict[str, Any]) -> str:
 def test_loosenings_are_sarif_fixes(capsys: pytest.CaptureFixture[str]) -> None:
     catalog = GATEWAY / "tools.json"
     args = ["audit", "--schemas", str(catalog), "--logs", str(GATEWAY / "calls.jsonl")]
-    _, out, _ = run_cli([*args, "--format", "sarif", "--output", "-"], capsys)
+    # Every kind of group: the fixes follow --suggest-patch-kinds as the diff does.
+    kinds = ["--suggest-patch-kinds", "loosen-schema,review,contradiction"]
+    _, out, _ = run_cli([*args, *kinds, "--format", "sarif", "--output", "-"], capsys)
     document = json.loads(out)
     jsonschema.Draft7Validator(SARIF_SCHEMA).validate(document)
     fixed = {

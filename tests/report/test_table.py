@@ -147,8 +147,7 @@ def test_thousands_separators_everywhere(
         groups == "1,200 calls  search: minItems at /properties/tags/minItems; loosen-schema, patch"
     )
     assert todo.splitlines()[1] == (
-        "  Loosen the schema: 1 group (1,200 calls); 1 with a verified patch: --suggest-patch "
-        "PATH writes it."
+        "  Loosen the schema: 1 group (1,200 calls); 1 with a verified patch: --suggest-patch PATH."
     )
     assert verdict == "1,200 calls would be newly rejected; exit 1\n"
     # The detail: every group with its cause, under --verbose.

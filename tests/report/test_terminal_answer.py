@@ -14,6 +14,7 @@ import yaml
 from rich.cells import cell_len
 
 from auditor.report.cells import cut, wrap
+from auditor.words import plural
 from tests.conftest import ROOT, run_cli
 from tests.samples import Scenario, scenarios
 
@@ -46,12 +47,24 @@ def _expected_verdict(scenario: Scenario) -> str:
     text = f"{newly} calls would be newly rejected"
     if after:
         text += f" and {after} will fail on an unusable schema"
+    if "results" in expected:  # the results' verdict follows, counted apart
+        results = expected["results"]["totals"]
+        text += f"; {plural(results['newly_rejected'], 'result')} would be newly rejected"
     return text + "; exit 1"
 
 
-def _failing_groups(tmp_path: Path) -> int:
+def _gate_lines(tmp_path: Path) -> list[str]:
+    """The gate's lines on stderr: the arguments', then the results' where there are some."""
     report = json.loads((tmp_path / "reports" / "audit.json").read_text(encoding="utf-8"))
-    return len(report["gate"]["failing_groups"])
+    lines = []
+    for subject, part in (("", report), ("results: ", report.get("results"))):
+        if part is not None and (failing := len(part["gate"]["failing_groups"])):
+            groups = plural(failing, "group")
+            fail = "fails" if failing == 1 else "fail"
+            lines.append(
+                f"auditor: {subject}{groups} {fail} --fail-on newly-rejected; see reports/audit.md"
+            )
+    return lines
 
 
 def _paragraphs(out: str) -> list[str]:
@@ -76,13 +89,13 @@ def test_every_sample_fits_the_width_ends_with_its_verdict_and_says_the_gate_onc
     assert " ".join(_paragraphs(out)[-1].split()) == verdict
     if width >= 80:
         assert out.splitlines()[-1] == verdict
-    # The gate, once, on stderr only, short and in the option's spelling; no fingerprint.
-    gate = f"auditor: {_failing_groups(tmp_path)} groups fail --fail-on newly-rejected; see "
-    gate += "reports/audit.md"
-    assert "--fail-on" not in out and err.count("--fail-on") == 1
-    assert " ".join(err.split()).endswith(gate)
+    # The gate, once a subject, on stderr only, short and in the option's spelling; no
+    # fingerprint.
+    gates = _gate_lines(tmp_path)
+    assert "--fail-on" not in out and err.count("--fail-on") == len(gates)
+    assert " ".join(err.split()).endswith(" ".join(gates))
     if width >= 80:
-        assert err.splitlines()[-1] == gate
+        assert err.splitlines()[-len(gates) :] == gates
     assert not FINGERPRINT.search(out + err)
 
 
@@ -96,8 +109,7 @@ def test_under_quiet_the_gate_line_is_all_that_is_printed(
     code, out, err = _run(scenario, 80, tmp_path, capsys, monkeypatch, "-q")
     assert code == 1
     assert out == ""
-    groups = _failing_groups(tmp_path)
-    assert err == f"auditor: {groups} groups fail --fail-on newly-rejected; see reports/audit.md\n"
+    assert err == "".join(f"{line}\n" for line in _gate_lines(tmp_path))
 
 
 def test_the_mcp_files_answer_is_at_most_40_lines_and_lists_the_first_10_groups(
