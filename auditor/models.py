@@ -962,6 +962,9 @@ class Report:
     counterexamples: tuple[Counterexample, ...] = ()
     """For each change no logged call reached, or none failed: an argument that shows it bites,
     or why none exists. Never counted among the logged calls."""
+    removed_properties: tuple[RemovedPropertyCalls, ...] = ()
+    """For each property the change removed (by tool, in the tools' order), the logged calls
+    that still send it; only removals some call still sends."""
     skipped_inputs: tuple[SkippedInput, ...] = ()
     """Files of the catalog folders (both sides) that are no tool catalog, left out."""
     subject: Subject = Subject.ARGUMENTS
@@ -1092,3 +1095,32 @@ class Counterexample:
     """For HARMLESS and NOT_FOUND: why (never holds logged data)."""
     candidates: int = 0
     """Candidate arguments checked with the validators."""
+
+
+@dataclass(frozen=True)
+class RemovedPropertyCalls:
+    """The logged calls that send a property the change removed from the tool's schema: the
+    new schema ignores it where objects are open (``ignored``: the call is accepted, and the
+    tool no longer does what it asked), or refuses it where they are closed (the calls are
+    then newly rejected, caused by the removal). docs/changes.md#removed-properties."""
+
+    tool: str
+    name: str
+    """The property's name."""
+    pointer: str
+    """Its place in the arguments, as a JSON pointer (``*``: every member of an array)."""
+    change: Change
+    """The removal, as the changes list it."""
+    ignored: bool
+    """Proved: the new schema accepts the property wherever it is sent (objects are open)."""
+    calls: int
+    """Calls that send it."""
+    newly_rejected: int
+    """Of them, calls the old runtime accepted and the new schema rejects."""
+    callers: tuple[tuple[str, int], ...] = ()
+    """The callers the log names for those calls, with their calls, most first (at most
+    ``MAX_SHOWN_CALLERS``); calls whose record names no caller are not counted."""
+    more_callers: int = 0
+    """Further callers counted, not shown."""
+    examples: tuple[str, ...] = ()
+    """Where the first of those calls are (``path:line``), in log order."""

@@ -21,7 +21,14 @@ from typer.core import TyperArgument, TyperOption
 from auditor.cli import app
 from auditor.cli.options import OPTIONS, SETTINGS
 from auditor.cli.output import write_atomic
-from auditor.report.rules import AUDIT_RULES, FIXED_BY, LINT_RULES, REWRITE_RULES, RuleDoc
+from auditor.report.rules import (
+    AUDIT_RULES,
+    FIXED_BY,
+    LINT_RULES,
+    REMOVED_PROPERTY_RULE,
+    REWRITE_RULES,
+    RuleDoc,
+)
 from auditor.schema.normalize import DEFAULT_RULES
 from tests.conftest import ROOT
 
@@ -235,6 +242,14 @@ def rules_page() -> str:
         "| code | name | level | what it means |",
         "| --- | --- | --- | --- |",
         *_rule_rows(AUDIT_RULES.values(), with_level=True),
+        "",
+        "Beside the groups, each property a change removed that logged calls still send is a",
+        "finding of its own ([Removed properties](changes.md#removed-properties)); in SARIF, a",
+        "note of this rule:",
+        "",
+        "| code | name | level | what it means |",
+        "| --- | --- | --- | --- |",
+        *_rule_rows([REMOVED_PROPERTY_RULE], with_level=True),
         "",
         "## Lint findings",
         "",

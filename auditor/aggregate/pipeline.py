@@ -21,6 +21,7 @@ from auditor.aggregate.groups import DEFAULT_EXAMPLES, GroupCollector
 from auditor.aggregate.hints import nullable_tip, type_alias_tip
 from auditor.aggregate.loosen import FileSide, ToolPatches, eligible, suggest
 from auditor.aggregate.redact import DEFAULT_LIMIT, Sanitizer, tool_name
+from auditor.aggregate.removed_sent import RemovedSent
 from auditor.aggregate.repeats import AcceptedRepeats
 from auditor.aggregate.rollup import roll_up
 from auditor.defaults import DEFAULT_MAX_CALLS
@@ -44,6 +45,7 @@ from auditor.models import (
     OldRuntime,
     Outcome,
     Override,
+    Payload,
     ProfileRun,
     Prose,
     Report,
@@ -74,6 +76,7 @@ from auditor.schema.diff import NewCatalogs, compare
 from auditor.schema.keywords import draft_of
 from auditor.schema.normalize import Normalized
 from auditor.schema.profiles import fitting_profile, profile_tip
+from auditor.schema.removals import RemovedProperty, removed_properties
 from auditor.schema.sdk_runs import choose, upgrade
 
 
@@ -464,11 +467,16 @@ class Tally:
         self.filled_before: Collection[str] = ()
         """Groups whose examples calls before these, counted apart, filled (a ``--jobs``
         worker's earlier parts): ``detailed`` counts them as settled."""
+        self.removed_sent = RemovedSent()
+        """The calls that still send a property the change removed (``removed_sent``)."""
+        self._removals: dict[str, tuple[RemovedProperty, ...]] = {}
+        """Per tool counted, the properties its change removed (``removals``)."""
 
     def __getstate__(self) -> dict[str, object]:
         # A part tally comes back from its worker by pickle: without the compiled tools.
         state = dict(self.__dict__)
         state["_replays"] = None
+        state["_removals"] = {}
         return state
 
     def add(self, result: CallResult, reached: frozenset[int], weight: int = 1) -> None:
@@ -506,6 +514,10 @@ class Tally:
                     for index in reached:
                         tool_reached[index] = tool_reached.get(index, 0) + weight
             self._note_use(tool, result)
+            removals = self.removals(tool)
+            if removals:
+                caller = None if call.caller is None else self._sanitizer.caller(call.caller)
+                self.removed_sent.add(tool, removals, result, caller, weight)
         else:
             self.nameless += 1
         if outcome is Outcome.ACCEPTED:
@@ -519,6 +531,32 @@ class Tally:
             self.kept.append(shown)
         else:
             self.omitted += 1
+
+    def removals(self, tool: str) -> tuple[RemovedProperty, ...]:
+        """The properties the change removed from ``tool``'s schema that calls can send
+        (``auditor.schema.removals``); none where the new side is the old one normalized, whose
+        rewrites never touch a property name."""
+        found = self._removals.get(tool)
+        if found is None:
+            replays = self._replays
+            found = ()
+            if isinstance(replays, Replays):
+                if replays.new_catalogs is not None and tool in replays:
+                    _, normalized, _ = replays.summary(tool)
+                    found = removed_properties(normalized.schema, normalized.rewrites)
+            elif replays is not None and tool in replays:
+                normalized = replays[tool].normalized
+                found = removed_properties(normalized.schema, normalized.rewrites)
+            self._removals[tool] = found
+        return found
+
+    def one_by_one(self, payload: Payload) -> bool:
+        """Whether the calls of ``payload`` (tool, arguments text, evidence) are counted one
+        by one, never as repeats of an accepted payload: those that send a property the
+        change removed, which are listed by caller and line."""
+        tool, text, _ = payload
+        removals = self.removals(tool)
+        return bool(removals) and bool(self.removed_sent.sent(tool, removals, text))
 
     def _note_use(self, tool: str, result: CallResult) -> None:
         """Keep the call as a sample, or count the keywords and changes it failed."""
@@ -643,6 +681,7 @@ class Tally:
             mine_failed = self.failed.setdefault(name, {})
             for pointer, count in failed.items():
                 mine_failed[pointer] = mine_failed.get(pointer, 0) + count
+        self.removed_sent.merge(later.removed_sent)
 
 
 def count_calls(
@@ -662,6 +701,7 @@ def count_calls(
     knows when earlier parts hold the whole list of calls)."""
     tally = Tally(replays, settings) if tally is None else tally
     repeats = AcceptedRepeats() if repeats is None else repeats
+    repeats.one_by_one = tally.one_by_one
     preloaded = repeats.preloaded if repeats.preloading else None
     with _fewer_collections():
         for call in calls:
@@ -768,6 +808,7 @@ def build_report(
         counterexamples=tuple(
             _shown(c, sanitizer) for c in _counterexamples(replays, tally, summaries, searches)
         ),
+        removed_properties=tally.removed_sent.findings(),
         gate=decide(groups, settings.fail_on, settings.fail_min_calls, settings.fail_min_share),
         rollup=roll_up(groups),
     )

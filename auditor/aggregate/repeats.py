@@ -22,7 +22,7 @@ distinct texts in log order, so offering a text's first call is offering all of 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Final
 
@@ -71,6 +71,9 @@ class AcceptedRepeats:
         self.hits = 0
         """Calls counted as repeats by a reader, which does not pass them on
         (``repeat_aside``; for the progress line)."""
+        self.one_by_one: Callable[[Payload], bool] = _never
+        """Payloads whose calls are never counted as repeats (``Tally.one_by_one``): each is
+        replayed and counted with its own record (its line, its caller)."""
 
     @staticmethod
     def payload(call: Call) -> Payload | None:
@@ -109,7 +112,7 @@ class AcceptedRepeats:
         calls are repeats); False otherwise. Called when ``repeat`` says False: the call is
         the payload's first since the last ``settle``, which its caller offers as a sample."""
         known = self._preload.get(payload)
-        if known is None:
+        if known is None or self.one_by_one(payload):
             return False
         contradicts, reached = known
         self._seen[payload] = _Seen(contradicts, reached, 1)
@@ -126,6 +129,8 @@ class AcceptedRepeats:
         if result.outcome is not Outcome.ACCEPTED or result.over_budget:
             # An accepted call whose evaluation ran out of budget counts as such, each time
             # (its verdict is remembered by the memo): ``settle`` counts weights as within it.
+            return False
+        if self.one_by_one(payload):
             return False
         digest = hash(payload)
         if digest not in self._once:
@@ -146,3 +151,8 @@ class AcceptedRepeats:
                 call = Call("", tool, text=text, evidence=evidence)
                 accepted = CallResult(call, Outcome.ACCEPTED, contradicts=known.contradicts)
                 yield accepted, known.reached, known.repeats
+
+
+def _never(payload: Payload) -> bool:
+    """``one_by_one`` by default: every payload's repeats are counted together."""
+    return False

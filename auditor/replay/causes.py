@@ -316,7 +316,10 @@ class CauseFinder:
                 return tuple(self._at[position])
         siblings = _SIBLINGS.get(located.keyword, ())
         found = [
-            r for name in siblings for r in self._at.get(pointers.join(located.container, name), ())
+            r
+            for name in siblings
+            for r in self._at.get(pointers.join(located.container, name), ())
+            if not _lets_through(r, located.keyword, _instance(error))
         ]
         if not found and located.keyword in _SUBTREE:
             found = [
@@ -465,6 +468,18 @@ def _below(entries: Sequence[tuple[str, str]], at: str) -> Sequence[tuple[str, s
     (``at-x``) too, which the caller filters out."""
     start = bisect.bisect_left(entries, (at, ""))
     return entries[start : bisect.bisect_left(entries, (at + "0", ""), lo=start)]
+
+
+def _lets_through(change: Change, keyword: str, instance: JSON) -> bool:
+    """Whether ``change``, a change of ``properties`` beside a failing ``additionalProperties``
+    on ``instance``, cannot be a cause: a property added is one more ``additionalProperties``
+    no longer judges, and one removed that the object does not hold refused nothing in it."""
+    if keyword != "additionalProperties" or change.entry_of != "properties":
+        return False
+    if change.edit is Edit.ADD:
+        return True
+    name = pointers.split(change.new_pointer)[-1]
+    return change.edit is Edit.REMOVE and isinstance(instance, dict) and name not in instance
 
 
 def _instance(error: ValidationError) -> JSON:

@@ -70,7 +70,11 @@ from auditor.schema.keywords import (
     draft_of,
     schema_objects,
 )
+from auditor.schema.removals import ignores, names, same_place, undeclared
 
+ARGUMENT_PROTOCOLS: Final = "MCP, OpenAI, Anthropic, Gemini"
+"""The protocols whose tool arguments are always a JSON object: no counterexample is anything
+else, and a schema's own ``type: object`` at its root never fails one."""
 MAX_CANDIDATES: Final = 200
 """Candidate arguments replayed per change before the search gives up."""
 MAX_AUDIT_CANDIDATES: Final = 20_000
@@ -227,6 +231,8 @@ def _search(
             )
             break
         arguments = apply_patch(start, patch)
+        if not isinstance(arguments, dict):
+            continue  # tool arguments are an object (ARGUMENT_PROTOCOLS): never anything else
         try:
             key = orjson.dumps(arguments)
         except (TypeError, orjson.JSONEncodeError):
@@ -393,6 +399,10 @@ def harmless(
         # The normalizer respells a reference only where it points through a renamed key:
         # it lands on the same subschema as before, whose own changes are changes of their own.
         return "the reference follows a renamed keyword to the same subschema as before"
+    if rewrite.entry_of == "properties":
+        reason = _property_entry_harmless(replay, rewrite)
+        if reason is not None:
+            return reason
     position = keyword_position(rewrite)
     keyword = pointers.split(position)[-1] if position else ""
     if rewrite.edit is Edit.REMOVE and not rewrite.entry_of:
@@ -403,6 +413,12 @@ def harmless(
     found, value = pointers.resolve(replay.normalized.schema, position)
     if not found:
         return None
+    if (
+        position == "/type"
+        and (value == "object" or (isinstance(value, list) and "object" in value))
+        and not _root_referenced(replay.normalized.schema)
+    ):
+        return f"tool arguments are always an object ({ARGUMENT_PROTOCOLS}), which 'type' admits"
     unused = _unreferenced_definition(replay.normalized.schema, position)
     if unused is not None:
         return f"it lies in the definition '{unused}', which no $ref refers to: never evaluated"
@@ -895,6 +911,54 @@ def _enforces_nothing(schema: JSON, draft: Draft) -> bool:
         return False
     vocabulary = VOCABULARY[draft]
     return all(key not in vocabulary or key in ANNOTATIONS for key in schema)
+
+
+def _root_referenced(schema: JSON) -> bool:
+    """Whether a reference may lead back to the root (``"$ref": "#"``, a dynamic or recursive
+    one, or one through an ``$id``): then the root's ``type`` judges members too, which need
+    not be objects. Only local references into the schema (``#/...``) surely do not."""
+    vocabulary = VOCABULARY[draft_of(schema)]
+    return any(
+        isinstance(obj.get(key), str) and not str(obj[key]).startswith("#/")
+        for obj, _ in schema_objects(schema, "", vocabulary)
+        for key in ("$ref", "$dynamicRef", "$recursiveRef")
+        if key in obj
+    )
+
+
+def _property_entry_harmless(replay: ToolReplay, rewrite: Change) -> str | None:
+    """Why a property added to or removed from ``properties`` rejects nothing, when it does.
+
+    A removed one, where the new schema ignores a property it does not declare (the object is
+    open: ``removals.ignores``), is harmless whatever a call sends. An added optional one is
+    met only by a call that sends it, a property the old schema gave no schema to: no call
+    written against the old schema has a reason to, and the logged calls that did were
+    replayed (their rejections are groups of their own)."""
+    segments = pointers.split(rewrite.new_pointer)
+    holder, name = pointers.from_segments(segments[:-2]), segments[-1]
+    new = replay.normalized.schema
+    if rewrite.edit is Edit.REMOVE:
+        if ignores(new, holder, name):
+            return (
+                f"objects are open: the new schema ignores '{name}' (no "
+                "additionalProperties, unevaluatedProperties, propertyNames or "
+                "patternProperties constrains it), so a call that still sends it is accepted"
+            )
+        return None
+    if rewrite.edit is not Edit.ADD:
+        return None
+    _, new_holder = pointers.resolve(new, holder)
+    if not isinstance(new_holder, dict) or any(
+        name in names(obj, "required") for obj in same_place(new_holder)
+    ):
+        return None  # a required addition refuses every call without it: searched
+    old_holder = pointers.parent(pointers.parent(rewrite.pointer))
+    if not undeclared(replay.tool.schema, old_holder, name):
+        return None  # the old schema gave the name a schema: a value it accepted may fail
+    return (
+        f"an added optional property: only a call that sends '{name}', which the old "
+        "schema did not declare, can meet it"
+    )
 
 
 def _unreferenced_definition(schema: JSON, position: str) -> str | None:

@@ -21,6 +21,7 @@ from auditor.report import prose
 from auditor.report.common import SHOWN_GROUPS, gate_summary, profile_lines, title, verdict
 from auditor.report.escape import md_code, md_text
 from auditor.report.markdown import group_table, rollup_block
+from auditor.report.removed import removed_summary
 from auditor.report.subject import RESULTS_HEADING, not_validated_line
 
 RUN_URL: Final = "AUDITOR_RUN_URL"
@@ -73,6 +74,8 @@ def render(report: Report, where: FullReport | None = None) -> str:
         *rollup_block(report, "**What to do**"),
     ]
     lines += group_table(report, "in the full report", SHOWN_GROUPS, heading=None)
+    if summary := removed_summary(report):
+        lines += [prose.markdown(summary), ""]
     if report.results is not None:
         lines += _results(report.results)
     lines += [prose.markdown(line) + "\n" for line in profile_lines(report)]

@@ -76,6 +76,8 @@ from auditor.report.common import (
     words,
 )
 from auditor.report.escape import html_text
+from auditor.report.removed import HEADING as REMOVED_HEADING
+from auditor.report.removed import removed_prose
 from auditor.report.subject import RESULTS_INTRO, not_validated_line
 from auditor.words import agree, plural
 
@@ -217,6 +219,7 @@ def _body(report: Report) -> list[str]:
         body.append(f"<p>{prose.html(line)}</p>")
     body += _group_table(report)
     body += ["<h2>Summary</h2>", _chart(report.tools), _table(report)]
+    body += _removed_properties(report)
     body += _unusable_after(report)
     newly = groups_of(report, Outcome.NEWLY_REJECTED)
     body += _groups(report, "Newly rejected calls", [g for g in newly if not g.contradicted])
@@ -526,6 +529,14 @@ def _constraints(report: Report) -> list[str]:
             f"<ul>{items}</ul></details>"
         )
     return out
+
+
+def _removed_properties(report: Report) -> list[str]:
+    """The calls that still send a property the change removed, an item per removal."""
+    if not report.removed_properties:
+        return []
+    items = "".join(f"<li>{prose.html(removed_prose(r))}</li>" for r in report.removed_properties)
+    return [f"<h2>{html_text(REMOVED_HEADING)}</h2>", f"<ul>{items}</ul>"]
 
 
 def _counterexamples(report: Report) -> list[str]:

@@ -20,6 +20,7 @@ from auditor.models import (
     Group,
     Outcome,
     ProfileRun,
+    RemovedPropertyCalls,
     Report,
     RollUp,
     SchemaPatch,
@@ -45,7 +46,7 @@ def render(report: Report) -> str:
 
 def as_dict(report: Report) -> dict[str, Any]:
     """The report as plain JSON data, in the documented order."""
-    return {
+    document: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "auditor_version": report.version,
         "generated_at": report.generated_at,
@@ -87,6 +88,9 @@ def as_dict(report: Report) -> dict[str, Any]:
         "counterexamples": [_counterexample(c) for c in report.counterexamples],
         **_subject(report),
     }
+    if report.removed_properties:  # only then: the reports of other changes stay as they were
+        document["removed_properties"] = [_removed_property(r) for r in report.removed_properties]
+    return document
 
 
 def _subject(report: Report) -> dict[str, Any]:
@@ -143,6 +147,21 @@ def _counterexample(found: Counterexample) -> dict[str, Any]:
         "patch": list(found.patch),
         "reason": found.reason,
         "candidates": found.candidates,
+    }
+
+
+def _removed_property(removed: RemovedPropertyCalls) -> dict[str, Any]:
+    return {
+        "tool": removed.tool,
+        "property": removed.name,
+        "pointer": removed.pointer,
+        "change": rewrite_dict(removed.change),
+        "objects_open": removed.ignored,
+        "calls": removed.calls,
+        "newly_rejected": removed.newly_rejected,
+        "callers": [{"caller": name, "calls": calls} for name, calls in removed.callers],
+        "more_callers": removed.more_callers,
+        "examples": list(removed.examples),
     }
 
 

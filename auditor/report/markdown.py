@@ -74,6 +74,8 @@ from auditor.report.escape import (
     md_quoted,
     md_text,
 )
+from auditor.report.removed import HEADING as REMOVED_HEADING
+from auditor.report.removed import removed_prose
 from auditor.report.subject import RESULTS_INTRO, not_validated_line
 from auditor.words import agree, plural
 
@@ -144,6 +146,7 @@ def _render(report: Report, limit: int) -> str:
     body = [*budget.take(head, "header")]  # a copy: the notice goes in after the head
     body += budget.take(group_table(report, "details below"), "group table")
     body += budget.take(["## Summary", "", summary_table(report), ""], "summary table")
+    body += _removed_properties(report, budget)
     body += _unusable_after(report, budget)
     newly = groups_of(report, Outcome.NEWLY_REJECTED)
     body += _groups(
@@ -442,6 +445,19 @@ def _constraints(report: Report, budget: _Budget) -> list[str]:
         ],
         "blind spot list",
     )
+
+
+def _removed_properties(report: Report, budget: _Budget) -> list[str]:
+    """The calls that still send a property the change removed, a bullet per removal."""
+    if not report.removed_properties:
+        return []
+    opening = [f"## {REMOVED_HEADING}", ""]
+    if not budget.take([*opening, ""], "section"):
+        return []
+    items: list[str] = []
+    for removed in report.removed_properties:
+        items += budget.take([f"- {prose.markdown(removed_prose(removed))}"], "removed property")
+    return [*opening, *items, ""]
 
 
 def _counterexamples(report: Report, budget: _Budget) -> list[str]:

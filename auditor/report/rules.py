@@ -133,6 +133,21 @@ AUDIT_RULES: Final[dict[Outcome, RuleDoc]] = {
 }
 """The outcomes an audit reports as groups: its SARIF rules, in this order."""
 
+REMOVED_PROPERTY_RULE: Final = RuleDoc(
+    "AUD005",
+    "removed-property-sent",
+    RuleKind.AUDIT,
+    "Logged calls that still send a property the change removed.",
+    "The new schema no longer declares the property. Where objects are open it ignores it: "
+    "the calls are accepted, and the tool no longer does what they ask (the removal is "
+    "harmless to validation, not to the callers). Where objects are closed it refuses it: the "
+    "calls are newly rejected, caused by the removal. Fix: move the callers to what replaced "
+    "the property, or keep it until they have moved. A note: it fails no run by itself.",
+    "note",
+)
+"""Each removed property logged calls still send (``Report.removed_properties``): a SARIF
+rule after the outcomes'."""
+
 _FAMILIES: Final[dict[Rule, tuple[str, str]]] = {
     Rule.KEYWORD_CASE: (
         "snake_case keywords become camelCase, with the local `$ref`s through them.",
@@ -278,6 +293,7 @@ def fixable(code: str, rules: frozenset[Rule] = DEFAULT_RULES) -> bool:
 
 ALL_RULES: Final[tuple[RuleDoc, ...]] = (
     *AUDIT_RULES.values(),
+    REMOVED_PROPERTY_RULE,
     *LINT_RULES.values(),
     *REWRITE_RULES.values(),
 )

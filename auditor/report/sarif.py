@@ -15,10 +15,12 @@ audited (``sarif_log.automation_id``).
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
 from typing import Any
 
-from auditor.models import Group, Report, Subject
+from auditor.models import Group, RemovedPropertyCalls, Report, Subject
 from auditor.report import prose
 from auditor.report.common import (
     group_location,
@@ -29,7 +31,9 @@ from auditor.report.common import (
     verdict,
 )
 from auditor.report.escape import visible
+from auditor.report.removed import removal_location, removed_prose
 from auditor.report.rules import AUDIT_RULES as RULES
+from auditor.report.rules import REMOVED_PROPERTY_RULE
 from auditor.report.sarif_log import (
     MAX_RESULTS,
     artifact_location,
@@ -69,10 +73,13 @@ def render(
     if report.generated_at:
         extra["invocations"] = [{"executionSuccessful": True, "endTimeUtc": report.generated_at}]
     rules = [rule.sarif() for rule in RULES.values()]
+    if report.removed_properties:  # its rule only where it has results: other logs unchanged
+        rules.append(REMOVED_PROPERTY_RULE.sarif())
     fixes = fixes or {}
     found = [_result(report, g, where, fixes.get(g.fingerprint)) for g in report.groups]
     if (subject := report.results) is not None:  # the results' groups, marked as such
         found += [_result(subject, g, where, fixes.get(g.fingerprint)) for g in subject.groups]
+    found += [_removed_result(report, r, where) for r in report.removed_properties]
     results = capped(found, lambda cut: cut_result(cut, len(rules), "groups", "the JSON report"))
     if len(found) > MAX_RESULTS:
         rules.append(cut_rule())  # the rule of the summary result, last
@@ -93,6 +100,45 @@ def _automation_id(report: Report, where: SourceRoot) -> str:
         f"group-by={report.group_by.value}",
     ]
     return automation_id("audit", inputs)
+
+
+def _removed_result(
+    report: Report, removed: RemovedPropertyCalls, where: SourceRoot
+) -> dict[str, Any]:
+    """A note for each removed property logged calls still send, at the removal (the key in
+    the old catalog)."""
+    result: dict[str, Any] = {
+        "ruleId": REMOVED_PROPERTY_RULE.code,
+        "ruleIndex": len(RULES),
+        "level": "note",
+        "message": {"text": visible(prose.plain(removed_prose(removed)))},
+        "partialFingerprints": {
+            "auditorRemovedProperty/v1": hashlib.blake2b(
+                json.dumps([removed.tool, removed.change.pointer]).encode(), digest_size=8
+            ).hexdigest()
+        },
+        "properties": {
+            "tool": removed.tool,
+            "property": removed.name,
+            "pointer": removed.pointer,
+            "objectsOpen": removed.ignored,
+            "count": removed.calls,
+            "newlyRejected": removed.newly_rejected,
+            "callers": [name for name, _ in removed.callers],
+            "firstCalls": list(removed.examples),
+        },
+    }
+    logical = {
+        "name": removed.tool,
+        "fullyQualifiedName": f"{removed.tool}#{removed.change.pointer}",
+        "kind": "object",
+    }
+    locations, where_properties = result_location(
+        removal_location(report, removed), where, logical, beside=False
+    )
+    result["locations"] = locations
+    result["properties"].update(where_properties)
+    return result
 
 
 def _what_to_do(report: Report) -> list[dict[str, Any]]:

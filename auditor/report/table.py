@@ -41,6 +41,8 @@ from auditor.report.common import (
     words,
 )
 from auditor.report.escape import terminal
+from auditor.report.removed import HEADING as REMOVED_HEADING
+from auditor.report.removed import removed_prose
 from auditor.report.subject import RESULTS_HEADING, RESULTS_INTRO, not_validated_line
 from auditor.words import plural
 
@@ -298,6 +300,17 @@ def _section_title(report: Report, outcome: Outcome, groups: list[Group]) -> str
     return f"{OUTCOME_LABELS[outcome].capitalize()}: {where}"
 
 
+def _removed_properties(report: Report) -> list[Line]:
+    """The calls that still send a property the change removed: a title, a line a removal."""
+    if not report.removed_properties:
+        return []
+    lines: list[Line] = [(f"{REMOVED_HEADING}:", None)]
+    lines += [
+        (f"  {terminal(prose.plain(removed_prose(r)))}", 4) for r in report.removed_properties
+    ]
+    return lines
+
+
 def _rollup(report: Report) -> list[Line]:
     lines = rollup_lines(report.rollup, rollup_labels(report))
     if not lines:
@@ -342,6 +355,7 @@ def _concise_blocks(report: Report, width: int, detail_in: str | None) -> list[l
         [(line, 0) for line in summary_table(report, width).splitlines()],
         _not_validated(report),
         listed,
+        _removed_properties(report),
         _rollup(report),
     ]
     return blocks
@@ -382,6 +396,7 @@ def _detail_blocks(report: Report, width: int) -> list[list[Line]]:
         _not_validated(report),
         context,
         groups,
+        _removed_properties(report),
         [(terminal(line), None) for line in coverage],
         _rollup(report),
     ]
