@@ -19,8 +19,27 @@ from tests.samples import Scenario, scenarios
 ALL_KINDS = ("--suggest-patch-kinds", "loosen-schema,review,contradiction")
 
 
-def _rejected(report: dict[str, Any], outcome: str) -> set[str]:
-    return {call["source"] for call in report["calls"] if call["outcome"] == outcome}
+def _subjects(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The arguments' report and, where the logs hold results, the results' (issue #28): a
+    results group's patch loosens an output schema, in the same diff."""
+    return [report, *([report["results"]] if report.get("results") else [])]
+
+
+def _rejected(report: dict[str, Any], outcome: str) -> set[tuple[str, str]]:
+    return {
+        (part.get("subject", "arguments"), call["source"])
+        for part in _subjects(report)
+        for call in part["calls"]
+        if call["outcome"] == outcome
+    }
+
+
+def _groups(report: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        {**group, "subject": part.get("subject", "arguments")}
+        for part in _subjects(report)
+        for group in part["groups"]
+    ]
 
 
 def _report(capsys: pytest.CaptureFixture[str], scenario: Scenario, *extra: str) -> Any:
@@ -42,7 +61,7 @@ def test_the_applied_patches_newly_reject_no_logged_call(
     monkeypatch.chdir(tmp_path)
     before = _report(capsys, scenario, *ALL_KINDS, "--suggest-patch", "p.diff")
     diff = (tmp_path / "p.diff").read_text(encoding="utf-8")
-    written = [g for g in before["groups"] if g["patch"] and g["patch"]["file"]]
+    written = [g for g in _groups(before) if g["patch"] and g["patch"]["file"]]
     assert bool(diff) == bool(written)
     if diff:
         subprocess.run(["git", "apply", "p.diff"], cwd=tmp_path, check=True)
@@ -50,6 +69,7 @@ def test_the_applied_patches_newly_reject_no_logged_call(
     for outcome in ("newly_rejected", "schema_error_after"):
         assert _rejected(after, outcome) <= _rejected(before, outcome), outcome
     # Each written patch's group is gone: its calls pass the keyword it loosened.
-    left = {(g["tool"], g["keyword"], g["outcome"]) for g in after["groups"]}
+    left = {(g["subject"], g["tool"], g["keyword"], g["outcome"]) for g in _groups(after)}
     for group in written:
-        assert (group["tool"], group["keyword"], group["outcome"]) not in left, group["patch"]
+        key = (group["subject"], group["tool"], group["keyword"], group["outcome"])
+        assert key not in left, group["patch"]
