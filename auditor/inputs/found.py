@@ -6,6 +6,7 @@ these; ``auditor.inputs.reader`` turns them into ``Call`` records.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
@@ -52,3 +53,13 @@ def caller_name(value: JSON) -> str | None:
     if not isinstance(value, str) or not value.strip():
         return None
     return value if len(value) <= MAX_CALLER else value[: MAX_CALLER - 1] + "…"
+
+
+def object_items(holder: JSON, key: str) -> Iterator[tuple[int, dict[str, JSON]]]:
+    """The object items of the list ``holder[key]``, with their indexes; nothing otherwise:
+    how every log format walks a record's lists (messages, choices, parts, candidates)."""
+    items = holder.get(key) if isinstance(holder, dict) else None
+    if isinstance(items, list):
+        for i, item in enumerate(items):
+            if isinstance(item, dict):
+                yield i, item

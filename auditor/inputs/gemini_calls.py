@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Final
 
-from auditor.inputs.found import Answer, At, Found
+from auditor.inputs.found import Answer, At, Found, object_items
 from auditor.models import JSON, Evidence
 
 _FUNCTION_CALL: Final = ("functionCall", "function_call")
@@ -109,7 +109,7 @@ def answers(record: JSON) -> Iterator[Answer]:
 
 
 def _candidate_calls(base: At, body: dict[str, JSON]) -> Iterator[Found]:
-    for i, candidate in _each(body, "candidates"):
+    for i, candidate in object_items(body, "candidates"):
         content = candidate.get("content")
         if isinstance(content, dict):
             yield from _part_calls((*base, "candidates", i, "content"), content)
@@ -121,8 +121,8 @@ def _history_calls(base: At, body: dict[str, JSON], key: str) -> Iterator[Found]
     pairing: one conversation, so no lost record can pair it with another call)."""
     found: list[Found] = []
     waiting: dict[str, list[int]] = {}  # tool -> indexes in ``found`` not answered yet
-    for i, content in _each(body, key):
-        for j, part in _each(content, "parts"):
+    for i, content in object_items(body, key):
+        for j, part in object_items(content, "parts"):
             reply = _first(part, _FUNCTION_RESPONSE)
             if isinstance(reply, dict):
                 name = reply.get("name")
@@ -141,7 +141,7 @@ def _history_calls(base: At, body: dict[str, JSON], key: str) -> Iterator[Found]
 
 
 def _part_calls(at: At, content: dict[str, JSON]) -> Iterator[Found]:
-    for j, part in _each(content, "parts"):
+    for j, part in object_items(content, "parts"):
         call = _part_call((*at, "parts", j), part)
         if call is not None:
             yield call
@@ -170,8 +170,8 @@ def _part_call(where: At, part: dict[str, JSON]) -> Found | None:
 
 
 def _replies(body: dict[str, JSON], key: str) -> Iterator[dict[str, JSON]]:
-    for _, content in _each(body, key):
-        for _, part in _each(content, "parts"):
+    for _, content in object_items(body, key):
+        for _, part in object_items(content, "parts"):
             reply = _first(part, _FUNCTION_RESPONSE)
             if isinstance(reply, dict):
                 yield reply
@@ -217,11 +217,3 @@ def _wrapped(at: At, record: dict[str, JSON]) -> Iterator[tuple[At, dict[str, JS
             value = value.get(key) if isinstance(value, dict) else None
         if isinstance(value, dict):
             yield (*at, *path), value
-
-
-def _each(holder: JSON, key: str) -> Iterator[tuple[int, dict[str, JSON]]]:
-    items = holder.get(key) if isinstance(holder, dict) else None
-    if isinstance(items, list):
-        for i, item in enumerate(items):
-            if isinstance(item, dict):
-                yield i, item

@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from typing import Final
 
 from auditor.inputs import gemini_calls, otel_calls
-from auditor.inputs.found import Answer, At, Found, caller_name
+from auditor.inputs.found import Answer, At, Found, caller_name, object_items
 from auditor.inputs.log_format_names import LogFormat
 from auditor.models import JSON, Evidence
 
@@ -186,15 +186,6 @@ def _get(value: JSON, at: At) -> JSON:
     return value
 
 
-def _each(holder: JSON, key: str) -> Iterator[tuple[int, dict[str, JSON]]]:
-    """The object items of the list ``holder[key]``, with their indexes; nothing otherwise."""
-    items = holder.get(key) if isinstance(holder, dict) else None
-    if isinstance(items, list):
-        for i, item in enumerate(items):
-            if isinstance(item, dict):
-                yield i, item
-
-
 def _found(
     at: At, tool: JSON, holder: dict[str, JSON], keys: Sequence[str], call_id: JSON = None
 ) -> Found:
@@ -277,7 +268,7 @@ def _detect_openai(record: JSON) -> bool:
 
 def _extract_openai(record: JSON) -> Iterator[Found]:
     for base, body in _bodies(record):
-        for i, message in _each(body, "messages"):
+        for i, message in object_items(body, "messages"):
             yield from _chat_message((*base, "messages", i), message)
         yield from _chat_choices(base, body)
 
@@ -289,14 +280,14 @@ def _responses_openai(record: JSON) -> Iterator[Found]:
 
 def _chat_choices(base: At, body: dict[str, JSON]) -> Iterator[Found]:
     """The calls of a Chat Completions response: what the model produced."""
-    for i, choice in _each(body, "choices"):
+    for i, choice in object_items(body, "choices"):
         reply = choice.get("message")
         if isinstance(reply, dict):
             yield from _chat_message((*base, "choices", i, "message"), reply)
 
 
 def _chat_message(at: At, message: dict[str, JSON]) -> Iterator[Found]:
-    for j, call in _each(message, "tool_calls"):
+    for j, call in object_items(message, "tool_calls"):
         function = call.get("function")
         # Other tool types (custom tools) carry no JSON arguments to replay.
         if call.get("type", "function") == "function" and isinstance(function, dict):
@@ -309,7 +300,7 @@ def _chat_message(at: At, message: dict[str, JSON]) -> Iterator[Found]:
 
 def _answers_openai(record: JSON) -> Iterator[Answer]:
     for _, body in _bodies(record):
-        for _, message in _each(body, "messages"):
+        for _, message in object_items(body, "messages"):
             call_id = message.get("tool_call_id")
             if message.get("role") == "tool" and isinstance(call_id, str):
                 yield Answer(call_id, Evidence.ANSWERED)
@@ -326,7 +317,7 @@ def _detect_openai_responses(record: JSON) -> bool:
             or isinstance(body.get("output"), list)
             or any(
                 item.get("type") == "function_call" or "role" in item
-                for _, item in _each(body, "input")
+                for _, item in object_items(body, "input")
             )
         ),
     )
@@ -344,7 +335,7 @@ def _responses_openai_responses(record: JSON) -> Iterator[Found]:
 def _function_calls(record: JSON, keys: tuple[str, ...]) -> Iterator[Found]:
     for base, body in _bodies(record):
         for key in keys:
-            for i, item in _each(body, key):
+            for i, item in object_items(body, key):
                 if item.get("type") == "function_call":
                     yield _found(
                         (*base, key, i), item.get("name"), item, ("arguments",), item.get("call_id")
@@ -353,7 +344,7 @@ def _function_calls(record: JSON, keys: tuple[str, ...]) -> Iterator[Found]:
 
 def _answers_openai_responses(record: JSON) -> Iterator[Answer]:
     for _, body in _bodies(record):
-        for _, item in _each(body, "input"):
+        for _, item in object_items(body, "input"):
             call_id = item.get("call_id")
             if item.get("type") == "function_call_output" and isinstance(call_id, str):
                 yield Answer(call_id, Evidence.ANSWERED)
@@ -380,15 +371,15 @@ def _anthropic_body(body: dict[str, JSON]) -> bool:
         or str(body.get("model", "")).startswith("claude")
         or any(
             block.get("type") in _ANTHROPIC_BLOCKS
-            for _, message in _each(body, "messages")
-            for _, block in _each(message, "content")
+            for _, message in object_items(body, "messages")
+            for _, block in object_items(message, "content")
         )
     )
 
 
 def _extract_anthropic(record: JSON) -> Iterator[Found]:
     for base, body in _bodies(record):
-        for i, message in _each(body, "messages"):
+        for i, message in object_items(body, "messages"):
             yield from _tool_use_blocks((*base, "messages", i), message)
         # A response is itself one assistant message.
         yield from _tool_use_blocks(base, body)
@@ -400,15 +391,15 @@ def _responses_anthropic(record: JSON) -> Iterator[Found]:
 
 
 def _tool_use_blocks(at: At, message: dict[str, JSON]) -> Iterator[Found]:
-    for j, block in _each(message, "content"):
+    for j, block in object_items(message, "content"):
         if block.get("type") == "tool_use":
             yield _found((*at, "content", j), block.get("name"), block, ("input",), block.get("id"))
 
 
 def _answers_anthropic(record: JSON) -> Iterator[Answer]:
     for _, body in _bodies(record):
-        for _, message in _each(body, "messages"):
-            for _, block in _each(message, "content"):
+        for _, message in object_items(body, "messages"):
+            for _, block in object_items(message, "content"):
                 call_id = block.get("tool_use_id")
                 if block.get("type") == "tool_result" and isinstance(call_id, str):
                     failed = block.get("is_error") is True
