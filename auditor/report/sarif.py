@@ -20,7 +20,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from auditor.models import Group, RemovedPropertyCalls, Report, Subject
+from auditor.models import Group, Location, RemovedPropertyCalls, Report, Subject
 from auditor.report import prose
 from auditor.report.common import (
     group_location,
@@ -128,17 +128,20 @@ def _removed_result(
             "firstCalls": list(removed.examples),
         },
     }
-    logical = {
-        "name": removed.tool,
-        "fullyQualifiedName": f"{removed.tool}#{removed.change.pointer}",
-        "kind": "object",
-    }
-    locations, where_properties = result_location(
-        removal_location(report, removed), where, logical, beside=False
-    )
+    _place(result, removal_location(report, removed), where, removed.tool, removed.change.pointer)
+    return result
+
+
+def _place(
+    result: dict[str, Any], location: Location | None, where: SourceRoot, tool: str, pointer: str
+) -> None:
+    """``result``'s locations: a local catalog's key is the physical location; a tool with no
+    catalog position (a remote catalog, a tool no catalog defines) stands at a logical one,
+    the tool and the key."""
+    logical = {"name": tool, "fullyQualifiedName": f"{tool}#{pointer}", "kind": "object"}
+    locations, where_properties = result_location(location, where, logical, beside=False)
     result["locations"] = locations
     result["properties"].update(where_properties)
-    return result
 
 
 def _what_to_do(report: Report) -> list[dict[str, Any]]:
@@ -230,18 +233,7 @@ def _result(
     if report.subject is Subject.RESULTS:  # a result the output schema rejects, not arguments
         result["properties"]["subject"] = report.subject.value
         result["message"]["text"] = "Results: " + result["message"]["text"]
-    # A local catalog's key is the physical location; a tool with no catalog position (a
-    # remote catalog, a tool no catalog defines) stands at a logical one: the tool, the key.
-    logical = {
-        "name": group.tool,
-        "fullyQualifiedName": f"{group.tool}#{group.schema_pointer}",
-        "kind": "object",
-    }
-    locations, where_properties = result_location(
-        group_location(report, group), where, logical, beside=False
-    )
-    result["locations"] = locations
-    result["properties"].update(where_properties)
+    _place(result, group_location(report, group), where, group.tool, group.schema_pointer)
     if report.baseline is not None:
         result["baselineState"] = "unchanged" if group.baselined else "new"
     if fix is not None:
