@@ -60,6 +60,14 @@ from auditor.replay.budget import SearchCeiling, budgeted
 from auditor.replay.causes import keyword_position
 from auditor.replay.constraints import ASSERTIONS
 from auditor.replay.fast_validator import trusted
+from auditor.replay.instance_places import (
+    ABSENT,
+    MAX_LOCATIONS,
+    places,
+    referrers,
+    templates,
+    wrapped,
+)
 from auditor.replay.pattern_example import example_matching
 from auditor.replay.tool import VALIDATORS, ToolReplay
 from auditor.schema.keywords import (
@@ -87,8 +95,6 @@ MAX_SAMPLE_BYTES: Final = 2048
 MAX_STARTS: Final = 8
 """Logged calls (the smallest) one change's search edits: one that bites mostly bites on the
 first; the others repeat the same edits."""
-MAX_LOCATIONS: Final = 40
-"""Places in one argument an edit is tried at, when the changed keyword's place is unknown."""
 _MAX_BOUND: Final = 10_000
 """Length and count bounds beyond this are not met by building a value that large."""
 MAX_GENERATED: Final = 20 * MAX_CANDIDATES
@@ -216,7 +222,7 @@ def _search(
     tried = unusable = overran = generated = 0
     stopped = ""
     seen: set[bytes] = set()
-    given_up: object = _ABSENT  # the argument whose edits ran past the call budget
+    given_up: object = ABSENT  # the argument whose edits ran past the call budget
     built = budget.sides(replay).built
     for source, start, patch in _candidates(replay, rewrite, samples, ceiling, built):
         if start is given_up:
@@ -683,9 +689,9 @@ def _dangling_on_the_way(
         return None
     # A definition is evaluated only where a reference leads into it: each of those ways.
     entry = pointers.from_segments(segments[:2])
-    referrers = _referrers(schema, entry)
+    sites = referrers(schema, entry)
     hits: list[tuple[str, str]] = []
-    for referrer in referrers:
+    for referrer in sites:
         hit = _dangling_on_the_way(schema, dangling, referrer, "$ref", seen | {holder}, ways)
         if hit is None:
             return None  # one way reaches the keyword without the dangling reference
@@ -755,6 +761,10 @@ _APPLIES: Final[dict[str, frozenset[str]]] = {
     ),
 }
 """Keywords that assert something only of values of these JSON types."""
+_SHAPING: Final = frozenset(
+    keyword for keyword, kinds in _APPLIES.items() if kinds & {"object", "array"}
+) | {"unevaluatedProperties", "unevaluatedItems"}
+"""Keywords about an object's or array's members, which the structural edits aim at."""
 _ADJACENT: Final[dict[str, tuple[str, ...]]] = {
     "additionalProperties": ("properties", "patternProperties"),
     "properties": ("additionalProperties", "patternProperties"),
@@ -981,9 +991,14 @@ _last_ways_in: list[tuple[JSON, set[str] | None]] = []
 def _ways_in(schema: JSON) -> set[str] | None:
     """Every pointer a local reference of ``schema`` targets, and each pointer above it; None
     when a reference may lead anywhere (an anchor, another document) or references resolve
-    against embedded resources (an ``$id``, ``id`` or anchor key anywhere)."""
+    against embedded resources (an ``$id``, ``id`` or anchor key in a schema object: a
+    property *named* ``id`` is none, and was taken for one)."""
     if _last_ways_in and _last_ways_in[0][0] is schema:
         return _last_ways_in[0][1]
+    vocabulary = VOCABULARY[draft_of(schema)]
+    if any(_ENTRANCES.intersection(node) for node, _ in schema_objects(schema, "", vocabulary)):
+        _last_ways_in[:] = [(schema, None)]
+        return None
     found: set[str] | None = set()
     stack: list[JSON] = [schema]
     while stack and found is not None:
@@ -1000,9 +1015,6 @@ def _ways_in(schema: JSON) -> set[str] | None:
                         if not target:
                             break
                         target = pointers.parent(target)
-                if key in ("$id", "id", "$anchor", "$dynamicAnchor"):
-                    found = None
-                    break
                 stack.append(value)
         elif isinstance(node, list):
             stack.extend(node)
@@ -1034,7 +1046,7 @@ def _evaluated_alike(
     places = _places_of(replay)
     if places.any_reference or holder in seen or len(seen) > 20 or not ways.visit():
         return False
-    for site in _referrers(replay.normalized.schema, holder):
+    for site in referrers(replay.normalized.schema, holder):
         if not _evaluated_alike(replay, site, ways, seen | {holder}):
             return False
     values = (pointers.join(holder, "enum"), pointers.join(holder, "const"))
@@ -1098,68 +1110,6 @@ def _places_of(replay: ToolReplay) -> _Places:
     if not _last_places or _last_places[0].replay is not replay:
         _last_places[:] = [_Places(replay)]
     return _last_places[0]
-
-
-def _referrers(schema: JSON, holder: str) -> list[str]:
-    """Pointers of the schema objects whose ``$ref`` leads to ``holder`` or above it, in the
-    order ``_references`` lists them."""
-    index = _references_index(schema)
-    found = list(index.elsewhere)
-    target = holder
-    while True:
-        found += index.by_target.get(target, ())
-        if not target:
-            break
-        target = pointers.parent(target)
-    return [where for _, where in sorted(found)]
-
-
-@dataclass
-class _ReferencesIndex:
-    """A schema's references by the local pointer they target (with their rank in
-    ``_references``): a proof asks which lead to a pointer for every object it visits."""
-
-    by_target: dict[str, list[tuple[int, str]]]
-    elsewhere: list[tuple[int, str]]
-    """References to no local pointer (an anchor, another document): they may lead anywhere."""
-
-
-_last_references: list[tuple[JSON, list[tuple[str, str | None]], _ReferencesIndex]] = []
-"""The references of the schema searched last: its changes' proofs ask for them again and
-again, and walking the whole schema each time was a tenth of the search. Held with the schema
-itself, so that it is recognized by identity (schemas are never edited in place)."""
-
-
-def _references_index(schema: JSON) -> _ReferencesIndex:
-    _references(schema)
-    return _last_references[0][2]
-
-
-def _references(schema: JSON) -> list[tuple[str, str | None]]:
-    """(pointer of the object holding a ``$ref``, the local pointer it targets or None) for
-    every ``$ref`` string in ``schema``, wherever it stands."""
-    if _last_references and _last_references[0][0] is schema:
-        return _last_references[0][1]
-    found: list[tuple[str, str | None]] = []
-    stack: list[tuple[JSON, str]] = [(schema, "")]
-    while stack:
-        node, where = stack.pop()
-        if isinstance(node, dict):
-            ref = node.get("$ref")
-            if isinstance(ref, str):
-                target = pointers.ref_target(ref)
-                found.append((where, target if isinstance(target, str) else None))
-            stack.extend((v, pointers.join(where, k)) for k, v in node.items())
-        elif isinstance(node, list):
-            stack.extend((v, pointers.join(where, i)) for i, v in enumerate(node))
-    index = _ReferencesIndex({}, [])
-    for rank, (where, target) in enumerate(found):
-        if target is None:
-            index.elsewhere.append((rank, where))
-        else:
-            index.by_target.setdefault(target, []).append((rank, where))
-    _last_references[:] = [(schema, found, index)]
-    return found
 
 
 def _implied_by_values(holder: JSON, kinds: JSON) -> str | None:
@@ -1252,7 +1202,11 @@ def _candidates(
     _, holder = pointers.resolve(schema, holder_pointer)
     if not isinstance(holder, dict):
         holder = {}
-    template = _instance_template(schema, holder_pointer, ceiling)
+    aims = templates(schema, holder_pointer, ceiling)
+
+    def build(container: JSON) -> JSON:
+        return minimal(container, schema)
+
     entry = pointers.split(rewrite.pointer)[-1] if rewrite.entry_of and rewrite.pointer else None
     # What the old schema allowed at the keyword (an enum's dropped members, a const) is the
     # likeliest value the new one refuses.
@@ -1269,14 +1223,16 @@ def _candidates(
     ]
     starts += [(None, built), (None, {})]
     for source, start in starts:
-        for location, value, wrap in _places(start, template):
-            edits = _edits(keyword, holder, location, value, entry, schema, ceiling, hints)
-            for operation in edits:
-                if wrap:
-                    if "value" not in operation:
-                        continue
-                    operation = {**operation, "value": _wrapped(operation["value"], wrap)}
-                yield source, start, (operation,)
+        for aim in aims:
+            for location, value, wrap in places(start, aim):
+                edits = _edits(keyword, holder, location, value, entry, schema, ceiling, hints)
+                for operation in edits:
+                    if wrap[0]:
+                        if "value" not in operation:
+                            continue
+                        inside = wrapped(operation["value"], wrap, build)
+                        operation = {**operation, "value": inside}
+                    yield source, start, (operation,)
 
 
 def _size(value: JSON) -> int:
@@ -1285,126 +1241,6 @@ def _size(value: JSON) -> int:
         return len(orjson.dumps(value))
     except (TypeError, orjson.JSONEncodeError):  # an integer beyond 64 bits
         return len(json.dumps(value))
-
-
-def _key_step(pattern: str, ceiling: SearchCeiling) -> str:
-    """The template step for a ``patternProperties`` entry: a name the pattern matches, after
-    ``+`` (``+`` alone: any key)."""
-    name = example_matching(pattern, ceiling)
-    return "+" if name is None else "+" + name
-
-
-def _instance_template(schema: JSON, holder: str, ceiling: SearchCeiling) -> list[str] | None:
-    """The instance path a schema object applies to (``*``: any item, ``+``: any key,
-    ``+name``: any key, ``name`` when one is added; a number: the item at that position), or
-    None when it does not follow from the schema path alone. A property named with a leading
-    ``+`` is placed as the key ``+...`` wants: a rare miss, never a wrong verdict."""
-    segments = pointers.split(holder)
-    path: list[str] = []
-    node = schema
-    i = 0
-    while i < len(segments):
-        keyword = segments[i]
-        if not isinstance(node, dict):
-            return None
-        value = node.get(keyword)
-        if keyword in ("properties", "prefixItems", "patternProperties") or (
-            keyword == "items" and isinstance(value, list)
-        ):
-            if i + 1 >= len(segments):
-                return None
-            name = segments[i + 1]
-            if keyword == "patternProperties":
-                # A key of the place is one the pattern matches: "+" unless one is built.
-                path.append(_key_step(name, ceiling))
-            else:
-                path.append(name)
-            node = value.get(name) if isinstance(value, dict) else _at(value, name)
-            i += 2
-        elif keyword in ("items", "additionalItems", "contains", "unevaluatedItems"):
-            path.append("*")
-            node, i = value, i + 1
-        elif keyword in ("additionalProperties", "unevaluatedProperties"):
-            path.append("+")
-            node, i = value, i + 1
-        elif keyword in ("allOf", "anyOf", "oneOf") and i + 1 < len(segments):
-            node, i = _at(value, segments[i + 1]), i + 2
-        elif keyword in ("not", "if", "then", "else"):
-            node, i = value, i + 1
-        elif keyword == "dependentSchemas" and i + 1 < len(segments) and isinstance(value, dict):
-            node, i = value.get(segments[i + 1]), i + 2
-        else:
-            return None  # below $defs, propertyNames...: placed by the argument's every part
-    return path
-
-
-def _at(value: JSON, index: str) -> JSON:
-    if isinstance(value, list) and (at := pointers.array_index(index, len(value))) is not None:
-        return value[at]
-    return None
-
-
-_ABSENT: Final = object()
-
-
-def _wrapped(value: JSON, steps: Sequence[str]) -> JSON:
-    """``value`` inside the containers that lead to it: ``{"name": value}``, ``[value]``."""
-    for step in reversed(steps):
-        if step == "*":
-            value = [value]
-        elif step.isdigit() and int(step) <= MAX_LOCATIONS:
-            value = [None] * int(step) + [value]  # earlier positions: placeholders
-        elif step.startswith("+"):
-            value = {step[1:] or "A": value}
-        else:
-            value = {step: value}
-    return value
-
-
-def _places(start: JSON, template: list[str] | None) -> Iterator[tuple[str, Any, list[str]]]:
-    """(instance pointer, value there or ``_ABSENT``, steps still to build) where the edits
-    go: the template's places in ``start`` (a missing step is a place to add a value wrapped
-    in what leads to the keyword's place), else every place."""
-    if template is None:
-        yield from ((where, value, []) for where, value in _every_place(start))
-        return
-    frontier: list[tuple[str, Any]] = [("", start)]
-    for depth, step in enumerate(template):
-        following: list[tuple[str, Any]] = []
-        for where, value in frontier:
-            if value is _ABSENT:
-                yield where, value, template[depth:]
-                continue
-            if step == "*" or step.startswith("+"):
-                if step == "*" and isinstance(value, list):
-                    following += [(pointers.join(where, i), v) for i, v in enumerate(value)]
-                    following.append((pointers.join(where, len(value)), _ABSENT))
-                elif isinstance(value, dict):
-                    following += [(pointers.join(where, k), v) for k, v in value.items()]
-                    if step[1:] and step[1:] not in value:  # a key the pattern matches, added
-                        following.append((pointers.join(where, step[1:]), _ABSENT))
-            elif isinstance(value, dict):
-                following.append((pointers.join(where, step), value.get(step, _ABSENT)))
-            elif isinstance(value, list) and step.isdigit():
-                index = int(step)
-                following.append(
-                    (pointers.join(where, step), value[index] if index < len(value) else _ABSENT)
-                )
-        frontier = following[:MAX_LOCATIONS]
-    yield from ((where, value, []) for where, value in frontier)
-
-
-def _every_place(start: JSON) -> Iterator[tuple[str, Any]]:
-    queue: list[tuple[str, JSON]] = [("", start)]
-    count = 0
-    while queue and count < MAX_LOCATIONS:
-        where, value = queue.pop(0)
-        count += 1
-        yield where, value
-        if isinstance(value, dict):
-            queue += [(pointers.join(where, k), v) for k, v in value.items()]
-        elif isinstance(value, list):
-            queue += [(pointers.join(where, i), v) for i, v in enumerate(value)]
 
 
 def _edits(
@@ -1418,8 +1254,10 @@ def _edits(
     hints: tuple[JSON, ...] = (),
 ) -> Iterator[dict[str, JSON]]:
     """One-operation patches at ``where`` aimed at ``keyword`` of the schema object ``holder``;
-    ``hints``: values to try first."""
-    absent = value is _ABSENT
+    ``hints``: values to try first. Where the argument has no value yet, the structural edits
+    aimed at members are made to one built from ``holder`` (an unexpected key beside its
+    required ones), added whole."""
+    absent = value is ABSENT
     put = "add" if absent else "replace"
     for new in hints:
         yield {"op": put, "path": where, "value": new}
@@ -1427,6 +1265,9 @@ def _edits(
         yield {"op": put, "path": where, "value": new}
     if not absent:
         yield from _structural(keyword, holder, where, value, entry, root, ceiling)
+    elif keyword in _SHAPING and isinstance(built := minimal(holder, root), (dict, list)):
+        for edit in _structural(keyword, holder, "", built, entry, root, ceiling):
+            yield {"op": put, "path": where, "value": apply_patch(built, (edit,))}
     for new in _POOL:
         yield {"op": put, "path": where, "value": new}
 
