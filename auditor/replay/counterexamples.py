@@ -223,8 +223,8 @@ def _search(
     stopped = ""
     seen: set[bytes] = set()
     given_up: object = ABSENT  # the argument whose edits ran past the call budget
-    built = budget.sides(replay).built
-    for source, start, patch in _candidates(replay, rewrite, samples, ceiling, built):
+    starts = budget.sides(replay).starts(samples)
+    for source, start, patch in _candidates(replay, rewrite, starts, ceiling):
         if start is given_up:
             continue
         generated += 1
@@ -354,6 +354,18 @@ class _Sides:
         )
         self._known: dict[bytes, tuple[Verdict | None, Verdict] | None] = {}
         self._known_bytes = 0
+        self._starts: tuple[Sequence[Sample], list[tuple[str | None, JSON]]] | None = None
+
+    def starts(self, samples: Sequence[Sample]) -> list[tuple[str | None, JSON]]:
+        """(source or None, argument) every change's search edits, in order: the smallest
+        logged calls (``MAX_STARTS``), then the argument built from the schema, then ``{}``.
+        Ordered once per tool's samples: sizing every sample again for each change was a
+        twelfth of the search. Never edited: candidates are patched copies."""
+        if self._starts is None or self._starts[0] is not samples:
+            ordered = sorted(enumerate(samples), key=lambda s: (_size(s[1][1]), s[0]))
+            smallest = [(source, args) for _, (source, args) in ordered[:MAX_STARTS]]
+            self._starts = (samples, [*smallest, (None, self.built), (None, {})])
+        return self._starts[1]
 
     @cached_property
     def built(self) -> JSON:
@@ -1188,13 +1200,12 @@ def _copied(value: JSON) -> JSON:
 def _candidates(
     replay: ToolReplay,
     rewrite: Change,
-    samples: Sequence[Sample],
+    starts: Sequence[tuple[str | None, JSON]],
     ceiling: SearchCeiling,
-    built: JSON,
 ) -> Iterator[tuple[str | None, JSON, Patch]]:
     """(source or None, argument to edit, one-operation patch), most promising first; the
-    patterns they are built from are matched within ``ceiling``'s steps. ``built``: the
-    argument built from the new schema (``_Sides.built``), edited after the samples."""
+    patterns they are built from are matched within ``ceiling``'s steps. ``starts``: the
+    arguments edited, in order (``_Sides.starts``)."""
     schema = replay.normalized.schema
     position = keyword_position(rewrite)
     holder_pointer = pointers.parent(position) if position else ""
@@ -1217,11 +1228,6 @@ def _candidates(
     elif keyword == "pattern" and isinstance(before, str):
         # A value the old pattern matches: the new pattern may not.
         hints = tuple(n for n in (example_matching(before, ceiling),) if n is not None)
-    ordered = sorted(enumerate(samples), key=lambda s: (_size(s[1][1]), s[0]))
-    starts: list[tuple[str | None, JSON]] = [
-        (source, args) for _, (source, args) in ordered[:MAX_STARTS]
-    ]
-    starts += [(None, built), (None, {})]
     for source, start in starts:
         for aim in aims:
             for location, value, wrap in places(start, aim):
