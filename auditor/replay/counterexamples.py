@@ -1215,8 +1215,15 @@ def _candidates(
         holder = {}
     aims = templates(schema, holder_pointer, ceiling)
 
+    containers: dict[int, JSON] = {}
+
     def build(container: JSON) -> JSON:
-        return minimal(container, schema)
+        # Built once per search (a container with many required members is met by every edit
+        # that adds a place inside it), copied for each edit, which adds its value to it.
+        key = id(container)  # a schema object: alive, unchanged, while the search runs
+        if key not in containers:
+            containers[key] = minimal(container, schema)
+        return _copied(containers[key])
 
     entry = pointers.split(rewrite.pointer)[-1] if rewrite.entry_of and rewrite.pointer else None
     # What the old schema allowed at the keyword (an enum's dropped members, a const) is the

@@ -16,6 +16,7 @@ schema object they visit, which references lead into it.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, NamedTuple
@@ -112,17 +113,20 @@ class _Walk:
             self.incomplete = True
         return found
 
-    def _into(self, holder: str) -> list[tuple[str, str]]:
+    def _into(self, holder: str) -> Iterator[tuple[str, str]]:
         """(target, referrer) of the local references whose target is ``holder`` or above it,
-        in the order ``references`` lists them."""
-        found: list[tuple[int, str, str]] = []
+        in the order ``references`` lists them: merged lazily (each target's are listed in
+        that order), so that a schema with thousands of ``$ref: "#"`` costs only the
+        ``MAX_REFERENCE_STEPS`` the walk takes of them."""
+        lists = []
         target = holder
         while True:
-            found += [(rank, target, where) for rank, where in self.index.by_target.get(target, ())]
+            listed = self.index.by_target.get(target, ())
+            lists.append([(rank, target, where) for rank, where in listed[: self.steps + 1]])
             if not target:
                 break
             target = pointers.parent(target)
-        return [(target, where) for _, target, where in sorted(found)]
+        return ((target, where) for _, target, where in heapq.merge(*lists))
 
 
 def _walk(node: JSON, segments: Sequence[str], ceiling: SearchCeiling) -> Template | None:

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from auditor.models import JSON
+from auditor.replay import instance_places
 from auditor.replay.budget import SearchCeiling
 from auditor.replay.instance_places import (
     ABSENT,
     EVERY_PLACE,
+    MAX_REFERENCE_STEPS,
     MAX_TEMPLATES,
     places,
     templates,
@@ -136,3 +140,22 @@ def test_a_missing_place_is_built_as_its_containers_want_it() -> None:
     }
     (items,) = templates(listed, "/$defs/v", SearchCeiling())
     assert [(w, v) for w, v, _ in places({"t": ["x"]}, items)] == [("/t/0", "x"), ("/t/1", ABSENT)]
+
+
+def test_thousands_of_references_to_the_root_cost_a_bounded_walk(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Each property refers back to the root: every property's place is also each other's
+    # place's member, without end. The walk takes MAX_REFERENCE_STEPS referrers at most.
+    walked: list[Any] = []
+    walk = instance_places._walk
+
+    def counted(*args: Any) -> Any:
+        walked.append(args)
+        return walk(*args)
+
+    monkeypatch.setattr(instance_places, "_walk", counted)
+    schema: dict[str, Any] = {"properties": {f"p{i}": {"$ref": "#"} for i in range(2_000)}}
+    found = _steps(schema, "/properties/p5")
+    assert found[0] == ("p5",) and found[-1] is None and len(found) == MAX_TEMPLATES + 1
+    assert len(walked) <= 2 * MAX_REFERENCE_STEPS + 1
