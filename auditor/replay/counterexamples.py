@@ -12,7 +12,8 @@ The search is targeted and deterministic, never random:
    (``minLength: 0``, ``required: []``, ``additionalProperties: true``...), it removes an
    assertion, or the old runtime could not use the old schema at all.
 2. Edits of real calls. Starting from accepted logged calls of the tool (smallest first),
-   one JSON Patch operation at the instance places the changed keyword applies to, with
+   one JSON Patch operation at the instance places the changed keyword applies to (those
+   the references into a definition lead to included: ``instance_places``), with
    values chosen by the keyword (``[]`` against ``minItems: 1``, a longer string against
    ``maxLength``, an unknown key against ``additionalProperties: false``, a required key
    removed, a value of another type...). One edit is the fewest there can be.
