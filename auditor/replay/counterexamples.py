@@ -178,7 +178,7 @@ class SearchBudget:
     def sides(self, replay: ToolReplay) -> _Sides:
         """The verdicts of ``replay``'s tool, remembered while its changes are searched."""
         if self._last is None or self._last.replay is not replay:
-            self._last = _Sides(replay)
+            self._last = _Sides(replay, self.ceiling)
         return self._last
 
 
@@ -345,8 +345,9 @@ class _Sides:
     validator's where it is trusted, else the reference's ``is_valid``, which stops at the first
     error), the reference's errors and their causes only for a candidate that may bite."""
 
-    def __init__(self, replay: ToolReplay) -> None:
+    def __init__(self, replay: ToolReplay, ceiling: SearchCeiling | None = None) -> None:
         self.replay = replay
+        self._ceiling = ceiling
         # A schema the fast validator is trusted with has every reference local and resolvable,
         # every regex plain and compilable, no recursion: the reference evaluating it raises
         # nothing (but a timeout of the call budget, which no report depends on).
@@ -374,7 +375,7 @@ class _Sides:
         it, and building it for each change walked every required property of the tool each
         time. Never edited: candidates are patched copies."""
         schema = self.replay.normalized.schema
-        return minimal(schema, schema)
+        return minimal(schema, schema, ceiling=self._ceiling)
 
     def verdicts(self, arguments: JSON, key: bytes | None) -> tuple[Verdict | None, Verdict] | None:
         """``ToolReplay.verdicts`` of ``arguments``, or None when they cannot bite: the new
@@ -1223,7 +1224,7 @@ def _candidates(
         # that adds a place inside it), copied for each edit, which adds its value to it.
         key = id(container)  # a schema object: alive, unchanged, while the search runs
         if key not in containers:
-            containers[key] = minimal(container, schema)
+            containers[key] = minimal(container, schema, ceiling=ceiling)
         return _copied(containers[key])
 
     entry = pointers.split(rewrite.pointer)[-1] if rewrite.entry_of and rewrite.pointer else None
@@ -1279,7 +1280,9 @@ def _edits(
         yield {"op": put, "path": where, "value": new}
     if not absent:
         yield from _structural(keyword, holder, where, value, entry, root, ceiling)
-    elif keyword in _SHAPING and isinstance(built := minimal(holder, root), (dict, list)):
+    elif keyword in _SHAPING and isinstance(
+        built := minimal(holder, root, ceiling=ceiling), (dict, list)
+    ):
         for edit in _structural(keyword, holder, "", built, entry, root, ceiling):
             yield {"op": put, "path": where, "value": apply_patch(built, (edit,))}
     for new in _POOL:
@@ -1315,7 +1318,7 @@ def _structural(
             if key in added or key in value:
                 continue
             added.add(key)
-            for item in (minimal(properties.get(key, {}), root), None, 0, "", {}):
+            for item in (minimal(properties.get(key, {}), root, ceiling=ceiling), None, 0, "", {}):
                 yield {"op": "add", "path": pointers.join(where, key), "value": item}
     elif isinstance(value, list):
         if value:
@@ -1400,11 +1403,20 @@ def _values(keyword: str, holder: dict[str, JSON], value: JSON, root: JSON) -> I
                 yield [*before[:at], other]
 
 
-def minimal(schema: JSON, root: JSON, depth: int = 0, room: list[int] | None = None) -> JSON:
+def minimal(
+    schema: JSON,
+    root: JSON,
+    depth: int = 0,
+    room: list[int] | None = None,
+    *,
+    ceiling: SearchCeiling | None = None,
+) -> JSON:
     """A small value the schema is likely to accept: its required properties with minimal
-    values, its lower bounds met; a guess the validators check, never trusted. It holds at
-    most ``MAX_BUILT_SIZE`` values and string characters (``room``: what is left of them,
-    shared by the parts): past it, the rest is null."""
+    values, its lower bounds met, with ``ceiling`` a string its ``pattern`` matches (built and
+    checked within the ceiling's steps; without one, no pattern is matched); a guess the
+    validators check, never trusted. It holds at most ``MAX_BUILT_SIZE`` values and string
+    characters (``room``: what is left of them, shared by the parts): past it, the rest is
+    null."""
     room = [MAX_BUILT_SIZE] if room is None else room
     if not isinstance(schema, dict) or depth > 12 or room[0] <= 0:
         return None
@@ -1420,11 +1432,11 @@ def minimal(schema: JSON, root: JSON, depth: int = 0, room: list[int] | None = N
         if isinstance(target, str):
             found, node = pointers.resolve(root, target)
             if found:
-                return minimal(node, root, depth + 1, room)
+                return minimal(node, root, depth + 1, room, ceiling=ceiling)
     for combinator in ("allOf", "anyOf", "oneOf"):
         branches = schema.get(combinator)
         if isinstance(branches, list) and branches and "type" not in schema:
-            return minimal(branches[0], root, depth + 1, room)
+            return minimal(branches[0], root, depth + 1, room, ceiling=ceiling)
     kind = schema.get("type")
     if isinstance(kind, list):
         kind = kind[0] if kind else None
@@ -1435,14 +1447,31 @@ def minimal(schema: JSON, root: JSON, depth: int = 0, room: list[int] | None = N
         properties = properties if isinstance(properties, dict) else {}
         required = schema.get("required")
         names = [n for n in required if isinstance(n, str)] if isinstance(required, list) else []
-        return {n: minimal(properties.get(n, {}), root, depth + 1, room) for n in names}
+        return {
+            n: minimal(properties.get(n, {}), root, depth + 1, room, ceiling=ceiling) for n in names
+        }
     if kind == "array":
         count = schema.get("minItems", 0)
         count = count if isinstance(count, int) and 0 <= count <= 100 else 0
-        return [minimal(schema.get("items", {}), root, depth + 1, room) for _ in range(count)]
+        item = schema.get("items", {})
+        return [minimal(item, root, depth + 1, room, ceiling=ceiling) for _ in range(count)]
     if kind == "string":
         length = schema.get("minLength", 0)
         length = length if isinstance(length, int) and 0 <= length <= _MAX_BOUND else 0
+        pattern = schema.get("pattern")
+        if ceiling is not None and isinstance(pattern, str):
+            # A call sending an id that is a pattern's has to match it: "" rarely does, and an
+            # argument the old side refuses for it shows no change.
+            matching = example_matching(pattern, ceiling)
+            longest = schema.get("maxLength")
+            if (
+                matching is not None
+                and len(matching) >= length
+                and (not isinstance(longest, int) or len(matching) <= longest)
+                and len(matching) <= room[0]
+            ):
+                room[0] -= len(matching)
+                return matching
         if length > room[0]:
             return None
         room[0] -= length

@@ -306,6 +306,26 @@ def test_minimal_arguments_meet_the_schema_they_are_built_from() -> None:
     }  # fmt: skip
 
 
+def test_minimal_strings_match_their_pattern_within_the_searches_ceiling() -> None:
+    # An id a pattern governs: "" never matched it, so every argument built from the schema
+    # was refused on both sides. With the searches' ceiling, the pattern's built example: the
+    # literal, then one digit for [0-9]+.
+    root: JSON = {
+        "type": "object",
+        "required": ["id", "short", "odd"],
+        "properties": {
+            "id": {"type": "string", "pattern": "^ab_[0-9]+$"},
+            # The example "abc" is longer than maxLength 2: the length wins, as without one.
+            "short": {"type": "string", "pattern": "^abc", "maxLength": 2, "minLength": 1},
+            # A back reference: no example is built.
+            "odd": {"type": "string", "pattern": "^(a)\\1$"},
+        },
+    }
+    ceiling = SearchCeiling()
+    assert minimal(root, root, ceiling=ceiling) == {"id": "ab_0", "short": "a", "odd": ""}
+    assert minimal(root, root) == {"id": "", "short": "a", "odd": ""}  # no ceiling, no match
+
+
 def test_apply_patch_follows_rfc_6902_on_lists_and_the_root() -> None:
     document: JSON = {"a": [1, 2, 3], "b": {"c": 1}}
     patch: list[JSON] = [
