@@ -12,7 +12,8 @@ The search is targeted and deterministic, never random:
    (``minLength: 0``, ``required: []``, ``additionalProperties: true``...), it removes an
    assertion, or the old runtime could not use the old schema at all.
 2. Edits of real calls. Starting from accepted logged calls of the tool (smallest first),
-   one JSON Patch operation at the instance places the changed keyword applies to, with
+   one JSON Patch operation at the instance places the changed keyword applies to (those
+   the references into a definition lead to included: ``instance_places``), with
    values chosen by the keyword (``[]`` against ``minItems: 1``, a longer string against
    ``maxLength``, an unknown key against ``additionalProperties: false``, a required key
    removed, a value of another type...). One edit is the fewest there can be.
@@ -60,6 +61,14 @@ from auditor.replay.budget import SearchCeiling, budgeted
 from auditor.replay.causes import keyword_position
 from auditor.replay.constraints import ASSERTIONS
 from auditor.replay.fast_validator import trusted
+from auditor.replay.instance_places import (
+    ABSENT,
+    MAX_LOCATIONS,
+    places,
+    referrers,
+    templates,
+    wrapped,
+)
 from auditor.replay.pattern_example import example_matching
 from auditor.replay.tool import VALIDATORS, ToolReplay
 from auditor.schema.keywords import (
@@ -87,8 +96,6 @@ MAX_SAMPLE_BYTES: Final = 2048
 MAX_STARTS: Final = 8
 """Logged calls (the smallest) one change's search edits: one that bites mostly bites on the
 first; the others repeat the same edits."""
-MAX_LOCATIONS: Final = 40
-"""Places in one argument an edit is tried at, when the changed keyword's place is unknown."""
 _MAX_BOUND: Final = 10_000
 """Length and count bounds beyond this are not met by building a value that large."""
 MAX_GENERATED: Final = 20 * MAX_CANDIDATES
@@ -171,7 +178,7 @@ class SearchBudget:
     def sides(self, replay: ToolReplay) -> _Sides:
         """The verdicts of ``replay``'s tool, remembered while its changes are searched."""
         if self._last is None or self._last.replay is not replay:
-            self._last = _Sides(replay)
+            self._last = _Sides(replay, self.ceiling)
         return self._last
 
 
@@ -216,9 +223,9 @@ def _search(
     tried = unusable = overran = generated = 0
     stopped = ""
     seen: set[bytes] = set()
-    given_up: object = _ABSENT  # the argument whose edits ran past the call budget
-    built = budget.sides(replay).built
-    for source, start, patch in _candidates(replay, rewrite, samples, ceiling, built):
+    given_up: object = ABSENT  # the argument whose edits ran past the call budget
+    starts = budget.sides(replay).starts(samples)
+    for source, start, patch in _candidates(replay, rewrite, starts, ceiling):
         if start is given_up:
             continue
         generated += 1
@@ -338,8 +345,9 @@ class _Sides:
     validator's where it is trusted, else the reference's ``is_valid``, which stops at the first
     error), the reference's errors and their causes only for a candidate that may bite."""
 
-    def __init__(self, replay: ToolReplay) -> None:
+    def __init__(self, replay: ToolReplay, ceiling: SearchCeiling | None = None) -> None:
         self.replay = replay
+        self._ceiling = ceiling
         # A schema the fast validator is trusted with has every reference local and resolvable,
         # every regex plain and compilable, no recursion: the reference evaluating it raises
         # nothing (but a timeout of the call budget, which no report depends on).
@@ -348,6 +356,18 @@ class _Sides:
         )
         self._known: dict[bytes, tuple[Verdict | None, Verdict] | None] = {}
         self._known_bytes = 0
+        self._starts: tuple[Sequence[Sample], list[tuple[str | None, JSON]]] | None = None
+
+    def starts(self, samples: Sequence[Sample]) -> list[tuple[str | None, JSON]]:
+        """(source or None, argument) every change's search edits, in order: the smallest
+        logged calls (``MAX_STARTS``), then the argument built from the schema, then ``{}``.
+        Ordered once per tool's samples: sizing every sample again for each change was a
+        twelfth of the search. Never edited: candidates are patched copies."""
+        if self._starts is None or self._starts[0] is not samples:
+            ordered = sorted(enumerate(samples), key=lambda s: (_size(s[1][1]), s[0]))
+            smallest = [(source, args) for _, (source, args) in ordered[:MAX_STARTS]]
+            self._starts = (samples, [*smallest, (None, self.built), (None, {})])
+        return self._starts[1]
 
     @cached_property
     def built(self) -> JSON:
@@ -355,7 +375,7 @@ class _Sides:
         it, and building it for each change walked every required property of the tool each
         time. Never edited: candidates are patched copies."""
         schema = self.replay.normalized.schema
-        return minimal(schema, schema)
+        return minimal(schema, schema, ceiling=self._ceiling)
 
     def verdicts(self, arguments: JSON, key: bytes | None) -> tuple[Verdict | None, Verdict] | None:
         """``ToolReplay.verdicts`` of ``arguments``, or None when they cannot bite: the new
@@ -683,9 +703,9 @@ def _dangling_on_the_way(
         return None
     # A definition is evaluated only where a reference leads into it: each of those ways.
     entry = pointers.from_segments(segments[:2])
-    referrers = _referrers(schema, entry)
+    sites = referrers(schema, entry)
     hits: list[tuple[str, str]] = []
-    for referrer in referrers:
+    for referrer in sites:
         hit = _dangling_on_the_way(schema, dangling, referrer, "$ref", seen | {holder}, ways)
         if hit is None:
             return None  # one way reaches the keyword without the dangling reference
@@ -755,6 +775,10 @@ _APPLIES: Final[dict[str, frozenset[str]]] = {
     ),
 }
 """Keywords that assert something only of values of these JSON types."""
+_SHAPING: Final = frozenset(
+    keyword for keyword, kinds in _APPLIES.items() if kinds & {"object", "array"}
+) | {"unevaluatedProperties", "unevaluatedItems"}
+"""Keywords about an object's or array's members, which the structural edits aim at."""
 _ADJACENT: Final[dict[str, tuple[str, ...]]] = {
     "additionalProperties": ("properties", "patternProperties"),
     "properties": ("additionalProperties", "patternProperties"),
@@ -981,9 +1005,14 @@ _last_ways_in: list[tuple[JSON, set[str] | None]] = []
 def _ways_in(schema: JSON) -> set[str] | None:
     """Every pointer a local reference of ``schema`` targets, and each pointer above it; None
     when a reference may lead anywhere (an anchor, another document) or references resolve
-    against embedded resources (an ``$id``, ``id`` or anchor key anywhere)."""
+    against embedded resources (an ``$id``, ``id`` or anchor key in a schema object: a
+    property *named* ``id`` is none, and was taken for one)."""
     if _last_ways_in and _last_ways_in[0][0] is schema:
         return _last_ways_in[0][1]
+    vocabulary = VOCABULARY[draft_of(schema)]
+    if any(_ENTRANCES.intersection(node) for node, _ in schema_objects(schema, "", vocabulary)):
+        _last_ways_in[:] = [(schema, None)]
+        return None
     found: set[str] | None = set()
     stack: list[JSON] = [schema]
     while stack and found is not None:
@@ -1000,9 +1029,6 @@ def _ways_in(schema: JSON) -> set[str] | None:
                         if not target:
                             break
                         target = pointers.parent(target)
-                if key in ("$id", "id", "$anchor", "$dynamicAnchor"):
-                    found = None
-                    break
                 stack.append(value)
         elif isinstance(node, list):
             stack.extend(node)
@@ -1034,7 +1060,7 @@ def _evaluated_alike(
     places = _places_of(replay)
     if places.any_reference or holder in seen or len(seen) > 20 or not ways.visit():
         return False
-    for site in _referrers(replay.normalized.schema, holder):
+    for site in referrers(replay.normalized.schema, holder):
         if not _evaluated_alike(replay, site, ways, seen | {holder}):
             return False
     values = (pointers.join(holder, "enum"), pointers.join(holder, "const"))
@@ -1098,68 +1124,6 @@ def _places_of(replay: ToolReplay) -> _Places:
     if not _last_places or _last_places[0].replay is not replay:
         _last_places[:] = [_Places(replay)]
     return _last_places[0]
-
-
-def _referrers(schema: JSON, holder: str) -> list[str]:
-    """Pointers of the schema objects whose ``$ref`` leads to ``holder`` or above it, in the
-    order ``_references`` lists them."""
-    index = _references_index(schema)
-    found = list(index.elsewhere)
-    target = holder
-    while True:
-        found += index.by_target.get(target, ())
-        if not target:
-            break
-        target = pointers.parent(target)
-    return [where for _, where in sorted(found)]
-
-
-@dataclass
-class _ReferencesIndex:
-    """A schema's references by the local pointer they target (with their rank in
-    ``_references``): a proof asks which lead to a pointer for every object it visits."""
-
-    by_target: dict[str, list[tuple[int, str]]]
-    elsewhere: list[tuple[int, str]]
-    """References to no local pointer (an anchor, another document): they may lead anywhere."""
-
-
-_last_references: list[tuple[JSON, list[tuple[str, str | None]], _ReferencesIndex]] = []
-"""The references of the schema searched last: its changes' proofs ask for them again and
-again, and walking the whole schema each time was a tenth of the search. Held with the schema
-itself, so that it is recognized by identity (schemas are never edited in place)."""
-
-
-def _references_index(schema: JSON) -> _ReferencesIndex:
-    _references(schema)
-    return _last_references[0][2]
-
-
-def _references(schema: JSON) -> list[tuple[str, str | None]]:
-    """(pointer of the object holding a ``$ref``, the local pointer it targets or None) for
-    every ``$ref`` string in ``schema``, wherever it stands."""
-    if _last_references and _last_references[0][0] is schema:
-        return _last_references[0][1]
-    found: list[tuple[str, str | None]] = []
-    stack: list[tuple[JSON, str]] = [(schema, "")]
-    while stack:
-        node, where = stack.pop()
-        if isinstance(node, dict):
-            ref = node.get("$ref")
-            if isinstance(ref, str):
-                target = pointers.ref_target(ref)
-                found.append((where, target if isinstance(target, str) else None))
-            stack.extend((v, pointers.join(where, k)) for k, v in node.items())
-        elif isinstance(node, list):
-            stack.extend((v, pointers.join(where, i)) for i, v in enumerate(node))
-    index = _ReferencesIndex({}, [])
-    for rank, (where, target) in enumerate(found):
-        if target is None:
-            index.elsewhere.append((rank, where))
-        else:
-            index.by_target.setdefault(target, []).append((rank, where))
-    _last_references[:] = [(schema, found, index)]
-    return found
 
 
 def _implied_by_values(holder: JSON, kinds: JSON) -> str | None:
@@ -1238,13 +1202,12 @@ def _copied(value: JSON) -> JSON:
 def _candidates(
     replay: ToolReplay,
     rewrite: Change,
-    samples: Sequence[Sample],
+    starts: Sequence[tuple[str | None, JSON]],
     ceiling: SearchCeiling,
-    built: JSON,
 ) -> Iterator[tuple[str | None, JSON, Patch]]:
     """(source or None, argument to edit, one-operation patch), most promising first; the
-    patterns they are built from are matched within ``ceiling``'s steps. ``built``: the
-    argument built from the new schema (``_Sides.built``), edited after the samples."""
+    patterns they are built from are matched within ``ceiling``'s steps. ``starts``: the
+    arguments edited, in order (``_Sides.starts``)."""
     schema = replay.normalized.schema
     position = keyword_position(rewrite)
     holder_pointer = pointers.parent(position) if position else ""
@@ -1252,7 +1215,18 @@ def _candidates(
     _, holder = pointers.resolve(schema, holder_pointer)
     if not isinstance(holder, dict):
         holder = {}
-    template = _instance_template(schema, holder_pointer, ceiling)
+    aims = templates(schema, holder_pointer, ceiling)
+
+    containers: dict[int, JSON] = {}
+
+    def build(container: JSON) -> JSON:
+        # Built once per search (a container with many required members is met by every edit
+        # that adds a place inside it), copied for each edit, which adds its value to it.
+        key = id(container)  # a schema object: alive, unchanged, while the search runs
+        if key not in containers:
+            containers[key] = minimal(container, schema, ceiling=ceiling)
+        return _copied(containers[key])
+
     entry = pointers.split(rewrite.pointer)[-1] if rewrite.entry_of and rewrite.pointer else None
     # What the old schema allowed at the keyword (an enum's dropped members, a const) is the
     # likeliest value the new one refuses.
@@ -1263,20 +1237,17 @@ def _candidates(
     elif keyword == "pattern" and isinstance(before, str):
         # A value the old pattern matches: the new pattern may not.
         hints = tuple(n for n in (example_matching(before, ceiling),) if n is not None)
-    ordered = sorted(enumerate(samples), key=lambda s: (_size(s[1][1]), s[0]))
-    starts: list[tuple[str | None, JSON]] = [
-        (source, args) for _, (source, args) in ordered[:MAX_STARTS]
-    ]
-    starts += [(None, built), (None, {})]
     for source, start in starts:
-        for location, value, wrap in _places(start, template):
-            edits = _edits(keyword, holder, location, value, entry, schema, ceiling, hints)
-            for operation in edits:
-                if wrap:
-                    if "value" not in operation:
-                        continue
-                    operation = {**operation, "value": _wrapped(operation["value"], wrap)}
-                yield source, start, (operation,)
+        for aim in aims:
+            for location, value, wrap in places(start, aim):
+                edits = _edits(keyword, holder, location, value, entry, schema, ceiling, hints)
+                for operation in edits:
+                    if wrap[0]:
+                        if "value" not in operation:
+                            continue
+                        inside = wrapped(operation["value"], wrap, build)
+                        operation = {**operation, "value": inside}
+                    yield source, start, (operation,)
 
 
 def _size(value: JSON) -> int:
@@ -1285,126 +1256,6 @@ def _size(value: JSON) -> int:
         return len(orjson.dumps(value))
     except (TypeError, orjson.JSONEncodeError):  # an integer beyond 64 bits
         return len(json.dumps(value))
-
-
-def _key_step(pattern: str, ceiling: SearchCeiling) -> str:
-    """The template step for a ``patternProperties`` entry: a name the pattern matches, after
-    ``+`` (``+`` alone: any key)."""
-    name = example_matching(pattern, ceiling)
-    return "+" if name is None else "+" + name
-
-
-def _instance_template(schema: JSON, holder: str, ceiling: SearchCeiling) -> list[str] | None:
-    """The instance path a schema object applies to (``*``: any item, ``+``: any key,
-    ``+name``: any key, ``name`` when one is added; a number: the item at that position), or
-    None when it does not follow from the schema path alone. A property named with a leading
-    ``+`` is placed as the key ``+...`` wants: a rare miss, never a wrong verdict."""
-    segments = pointers.split(holder)
-    path: list[str] = []
-    node = schema
-    i = 0
-    while i < len(segments):
-        keyword = segments[i]
-        if not isinstance(node, dict):
-            return None
-        value = node.get(keyword)
-        if keyword in ("properties", "prefixItems", "patternProperties") or (
-            keyword == "items" and isinstance(value, list)
-        ):
-            if i + 1 >= len(segments):
-                return None
-            name = segments[i + 1]
-            if keyword == "patternProperties":
-                # A key of the place is one the pattern matches: "+" unless one is built.
-                path.append(_key_step(name, ceiling))
-            else:
-                path.append(name)
-            node = value.get(name) if isinstance(value, dict) else _at(value, name)
-            i += 2
-        elif keyword in ("items", "additionalItems", "contains", "unevaluatedItems"):
-            path.append("*")
-            node, i = value, i + 1
-        elif keyword in ("additionalProperties", "unevaluatedProperties"):
-            path.append("+")
-            node, i = value, i + 1
-        elif keyword in ("allOf", "anyOf", "oneOf") and i + 1 < len(segments):
-            node, i = _at(value, segments[i + 1]), i + 2
-        elif keyword in ("not", "if", "then", "else"):
-            node, i = value, i + 1
-        elif keyword == "dependentSchemas" and i + 1 < len(segments) and isinstance(value, dict):
-            node, i = value.get(segments[i + 1]), i + 2
-        else:
-            return None  # below $defs, propertyNames...: placed by the argument's every part
-    return path
-
-
-def _at(value: JSON, index: str) -> JSON:
-    if isinstance(value, list) and (at := pointers.array_index(index, len(value))) is not None:
-        return value[at]
-    return None
-
-
-_ABSENT: Final = object()
-
-
-def _wrapped(value: JSON, steps: Sequence[str]) -> JSON:
-    """``value`` inside the containers that lead to it: ``{"name": value}``, ``[value]``."""
-    for step in reversed(steps):
-        if step == "*":
-            value = [value]
-        elif step.isdigit() and int(step) <= MAX_LOCATIONS:
-            value = [None] * int(step) + [value]  # earlier positions: placeholders
-        elif step.startswith("+"):
-            value = {step[1:] or "A": value}
-        else:
-            value = {step: value}
-    return value
-
-
-def _places(start: JSON, template: list[str] | None) -> Iterator[tuple[str, Any, list[str]]]:
-    """(instance pointer, value there or ``_ABSENT``, steps still to build) where the edits
-    go: the template's places in ``start`` (a missing step is a place to add a value wrapped
-    in what leads to the keyword's place), else every place."""
-    if template is None:
-        yield from ((where, value, []) for where, value in _every_place(start))
-        return
-    frontier: list[tuple[str, Any]] = [("", start)]
-    for depth, step in enumerate(template):
-        following: list[tuple[str, Any]] = []
-        for where, value in frontier:
-            if value is _ABSENT:
-                yield where, value, template[depth:]
-                continue
-            if step == "*" or step.startswith("+"):
-                if step == "*" and isinstance(value, list):
-                    following += [(pointers.join(where, i), v) for i, v in enumerate(value)]
-                    following.append((pointers.join(where, len(value)), _ABSENT))
-                elif isinstance(value, dict):
-                    following += [(pointers.join(where, k), v) for k, v in value.items()]
-                    if step[1:] and step[1:] not in value:  # a key the pattern matches, added
-                        following.append((pointers.join(where, step[1:]), _ABSENT))
-            elif isinstance(value, dict):
-                following.append((pointers.join(where, step), value.get(step, _ABSENT)))
-            elif isinstance(value, list) and step.isdigit():
-                index = int(step)
-                following.append(
-                    (pointers.join(where, step), value[index] if index < len(value) else _ABSENT)
-                )
-        frontier = following[:MAX_LOCATIONS]
-    yield from ((where, value, []) for where, value in frontier)
-
-
-def _every_place(start: JSON) -> Iterator[tuple[str, Any]]:
-    queue: list[tuple[str, JSON]] = [("", start)]
-    count = 0
-    while queue and count < MAX_LOCATIONS:
-        where, value = queue.pop(0)
-        count += 1
-        yield where, value
-        if isinstance(value, dict):
-            queue += [(pointers.join(where, k), v) for k, v in value.items()]
-        elif isinstance(value, list):
-            queue += [(pointers.join(where, i), v) for i, v in enumerate(value)]
 
 
 def _edits(
@@ -1418,8 +1269,10 @@ def _edits(
     hints: tuple[JSON, ...] = (),
 ) -> Iterator[dict[str, JSON]]:
     """One-operation patches at ``where`` aimed at ``keyword`` of the schema object ``holder``;
-    ``hints``: values to try first."""
-    absent = value is _ABSENT
+    ``hints``: values to try first. Where the argument has no value yet, the structural edits
+    aimed at members are made to one built from ``holder`` (an unexpected key beside its
+    required ones), added whole."""
+    absent = value is ABSENT
     put = "add" if absent else "replace"
     for new in hints:
         yield {"op": put, "path": where, "value": new}
@@ -1427,6 +1280,11 @@ def _edits(
         yield {"op": put, "path": where, "value": new}
     if not absent:
         yield from _structural(keyword, holder, where, value, entry, root, ceiling)
+    elif keyword in _SHAPING and isinstance(
+        built := minimal(holder, root, ceiling=ceiling), (dict, list)
+    ):
+        for edit in _structural(keyword, holder, "", built, entry, root, ceiling):
+            yield {"op": put, "path": where, "value": apply_patch(built, (edit,))}
     for new in _POOL:
         yield {"op": put, "path": where, "value": new}
 
@@ -1460,7 +1318,7 @@ def _structural(
             if key in added or key in value:
                 continue
             added.add(key)
-            for item in (minimal(properties.get(key, {}), root), None, 0, "", {}):
+            for item in (minimal(properties.get(key, {}), root, ceiling=ceiling), None, 0, "", {}):
                 yield {"op": "add", "path": pointers.join(where, key), "value": item}
     elif isinstance(value, list):
         if value:
@@ -1545,11 +1403,20 @@ def _values(keyword: str, holder: dict[str, JSON], value: JSON, root: JSON) -> I
                 yield [*before[:at], other]
 
 
-def minimal(schema: JSON, root: JSON, depth: int = 0, room: list[int] | None = None) -> JSON:
+def minimal(
+    schema: JSON,
+    root: JSON,
+    depth: int = 0,
+    room: list[int] | None = None,
+    *,
+    ceiling: SearchCeiling | None = None,
+) -> JSON:
     """A small value the schema is likely to accept: its required properties with minimal
-    values, its lower bounds met; a guess the validators check, never trusted. It holds at
-    most ``MAX_BUILT_SIZE`` values and string characters (``room``: what is left of them,
-    shared by the parts): past it, the rest is null."""
+    values, its lower bounds met, with ``ceiling`` a string its ``pattern`` matches (built and
+    checked within the ceiling's steps; without one, no pattern is matched); a guess the
+    validators check, never trusted. It holds at most ``MAX_BUILT_SIZE`` values and string
+    characters (``room``: what is left of them, shared by the parts): past it, the rest is
+    null."""
     room = [MAX_BUILT_SIZE] if room is None else room
     if not isinstance(schema, dict) or depth > 12 or room[0] <= 0:
         return None
@@ -1565,11 +1432,11 @@ def minimal(schema: JSON, root: JSON, depth: int = 0, room: list[int] | None = N
         if isinstance(target, str):
             found, node = pointers.resolve(root, target)
             if found:
-                return minimal(node, root, depth + 1, room)
+                return minimal(node, root, depth + 1, room, ceiling=ceiling)
     for combinator in ("allOf", "anyOf", "oneOf"):
         branches = schema.get(combinator)
         if isinstance(branches, list) and branches and "type" not in schema:
-            return minimal(branches[0], root, depth + 1, room)
+            return minimal(branches[0], root, depth + 1, room, ceiling=ceiling)
     kind = schema.get("type")
     if isinstance(kind, list):
         kind = kind[0] if kind else None
@@ -1580,14 +1447,31 @@ def minimal(schema: JSON, root: JSON, depth: int = 0, room: list[int] | None = N
         properties = properties if isinstance(properties, dict) else {}
         required = schema.get("required")
         names = [n for n in required if isinstance(n, str)] if isinstance(required, list) else []
-        return {n: minimal(properties.get(n, {}), root, depth + 1, room) for n in names}
+        return {
+            n: minimal(properties.get(n, {}), root, depth + 1, room, ceiling=ceiling) for n in names
+        }
     if kind == "array":
         count = schema.get("minItems", 0)
         count = count if isinstance(count, int) and 0 <= count <= 100 else 0
-        return [minimal(schema.get("items", {}), root, depth + 1, room) for _ in range(count)]
+        item = schema.get("items", {})
+        return [minimal(item, root, depth + 1, room, ceiling=ceiling) for _ in range(count)]
     if kind == "string":
         length = schema.get("minLength", 0)
         length = length if isinstance(length, int) and 0 <= length <= _MAX_BOUND else 0
+        pattern = schema.get("pattern")
+        if ceiling is not None and isinstance(pattern, str):
+            # A call sending an id that is a pattern's has to match it: "" rarely does, and an
+            # argument the old side refuses for it shows no change.
+            matching = example_matching(pattern, ceiling)
+            longest = schema.get("maxLength")
+            if (
+                matching is not None
+                and len(matching) >= length
+                and (not isinstance(longest, int) or len(matching) <= longest)
+                and len(matching) <= room[0]
+            ):
+                room[0] -= len(matching)
+                return matching
         if length > room[0]:
             return None
         room[0] -= length

@@ -76,7 +76,7 @@ def _searched(replay: ToolReplay, samples: list[tuple[str, Any]]) -> list[Counte
 
 def _built_again(sides: Any) -> Any:
     schema = sides.replay.normalized.schema
-    return minimal(schema, schema)
+    return minimal(schema, schema, ceiling=sides._ceiling)
 
 
 def _as_before(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -98,7 +98,8 @@ def _compared(replay: ToolReplay, samples: list[tuple[str, Any]]) -> int:
         assert counterexamples._unchanged(replay, place) == _loop_unchanged(replay, place), place
         assert index.read_at_or_below(place) == _loop_read(replay, place), place
     schema = replay.normalized.schema
-    assert SearchBudget().sides(replay).built == minimal(schema, schema)
+    budget = SearchBudget()
+    assert budget.sides(replay).built == minimal(schema, schema, ceiling=budget.ceiling)
     with pytest.MonkeyPatch.context() as monkeypatch:
         found = _searched(replay, samples)
         _as_before(monkeypatch)
@@ -148,10 +149,10 @@ def test_the_argument_built_from_the_schema_is_built_once_per_tool(
     replay = ToolReplay(tool, normalize(schema, DEFAULT_RULES))
     built: list[Any] = []
 
-    def counted(node: Any, root: Any, *rest: Any) -> Any:
+    def counted(node: Any, root: Any, *rest: Any, **named: Any) -> Any:
         if node is root:
             built.append(node)
-        return minimal(node, root, *rest)
+        return minimal(node, root, *rest, **named)
 
     monkeypatch.setattr(counterexamples, "minimal", counted)
     found = _searched(replay, [])

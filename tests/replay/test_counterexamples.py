@@ -77,6 +77,9 @@ def test_each_keyword_family_has_its_reasoned_counterexample(case: dict[str, Any
     for expected in case["expect"]:
         got = found[expected["change"]]
         assert got.status.value == expected["status"], (expected["change"], got)
+        if "candidates" in expected:
+            assert got.candidates == expected["candidates"], (expected["change"], got)
+        assert got.candidates <= expected.get("at_most", MAX_CANDIDATES), got
         if got.status is CounterexampleStatus.FOUND:
             assert got.arguments == expected["arguments"]
             assert got.derived_from == expected["derived_from"]
@@ -90,7 +93,6 @@ def test_each_keyword_family_has_its_reasoned_counterexample(case: dict[str, Any
         else:
             assert got.arguments is None and got.reason
             assert expected.get("reason", "") in got.reason
-            assert got.candidates <= MAX_CANDIDATES
 
 
 def test_every_counterexample_found_on_generated_schemas_verifies_as_stated() -> None:
@@ -304,6 +306,26 @@ def test_minimal_arguments_meet_the_schema_they_are_built_from() -> None:
     }  # fmt: skip
 
 
+def test_minimal_strings_match_their_pattern_within_the_searches_ceiling() -> None:
+    # An id a pattern governs: "" never matched it, so every argument built from the schema
+    # was refused on both sides. With the searches' ceiling, the pattern's built example: the
+    # literal, then one digit for [0-9]+.
+    root: JSON = {
+        "type": "object",
+        "required": ["id", "short", "odd"],
+        "properties": {
+            "id": {"type": "string", "pattern": "^ab_[0-9]+$"},
+            # The example "abc" is longer than maxLength 2: the length wins, as without one.
+            "short": {"type": "string", "pattern": "^abc", "maxLength": 2, "minLength": 1},
+            # A back reference: no example is built.
+            "odd": {"type": "string", "pattern": "^(a)\\1$"},
+        },
+    }
+    ceiling = SearchCeiling()
+    assert minimal(root, root, ceiling=ceiling) == {"id": "ab_0", "short": "a", "odd": ""}
+    assert minimal(root, root) == {"id": "", "short": "a", "odd": ""}  # no ceiling, no match
+
+
 def test_apply_patch_follows_rfc_6902_on_lists_and_the_root() -> None:
     document: JSON = {"a": [1, 2, 3], "b": {"c": 1}}
     patch: list[JSON] = [
@@ -431,17 +453,18 @@ def test_the_edits_of_an_argument_stop_at_the_first_past_the_call_budget() -> No
     assert found.arguments == {"m": "aa"} and found.derived_from is None
     assert found.candidates == 2  # the logged call's first edit, then the built argument's
 
-    # The change inside a definition: its place is unknown, so the edits go everywhere, and
-    # no argument built from the schema reaches "m". The logged call's edits that drop "k"
-    # (replacing the whole argument) run and miss; the first that keeps it (an added key)
-    # runs out of the budget, and the rest of that call's edits are not tried.
+    # The change inside a definition reached by an anchor: its place is unknown (a pointer
+    # reference would have said "m"), so the edits go everywhere, and no argument built from
+    # the schema reaches "m". The logged call's edits that drop "k" (replacing the whole
+    # argument) run and miss; the first that keeps it (an added key) runs out of the budget,
+    # and the rest of that call's edits are not tried.
     held: dict[str, Any] = {
         "type": "object",
         "properties": {
             "k": {"type": "string", "pattern": "^(a|a)*$"},
-            "m": {"$ref": "#/$defs/s"},
+            "m": {"$ref": "#s"},
         },
-        "$defs": {"s": {"type": "string", "min_length": 2}},
+        "$defs": {"s": {"$anchor": "s", "type": "string", "min_length": 2}},
     }
     tool = ToolSchema("t", held, Location("tools.json"), "", "mapping")
     replay = ToolReplay(tool, normalize(held, DEFAULT_RULES), budget=CallBudget(0.05))
