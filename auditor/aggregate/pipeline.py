@@ -6,10 +6,8 @@ give the same Report.
 
 from __future__ import annotations
 
-import gc
 from collections import Counter
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Final, Protocol, runtime_checkable
 
@@ -17,6 +15,7 @@ from auditor import __version__, pointers
 from auditor.aggregate.baseline import Baseline
 from auditor.aggregate.evidence import evidence_line
 from auditor.aggregate.gate import decide
+from auditor.aggregate.gc_thresholds import fewer_collections
 from auditor.aggregate.groups import DEFAULT_EXAMPLES, GroupCollector
 from auditor.aggregate.hints import nullable_tip, type_alias_tip
 from auditor.aggregate.loosen import FileSide, ToolPatches, eligible, suggest
@@ -703,7 +702,7 @@ def count_calls(
     repeats = AcceptedRepeats() if repeats is None else repeats
     repeats.one_by_one = tally.one_by_one
     preloaded = repeats.preloaded if repeats.preloading else None
-    with _fewer_collections():
+    with fewer_collections():
         for call in calls:
             payload = repeats.payload(call)
             if payload is not None and repeats.repeat(payload):
@@ -721,26 +720,6 @@ def count_calls(
     return tally
 
 
-COUNTING_GC: Final = (50_000, 20, 100)
-"""The garbage collector's thresholds while calls are counted (Python's: 700, 10, 10).
-
-Counting makes a few container objects per call that die young and hold no cycle, while the
-memo and the per-tool caches grow old: with the default thresholds the collector ran every
-700 allocations and took 10% of an audit of distinct calls (11.0 -> 9.9 s CPU at 300,000
-calls; ``gc.freeze()`` after compiling saved nothing). Cycles (an exception's traceback,
-python-jsonschema's error contexts) are still collected, in larger batches."""
-
-
-@contextmanager
-def _fewer_collections() -> Iterator[None]:
-    before = gc.get_threshold()
-    gc.set_threshold(*COUNTING_GC)
-    try:
-        yield
-    finally:
-        gc.set_threshold(*before)
-
-
 def _settle(tally: Tally, repeats: AcceptedRepeats) -> None:
     for result, reached, weight in repeats.settle():
         tally.add(result, reached, weight)
@@ -756,6 +735,7 @@ def _with_tips(group: Group, replays: Replays, collector: GroupCollector) -> Gro
     return replace(group, hint=DecisionHint(group.hint.kind, text))
 
 
+@fewer_collections()
 def build_report(
     replays: Replays,
     tally: Tally,
