@@ -386,6 +386,10 @@ MAX_UNKNOWN_TOOLS: Final = 1_000
 """Distinct unknown tool names counted by name; calls of the others are counted together.
 100,000 distinct names took 737 MB, a 116 MB table and a 113 MB JSON report."""
 
+MAX_REACHED_SETS: Final = 4_096
+"""Distinct sets of reached rewrites a tool's calls are counted by before they are added to
+its counts by rewrite: memory stays bounded when nearly every call reaches a set of its own."""
+
 MAX_SAMPLED_TOOLS: Final = 1_000
 """Tools whose accepted calls are kept as samples (the first names in sorted order); the
 others' counterexamples are built from their schemas."""
@@ -431,8 +435,13 @@ class Tally:
         self._max_calls = settings.max_calls
         self.counts: dict[str, dict[Outcome, int]] = {}
         """Outcome counts of each tool called at least once."""
-        self.reached: dict[str, dict[int, int]] = {}
-        """Calls that reached each rewrite (by index) of each tool called at least once."""
+        self._reached: dict[str, dict[int, int]] = {}
+        """Calls that reached each rewrite (by index) of each tool, but those still counted
+        by set in ``_reached_sets`` (``reached`` adds them)."""
+        self._reached_sets: dict[str, dict[frozenset[int], int]] = {}
+        """Per tool, calls by the set of rewrite indices they reached: one dict step a call
+        whatever the set's size, where adding one per index took 3% of an audit (a tool's
+        calls reach a few sets, each one object: ``ToolReplay.evaluate`` shares them)."""
         self.proven: dict[str, int] = {}
         self.contradictions: dict[str, int] = {}
         self.totals = dict.fromkeys(Outcome, 0)
@@ -504,14 +513,12 @@ class Tally:
             if result.contradicts:
                 self.contradictions[tool] += weight
             if reached:
-                tool_reached = self.reached.get(tool)
-                if tool_reached is None:
-                    tool_reached = self.reached[tool] = Counter()
-                if weight == 1 and isinstance(tool_reached, Counter):
-                    tool_reached.update(reached)  # one per index, at C speed
-                else:  # a tool first counted by a merge holds a plain dict
-                    for index in reached:
-                        tool_reached[index] = tool_reached.get(index, 0) + weight
+                by_set = self._reached_sets.get(tool)
+                if by_set is None:
+                    by_set = self._reached_sets[tool] = {}
+                by_set[reached] = by_set.get(reached, 0) + weight
+                if len(by_set) > MAX_REACHED_SETS:
+                    self._add_reached(tool)
             self._note_use(tool, result)
             removals = self.removals(tool)
             if removals:
@@ -530,6 +537,20 @@ class Tally:
             self.kept.append(shown)
         else:
             self.omitted += 1
+
+    @property
+    def reached(self) -> dict[str, dict[int, int]]:
+        """Calls that reached each rewrite (by index) of each tool called at least once."""
+        for tool in list(self._reached_sets):
+            self._add_reached(tool)
+        return self._reached
+
+    def _add_reached(self, tool: str) -> None:
+        """Add the calls counted by set to the counts by rewrite, and forget the sets."""
+        counts = self._reached.setdefault(tool, {})
+        for reached, calls in self._reached_sets.pop(tool).items():
+            for index in reached:
+                counts[index] = counts.get(index, 0) + calls
 
     def removals(self, tool: str) -> tuple[RemovedProperty, ...]:
         """The properties the change removed from ``tool``'s schema that calls can send
@@ -653,7 +674,7 @@ class Tally:
                 self.contradictions.get(name, 0) + later.contradictions[name]
             )
         for name, reached in later.reached.items():
-            tool_reached = self.reached.setdefault(name, {})
+            tool_reached = self._reached.setdefault(name, {})
             for index, count in reached.items():
                 tool_reached[index] = tool_reached.get(index, 0) + count
         for name, count in later.unknown.items():
