@@ -32,7 +32,7 @@ def test_long_strings_keys_lists_and_objects_are_cut_however_deep() -> None:
     assert sanitizer.value({"a": [{"b": _LONG}]}) == {"a": [{"b": _CUT}]}
     assert sanitizer.value({_LONG: 1}) == {_CUT: 1}
     assert sanitizer.value([[0] * (MAX_ITEMS + 2)]) == [[0] * MAX_ITEMS + ["<2 more items>"]]
-    many = {f"k{i}": i for i in range(MAX_KEYS + 3)}
+    many: dict[str, JSON] = {f"k{i}": i for i in range(MAX_KEYS + 3)}
     shown = sanitizer.value({"o": many})
     assert isinstance(shown, dict) and isinstance(shown["o"], dict)
     assert len(shown["o"]) == MAX_KEYS + 1 and shown["o"]["…"] == "<3 more keys>"
