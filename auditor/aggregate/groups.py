@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 from collections import Counter
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
@@ -24,6 +23,7 @@ from auditor.aggregate.hints import (
     observation_key,
     removed_tool_hint,
 )
+from auditor.aggregate.json_keys import sorted_text, unicode_text
 from auditor.aggregate.loosen import Witness
 from auditor.defaults import DEFAULT_EXAMPLES
 from auditor.models import (
@@ -101,7 +101,7 @@ def fingerprint(
         fields.append(["contradicted"])
     if results:  # likewise: the arguments' keys stay as they were
         fields.append(["results"])
-    payload = json.dumps(fields, ensure_ascii=False)
+    payload = unicode_text(fields)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
 
 
@@ -288,7 +288,13 @@ class GroupCollector:
         self._observe(pending, observed)
         found, value = pointers.resolve(result.call.arguments, instance_pointer)
         if found and keyword:
-            pending.offending.add(_key(value), Offending(value, 1, source, source), _later)
+            text = _key(value)
+            known = pending.offending.entries.get(text)
+            if known is not None:  # sent again: what ``_later`` does, without a record to add
+                known.calls += 1
+                known.last = source
+            else:
+                pending.offending.add(text, Offending(value, 1, source, source), _later)
 
     def merge(self, later: GroupCollector) -> None:
         """Add the groups of calls that come after these in the log, as if added one by one."""
@@ -384,7 +390,7 @@ def _most(callers: KeptByDigest[int]) -> tuple[tuple[str, int], ...]:
 
 
 def _key(value: JSON) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return sorted_text(value)
 
 
 def _later(known: Offending, later: Offending) -> Offending:

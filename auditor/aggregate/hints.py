@@ -17,6 +17,7 @@ from collections.abc import Collection
 from typing import Final
 
 from auditor import pointers
+from auditor.aggregate.json_keys import sorted_text
 from auditor.models import (
     JSON,
     RULE_FAMILIES,
@@ -63,9 +64,7 @@ def describe(observation: Observation) -> Prose:
 def observation_key(observation: Observation) -> str:
     """A hashable, deterministic key for counting observations across calls."""
     detail: JSON = observation.detail
-    return json.dumps(
-        [observation.kind, detail, observation.detail_is_value], sort_keys=True, ensure_ascii=False
-    )
+    return sorted_text([observation.kind, detail, observation.detail_is_value])
 
 
 def hint(

@@ -50,6 +50,7 @@ from typing import Final, Protocol
 
 from auditor import pointers
 from auditor.aggregate.hints import rules_option
+from auditor.aggregate.json_keys import canonical_text
 from auditor.aggregate.local_checks import (
     Usable,
     Whole,
@@ -124,7 +125,7 @@ _SAMPLES: Final[dict[str, JSON]] = {
 
 
 def _canonical(value: JSON) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return canonical_text(value)
 
 
 def json_type(value: JSON) -> str:

@@ -6,10 +6,8 @@ give the same Report.
 
 from __future__ import annotations
 
-import gc
 from collections import Counter
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Final, Protocol, runtime_checkable
 
@@ -17,6 +15,7 @@ from auditor import __version__, pointers
 from auditor.aggregate.baseline import Baseline
 from auditor.aggregate.evidence import evidence_line
 from auditor.aggregate.gate import decide
+from auditor.aggregate.gc_thresholds import fewer_collections
 from auditor.aggregate.groups import DEFAULT_EXAMPLES, GroupCollector
 from auditor.aggregate.hints import nullable_tip, type_alias_tip
 from auditor.aggregate.loosen import FileSide, ToolPatches, eligible, suggest
@@ -387,6 +386,10 @@ MAX_UNKNOWN_TOOLS: Final = 1_000
 """Distinct unknown tool names counted by name; calls of the others are counted together.
 100,000 distinct names took 737 MB, a 116 MB table and a 113 MB JSON report."""
 
+MAX_REACHED_SETS: Final = 4_096
+"""Distinct sets of reached rewrites a tool's calls are counted by before they are added to
+its counts by rewrite: memory stays bounded when nearly every call reaches a set of its own."""
+
 MAX_SAMPLED_TOOLS: Final = 1_000
 """Tools whose accepted calls are kept as samples (the first names in sorted order); the
 others' counterexamples are built from their schemas."""
@@ -432,8 +435,13 @@ class Tally:
         self._max_calls = settings.max_calls
         self.counts: dict[str, dict[Outcome, int]] = {}
         """Outcome counts of each tool called at least once."""
-        self.reached: dict[str, dict[int, int]] = {}
-        """Calls that reached each rewrite (by index) of each tool called at least once."""
+        self._reached: dict[str, dict[int, int]] = {}
+        """Calls that reached each rewrite (by index) of each tool, but those still counted
+        by set in ``_reached_sets`` (``reached`` adds them)."""
+        self._reached_sets: dict[str, dict[frozenset[int], int]] = {}
+        """Per tool, calls by the set of rewrite indices they reached: one dict step a call
+        whatever the set's size, where adding one per index took 3% of an audit (a tool's
+        calls reach a few sets, each one object: ``ToolReplay.evaluate`` shares them)."""
         self.proven: dict[str, int] = {}
         self.contradictions: dict[str, int] = {}
         self.totals = dict.fromkeys(Outcome, 0)
@@ -505,14 +513,12 @@ class Tally:
             if result.contradicts:
                 self.contradictions[tool] += weight
             if reached:
-                tool_reached = self.reached.get(tool)
-                if tool_reached is None:
-                    tool_reached = self.reached[tool] = Counter()
-                if weight == 1 and isinstance(tool_reached, Counter):
-                    tool_reached.update(reached)  # one per index, at C speed
-                else:  # a tool first counted by a merge holds a plain dict
-                    for index in reached:
-                        tool_reached[index] = tool_reached.get(index, 0) + weight
+                by_set = self._reached_sets.get(tool)
+                if by_set is None:
+                    by_set = self._reached_sets[tool] = {}
+                by_set[reached] = by_set.get(reached, 0) + weight
+                if len(by_set) > MAX_REACHED_SETS:
+                    self._add_reached(tool)
             self._note_use(tool, result)
             removals = self.removals(tool)
             if removals:
@@ -531,6 +537,20 @@ class Tally:
             self.kept.append(shown)
         else:
             self.omitted += 1
+
+    @property
+    def reached(self) -> dict[str, dict[int, int]]:
+        """Calls that reached each rewrite (by index) of each tool called at least once."""
+        for tool in list(self._reached_sets):
+            self._add_reached(tool)
+        return self._reached
+
+    def _add_reached(self, tool: str) -> None:
+        """Add the calls counted by set to the counts by rewrite, and forget the sets."""
+        counts = self._reached.setdefault(tool, {})
+        for reached, calls in self._reached_sets.pop(tool).items():
+            for index in reached:
+                counts[index] = counts.get(index, 0) + calls
 
     def removals(self, tool: str) -> tuple[RemovedProperty, ...]:
         """The properties the change removed from ``tool``'s schema that calls can send
@@ -654,7 +674,7 @@ class Tally:
                 self.contradictions.get(name, 0) + later.contradictions[name]
             )
         for name, reached in later.reached.items():
-            tool_reached = self.reached.setdefault(name, {})
+            tool_reached = self._reached.setdefault(name, {})
             for index, count in reached.items():
                 tool_reached[index] = tool_reached.get(index, 0) + count
         for name, count in later.unknown.items():
@@ -703,7 +723,7 @@ def count_calls(
     repeats = AcceptedRepeats() if repeats is None else repeats
     repeats.one_by_one = tally.one_by_one
     preloaded = repeats.preloaded if repeats.preloading else None
-    with _fewer_collections():
+    with fewer_collections():
         for call in calls:
             payload = repeats.payload(call)
             if payload is not None and repeats.repeat(payload):
@@ -721,26 +741,6 @@ def count_calls(
     return tally
 
 
-COUNTING_GC: Final = (50_000, 20, 100)
-"""The garbage collector's thresholds while calls are counted (Python's: 700, 10, 10).
-
-Counting makes a few container objects per call that die young and hold no cycle, while the
-memo and the per-tool caches grow old: with the default thresholds the collector ran every
-700 allocations and took 10% of an audit of distinct calls (11.0 -> 9.9 s CPU at 300,000
-calls; ``gc.freeze()`` after compiling saved nothing). Cycles (an exception's traceback,
-python-jsonschema's error contexts) are still collected, in larger batches."""
-
-
-@contextmanager
-def _fewer_collections() -> Iterator[None]:
-    before = gc.get_threshold()
-    gc.set_threshold(*COUNTING_GC)
-    try:
-        yield
-    finally:
-        gc.set_threshold(*before)
-
-
 def _settle(tally: Tally, repeats: AcceptedRepeats) -> None:
     for result, reached, weight in repeats.settle():
         tally.add(result, reached, weight)
@@ -756,6 +756,7 @@ def _with_tips(group: Group, replays: Replays, collector: GroupCollector) -> Gro
     return replace(group, hint=DecisionHint(group.hint.kind, text))
 
 
+@fewer_collections()
 def build_report(
     replays: Replays,
     tally: Tally,

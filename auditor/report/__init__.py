@@ -10,6 +10,7 @@ from collections.abc import Callable
 from enum import Enum
 from typing import Final
 
+from auditor.aggregate.gc_thresholds import fewer_collections
 from auditor.models import Report
 from auditor.report.lazy import LazyRenderers
 
@@ -45,6 +46,7 @@ RENDERERS: Final[LazyRenderers[Format, Callable[[Report], str]]] = LazyRenderers
 """Each format's renderer, by module: imported when first used, not by ``--help``."""
 
 
+@fewer_collections()
 def render(report: Report, fmt: Format) -> str:
     """``report`` in format ``fmt``."""
     return RENDERERS[fmt](report)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Final
 
+from auditor.aggregate.gc_thresholds import fewer_collections
 from auditor.models import Report
 from auditor.report import prose
 from auditor.report.common import SHOWN_GROUPS, gate_summary, profile_lines, title, verdict
@@ -59,6 +60,7 @@ def run_url(value: str | None) -> str | None:
     return value
 
 
+@fewer_collections()
 def render(report: Report, where: FullReport | None = None) -> str:
     """The comment, at most ``MAX_LINES`` lines."""
     gate = gate_summary(report)

@@ -20,6 +20,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from auditor.aggregate.gc_thresholds import fewer_collections
 from auditor.models import Group, Location, RemovedPropertyCalls, Report, Subject
 from auditor.report import prose
 from auditor.report.common import (
@@ -50,6 +51,7 @@ from auditor.report.source_root import SourceRoot
 from auditor.schema.diffs import LineChange
 
 
+@fewer_collections()
 def render(
     report: Report,
     fixes: Mapping[str, dict[str, Any]] | None = None,

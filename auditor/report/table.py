@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from auditor.aggregate.gc_thresholds import fewer_collections
 from auditor.models import Group, Outcome, Report, Subject
 from auditor.report import prose
 from auditor.report.cells import cell_len, cut, ljust, rjust, wrap
@@ -327,6 +328,7 @@ def _wrapped(blocks: list[list[Line]], width: int) -> str:
     return "\n\n".join(text for text in texts if text) + "\n"
 
 
+@fewer_collections()
 def concise(
     report: Report,
     width: int = DEFAULT_WIDTH,
@@ -361,6 +363,7 @@ def _concise_blocks(report: Report, width: int, detail_in: str | None) -> list[l
     return blocks
 
 
+@fewer_collections()
 def render(report: Report, width: int = DEFAULT_WIDTH, code: int | None = None) -> str:
     """The answer with its detail in ``width`` cells (a file, ``--verbose``): the per-tool
     counts; the old runtime and what it changes; every group, by outcome, with its detail;

@@ -3,7 +3,6 @@ the tally is the one a call-by-call pass gives."""
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -373,17 +372,3 @@ def test_a_log_counted_by_its_reader_gives_the_report_of_one_call_at_a_time(
     # every time; every other accepted call was only counted by the reader.
     rejected = tally.totals[Outcome.NEWLY_REJECTED]
     assert len(yielded) == rejected + 3 * 2
-
-
-def test_counting_collects_garbage_less_often_and_puts_the_thresholds_back() -> None:
-    before = gc.get_threshold()
-    during: list[tuple[int, int, int]] = []
-
-    def calls() -> Iterator[Call]:
-        for call in _stream():
-            during.append(gc.get_threshold())
-            yield call
-
-    count_calls(prepare([_TOOL], DEFAULT_RULES), calls(), ReportSettings())
-    assert set(during) == {pipeline.COUNTING_GC}
-    assert gc.get_threshold() == before != pipeline.COUNTING_GC

@@ -1,0 +1,132 @@
+"""The collector's thresholds while an audit counts, builds and renders: raised for that
+extent (``auditor.aggregate.gc_thresholds``), the caller's put back after, by an error too."""
+
+from __future__ import annotations
+
+import gc
+import threading
+from collections.abc import Iterator
+
+import orjson
+import pytest
+
+from auditor.aggregate import pipeline
+from auditor.aggregate.gc_thresholds import AUDIT_GC, fewer_collections
+from auditor.aggregate.pipeline import ReportSettings, build_report, count_calls, prepare
+from auditor.models import Call, Location, Outcome, ToolSchema
+from auditor.report import Format, json_report, render, table
+from auditor.schema.normalize import DEFAULT_RULES
+
+# Python's defaults are (700, 10, 10): a caller's own thresholds, unlike both, show which
+# ones were put back.
+_CALLERS = (1_234, 5, 6)
+_TOOL = ToolSchema(
+    "count",
+    {"type": "object", "properties": {"n": {"type": "Integer"}}},
+    Location("tools.json", 1, 1),
+    "",
+    "mapping",
+)
+
+
+@pytest.fixture(autouse=True)
+def _callers_thresholds() -> Iterator[None]:
+    before = gc.get_threshold()
+    gc.set_threshold(*_CALLERS)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+
+
+def _calls(seen: list[tuple[int, int, int]], fail_at: int | None = None) -> Iterator[Call]:
+    # "Integer" enforces nothing in the lenient old runtime; normalized it asks for an
+    # integer: "x" is newly rejected, 1 accepted on both sides.
+    for line in range(1, 11):
+        seen.append(gc.get_threshold())
+        if line == fail_at:
+            raise OSError("the log went away")
+        text = '{"n": "x"}' if line % 2 else '{"n": 1}'
+        yield Call(f"log:{line}", "count", orjson.loads(text), text=text)
+
+
+def test_counting_raises_the_thresholds_and_puts_the_callers_back() -> None:
+    seen: list[tuple[int, int, int]] = []
+    tally = count_calls(prepare([_TOOL], DEFAULT_RULES), _calls(seen), ReportSettings())
+    assert tally.totals[Outcome.NEWLY_REJECTED] == 5
+    assert set(seen) == {AUDIT_GC}
+    assert gc.get_threshold() == _CALLERS
+
+
+def test_an_error_while_counting_puts_the_callers_thresholds_back() -> None:
+    seen: list[tuple[int, int, int]] = []
+    with pytest.raises(OSError, match="went away"):
+        count_calls(prepare([_TOOL], DEFAULT_RULES), _calls(seen, fail_at=4), ReportSettings())
+    assert set(seen) == {AUDIT_GC}
+    assert gc.get_threshold() == _CALLERS
+
+
+def test_building_and_rendering_keep_the_thresholds_raised(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    replays = prepare([_TOOL], DEFAULT_RULES)
+    tally = count_calls(replays, _calls([]), ReportSettings())
+    seen: dict[str, tuple[int, int, int]] = {}
+    real_roll_up, real_json, real_table = pipeline.roll_up, json_report.render, table._wrapped
+
+    def roll_up(*args: object) -> object:
+        seen["build"] = gc.get_threshold()
+        return real_roll_up(*args)  # type: ignore[arg-type]
+
+    def json_render(*args: object) -> str:
+        seen["json"] = gc.get_threshold()
+        return real_json(*args)  # type: ignore[arg-type]
+
+    def wrapped(*args: object) -> str:
+        seen.setdefault("table", gc.get_threshold())
+        return real_table(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pipeline, "roll_up", roll_up)
+    monkeypatch.setattr(json_report, "render", json_render)
+    monkeypatch.setattr(table, "_wrapped", wrapped)
+    report = build_report(replays, tally, (), ["tools.json"], (), ReportSettings())
+    assert gc.get_threshold() == _CALLERS
+    assert '"newly_rejected": 5' in render(report, Format.JSON)
+    assert gc.get_threshold() == _CALLERS
+    assert "count" in table.concise(report, 100, 1)
+    assert seen == {"build": AUDIT_GC, "json": AUDIT_GC, "table": AUDIT_GC}
+    assert gc.get_threshold() == _CALLERS
+
+
+def test_an_inner_scope_ending_leaves_the_outer_ones_thresholds() -> None:
+    with fewer_collections():
+        with fewer_collections():
+            assert gc.get_threshold() == AUDIT_GC
+        assert gc.get_threshold() == AUDIT_GC
+    assert gc.get_threshold() == _CALLERS
+
+
+def test_an_error_in_nested_scopes_puts_the_callers_thresholds_back() -> None:
+    with pytest.raises(ValueError, match="inner"), fewer_collections(), fewer_collections():
+        raise ValueError("inner")
+    assert gc.get_threshold() == _CALLERS
+
+
+def test_scopes_of_two_threads_end_with_the_last_of_them() -> None:
+    entered, leave = threading.Event(), threading.Event()
+    during: list[tuple[int, int, int]] = []
+
+    def other() -> None:
+        with fewer_collections():
+            entered.set()
+            leave.wait(10)
+
+    thread = threading.Thread(target=other)
+    with fewer_collections():
+        thread.start()
+        assert entered.wait(10)
+    during.append(gc.get_threshold())  # this thread's scope ended, the other's has not
+    leave.set()
+    thread.join(10)
+    assert during == [AUDIT_GC]
+    assert gc.get_threshold() == _CALLERS
