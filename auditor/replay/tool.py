@@ -764,6 +764,8 @@ _ENTRY_OVERHEAD: Final = 256
 def _weight(key: tuple[str, str], value: Remembered) -> int:
     weight = sys.getsizeof(key[0]) + sys.getsizeof(key[1]) + _ENTRY_OVERHEAD
     old, new, _ = value
+    if not new.errors and (old is None or not old.errors):  # most entries: nothing more held
+        return weight
     verdicts = (new,) if old is None or old is new else (old, new)
     issues = [issue for verdict in verdicts for issue in verdict.errors]
     for issue in issues:
@@ -793,6 +795,8 @@ def _in_order(found: list[exceptions.ValidationError]) -> list[exceptions.Valida
     (python-jsonschema's follows set order). The fast validator's errors have no messages, so
     theirs is decided by the pointers alone: only errors that differ in nothing but the
     message tie there (``required``, one per missing name), and no light result is shown."""
+    if len(found) < 2:  # most rejections have one error: nothing to order, no pointer to spell
+        return found
     return sorted(
         found,
         key=lambda e: (
