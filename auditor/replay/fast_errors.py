@@ -186,9 +186,6 @@ class FastErrors:
         """``_located``'s answers: a schema has few keyword places, and calls meet them often."""
         self._targets: dict[str, JSON] = {}
         """``_target``'s answers, by reference."""
-        self._positions: dict[tuple[int, str], int] = {}
-        """Where a key stands among its schema object's keys, by the object's identity (every
-        object asked about is one of ``schema``'s, which this holds)."""
 
     def __call__(self, arguments: JSON) -> list[ValidationError] | None:
         """python-jsonschema's errors for ``arguments``, but for their messages; None where
@@ -287,7 +284,7 @@ class FastErrors:
             validator_value=holder[keyword],
             context=context,
         )
-        return (*key, self._position(holder, keyword)), built
+        return (*key, _position(holder, keyword)), built
 
     def _walk(
         self, path: list[Any], instance_path: list[Any], arguments: JSON
@@ -315,7 +312,7 @@ class FastErrors:
                 return None
             if step in ("then", "else") and "if" not in node:
                 return None  # inert without ``if``: nothing can fail there
-            key.append(self._position(node, "if" if step in ("then", "else") else step))
+            key.append(_position(node, "if" if step in ("then", "else") else step))
             if step == "$ref":
                 node = self._target(node["$ref"])
                 index += 1
@@ -405,13 +402,6 @@ class FastErrors:
             previous = segment
         return node
 
-    def _position(self, node: dict[str, JSON], keyword: str) -> int:
-        place = (id(node), keyword)
-        position = self._positions.get(place)
-        if position is None:
-            position = self._positions[place] = list(node).index(keyword)
-        return position
-
     def _target(self, ref: JSON) -> JSON:
         if not isinstance(ref, str):
             return None
@@ -425,6 +415,10 @@ class FastErrors:
             return None
         found, target = pointers.resolve(self._root, pointer)
         return target if found else None
+
+
+def _position(node: dict[str, JSON], keyword: str) -> int:
+    return list(node).index(keyword)
 
 
 def _extras_in_set_order(schema: dict[str, JSON], instance: dict[str, JSON]) -> list[str]:
