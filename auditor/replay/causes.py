@@ -71,6 +71,9 @@ _REFS: Final = ("$ref", "$dynamicRef", "$recursiveRef")
 # Where `$defs` and friends sit: a subschema under them runs only when referenced.
 _UNREFERENCED: Final = frozenset({"$defs", "definitions"})
 _MAX_REF_HOPS: Final = 16
+_MAX_LOCATED: Final = 10_000
+"""Places of errors, and evaluation paths, a cause finder remembers: a schema has few, but
+a recursive one met by deep arguments has as many as the arguments have depths."""
 _TYPE_MEMBER: Final = re.compile(r"/type/\d+$")
 
 Accepts = Callable[[str, JSON], "bool | None"]
@@ -131,6 +134,10 @@ class CauseFinder:
         self._refs: list[tuple[str, str]] = []
         """(pointer of the schema object, reference) of every reference, sorted."""
         self._within_memo: dict[str, tuple[Change, ...]] = {}
+        self._located: dict[tuple[object, tuple[object, ...], int], tuple[object, Located]] = {}
+        """``locate``'s answers, with the failing schema object each was found for."""
+        self._conditions: dict[tuple[str, ...], tuple[str, str, tuple[Change, ...]] | None] = {}
+        """``_condition``'s branch for an evaluation path (``_nearest_condition``)."""
         if not too_deep(schema):  # unusable then (replay says so): nothing to explain
             self._index(schema)
         self._refs.sort()
@@ -191,9 +198,24 @@ class CauseFinder:
         return ""
 
     def locate(self, error: ValidationError) -> Located:
-        """Where ``error``'s keyword stands, following the references its path went through."""
+        """Where ``error``'s keyword stands, following the references its path went through.
+
+        Remembered: the answer depends on the failing keyword, the schema path and the schema
+        object that failed alone, and a tool's calls fail at few places. The entry holds that
+        object, whose identity it is found by (no other object can take its id meanwhile)."""
+        schema_path = tuple(error.absolute_schema_path)
+        key = (error.validator, schema_path, id(error.schema))
+        known = self._located.get(key)
+        if known is not None and known[0] is error.schema:
+            return known[1]
+        located = self._locate(error, schema_path)
+        if len(self._located) < _MAX_LOCATED:
+            self._located[key] = (error.schema, located)
+        return located
+
+    def _locate(self, error: ValidationError, schema_path: Sequence[object]) -> Located:
         keyword = error.validator if isinstance(error.validator, str) else "false"
-        segments = [str(s) for s in error.absolute_schema_path]
+        segments = [str(s) for s in schema_path]
         if isinstance(error.validator, str) and segments and segments[-1] == keyword:
             segments = segments[:-1]
         walked = self._walk(self._root, "", self._base_of(""), segments, error.schema, 0)
@@ -368,7 +390,25 @@ class CauseFinder:
         """For an error under ``then`` or ``else``: the rewrites within the ``if`` beside the
         nearest such branch that has any, unless that ``if`` judges the instance as the old
         one did (then they did not change which branch applies)."""
-        for position in reversed(located.path):
+        nearest = self._nearest_condition(located.path)
+        if nearest is None:
+            return ()
+        container, condition, rewrites = nearest
+        known, instance = self._instance_at(container, located, error, arguments)
+        if not known or self._changed(condition, [instance]):
+            return rewrites
+        return ()
+
+    def _nearest_condition(
+        self, path: tuple[str, ...]
+    ) -> tuple[str, str, tuple[Change, ...]] | None:
+        """The nearest ``then``/``else`` on ``path`` whose ``if`` has rewrites within: its
+        schema object, the ``if`` and those rewrites; None when there is none (most paths).
+        Remembered by the path: it depends on the schema alone."""
+        if path in self._conditions:
+            return self._conditions[path]
+        nearest = None
+        for position in reversed(path):
             segments = pointers.split(position)
             if not segments or segments[-1] not in _BRANCHES or self._is_name(segments[:-1]):
                 continue
@@ -378,11 +418,11 @@ class CauseFinder:
                 continue
             condition = pointers.join(container, "if")
             if rewrites := self._within(condition):
-                known, instance = self._instance_at(container, located, error, arguments)
-                if not known or self._changed(condition, [instance]):
-                    return rewrites
-                return ()
-        return ()
+                nearest = (container, condition, rewrites)
+                break
+        if len(self._conditions) < _MAX_LOCATED:
+            self._conditions[path] = nearest
+        return nearest
 
     def _instance_at(
         self, container: str, located: Located, error: ValidationError, arguments: Sequence[JSON]

@@ -184,6 +184,8 @@ class FastErrors:
         self._limit = limit
         self._places: dict[tuple[Any, ...], JSON] = {}
         """``_located``'s answers: a schema has few keyword places, and calls meet them often."""
+        self._targets: dict[str, JSON] = {}
+        """``_target``'s answers, by reference."""
 
     def __call__(self, arguments: JSON) -> list[ValidationError] | None:
         """python-jsonschema's errors for ``arguments``, but for their messages; None where
@@ -401,7 +403,14 @@ class FastErrors:
         return node
 
     def _target(self, ref: JSON) -> JSON:
-        pointer = pointers.ref_target(ref) if isinstance(ref, str) else None
+        if not isinstance(ref, str):
+            return None
+        if ref not in self._targets:
+            self._targets[ref] = self._resolved(ref)
+        return self._targets[ref]
+
+    def _resolved(self, ref: str) -> JSON:
+        pointer = pointers.ref_target(ref)
         if not isinstance(pointer, str):
             return None
         found, target = pointers.resolve(self._root, pointer)

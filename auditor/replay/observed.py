@@ -91,16 +91,16 @@ def _dependent_missing(error: ValidationError) -> list[str]:
 
 def _twice(items: list[JSON]) -> list[JSON]:
     """The items that occur more than once, each once, in the order of their second sight;
-    equal as JSON Schema compares them (``1`` and ``1.0`` are equal, ``true`` and ``1`` not)."""
-    seen: list[str] = []
-    found: list[str] = []
-    values: dict[str, JSON] = {}
+    equal as JSON Schema compares them (``1`` and ``1.0`` are equal, ``true`` and ``1`` not).
+    Linear in the items: a logged array of 20,000 took a second when ``seen`` was a list."""
+    values: dict[str, JSON] = {}  # every item seen, by canonical form: the first of equals
+    found: dict[str, None] = {}  # those seen twice, in the order of their second sight
     for item in items:
         key = _canonical(item)
-        if key in seen and key not in found:
-            found.append(key)
-        seen.append(key)
-        values.setdefault(key, item)
+        if key in values:
+            found.setdefault(key)
+        else:
+            values[key] = item
     return [values[key] for key in found]
 
 

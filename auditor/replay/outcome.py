@@ -51,8 +51,10 @@ def decide(call: Call, old: Verdict | None, new: Verdict) -> CallResult:
     outcome = classify(old, new)
     errors = new.errors
     if outcome is Outcome.STILL_REJECTED:
-        # Rejected before too: no change made these errors possible.
-        errors = tuple(replace(e, causes=()) for e in new.errors)
+        # Rejected before too: no change made these errors possible. An error with no cause
+        # is kept as it is (a tool whose schema did not change has no cause at all).
+        if any(e.causes for e in errors):
+            errors = tuple(replace(e, causes=()) if e.causes else e for e in errors)
     elif outcome in (Outcome.ACCEPTED, Outcome.NEWLY_ACCEPTED, Outcome.SCHEMA_ERROR_AFTER):
         errors = ()
     problem = (

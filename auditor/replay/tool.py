@@ -445,7 +445,7 @@ class ToolReplay:
     def surely_accepted(self, arguments: JSON) -> bool:
         """Whether the fast validator alone says the new schema accepts ``arguments``: a cheap
         first look for the counterexample search (False says nothing)."""
-        self._budget.start()
+        self._budget.defer()  # the fast validator reads no clock; what follows may
         try:
             return self.new.validator is not None and self._fast_new.accepts(arguments)
         except Exception:  # the reference decides whatever raised here
@@ -518,7 +518,9 @@ class ToolReplay:
         self, arguments: JSON, shown: Callable[[Verdict | None, Verdict], bool] | None
     ) -> tuple[Verdict | None, Verdict, bool]:
         """``_verdicts`` as the Python model gives them."""
-        self._budget.start()  # shared by both verdicts and the coverage pass that follows
+        # Shared by both verdicts and the coverage pass that follows; its clocks are read by
+        # the first budgeted evaluation (none where the fast validator decides alone).
+        self._budget.defer()
         if self.new.validator is None:
             return None, Verdict(False, problem=self.new.problem), False
         if self._fast_new.accepts(arguments):
@@ -531,6 +533,7 @@ class ToolReplay:
             old = self._old_verdict(arguments, new)
             if shown is not None and not shown(old, new):
                 return old, new, True
+        self._budget.ensure_started()
         try:
             errors = _errors(self.new.validator, arguments)
         except Exception as error:  # evaluation of user schemas may raise anything
@@ -561,6 +564,7 @@ class ToolReplay:
         if self._fast_old.accepts(arguments):
             return ACCEPTS
         OLD_VERDICTS.reference += 1
+        self._budget.ensure_started()
         try:
             accepts = self.old.validator.is_valid(arguments)
         except Exception as error:  # only the standard reading raises (tolerant swallows)
@@ -760,6 +764,8 @@ _ENTRY_OVERHEAD: Final = 256
 def _weight(key: tuple[str, str], value: Remembered) -> int:
     weight = sys.getsizeof(key[0]) + sys.getsizeof(key[1]) + _ENTRY_OVERHEAD
     old, new, _ = value
+    if not new.errors and (old is None or not old.errors):  # most entries: nothing more held
+        return weight
     verdicts = (new,) if old is None or old is new else (old, new)
     issues = [issue for verdict in verdicts for issue in verdict.errors]
     for issue in issues:
@@ -789,6 +795,8 @@ def _in_order(found: list[exceptions.ValidationError]) -> list[exceptions.Valida
     (python-jsonschema's follows set order). The fast validator's errors have no messages, so
     theirs is decided by the pointers alone: only errors that differ in nothing but the
     message tie there (``required``, one per missing name), and no light result is shown."""
+    if len(found) < 2:  # most rejections have one error: nothing to order, no pointer to spell
+        return found
     return sorted(
         found,
         key=lambda e: (

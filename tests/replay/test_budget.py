@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +16,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from auditor.models import ACCEPTS, REJECTS, Location, ToolSchema
+from auditor.replay import budget as budget_module
 from auditor.replay.budget import CallBudget, CallTimeout, budgeted
-from auditor.replay.tool import VALIDATORS
+from auditor.replay.tool import VALIDATORS, ToolReplay
+from auditor.schema.diff import compare
 from auditor.schema.keywords import Draft
 from tests.conftest import cpu_seconds, run_cli, seconds
 
@@ -181,3 +185,109 @@ def test_the_report_counts_the_calls_that_ran_out_of_budget(
         "schema could not finish, the call is `schema_error_after`; where the old schema, read "
         "leniently, could not, what did not finish enforced nothing.\n"
     ) in out
+
+
+class _Clocks:
+    """Stands in for ``time`` inside ``auditor.replay.budget``, counting the clocks read."""
+
+    def __init__(self) -> None:
+        self.reads = 0
+
+    def monotonic(self) -> float:
+        self.reads += 1
+        return time.monotonic()
+
+    def thread_time(self) -> float:
+        self.reads += 1
+        return time.thread_time()
+
+
+@pytest.fixture
+def clocks(monkeypatch: pytest.MonkeyPatch) -> _Clocks:
+    counting = _Clocks()
+    monkeypatch.setattr(budget_module, "time", counting)
+    return counting
+
+
+def test_a_deferred_budget_reads_no_clock_until_an_evaluation_asks(clocks: _Clocks) -> None:
+    budget = CallBudget(0.05)
+    budget.start()
+    _spend_cpu(0.06)  # the previous call's budget is spent...
+    budget.defer()  # ...and forgotten: the new call's starts when its evaluation asks
+    assert clocks.reads == 2  # start's two, none since
+    validator = budgeted(VALIDATORS[Draft.DRAFT2020], budget)({"items": {"items": {}}})
+    assert list(validator.iter_errors([[1]])) == []
+    assert clocks.reads > 2
+    remaining = budget.remaining()
+    assert remaining is not None and 0 < remaining <= 0.05
+
+
+def test_a_deferred_budget_still_stops_a_runaway_evaluation() -> None:
+    budget = CallBudget(0.2)
+    validator = budgeted(VALIDATORS[Draft.DRAFT2020], budget)({"pattern": BOMB})
+    budget.defer()
+    started = cpu_seconds()
+    with pytest.raises(CallTimeout, match=r"pattern '\^\(a\|a\)\*\$' did not finish"):
+        validator.is_valid(LONG)
+    assert cpu_seconds() - started < seconds(1.5)
+    budget.defer()
+    assert validator.is_valid("aaa")  # a new call, a new budget
+
+
+def test_ensure_started_starts_a_deferred_budget_once() -> None:
+    budget = CallBudget(0.05)
+    budget.defer()
+    budget.ensure_started()
+    _spend_cpu(0.06)
+    budget.ensure_started()  # started already: the time spent counts
+    assert budget.spent()
+    budget.defer()
+    assert not budget.spent()  # the first ask starts the new call's budget
+    unbounded = CallBudget(None)
+    unbounded.defer()
+    unbounded.ensure_started()
+    assert unbounded.remaining() is None and not unbounded.spent()
+
+
+PLAIN = {
+    "type": "object",
+    "properties": {"s": {"type": "string", "maxLength": 4}},
+    "additionalProperties": False,
+}
+
+
+def test_a_call_the_fast_validator_decides_reads_no_clock(clocks: _Clocks) -> None:
+    replay = _replay(PLAIN, {**PLAIN, "required": ["s"]})
+    clocks.reads = 0
+    assert replay.verdicts({"s": "abc"}) == (ACCEPTS, ACCEPTS)
+    assert clocks.reads == 0
+    # A rejection is described by the reference, under the budget: its clocks are read.
+    old, new = replay.verdicts({})
+    assert old == ACCEPTS and not new.accepts and new.errors[0].keyword == "required"
+    assert clocks.reads > 0
+    # Light, it is described by the fast validator's errors, and the compiled lenient
+    # reading rejects it too: no clock again.
+    clocks.reads = 0
+    old, new = replay.light_verdicts({"s": "abcde"})
+    assert old == REJECTS and [e.keyword for e in new.errors] == ["maxLength"]
+    assert clocks.reads == 0
+
+
+def test_a_replays_reference_evaluation_still_stops_at_the_budget() -> None:
+    # Python's backtracking on the bomb, which the fast validator's regex engine never does:
+    # it rejects, so the reference describes the rejection, and runs out of the budget.
+    bomb = {"type": "object", "properties": {"s": {"type": "string", "pattern": BOMB}}}
+    replay = _replay({"type": "object"}, bomb, CallBudget(0.2))
+    started = cpu_seconds()
+    old, new = replay.verdicts({"s": LONG})
+    assert cpu_seconds() - started < seconds(1.5)
+    assert old is None and new.over_budget and new.problem is not None
+    assert "did not finish" in new.problem
+    assert replay.verdicts({"s": "aaa"}) == (ACCEPTS, ACCEPTS)
+
+
+def _replay(old: Any, new: Any, budget: CallBudget | None = None) -> ToolReplay:
+    """A replay of ``old`` against ``new``, with a budget (a replay's default has none)."""
+    tool = ToolSchema("t", old, Location("catalog.json"), "", "mapping")
+    normalized = compare(tool, replace(tool, schema=new), ())
+    return ToolReplay(tool, normalized, budget=budget or CallBudget(2.0))
