@@ -476,40 +476,72 @@ class _Paths:
         zone_key: Callable[[dict[str, JSON], JSON], _ZoneKey | None],
     ) -> _Kinds | None:
         """What, beside its keys, decides the walk of the object ``instance`` (whose keys are
-        ``keys``), when little does: the kind of each value the root object's step walks
-        further (0 not a container, 1 an object, 2 a list of at most the positions before
-        ``items``, 3 a longer list), or where that value's subschema is a value zone, the
-        zone's object and ``zone_key`` of the value (the verdicts that decide the zone, or the
-        value's exact text: its key in ``CoverageTracker._by_zone``).
-        That is so when each of the other values' subschemas walks nothing below but an
-        ``items`` subschema evaluated whatever the value (``_simple``). None otherwise (the
-        walk answers), and before the step is known."""
+        ``keys``), when little does: for each value the root object's step walks further, its
+        kind (0 not a container, 1 an object, 2 a list of at most the positions before
+        ``items``, 3 a longer list) where its subschema walks nothing below but an ``items``
+        subschema evaluated whatever the value (``_simple``); where that subschema is a value
+        zone, the zone's object and ``zone_key`` of the value (the verdicts that decide the
+        zone, or the value's exact text: its key in ``CoverageTracker._by_zone``); where it
+        names properties, the nested object's keys and its values' kinds in turn (``_kind``).
+        None otherwise (the walk answers), and before the steps are known."""
         plan = self._plans.get(id(self._root))
         if plan is None or plan.whole or plan.zone:
             return None
         step = plan.by_keys.get(keys)
         if step is None:
             return None
-        found: list[int | tuple[int, _ZoneKey]] = []
+        found: list[_Kind] = []
         for name, child in step[2]:
-            value = instance[name]
-            if (
-                isinstance(child, dict)
-                and (self._plans.get(id(child)) or self._plan_of(child)).zone
-            ):
-                key = zone_key(child, value)
-                if key is None:
-                    return None
-                found.append((id(child), key))
-                continue
-            start = self._simple(child)
-            if start is None:
+            kind = self._kind(child, instance[name], zone_key, 0)
+            if kind is None:
                 return None
-            if isinstance(value, list):
-                found.append(3 if len(value) > start else 2)
-            else:
-                found.append(1 if isinstance(value, dict) else 0)
+            found.append(kind)
         return tuple(found)
+
+    def _kind(
+        self,
+        child: JSON,
+        value: JSON,
+        zone_key: Callable[[dict[str, JSON], JSON], _ZoneKey | None],
+        depth: int,
+    ) -> _Kind | None:
+        """What decides the walk of ``value`` through ``child`` (``kinds``): a value zone's
+        key; a kind of value where ``_simple`` says only that counts; where ``child`` names
+        properties (and walks nothing by position), the object's keys and what decides each
+        of its values' walks in turn (any other value walks nothing below it). None where
+        more decides it, or it nests past ``_MAX_KIND_DEPTH``."""
+        if not isinstance(child, dict):
+            return None
+        plan = self._plans.get(id(child)) or self._plan_of(child)
+        if plan.zone:
+            key = zone_key(child, value)
+            return None if key is None else (id(child), key)
+        start = self._simple(child)
+        if start is not None:
+            if isinstance(value, list):
+                return 3 if len(value) > start else 2
+            return 1 if isinstance(value, dict) else 0
+        if (
+            depth >= _MAX_KIND_DEPTH
+            or plan.stops
+            or plan.positions
+            or plan.rest is not None
+            or not all(self._fixed(part) is not None for part in plan.whole)
+        ):
+            return None
+        if not isinstance(value, dict):
+            return 0
+        keys = tuple(value)
+        step = plan.by_keys.get(keys)
+        if step is None:
+            return None  # not walked yet
+        found: list[_Kind] = []
+        for name, grandchild in step[2]:
+            kind = self._kind(grandchild, value[name], zone_key, depth + 1)
+            if kind is None:
+                return None
+            found.append(kind)
+        return (keys, tuple(found))
 
     def _simple(self, node: JSON) -> int | None:
         """Where the items after the positions start, when evaluating ``node`` meets the same
@@ -740,8 +772,11 @@ _Decided = tuple[int, tuple[tuple[int, ...], ...]]
 """A zone object's id and a ``Decision.key``."""
 _ZoneKey = str | tuple[tuple[int, ...], ...]
 """What decides a value zone's answer: its value's exact text, or its ``Decision.key``."""
-_Kinds = tuple[int | tuple[int, _ZoneKey], ...]
-"""``_Paths.kinds``: per value walked further, its kind or its zone's key."""
+_Kind = Hashable
+"""``_Paths._kind``: a kind of value (an int), a zone's id and key, or an object's keys with
+its values' kinds."""
+_Kinds = tuple[_Kind, ...]
+"""``_Paths.kinds``: per value walked further, its kind."""
 _Fixed = tuple[dict[int, _Plan], int]
 """Schema objects evaluated whatever the value, and the levels they span."""
 _Step = tuple[dict[int, _Plan], int, tuple[tuple[str, JSON], ...]]
@@ -768,6 +803,8 @@ keys, the objects they lead to): about 30 MB at most, whatever the catalog and t
 variety; past it, walks work each object out (the answers are the same)."""
 _STEPS_PER_PLAN: Final = 1024
 """Key sets remembered per schema object: bounded whatever the logs hold."""
+_MAX_KIND_DEPTH: Final = 4
+"""Objects nested deeper below the arguments are walked (their signature would be long)."""
 _MAX_STEP_KEYS: Final = 64
 """Objects with more keys are worked out each time (a key set that long rarely repeats)."""
 ZONE_VALUES: Final = _Allowance(150_000)
