@@ -129,11 +129,13 @@ class CoverageTracker:
         if self._paths is not None and by_shape:
             keys = tuple(instance) if isinstance(instance, dict) else None
             shape = None
+            new_keys = False
             if keys is not None:
                 known = self._by_keys.get(keys)
                 if known is not None:
                     return known
                 kinds = self._paths.kinds(cast(dict[str, JSON], instance), keys, self._zone_key)
+                new_keys = kinds is None and not self._paths.knows(keys)
                 if kinds is not None:
                     shape = (keys, kinds)
                     known = self._by_shape.get(shape)
@@ -142,6 +144,12 @@ class CoverageTracker:
             walked = self._by_walk(instance)
             if walked is not None:
                 result, zoned, fresh = walked
+                if new_keys:  # the walk has worked out the steps: the signature is known now
+                    arguments = cast(dict[str, JSON], instance)
+                    kinds = self._paths.kinds(
+                        arguments, cast(tuple[str, ...], keys), self._zone_key
+                    )
+                    shape = None if kinds is None else (cast(tuple[str, ...], keys), kinds)
                 if zoned and (shape is None or fresh):
                     # Remembered by each zone's value, and by the signature only once each
                     # of its zones' values has been met before: values met once (ids, free
@@ -395,6 +403,8 @@ class _Paths:
         self._plans: dict[int, _Plan] = {}
         self._fixed_of: dict[int, _Fixed | None] = {}
         self._simple_of: dict[int, int | None] = {}
+        self._how: dict[int, tuple[str, Any]] = {}
+        """``_how_of`` per schema object."""
         self._leads = leads
         """Schema objects from which a rewritten keyword (or a value zone) can be reached:
         the walk need not enter any other."""
@@ -457,6 +467,12 @@ class _Paths:
             return None
         return {id(plan.node): plan.node for plan in walked[0]}
 
+    def knows(self, keys: tuple[str, ...]) -> bool:
+        """Whether the root object's step for an object with these keys is worked out (by a
+        walk that met them); ``kinds`` needs it."""
+        plan = self._plans.get(id(self._root))
+        return plan is not None and keys in plan.by_keys
+
     def keys_decide(self, keys: tuple[str, ...]) -> bool:
         """Whether the walk of any object with these keys (in this order) meets the same
         schema objects: nothing below the root but what runs whatever the values are
@@ -510,29 +526,23 @@ class _Paths:
         properties (and walks nothing by position), the object's keys and what decides each
         of its values' walks in turn (any other value walks nothing below it). None where
         more decides it, or it nests past ``_MAX_KIND_DEPTH``."""
-        if not isinstance(child, dict):
-            return None
-        plan = self._plans.get(id(child)) or self._plan_of(child)
-        if plan.zone:
-            key = zone_key(child, value)
-            return None if key is None else (id(child), key)
-        start = self._simple(child)
-        if start is not None:
+        how = self._how.get(id(child))
+        if how is None:
+            how = self._how[id(child)] = self._how_of(child)
+        walk, detail = how
+        if walk is _BY_KIND:
             if isinstance(value, list):
-                return 3 if len(value) > start else 2
+                return 3 if len(value) > detail else 2
             return 1 if isinstance(value, dict) else 0
-        if (
-            depth >= _MAX_KIND_DEPTH
-            or plan.stops
-            or plan.positions
-            or plan.rest is not None
-            or not all(self._fixed(part) is not None for part in plan.whole)
-        ):
+        if walk is _BY_ZONE:
+            key = zone_key(cast(dict[str, JSON], child), value)
+            return None if key is None else (id(child), key)
+        if walk is not _BY_KEYS or depth >= _MAX_KIND_DEPTH:
             return None
         if not isinstance(value, dict):
             return 0
         keys = tuple(value)
-        step = plan.by_keys.get(keys)
+        step = detail.by_keys.get(keys)
         if step is None:
             return None  # not walked yet
         found: list[_Kind] = []
@@ -542,6 +552,27 @@ class _Paths:
                 return None
             found.append(kind)
         return (keys, tuple(found))
+
+    def _how_of(self, child: JSON) -> tuple[str, Any]:
+        """How ``_kind`` reads a value through ``child``, worked out once per schema object:
+        by its kind (with where the items start), by its zone's key, by its keys (with its
+        plan), or not at all."""
+        if not isinstance(child, dict):
+            return _NOT_KINDED, None
+        plan = self._plans.get(id(child)) or self._plan_of(child)
+        if plan.zone:
+            return _BY_ZONE, None
+        start = self._simple(child)
+        if start is not None:
+            return _BY_KIND, start
+        if (
+            plan.stops
+            or plan.positions
+            or plan.rest is not None
+            or not all(self._fixed(part) is not None for part in plan.whole)
+        ):
+            return _NOT_KINDED, None
+        return _BY_KEYS, plan
 
     def _simple(self, node: JSON) -> int | None:
         """Where the items after the positions start, when evaluating ``node`` meets the same
@@ -803,6 +834,10 @@ keys, the objects they lead to): about 30 MB at most, whatever the catalog and t
 variety; past it, walks work each object out (the answers are the same)."""
 _STEPS_PER_PLAN: Final = 1024
 """Key sets remembered per schema object: bounded whatever the logs hold."""
+_BY_KIND: Final = "kind"
+_BY_ZONE: Final = "zone"
+_BY_KEYS: Final = "keys"
+_NOT_KINDED: Final = "walk"
 _MAX_KIND_DEPTH: Final = 4
 """Objects nested deeper below the arguments are walked (their signature would be long)."""
 _MAX_STEP_KEYS: Final = 64
