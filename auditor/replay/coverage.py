@@ -6,11 +6,15 @@ depends on the shape of the arguments alone, and ``_Paths`` follows that shape i
 microseconds. Below a schema object with anything else that leads to a tracked keyword
 (``anyOf``, ``oneOf``, ``not``, ``if``, ``contains``, ``patternProperties``,
 ``dependentSchemas``, ``unevaluated*``...), what runs depends on verdicts or on user regexes:
-that object is a *value zone*. The walk stops there and the tracking validator evaluates that
-object alone on its part of the arguments (what python-jsonschema does there depends on the
-two alone), remembered by the part's exact text (``repr``: types, key order and all), so the
-answer for a call is the shape's plus a lookup per zone. The arguments' *signature* (the
-schema objects their shape leads to, and each zone's object and exact value) decides the
+that object is a *value zone* (what python-jsonschema does there depends on the object and
+its part of the arguments alone). Below ``anyOf``, ``oneOf``, ``not`` and ``if`` it depends
+on the verdicts of their subschemas alone, and exactly so: ``auditor.replay.zones`` decides
+which run in full (walked by shape, as the rest) and where one checked with ``is_valid``
+stopped, from verdicts of the keywords' own functions or of the fast validator. Any other
+zone, or one no verdict can be had for, is evaluated by the tracking validator, that object
+alone on its part of the arguments, remembered by the part's exact text (``repr``: types,
+key order and all). The arguments' *signature* (the schema objects their shape leads to, each
+decided zone's object and verdicts, each evaluated zone's object and exact value) decides the
 answer: calls with one signature reach the same keywords. Only a walk that cannot be followed
 (a remote reference, a resource with its own ``$id``, past the depth bound) or a zone whose
 evaluation raised (the call's time budget, a broken regex: the evaluation of the whole call
@@ -23,7 +27,7 @@ objects are matched by identity, the way ``auditor.replay.causes`` locates error
 must be built over the very schema object the real validator uses.
 
 Kept apart from the verdict on purpose: the verdict's validator records nothing, and most
-calls' coverage is a walk and a few lookups, not an evaluation.
+calls' coverage is a signature and a lookup, or a walk, not an evaluation.
 """
 
 from __future__ import annotations
