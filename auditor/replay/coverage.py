@@ -329,7 +329,11 @@ class CoverageTracker:
             return known, False
         validator = self._zone_validators.get(id(node))
         if validator is None:
-            validator = self._zone_validators[id(node)] = self._validator.evolve(schema=node)
+            # Not the root evolved onto itself: evolving to a schema with ``$schema`` picks
+            # that draft's own validator class, which tracks nothing.
+            root = self._tracking is not None and node is self._tracking[1]
+            validator = self._validator if root else self._validator.evolve(schema=node)
+            self._zone_validators[id(node)] = validator
         self._visited = set()
         self.evaluations += 1
         try:

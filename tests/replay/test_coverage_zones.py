@@ -324,3 +324,18 @@ def test_a_zone_whose_evaluation_raises_sends_the_call_to_the_full_evaluation() 
         assert _pointers(replay, tracker, {"x": 1}) == {"/properties/x/anyOf"}
         assert _pointers(replay, tracker, {"y": 1}) == set()
     assert not tracker._by_zone  # nothing remembered from an evaluation that raised
+
+
+def test_a_root_zone_with_its_own_dialect_is_evaluated_with_the_tracking_validator() -> None:
+    # The whole schema is a zone (patternProperties): evaluated as it is, not evolved onto
+    # itself, which would pick the standard class $schema names and track nothing.
+    schema: JSON = {
+        "$schema": "https://json-schema.org/draft/2019-09/schema",
+        "patternProperties": {"^a": {"maxLength": 1}},
+    }
+    replay = _replay(schema)
+    tracker = replay.coverage
+    assert tracker is not None
+    for _ in range(2):
+        assert _pointers(replay, tracker, {"a": "xy"}) == {"/patternProperties/^a/maxLength"}
+        assert _pointers(replay, tracker, {"b": "xy"}) == set()
