@@ -251,9 +251,9 @@ class ZoneDecider:
     ) -> _Check | None:
         """Each keyword's own function in turn: python-jsonschema's verdict, and the keywords
         ``is_valid`` runs (up to the first that yields an error)."""
-        if self._checker is None:
-            self._checker = self._class({})
         try:
+            if self._checker is None:
+                self._checker = self._class({})
             for index, keyword in enumerate(running):
                 errors = self._functions[keyword](self._checker, member[keyword], value, member)
                 if next(iter(errors or ()), None) is not None:
