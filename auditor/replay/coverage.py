@@ -133,13 +133,11 @@ class CoverageTracker:
         if self._paths is not None and by_shape:
             keys = tuple(instance) if isinstance(instance, dict) else None
             shape = None
-            new_keys = False
             if keys is not None:
                 known = self._by_keys.get(keys)
                 if known is not None:
                     return known
                 kinds = self._paths.kinds(cast(dict[str, JSON], instance), keys, self._zone_key)
-                new_keys = kinds is None and not self._paths.knows(keys)
                 if kinds is not None:
                     shape = (keys, kinds)
                     known = self._by_shape.get(shape)
@@ -148,12 +146,6 @@ class CoverageTracker:
             walked = self._by_walk(instance)
             if walked is not None:
                 result, zoned, fresh = walked
-                if new_keys:  # the walk has worked out the steps: the signature is known now
-                    arguments = cast(dict[str, JSON], instance)
-                    kinds = self._paths.kinds(
-                        arguments, cast(tuple[str, ...], keys), self._zone_key
-                    )
-                    shape = None if kinds is None else (cast(tuple[str, ...], keys), kinds)
                 if zoned and (shape is None or fresh):
                     # Remembered by each zone's value, and by the signature only once each
                     # of its zones' values has been met before: values met once (ids, free
@@ -474,12 +466,6 @@ class _Paths:
         if walked is None or walked[1]:
             return None
         return {id(plan.node): plan.node for plan in walked[0]}
-
-    def knows(self, keys: tuple[str, ...]) -> bool:
-        """Whether the root object's step for an object with these keys is worked out (by a
-        walk that met them); ``kinds`` needs it."""
-        plan = self._plans.get(id(self._root))
-        return plan is not None and keys in plan.by_keys
 
     def keys_decide(self, keys: tuple[str, ...]) -> bool:
         """Whether the walk of any object with these keys (in this order) meets the same
