@@ -4,7 +4,9 @@
 
 Prints the process time (median of ``--rounds``) per call of reading the log (``LogReader``:
 lines, framing, orjson, the format's fields, the ``Call``), and per call of the coverage walk
-(``CoverageTracker.reached``, one pass, the tools compiled on the first 2,000 calls before).
+(``CoverageTracker.reached``, one pass, the tools compiled on the first 2,000 calls before),
+and how many tracking evaluations coverage ran (of a value zone or a whole call), warm-up
+included.
 ``--check N`` compares the walk's answer with real evaluation for the first N calls (must
 print 0 differences).
 Run it with ``PYTHONPATH`` pointing at a tree to measure that tree's code.
@@ -17,6 +19,7 @@ import json
 import statistics
 import time
 from pathlib import Path
+from typing import cast
 
 from auditor.aggregate.pipeline import prepare
 from auditor.inputs.reader import LogReader
@@ -59,6 +62,10 @@ def main() -> None:
         lambda: [tracker.reached(arguments) for tracker, arguments in walked], 1
     )
     print(f"coverage: {coverage / len(walked) * 1e6:6.2f} µs per call ({len(walked):,} calls)")
+    trackers = {id(tracker): tracker for tracker, _ in walked}.values()
+    counts = [getattr(tracker, "evaluations", None) for tracker in trackers]
+    if None not in counts:  # a tree from before the count says nothing
+        print(f"tracking evaluations (of a zone or a call): {sum(cast(list[int], counts)):,}")
     if options.check:
         differ = sum(
             tracker.reached(arguments) != tracker.reached(arguments, by_shape=False)

@@ -6,11 +6,15 @@ depends on the shape of the arguments alone, and ``_Paths`` follows that shape i
 microseconds. Below a schema object with anything else that leads to a tracked keyword
 (``anyOf``, ``oneOf``, ``not``, ``if``, ``contains``, ``patternProperties``,
 ``dependentSchemas``, ``unevaluated*``...), what runs depends on verdicts or on user regexes:
-that object is a *value zone*. The walk stops there and the tracking validator evaluates that
-object alone on its part of the arguments (what python-jsonschema does there depends on the
-two alone), remembered by the part's exact text (``repr``: types, key order and all), so the
-answer for a call is the shape's plus a lookup per zone. The arguments' *signature* (the
-schema objects their shape leads to, and each zone's object and exact value) decides the
+that object is a *value zone* (what python-jsonschema does there depends on the object and
+its part of the arguments alone). Below ``anyOf``, ``oneOf``, ``not`` and ``if`` it depends
+on the verdicts of their subschemas alone, and exactly so: ``auditor.replay.zones`` decides
+which run in full (walked by shape, as the rest) and where one checked with ``is_valid``
+stopped, from verdicts of the keywords' own functions or of the fast validator. Any other
+zone, or one no verdict can be had for, is evaluated by the tracking validator, that object
+alone on its part of the arguments, remembered by the part's exact text (``repr``: types,
+key order and all). The arguments' *signature* (the schema objects their shape leads to, each
+decided zone's object and verdicts, each evaluated zone's object and exact value) decides the
 answer: calls with one signature reach the same keywords. Only a walk that cannot be followed
 (a remote reference, a resource with its own ``$id``, past the depth bound) or a zone whose
 evaluation raised (the call's time budget, a broken regex: the evaluation of the whole call
@@ -23,12 +27,12 @@ objects are matched by identity, the way ``auditor.replay.causes`` locates error
 must be built over the very schema object the real validator uses.
 
 Kept apart from the verdict on purpose: the verdict's validator records nothing, and most
-calls' coverage is a walk and a few lookups, not an evaluation.
+calls' coverage is a signature and a lookup, or a walk, not an evaluation.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, cast
 
@@ -38,6 +42,7 @@ from referencing import Registry
 from auditor import pointers
 from auditor.models import JSON, Change, Edit, Rule
 from auditor.replay.causes import keyword_position
+from auditor.replay.zones import FOLLOWED, ZONED, Decision, ZoneDecider
 
 _Site = tuple[int, str]
 """``(id(schema object), keyword)``."""
@@ -103,6 +108,20 @@ class CoverageTracker:
         """The answer of a value zone (``_zone``) by its schema object and its value's text."""
         self._zone_validators: dict[int, Any] = {}
         """The tracking validator evolved to each zone's schema object."""
+        self._class = validator_class
+        self._zones: ZoneDecider | None = None
+        """Decides the value zones whose verdicts say what they run (built when needed)."""
+        self._decisions: dict[tuple[int, str], tuple[Decision, bool]] = {}
+        """Zones' decisions by their object and their value's text (``_decide``)."""
+        self._decision_counts: dict[int, int] = {}
+        """Values remembered per zone object in ``_decisions`` (at most ``_VALUES_PER_ZONE``)."""
+        self._shared_decisions: dict[_Decided, tuple[Decision, bool]] = {}
+        """Each decision met, once, with whether its key alone decides the answer."""
+        self._by_decision: dict[_Decided, frozenset[int]] = {}
+        """The answer of a decided zone by its schema object and its decision's key, where
+        the key alone decides it (``_Paths.opens_to_fixed``)."""
+        self.evaluations = 0
+        """Tracking evaluations run, of a zone or of a whole call (benchmarks/stages.py)."""
 
     def reached(self, instance: JSON, by_shape: bool = True) -> frozenset[int]:
         """Indices of the rewrites whose keyword evaluating ``instance`` ran.
@@ -118,7 +137,7 @@ class CoverageTracker:
                 known = self._by_keys.get(keys)
                 if known is not None:
                     return known
-                kinds = self._paths.kinds(cast(dict[str, JSON], instance), keys)
+                kinds = self._paths.kinds(cast(dict[str, JSON], instance), keys, self._zone_key)
                 if kinds is not None:
                     shape = (keys, kinds)
                     known = self._by_shape.get(shape)
@@ -145,6 +164,7 @@ class CoverageTracker:
                     self._by_shape[shape] = result
                 return result
         self._visited = set()
+        self.evaluations += 1
         try:
             for _ in self._validator.iter_errors(instance):
                 pass
@@ -153,46 +173,137 @@ class CoverageTracker:
         return frozenset(i for site in self._visited for i in self._targets.get(site, ()))
 
     def _by_walk(self, instance: JSON) -> tuple[frozenset[int], bool, bool] | None:
-        """``reached`` from the walk and the value zones it meets, whether it met any, and
-        whether one of their values was new (not remembered before); None when the walk cannot
-        answer or a zone's evaluation raised (the whole evaluation stops where it did)."""
-        assert self._paths is not None
-        walked = self._paths.plans(instance)
-        if walked is None:
-            return None
-        plans, zones = walked
+        """``reached`` from the walk, the value zones it decides and those it leaves to the
+        tracking evaluation, whether it left any, and whether one of their values was new (not
+        remembered before); None when the walk cannot answer or a zone's evaluation raised
+        (the whole evaluation stops where it did)."""
         found: set[int] = set()
-        for plan in plans:
-            if plan.targets is None:
-                plan.targets = self._node_targets(plan.node)
-            found.update(plan.targets)
+        texts: list[tuple[dict[str, JSON], JSON]] = []
+        if not self._gather(instance, None, found, texts, frozenset()):
+            return None
         fresh = False
-        for node, value in zones:
+        for node, value in texts:
             part = self._zone(node, value)
             if part is None:
                 return None
             found.update(part[0])
             fresh = fresh or part[1]
-        return frozenset(found), bool(zones), fresh
+        return frozenset(found), bool(texts), fresh
 
-    def signature(self, instance: JSON) -> tuple[frozenset[int], frozenset[tuple[int, str]]] | None:
+    def _gather(
+        self,
+        value: JSON,
+        opened: tuple[dict[str, JSON], Decision] | None,
+        found: set[int],
+        texts: list[tuple[dict[str, JSON], JSON]],
+        around: frozenset[tuple[int, int]],
+        signature: set[Hashable] | None = None,
+    ) -> bool:
+        """Adds to ``found`` what the walk of ``value`` reaches, from the root or from an
+        opened zone (its object and its decision), deciding the zones it meets where verdicts
+        can, and to ``texts`` the zones left to the tracking evaluation; False where the walk
+        cannot answer. ``signature``: collects the objects walked and the decided zones' keys
+        instead of using remembered answers (``signature``)."""
+        assert self._paths is not None
+        if opened is None:
+            walked = self._paths.plans(value)
+        else:
+            walked = self._paths.plans(value, (opened[0], opened[1].walked))
+            found.update(i for site in opened[1].sites for i in self._targets.get(site, ()))
+        if walked is None:
+            return False
+        plans, zones = walked
+        for plan in plans:
+            if plan.targets is None:
+                plan.targets = self._node_targets(plan.node)
+            found.update(plan.targets)
+        if signature is not None:
+            signature.update(id(plan.node) for plan in plans)
+        for node, part in zones:
+            decided = self._decide(node, part)
+            if decided is None:
+                texts.append((node, part))
+                continue
+            decision, fixed = decided
+            pair = (id(node), id(part))
+            if pair in around or len(around) >= _MAX_DEPTH:
+                return False  # a zone within itself on one value: evaluation recurses
+            key = (id(node), decision.key)
+            if signature is not None:
+                signature.add(key)
+            elif (known := self._by_decision.get(key)) is not None:
+                found.update(known)
+                continue
+            inner: set[int] = set()
+            left = len(texts)
+            if not self._gather(part, (node, decision), inner, texts, around | {pair}, signature):
+                return False
+            found.update(inner)
+            if (
+                signature is None
+                and len(texts) == left
+                and fixed
+                and len(self._by_decision) < _STEPS_PER_PLAN
+                and ZONE_VALUES.take()
+            ):
+                self._by_decision[key] = frozenset(inner)
+        return True
+
+    def _decide(self, node: dict[str, JSON], value: JSON) -> tuple[Decision, bool] | None:
+        """What the zone ``node`` runs on ``value``, where its verdicts say
+        (``auditor.replay.zones``), and whether the decision's key alone decides the answer
+        (``_Paths.opens_to_fixed``); remembered by the value's text, as ``_zone`` does (a
+        mode, a kind: the same few values again and again)."""
+        text = _text(value)
+        key = None if text is None or len(text) > _MAX_ZONE_TEXT else (id(node), text)
+        if key is not None and (known := self._decisions.get(key)) is not None:
+            return known
+        assert self._paths is not None
+        if self._zones is None:
+            self._zones = self._paths.decider(self._class)
+        decision = self._zones.decide(node, value)
+        if decision is None:
+            return None
+        # One record per decision: the many values that share one share it.
+        shared = (id(node), decision.key)
+        found = self._shared_decisions.get(shared)
+        if found is None:
+            found = (decision, self._paths.opens_to_fixed(node, decision))
+            self._shared_decisions[shared] = found
+        count = self._decision_counts.get(id(node), 0)
+        if key is not None and count < _VALUES_PER_ZONE and ZONE_VALUES.take():
+            self._decisions[key] = found
+            self._decision_counts[id(node)] = count + 1
+        return found
+
+    def _zone_key(self, node: dict[str, JSON], value: JSON) -> _ZoneKey | None:
+        """What decides the answer of the zone ``node`` on ``value`` (``_Paths.kinds``): its
+        decision's key where the key alone does, else the value's exact text; None where
+        neither is short."""
+        decided = self._decide(node, value)
+        if decided is None:
+            text = _text(value)
+            return text if text is not None and len(text) <= _MAX_ZONE_TEXT else None
+        return decided[0].key if decided[1] else None
+
+    def signature(
+        self, instance: JSON
+    ) -> tuple[frozenset[Hashable], frozenset[tuple[int, str]]] | None:
         """What decides ``reached(instance)`` by the walk: the schema objects the arguments'
-        shape leads to, and each value zone's object with the exact text of its value. Calls
-        with one signature reach the same keywords (the property tests check it against full
-        evaluation); None where the walk cannot answer and the call is evaluated in full."""
+        shape leads to with each decided value zone's object and key, and each zone left to
+        the tracking evaluation with the exact text of its value. Calls with one signature
+        reach the same keywords (the property tests check it against full evaluation); None
+        where the walk cannot answer and the call is evaluated in full."""
         if self._paths is None:
             return None
-        walked = self._paths.plans(instance)
-        if walked is None:
+        walked: set[Hashable] = set()
+        zones: list[tuple[dict[str, JSON], JSON]] = []
+        if not self._gather(instance, None, set(), zones, frozenset(), walked):
             return None
-        plans, zones = walked
         texts = [(id(node), _text(value)) for node, value in zones]
         if any(text is None for _, text in texts):
             return None
-        return (
-            frozenset(id(plan.node) for plan in plans),
-            frozenset(cast(list[tuple[int, str]], texts)),
-        )
+        return frozenset(walked), frozenset(cast(list[tuple[int, str]], texts))
 
     def _zone(self, node: dict[str, JSON], value: JSON) -> tuple[frozenset[int], bool] | None:
         """The indices evaluating the value zone ``node`` on ``value`` runs: that object alone
@@ -210,8 +321,13 @@ class CoverageTracker:
             return known, False
         validator = self._zone_validators.get(id(node))
         if validator is None:
-            validator = self._zone_validators[id(node)] = self._validator.evolve(schema=node)
+            # Not the root evolved onto itself: evolving to a schema with ``$schema`` picks
+            # that draft's own validator class, which tracks nothing.
+            root = self._tracking is not None and node is self._tracking[1]
+            validator = self._validator if root else self._validator.evolve(schema=node)
+            self._zone_validators[id(node)] = validator
         self._visited = set()
+        self.evaluations += 1
         try:
             for _ in validator.iter_errors(value):
                 pass
@@ -254,22 +370,6 @@ class CoverageTracker:
         return tracked
 
 
-_FOLLOWED: Final = frozenset(
-    {
-        "properties",
-        "additionalProperties",
-        "items",
-        "prefixItems",
-        "allOf",
-        "$ref",
-    }
-)
-"""Keywords whose subschemas run on parts of the instance chosen by its shape alone."""
-_ZONED: Final = frozenset({"patternProperties", "unevaluatedProperties", "unevaluatedItems"})
-"""Keywords that make a schema object leading to a tracked keyword a value zone whatever
-their value: which properties ``additionalProperties`` gets depends on the patterns' matches,
-and the unevaluated keywords evaluate their siblings' subschemas again, stopping at the first
-error (``find_evaluated_property_keys_by_schema``)."""
 _UNFOLLOWED_REFS: Final = frozenset({"$id", "id", "$dynamicRef", "$recursiveRef"})
 """Keywords that make references resolve otherwise than against the root: such schemas are
 evaluated for real."""
@@ -303,6 +403,8 @@ class _Paths:
         self._plans: dict[int, _Plan] = {}
         self._fixed_of: dict[int, _Fixed | None] = {}
         self._simple_of: dict[int, int | None] = {}
+        self._how: dict[int, tuple[str, Any]] = {}
+        """``_how_of`` per schema object."""
         self._leads = leads
         """Schema objects from which a rewritten keyword (or a value zone) can be reached:
         the walk need not enter any other."""
@@ -319,7 +421,7 @@ class _Paths:
             id(node)
             for node, keyword, value in _applications(schema)
             if id(node) in leads
-            and (keyword in _ZONED or (keyword not in _FOLLOWED and _dicts_in(value) & leads))
+            and (keyword in ZONED or (keyword not in FOLLOWED and _dicts_in(value) & leads))
         }
         return cls(schema, validator_class, zoned, leads)
 
@@ -330,6 +432,27 @@ class _Paths:
         if nodes is None:
             return None
         return {site for node in nodes.values() for site in self.sites(node)}
+
+    def decider(self, validator_class: Any) -> ZoneDecider:
+        """What decides this schema's value zones from verdicts (``auditor.replay.zones``)."""
+        return ZoneDecider(validator_class, self._root, self._legacy_ref, self._leads)
+
+    def opens_to_fixed(self, node: dict[str, JSON], decision: Decision) -> bool:
+        """Whether what the zone ``node`` runs under ``decision`` is the same for every value
+        (its own followed subschemas and the decided ones run whatever the value): then the
+        decision's key alone decides the zone's answer."""
+        plan = self._plans.get(id(node)) or self._plan_of(node)
+        return (
+            not plan.properties
+            and plan.extra is None
+            and not plan.positions
+            and plan.rest is None
+            and all(self._fixed(child) is not None for child in plan.whole)
+            and all(
+                not isinstance(child, dict) or self._fixed(child) is not None
+                for child in decision.walked
+            )
+        )
 
     def sites(self, node: dict[str, JSON]) -> list[_Site]:
         """The pairs evaluating the schema object ``node`` runs (whatever the value)."""
@@ -356,41 +479,94 @@ class _Paths:
         step = plan.by_keys.get(keys)
         return step is not None and not step[2]
 
-    def kinds(self, instance: dict[str, JSON], keys: tuple[str, ...]) -> _Kinds | None:
+    def kinds(
+        self,
+        instance: dict[str, JSON],
+        keys: tuple[str, ...],
+        zone_key: Callable[[dict[str, JSON], JSON], _ZoneKey | None],
+    ) -> _Kinds | None:
         """What, beside its keys, decides the walk of the object ``instance`` (whose keys are
-        ``keys``), when little does: the kind of each value the root object's step walks
-        further (0 not a container, 1 an object, 2 a list of at most the positions before
-        ``items``, 3 a longer list), or where that value's subschema is a value zone, the
-        zone's object and the value's exact text (its key in ``CoverageTracker._by_zone``).
-        That is so when each of the other values' subschemas walks nothing below but an
-        ``items`` subschema evaluated whatever the value (``_simple``). None otherwise (the
-        walk answers), and before the step is known."""
+        ``keys``), when little does: for each value the root object's step walks further, its
+        kind (0 not a container, 1 an object, 2 a list of at most the positions before
+        ``items``, 3 a longer list) where its subschema walks nothing below but an ``items``
+        subschema evaluated whatever the value (``_simple``); where that subschema is a value
+        zone, the zone's object and ``zone_key`` of the value (the verdicts that decide the
+        zone, or the value's exact text: its key in ``CoverageTracker._by_zone``); where it
+        names properties, the nested object's keys and its values' kinds in turn (``_kind``).
+        None otherwise (the walk answers), and before the steps are known."""
         plan = self._plans.get(id(self._root))
         if plan is None or plan.whole or plan.zone:
             return None
         step = plan.by_keys.get(keys)
         if step is None:
             return None
-        found: list[int | tuple[int, str]] = []
+        found: list[_Kind] = []
         for name, child in step[2]:
-            value = instance[name]
-            if (
-                isinstance(child, dict)
-                and (self._plans.get(id(child)) or self._plan_of(child)).zone
-            ):
-                text = _text(value)
-                if text is None or len(text) > _MAX_ZONE_TEXT:
-                    return None
-                found.append((id(child), text))
-                continue
-            start = self._simple(child)
-            if start is None:
+            kind = self._kind(child, instance[name], zone_key, 0)
+            if kind is None:
                 return None
-            if isinstance(value, list):
-                found.append(3 if len(value) > start else 2)
-            else:
-                found.append(1 if isinstance(value, dict) else 0)
+            found.append(kind)
         return tuple(found)
+
+    def _kind(
+        self,
+        child: JSON,
+        value: JSON,
+        zone_key: Callable[[dict[str, JSON], JSON], _ZoneKey | None],
+        depth: int,
+    ) -> _Kind | None:
+        """What decides the walk of ``value`` through ``child`` (``kinds``): a value zone's
+        key; a kind of value where ``_simple`` says only that counts; where ``child`` names
+        properties (and walks nothing by position), the object's keys and what decides each
+        of its values' walks in turn (any other value walks nothing below it). None where
+        more decides it, or it nests past ``_MAX_KIND_DEPTH``."""
+        how = self._how.get(id(child))
+        if how is None:
+            how = self._how[id(child)] = self._how_of(child)
+        walk, detail = how
+        if walk is _BY_KIND:
+            if isinstance(value, list):
+                return 3 if len(value) > detail else 2
+            return 1 if isinstance(value, dict) else 0
+        if walk is _BY_ZONE:
+            key = zone_key(cast(dict[str, JSON], child), value)
+            return None if key is None else (id(child), key)
+        if walk is not _BY_KEYS or depth >= _MAX_KIND_DEPTH:
+            return None
+        if not isinstance(value, dict):
+            return 0
+        keys = tuple(value)
+        step = detail.by_keys.get(keys)
+        if step is None:
+            return None  # not walked yet
+        found: list[_Kind] = []
+        for name, grandchild in step[2]:
+            kind = self._kind(grandchild, value[name], zone_key, depth + 1)
+            if kind is None:
+                return None
+            found.append(kind)
+        return (keys, tuple(found))
+
+    def _how_of(self, child: JSON) -> tuple[str, Any]:
+        """How ``_kind`` reads a value through ``child``, worked out once per schema object:
+        by its kind (with where the items start), by its zone's key, by its keys (with its
+        plan), or not at all."""
+        if not isinstance(child, dict):
+            return _NOT_KINDED, None
+        plan = self._plans.get(id(child)) or self._plan_of(child)
+        if plan.zone:
+            return _BY_ZONE, None
+        start = self._simple(child)
+        if start is not None:
+            return _BY_KIND, start
+        if (
+            plan.stops
+            or plan.positions
+            or plan.rest is not None
+            or not all(self._fixed(part) is not None for part in plan.whole)
+        ):
+            return _NOT_KINDED, None
+        return _BY_KEYS, plan
 
     def _simple(self, node: JSON) -> int | None:
         """Where the items after the positions start, when evaluating ``node`` meets the same
@@ -416,18 +592,29 @@ class _Paths:
         return start
 
     def plans(
-        self, instance: JSON
+        self, instance: JSON, opened: tuple[dict[str, JSON], tuple[JSON, ...]] | None = None
     ) -> tuple[list[_Plan], list[tuple[dict[str, JSON], JSON]]] | None:
         """``walk``'s schema objects as their plans, each once, and the value zones met, each
         with its part of ``instance`` (each pair once); None when a reference cannot be
-        followed or the walk goes past its depth bound."""
+        followed or the walk goes past its depth bound.
+
+        ``opened``: a value zone and the subschemas its decision evaluates in full
+        (``ZoneDecider``): the walk starts there, on ``instance`` (the zone's part of the
+        arguments), with the zone's own keywords run as any object's."""
         zones: list[tuple[dict[str, JSON], JSON]] = []
-        if id(self._root) not in self._leads:
+        if opened is None and id(self._root) not in self._leads:
             return [], zones
         plan_of = self._plan_of
         plans: dict[int, _Plan] = self._plans
         visited: dict[int, _Plan] = {}
-        stack: list[tuple[JSON, JSON, int]] = [(self._root, instance, 0)]
+        stack: list[tuple[JSON, JSON, int]]
+        if opened is None:
+            stack, open_zone = [(self._root, instance, 0)], 0
+        else:
+            # The zone first (popped first), then its decided subschemas one level below it.
+            stack = [(child, instance, 1) for child in reversed(opened[1])]
+            stack.append((opened[0], instance, 0))
+            open_zone = id(opened[0])
         # What a schema object runs on a value depends on the two alone: each pair is walked
         # once, so ``allOf``/``$ref`` fan-out (2^26 paths through 26 levels) costs its size.
         done: set[tuple[int, int]] = set()
@@ -440,7 +627,7 @@ class _Paths:
             plan = plans.get(pair[0]) or plan_of(node)
             if depth > _MAX_DEPTH or plan.stops:
                 return None
-            if plan.zone:
+            if plan.zone and not (pair[0] == open_zone and value is instance):
                 zones.append((node, value))  # all of it, its own keywords included
                 continue
             visited[pair[0]] = plan
@@ -606,8 +793,15 @@ class _Plan:
     key sets, met over and over."""
 
 
-_Kinds = tuple[int | tuple[int, str], ...]
-"""``_Paths.kinds``: per value walked further, its kind or its zone's key."""
+_Decided = tuple[int, tuple[tuple[int, ...], ...]]
+"""A zone object's id and a ``Decision.key``."""
+_ZoneKey = str | tuple[tuple[int, ...], ...]
+"""What decides a value zone's answer: its value's exact text, or its ``Decision.key``."""
+_Kind = Hashable
+"""``_Paths._kind``: a kind of value (an int), a zone's id and key, or an object's keys with
+its values' kinds."""
+_Kinds = tuple[_Kind, ...]
+"""``_Paths.kinds``: per value walked further, its kind."""
 _Fixed = tuple[dict[int, _Plan], int]
 """Schema objects evaluated whatever the value, and the levels they span."""
 _Step = tuple[dict[int, _Plan], int, tuple[tuple[str, JSON], ...]]
@@ -634,6 +828,12 @@ keys, the objects they lead to): about 30 MB at most, whatever the catalog and t
 variety; past it, walks work each object out (the answers are the same)."""
 _STEPS_PER_PLAN: Final = 1024
 """Key sets remembered per schema object: bounded whatever the logs hold."""
+_BY_KIND: Final = "kind"
+_BY_ZONE: Final = "zone"
+_BY_KEYS: Final = "keys"
+_NOT_KINDED: Final = "walk"
+_MAX_KIND_DEPTH: Final = 4
+"""Objects nested deeper below the arguments are walked (their signature would be long)."""
 _MAX_STEP_KEYS: Final = 64
 """Objects with more keys are worked out each time (a key set that long rarely repeats)."""
 ZONE_VALUES: Final = _Allowance(150_000)

@@ -438,3 +438,50 @@ def _compile(schema: JSON) -> Any:
         )
     except Exception:  # refused (an unresolvable reference, say): the reference decides
         return None
+
+
+_ROOT_URI: Final = "urn:auditor:tool"
+"""Where the subschemas' validators find the schema they are part of."""
+
+
+class FastSubschemas:
+    """The fast validator's validators for subschemas of one schema, each resolving its
+    references in that schema as the whole schema's validator does."""
+
+    def __init__(self, schema: JSON) -> None:
+        """``schema`` must be one ``trusted`` says the fast validator is trusted with."""
+        self._draft = draft_of(schema)
+        self._registry: Any = None
+        self._schema = schema
+
+    def at(self, pointer: str) -> Any:
+        """The validator of the subschema at ``pointer`` (a JSON pointer written as a URI
+        fragment needs no escape); None where the fast validator refuses it."""
+        try:
+            if self._registry is None:
+                self._registry = jsonschema_rs.Registry(
+                    [(_ROOT_URI, _for_fast_validator(self._schema))],
+                    draft=_RS_DRAFTS[self._draft],
+                )
+            return _RS_CLASSES[self._draft](
+                {"$ref": f"{_ROOT_URI}#{pointer}"},
+                registry=self._registry,
+                validate_formats=False,
+                offline=True,
+            )
+        except Exception:  # refused: the reference decides
+            return None
+
+
+_RS_DRAFTS: Final[dict[Draft, int]] = {
+    Draft.DRAFT4: jsonschema_rs.Draft4,
+    Draft.DRAFT6: jsonschema_rs.Draft6,
+    Draft.DRAFT7: jsonschema_rs.Draft7,
+    Draft.DRAFT2019: jsonschema_rs.Draft201909,
+    Draft.DRAFT2020: jsonschema_rs.Draft202012,
+}
+
+
+def schema_places(schema: JSON) -> dict[int, str]:
+    """The pointer of every object at a schema position (``schema_positions``), by identity."""
+    return {id(node): where for node, where in schema_objects(schema, "", _APPLICATORS)}

@@ -338,11 +338,10 @@ def test_values_walked_further_than_one_list_are_not_remembered_by_kind() -> Non
     assert replay.coverage is not None and not replay.coverage._by_shape
 
 
-def test_a_value_below_an_applicator_is_remembered_by_its_exact_value_not_its_kind() -> None:
-    # "a" is below anyOf: the walk stops there (a value zone) and evaluates that object on
-    # the value of "a"; the call is remembered by the kind of "b" and the exact value of "a",
-    # once that value has been met before. Another value of the same kind is not answered
-    # from it.
+def test_a_value_below_an_applicator_is_remembered_by_its_branches_verdicts_not_its_kind() -> None:
+    # "a" is below anyOf: which branches run depends on their verdicts on the value of "a"
+    # (a value zone). The call is remembered by the kind of "b" and those verdicts: another
+    # value with the same verdicts is answered from it, another of the same kind is not.
     schema: JSON = {
         "type": "object",
         "properties": {
@@ -373,10 +372,70 @@ def test_a_value_below_an_applicator_is_remembered_by_its_exact_value_not_its_ki
         first,
         second,
     }
+    # "z" is another string that passes the first branch: answered from what "y" left.
+    assert _reached_pointers(replay, {"b": ["x"], "a": "z"}) == {"/type", b, item, any_of, first}
     assert replay.coverage is not None
     zone = id(pointers.resolve(replay.normalized.schema, "/properties/a")[1])
     assert set(replay.coverage._by_shape) == {
-        (("b", "a"), (3, (zone, "'y'"))),
-        (("b", "a"), (2, (zone, "7"))),
+        (("b", "a"), (3, (zone, ((1,),)))),
+        (("b", "a"), (2, (zone, ((1,),)))),
+        (("b", "a"), (3, (zone, ((0, 0),)))),
     }
     assert not replay.coverage._by_keys
+    # No zone went to the tracking evaluation: every branch's verdict came from its keywords.
+    assert not replay.coverage._zone_validators and not replay.coverage._by_zone
+
+
+def test_a_nested_object_is_remembered_by_its_keys_and_its_values_kinds() -> None:
+    # Below a property that names properties, what the walk meets depends on the nested
+    # object's keys and, in turn, on what decides its values' walks: calls with the same
+    # keys at both levels share one answer, whatever the strings are; other nested keys,
+    # or a value that is not an object, answer apart.
+    schema: JSON = {
+        "type": "object",
+        "properties": {
+            "id": {"type": "string"},
+            "filter": {
+                "type": "object",
+                "properties": {
+                    "field": {"type": "string"},
+                    "mode": {"anyOf": [{"const": "eq"}, {"maxLength": 2}]},
+                },
+            },
+        },
+    }
+    replay = prepare([ToolSchema("t", schema, Location("x"), "", "mapping")], DEFAULT_RULES)["t"]
+    top, ident, kind = "/type", "/properties/id/type", "/properties/filter/type"
+    field = "/properties/filter/properties/field/type"
+    any_of = "/properties/filter/properties/mode/anyOf"
+    eq = "/properties/filter/properties/mode/anyOf/0/const"
+    short = "/properties/filter/properties/mode/anyOf/1/maxLength"
+    for _ in range(2):
+        for n in range(3):
+            instance = {"id": f"u{n}", "filter": {"field": f"f{n}"}}
+            assert _reached_pointers(replay, instance) == {top, ident, kind, field}
+        assert _reached_pointers(replay, {"id": "u", "filter": {"mode": "eq"}}) == {
+            top,
+            ident,
+            kind,
+            any_of,
+            eq,
+        }
+        assert _reached_pointers(replay, {"id": "u", "filter": {"mode": "ne"}}) == {
+            top,
+            ident,
+            kind,
+            any_of,
+            eq,
+            short,
+        }
+        assert _reached_pointers(replay, {"id": "u", "filter": "x"}) == {top, ident, kind}
+    assert replay.coverage is not None
+    mode = id(pointers.resolve(replay.normalized.schema, "/properties/filter/properties/mode")[1])
+    # The id and the field walk nothing below them (the steps' leaves): only the filter counts.
+    assert set(replay.coverage._by_shape) == {
+        (("id", "filter"), ((("field",), ()),)),
+        (("id", "filter"), ((("mode",), ((mode, ((1,),)),)),)),
+        (("id", "filter"), ((("mode",), ((mode, ((0, 1),)),)),)),
+        (("id", "filter"), (0,)),
+    }

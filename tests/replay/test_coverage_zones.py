@@ -160,15 +160,16 @@ def test_an_any_of_of_consts_is_a_zone_on_its_property_alone() -> None:
         }
         assert _pointers(replay, tracker, {"mode": 7}) == {top, any_of, first, second, longest}
         assert _pointers(replay, tracker, {"id": 3}) == {top, id_type, pattern}
-    # The zone is the `mode` schema object on the value of `mode` alone: calls with other ids
-    # share its signature (and its one evaluation); another mode does not.
+    # The zone is the `mode` schema object on the value of `mode` alone, decided by its
+    # branches' verdicts: calls with other ids share its signature; another mode does not.
     one = tracker.signature({"id": "u_1", "mode": "a"})
+    mode = id(pointers.resolve(replay.normalized.schema, "/properties/mode")[1])
     assert one is not None and one == tracker.signature({"id": "zz_9", "mode": "a"})
-    assert [text for _, text in one[1]] == ["'a'"]
+    assert (mode, ((1,),)) in one[0] and not one[1]  # passed the first branch; no text
     assert one != tracker.signature({"id": "u_1", "mode": "b"})
-    # 1, 1.0 and True are apart: `const: 1` in draft 4 would tell them apart too.
-    texts = {tracker.signature({"mode": value}) for value in (1, 1.0, True)}
-    assert len(texts) == 3
+    # 1, 1.0 and True fail both consts alike: one decision, whatever their text.
+    assert len({tracker.signature({"mode": value}) for value in (1, 1.0, True)}) == 1
+    assert not tracker._zone_validators  # no tracking evaluation of the zone
 
 
 def test_pattern_properties_decide_which_properties_are_additional() -> None:
@@ -224,21 +225,23 @@ def test_if_decides_then_or_else_and_a_ref_below_is_followed() -> None:
         assert _pointers(replay, tracker, {"m": 3}) == set()
 
 
-def test_the_signature_is_remembered_once_its_zone_values_recur() -> None:
-    # A mode below anyOf, an id beside it: the call's signature is its keys and the mode's
-    # text. A mode met once is not remembered by signature (ids, free text would fill the
-    # memory with signatures never met again); met again, it is, and answers in one lookup.
+def test_a_zone_left_to_evaluation_is_remembered_once_its_values_recur() -> None:
+    # A mode below ``contains`` beside ``anyOf`` (contains is left to the tracking
+    # evaluation), an id beside it: the call's signature is its keys and the mode's text. A
+    # mode met once is not remembered by signature (ids, free text would fill the memory
+    # with signatures never met again); met again, it is, and answers in one lookup.
     schema: JSON = {
         "type": "object",
         "properties": {
             "id": {"type": "string"},
-            "mode": {"anyOf": [{"const": "a"}, {"const": "b"}]},
+            "mode": {"anyOf": [{"const": "a"}, {"const": "b"}], "contains": {"maxLength": 1}},
         },
     }
     replay = _replay(schema)
     tracker = replay.coverage
     assert tracker is not None
     everything = {"/type", "/properties/id/type", "/properties/mode/anyOf"}
+    everything.add("/properties/mode/contains")
     first, second = "/properties/mode/anyOf/0/const", "/properties/mode/anyOf/1/const"
     assert _pointers(replay, tracker, {"id": "u1", "mode": "a"}) == {*everything, first}
     assert not tracker._by_shape  # the step was new, and so was the mode's value
@@ -252,24 +255,62 @@ def test_the_signature_is_remembered_once_its_zone_values_recur() -> None:
     assert len(tracker._by_shape) == 2
 
 
-def test_a_zone_past_its_share_of_values_is_evaluated_each_time(
-    monkeypatch: pytest.MonkeyPatch,
+def test_a_decided_zone_is_remembered_by_its_verdicts_from_the_first_value() -> None:
+    # The same mode below anyOf alone: its branches' verdicts decide it, and values with the
+    # same verdicts share one signature, so the signature is remembered from the first call
+    # whose step is known, whatever the mode's text.
+    schema: JSON = {
+        "type": "object",
+        "properties": {
+            "id": {"type": "string"},
+            "mode": {"anyOf": [{"const": "a"}, {"const": "b"}]},
+        },
+    }
+    replay = _replay(schema)
+    tracker = replay.coverage
+    assert tracker is not None
+    everything = {"/type", "/properties/id/type", "/properties/mode/anyOf"}
+    first, second = "/properties/mode/anyOf/0/const", "/properties/mode/anyOf/1/const"
+    mode = id(pointers.resolve(replay.normalized.schema, "/properties/mode")[1])
+    assert _pointers(replay, tracker, {"id": "u1", "mode": "a"}) == {*everything, first}
+    assert not tracker._by_shape  # the step was new
+    assert _pointers(replay, tracker, {"id": "u3", "mode": "b"}) == {*everything, first, second}
+    assert set(tracker._by_shape) == {(("id", "mode"), ((mode, ((0, 1),)),))}
+    assert _pointers(replay, tracker, {"id": "u4", "mode": "c"}) == {*everything, first, second}
+    assert _pointers(replay, tracker, {"id": "u5", "mode": 7}) == {*everything, first, second}
+    assert _pointers(replay, tracker, {"id": "u2", "mode": "a"}) == {*everything, first}
+    assert set(tracker._by_shape) == {
+        (("id", "mode"), ((mode, ((0, 1),)),)),
+        (("id", "mode"), ((mode, ((0, 0),)),)),  # "c" and 7 alike
+        (("id", "mode"), ((mode, ((1,),)),)),
+    }
+    assert not tracker._zone_validators
+
+
+@pytest.mark.parametrize("decided", [True, False])
+def test_a_zone_past_its_share_of_values_is_worked_out_each_time(
+    monkeypatch: pytest.MonkeyPatch, decided: bool
 ) -> None:
     monkeypatch.setattr(coverage, "_VALUES_PER_ZONE", 2)
-    schema: JSON = {"properties": {"note": {"anyOf": [{"maxLength": 2}, {"type": "null"}]}}}
-    replay = _replay(schema)
+    note: dict[str, JSON] = {"anyOf": [{"maxLength": 2}, {"type": "null"}]}
+    if not decided:  # contains is left to the tracking evaluation, and the zone with it
+        note["contains"] = {"minLength": 1}
+    replay = _replay({"properties": {"note": note}})
     tracker = replay.coverage
     assert tracker is not None
     short, null = "/properties/note/anyOf/0/maxLength", "/properties/note/anyOf/1/type"
     any_of = "/properties/note/anyOf"
-    for _ in range(2):  # past the share, answers are the same, evaluated each time
-        assert _pointers(replay, tracker, {"note": "ab"}) == {any_of, short}
-        assert _pointers(replay, tracker, {"note": "abc"}) == {any_of, short, null}
+    also = set() if decided else {"/properties/note/contains"}
+    for _ in range(2):  # past the share, answers are the same, worked out each time
+        assert _pointers(replay, tracker, {"note": "ab"}) == {any_of, short, *also}
+        assert _pointers(replay, tracker, {"note": "abc"}) == {any_of, short, null, *also}
         # maxLength holds for anything but a string: null passes the first branch.
-        assert _pointers(replay, tracker, {"note": None}) == {any_of, short}
-        assert _pointers(replay, tracker, {"note": "abcd"}) == {any_of, short, null}
-        assert _pointers(replay, tracker, {"note": "x"}) == {any_of, short}
-    assert len(tracker._by_zone) == 2
+        assert _pointers(replay, tracker, {"note": None}) == {any_of, short, *also}
+        assert _pointers(replay, tracker, {"note": "abcd"}) == {any_of, short, null, *also}
+        assert _pointers(replay, tracker, {"note": "x"}) == {any_of, short, *also}
+    remembered = tracker._decisions if decided else tracker._by_zone
+    assert len(remembered) == 2
+    assert bool(tracker._zone_validators) is not decided
 
 
 def test_a_zone_whose_evaluation_raises_sends_the_call_to_the_full_evaluation() -> None:
@@ -283,3 +324,18 @@ def test_a_zone_whose_evaluation_raises_sends_the_call_to_the_full_evaluation() 
         assert _pointers(replay, tracker, {"x": 1}) == {"/properties/x/anyOf"}
         assert _pointers(replay, tracker, {"y": 1}) == set()
     assert not tracker._by_zone  # nothing remembered from an evaluation that raised
+
+
+def test_a_root_zone_with_its_own_dialect_is_evaluated_with_the_tracking_validator() -> None:
+    # The whole schema is a zone (patternProperties): evaluated as it is, not evolved onto
+    # itself, which would pick the standard class $schema names and track nothing.
+    schema: JSON = {
+        "$schema": "https://json-schema.org/draft/2019-09/schema",
+        "patternProperties": {"^a": {"maxLength": 1}},
+    }
+    replay = _replay(schema)
+    tracker = replay.coverage
+    assert tracker is not None
+    for _ in range(2):
+        assert _pointers(replay, tracker, {"a": "xy"}) == {"/patternProperties/^a/maxLength"}
+        assert _pointers(replay, tracker, {"b": "xy"}) == set()
