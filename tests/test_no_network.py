@@ -21,8 +21,15 @@ _opened: list[str] = []
 _watching: list[bool] = [False]
 
 
-def _hook(event: str, args: tuple[Any, ...]) -> None:
-    # An audit hook cannot be removed, so it records only while a test watches.
+def _hook(
+    event: str,
+    args: tuple[Any, ...],
+    _watching: list[bool] = _watching,
+    _opened: list[str] = _opened,
+) -> None:
+    # An audit hook cannot be removed, so it records only while a test watches. Its lists
+    # are bound as defaults: at interpreter exit the module's globals are None, and the
+    # hook still runs for what is opened then.
     if _watching[0] and event == "open" and args and isinstance(args[0], (str, Path)):
         _opened.append(str(args[0]))
 

@@ -15,7 +15,7 @@ from auditor import __version__, pointers
 from auditor.aggregate.baseline import Baseline
 from auditor.aggregate.evidence import evidence_line
 from auditor.aggregate.gate import decide
-from auditor.aggregate.gc_thresholds import fewer_collections
+from auditor.gc_thresholds import fewer_collections
 from auditor.aggregate.groups import DEFAULT_EXAMPLES, GroupCollector
 from auditor.aggregate.hints import nullable_tip, type_alias_tip
 from auditor.aggregate.loosen import FileSide, ToolPatches, eligible, suggest

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from enum import Enum
 from typing import Final
 
-from auditor.aggregate.gc_thresholds import fewer_collections
+from auditor.gc_thresholds import fewer_collections
 from auditor.models import Report
 from auditor.report.lazy import LazyRenderers
 

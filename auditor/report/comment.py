@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Final
 
-from auditor.aggregate.gc_thresholds import fewer_collections
+from auditor.gc_thresholds import fewer_collections
 from auditor.models import Report
 from auditor.report import prose
 from auditor.report.common import SHOWN_GROUPS, gate_summary, profile_lines, title, verdict

@@ -20,7 +20,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from auditor.aggregate.gc_thresholds import fewer_collections
+from auditor.gc_thresholds import fewer_collections
 from auditor.models import Group, Location, RemovedPropertyCalls, Report, Subject
 from auditor.report import prose
 from auditor.report.common import (

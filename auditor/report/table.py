@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from auditor.aggregate.gc_thresholds import fewer_collections
+from auditor.gc_thresholds import fewer_collections
 from auditor.models import Group, Outcome, Report, Subject
 from auditor.report import prose
 from auditor.report.cells import cell_len, cut, ljust, rjust, wrap

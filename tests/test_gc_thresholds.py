@@ -1,5 +1,5 @@
 """The collector's thresholds while an audit counts, builds and renders: raised for that
-extent (``auditor.aggregate.gc_thresholds``), the caller's put back after, by an error too."""
+extent (``auditor.gc_thresholds``), the caller's put back after, by an error too."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import orjson
 import pytest
 
 from auditor.aggregate import pipeline
-from auditor.aggregate.gc_thresholds import AUDIT_GC, fewer_collections
+from auditor.gc_thresholds import AUDIT_GC, fewer_collections
 from auditor.aggregate.pipeline import ReportSettings, build_report, count_calls, prepare
 from auditor.models import Call, Location, Outcome, ToolSchema
 from auditor.report import Format, json_report, render, table
