@@ -145,3 +145,38 @@ def test_a_default_audit_does_not_import_pydantic(tmp_path: Path) -> None:
     )
     assert done.stderr.splitlines()[-1] == "LOADED jsonschema", done.stderr
     assert json.loads(done.stdout)["totals"]
+
+
+ENGINES_NOT_CHOSEN = (
+    *("auditor.engines.local", "auditor.engines.on_spark", "auditor.engines.on_ray"),
+    *("multiprocessing", "concurrent.futures.process"),
+)
+"""What a one-process audit does not run: the other engines and their process pools."""
+
+
+def _audit_loads(tmp_path: Path, jobs: str) -> list[str]:
+    sample = ROOT / "sample_logs" / "mcp_files"
+    args = ["audit", "--schemas", str(sample / "tools.json"), "--logs", str(sample / "calls.jsonl")]
+    args += ["--jobs", jobs, "--format", "json", "--output", "-", "--no-report-files"]
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE.format(heavy=json.dumps(ENGINES_NOT_CHOSEN)), *args],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=120,
+        check=False,
+    )
+    assert json.loads(done.stdout)["totals"], done.stderr
+    return done.stderr.splitlines()[-1].split()[1:]
+
+
+def test_a_one_process_audit_imports_no_other_engine(tmp_path: Path) -> None:
+    assert _audit_loads(tmp_path, "1") == []
+
+
+def test_the_local_engine_is_imported_when_an_audit_runs_in_processes(tmp_path: Path) -> None:
+    """The probe sees the local engine once ``--jobs 2`` chooses it: the check above can fail."""
+    loaded = _audit_loads(tmp_path, "2")
+    assert "auditor.engines.local" in loaded and "concurrent.futures.process" in loaded
+    assert "auditor.engines.on_spark" not in loaded and "auditor.engines.on_ray" not in loaded
