@@ -128,12 +128,14 @@ def test_the_probe_would_see_a_heavy_import() -> None:
     assert "yaml" in done.stderr.splitlines()[-1].split()
 
 
-def test_a_default_audit_does_not_import_pydantic(tmp_path: Path) -> None:
+@pytest.mark.parametrize("reports", [["--no-report-files"], ["--report-dir", "out//reports"]])
+def test_a_default_audit_does_not_import_pydantic(tmp_path: Path, reports: list[str]) -> None:
     """typer's pydantic coercion is built only for a value it must judge: the options of an
-    audit as CI runs it are answered without it (``auditor.cli.coercion``)."""
+    audit as CI runs it, a folder for the reports typed as text too, are answered without it
+    (``auditor.cli.coercion``)."""
     sample = ROOT / "sample_logs" / "mcp_files"
     args = ["audit", "--schemas", str(sample / "tools.json"), "--logs", str(sample / "calls.jsonl")]
-    args += ["--jobs", "1", "--format", "json", "--output", "-", "--no-report-files"]
+    args += ["--jobs", "1", "--format", "json", "--output", "-", *reports]
     done = subprocess.run(
         [sys.executable, "-c", _PROBE.format(heavy=json.dumps(["pydantic", "jsonschema"])), *args],
         capture_output=True,
@@ -145,6 +147,10 @@ def test_a_default_audit_does_not_import_pydantic(tmp_path: Path) -> None:
     )
     assert done.stderr.splitlines()[-1] == "LOADED jsonschema", done.stderr
     assert json.loads(done.stdout)["totals"]
+    written = sorted(p.name for p in (tmp_path / "out" / "reports").glob("*"))
+    assert written == (
+        [] if reports == ["--no-report-files"] else ["audit.json", "audit.md"]
+    )  # README
 
 
 ENGINES_NOT_CHOSEN = (
