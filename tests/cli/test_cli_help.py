@@ -156,8 +156,10 @@ def test_a_default_audit_does_not_import_pydantic(tmp_path: Path, reports: list[
 ENGINES_NOT_CHOSEN = (
     *("auditor.engines.local", "auditor.engines.on_spark", "auditor.engines.on_ray"),
     *("multiprocessing", "concurrent.futures.process"),
+    *("importlib.metadata", "packaging"),  # an SDK's version: asked for a profile only
 )
-"""What a one-process audit does not run: the other engines and their process pools."""
+"""What a one-process audit without a profile does not run: the other engines and their
+process pools, the look-up of installed SDKs."""
 
 
 def _audit_loads(tmp_path: Path, jobs: str) -> list[str]:
