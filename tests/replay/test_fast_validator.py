@@ -528,7 +528,7 @@ def test_the_schema_positions_are_the_keyword_walks_objects_in_its_order(schema:
 def test_the_schema_positions_skip_data_and_names_and_enter_every_applicator() -> None:
     inner = {"type": "string"}
     listed, mapped, dependent = {"minimum": 1}, {"maxItems": 2}, {"required": ["b"]}
-    schema = {
+    schema: dict[str, Any] = {
         "properties": {"enum": inner},  # a property named like a keyword: a subschema
         "anyOf": [listed],
         "patternProperties": {"^x": mapped},
