@@ -157,6 +157,7 @@ ENGINES_NOT_CHOSEN = (
     *("auditor.engines.local", "auditor.engines.on_spark", "auditor.engines.on_ray"),
     *("multiprocessing", "concurrent.futures.process"),
     *("importlib.metadata", "packaging"),  # an SDK's version: asked for a profile only
+    "auditor.inputs.git_catalogs",  # --against only
 )
 """What a one-process audit without a profile does not run: the other engines and their
 process pools, the look-up of installed SDKs."""
