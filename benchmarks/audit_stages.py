@@ -19,6 +19,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 _ROUND = r"""
@@ -73,13 +74,17 @@ def one_round(workload: Path) -> dict[str, float]:
     """The stages' CPU seconds of one audit of ``workload`` in a fresh interpreter."""
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed package has its .pyc files
-    done = subprocess.run(
-        [sys.executable, "-c", _ROUND, str(workload)],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-    )
+    with tempfile.TemporaryDirectory(prefix="auditor-stages-") as away:
+        # Run elsewhere: ``python -c`` puts the working directory first on sys.path, where a
+        # checkout's own ``auditor`` would win over the tree PYTHONPATH names.
+        done = subprocess.run(
+            [sys.executable, "-c", _ROUND, str(workload.resolve())],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=away,
+            check=False,
+        )
     found: dict[str, float] = json.loads(done.stderr.strip().splitlines()[-1])
     return found
 
