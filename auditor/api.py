@@ -360,15 +360,16 @@ def _catalogs(
     """The old catalogs and, when the change is not a normalization, the new ones; the
     bytes of every catalog file read from disk (``Catalogs.texts``); and the files of the
     catalog folders that are no catalog, once each (``--against`` reads a folder twice)."""
-    from auditor.inputs.git_catalogs import GitRevision
-    from auditor.schema.diff import NewCatalogs
-
     inputs, change = request.inputs, request.change
     if change.against is not None and change.new_schemas:
         raise InputError("--against and --new-schemas both name the new catalogs: give one")
     if change.repo is not None and change.against is None:
         raise InputError("--repo names the repository --against reads: give --against too")
-    revision = None if change.against is None else GitRevision.resolve(change.against, change.repo)
+    revision = None
+    if change.against is not None:
+        from auditor.inputs.git_catalogs import GitRevision  # git: for --against only
+
+        revision = GitRevision.resolve(change.against, change.repo)
     old = _load(request, inputs.schemas, revision)
     if revision is not None:
         new_inputs = inputs.schemas
@@ -379,6 +380,8 @@ def _catalogs(
     if STDIN in new_inputs and (STDIN in inputs.schemas or STDIN in inputs.logs):
         raise InputError("standard input ('-') can feed one of the inputs, not two")
     new = _load(request, new_inputs, None)
+    from auditor.schema.diff import NewCatalogs  # two catalogs compared: not a normalization
+
     sides = NewCatalogs(
         new.tools,
         tuple(shown(path) for path in new_inputs),

@@ -17,7 +17,10 @@ from auditor.models import JSON
 
 def escape(segment: str | int) -> str:
     """One reference token: ``~`` -> ``~0``, ``/`` -> ``~1``."""
-    return str(segment).replace("~", "~0").replace("/", "~1")
+    text = str(segment)
+    if "~" not in text and "/" not in text:  # nearly every token: no copies to make
+        return text
+    return text.replace("~", "~0").replace("/", "~1")
 
 
 def unescape(token: str) -> str:
@@ -26,6 +29,8 @@ def unescape(token: str) -> str:
 
 def join(pointer: str, *segments: str | int) -> str:
     """``join("/a", "b/c", 0)`` -> ``/a/b~1c/0``."""
+    if len(segments) == 1:  # the schema walks' step: no generator to run
+        return pointer + "/" + escape(segments[0])
     return pointer + "".join("/" + escape(segment) for segment in segments)
 
 

@@ -10,7 +10,7 @@ from typing import Final
 
 from auditor.aggregate.pipeline import ReportSettings
 from auditor.aggregate.progress import Progress
-from auditor.engines import inline, local, on_ray, on_spark
+from auditor.engines import inline
 from auditor.engines.core import EngineUnusable
 from auditor.engines.kept import PREFIX
 from auditor.engines.plan import DEFAULT_REQUEST, AuditPlan, Cut, make_plan
@@ -24,9 +24,30 @@ __all__ = ["CLUSTER_ENGINES", "Engine", "audit_logs"]
 Runner = Callable[[AuditPlan, int, Progress], Report]
 """An engine: the report of a plan, with about this many workers, telling progress."""
 
+
+# The engines other than the inline one are imported when chosen: a --jobs 1 audit never
+# needs multiprocessing, the cluster adapters or what they import.
+def _local(plan: AuditPlan, workers: int, progress: Progress) -> Report:
+    from auditor.engines import local
+
+    return local.run(plan, workers, progress)
+
+
+def _on_spark(plan: AuditPlan, workers: int, progress: Progress) -> Report:
+    from auditor.engines import on_spark
+
+    return on_spark.run(plan, workers, progress)
+
+
+def _on_ray(plan: AuditPlan, workers: int, progress: Progress) -> Report:
+    from auditor.engines import on_ray
+
+    return on_ray.run(plan, workers, progress)
+
+
 CLUSTER_ENGINES: Final[dict[Engine, Runner]] = {
-    Engine.SPARK: on_spark.run,
-    Engine.RAY: on_ray.run,
+    Engine.SPARK: _on_spark,
+    Engine.RAY: _on_ray,
 }
 """The engines that run the parts on a cluster (one they start, or one named to them)."""
 
@@ -72,7 +93,7 @@ def audit_logs(
         )
         if cut is Cut.NONE:
             return inline.run(plan, workers, progress)
-        return CLUSTER_ENGINES.get(engine, local.run)(plan, workers, progress)
+        return CLUSTER_ENGINES.get(engine, _local)(plan, workers, progress)
 
 
 @contextlib.contextmanager

@@ -54,7 +54,7 @@ from jsonschema import validators
 from auditor import pointers
 from auditor.models import JSON
 from auditor.replay.budget import MAX_PATTERN_EXPANSION, pattern_expansion
-from auditor.schema.keywords import VOCABULARY, Draft, Kind, draft_of, schema_objects
+from auditor.schema.keywords import VOCABULARY, Draft, Kind, draft_of
 
 _RS_CLASSES: Final[dict[Draft, Any]] = {
     Draft.DRAFT4: jsonschema_rs.Draft4Validator,
@@ -164,7 +164,26 @@ def schema_positions(schema: JSON) -> Iterator[dict[str, JSON]]:
     subschema. Never data (``enum``, ``const``, ``default``, ``examples``, unknown keywords'
     values) and never a name (the keys of ``properties``, ``$defs``...)."""
     # Boolean schemas, and junk the meta-schema check refuses, are not objects: skipped.
-    return (node for node, _ in schema_objects(schema, "", _APPLICATORS))
+    # schema_objects' walk in its order, without the pointers no caller here reads (each
+    # tool is walked several times when it is compiled).
+    stack: list[JSON] = [schema]
+    while stack:
+        current = stack.pop()
+        if not isinstance(current, dict):
+            continue
+        yield current
+        for key, value in current.items():
+            kind = _APPLICATORS.get(key)
+            if kind is None:
+                continue
+            if kind is Kind.SCHEMA:
+                stack.append(value)
+            elif kind in _LISTS and isinstance(value, list):
+                stack.extend(value)
+            elif kind is Kind.SCHEMA_OR_LIST:
+                stack.append(value)
+            elif kind in _MAPS and isinstance(value, dict):
+                stack.extend(value.values())
 
 
 def _at_schema_position(root: JSON, pointer: str) -> bool:

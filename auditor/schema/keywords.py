@@ -276,6 +276,8 @@ def schema_objects(
         yield current, where
         for key, value in current.items():
             kind = vocabulary.get(key)
+            if kind is None or kind is Kind.DATA or kind is Kind.TYPE:
+                continue  # most keys: no pointer to build (a walk of every tool, every audit)
             here = pointers.join(where, key)
             if kind is Kind.SCHEMA:
                 stack.append((value, here))

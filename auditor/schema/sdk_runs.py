@@ -19,11 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import replace
-from importlib import metadata
 from typing import Any, Final
-
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.version import InvalidVersion, Version
 
 from auditor.models import JSON, ProfileRun, Rule
 from auditor.schema import sdk_adapters
@@ -136,6 +132,10 @@ def _pydantic_error(entry: dict[str, Any]) -> str:
 
 def _installed(adapter: sdk_adapters.Adapter) -> str | None:
     """The installed version of the adapter's package, when its module imports here."""
+    # Imported here: an audit without a profile never asks (importlib.metadata and
+    # packaging cost about 10 ms to import).
+    from importlib import metadata
+
     try:
         found = metadata.version(adapter.package)
         adapter.load()
@@ -149,6 +149,9 @@ def within(version: str, versions: str) -> bool:
     empty specifier admits every version, and a pre-release satisfies it as its release does
     (an SDK's rc is what a user upgrading to it runs). A version or specifier that does not
     parse is outside: never guess inside."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    from packaging.version import InvalidVersion, Version
+
     try:
         return SpecifierSet(versions).contains(Version(version), prereleases=True)
     except (InvalidSpecifier, InvalidVersion):

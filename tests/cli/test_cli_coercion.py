@@ -41,6 +41,8 @@ def _samples(annotation: Any, default: Any) -> list[Any]:
     values: list[Any] = [default, "", "x", "-1", "0", "1", "2", "007", " 3", "1_000", "1e3"]
     values += ["99999999999999999999", 0, 1, -1, 2.5, 0.0, 1.0, True, "true", ["a"], ("a", "b")]
     values += [Path("reports"), "reports"]
+    # Paths as typed: pydantic reads text as Path(text); typer refuses a NUL.
+    values += ["a//b/", " x ", "~/x", "\udcff", "a\x00b", b"bytes", "-"]
     item = get_args(annotation)[0] if get_origin(annotation) is list else annotation
     if isinstance(item, type) and issubclass(item, Enum):
         for member in item:
@@ -105,3 +107,11 @@ def test_a_whole_number_out_of_bounds_is_left_to_typer() -> None:
 def test_the_commands_carry_the_deferred_coercion() -> None:
     for _, _, param in PARAMETERS:
         assert isinstance(param.get_runtime_param(), DeferredRuntimeParam), param.name
+
+
+def test_a_path_typed_on_the_command_line_is_coerced_without_pydantic() -> None:
+    report_dir = next(param for name, _, param in PARAMETERS if param.name == "report_dir")
+    info = report_dir.type_descriptor.parameter_info
+    assert quick_value(Path, info, "out//reports/", None) == Path("out/reports")
+    assert type(quick_value(Path, info, "out", None)) is type(Path("out"))
+    assert quick_value(Path, info, b"out", None) is UNSURE  # bytes: typer refuses them

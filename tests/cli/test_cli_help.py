@@ -128,12 +128,14 @@ def test_the_probe_would_see_a_heavy_import() -> None:
     assert "yaml" in done.stderr.splitlines()[-1].split()
 
 
-def test_a_default_audit_does_not_import_pydantic(tmp_path: Path) -> None:
+@pytest.mark.parametrize("reports", [["--no-report-files"], ["--report-dir", "out//reports"]])
+def test_a_default_audit_does_not_import_pydantic(tmp_path: Path, reports: list[str]) -> None:
     """typer's pydantic coercion is built only for a value it must judge: the options of an
-    audit as CI runs it are answered without it (``auditor.cli.coercion``)."""
+    audit as CI runs it, a folder for the reports typed as text too, are answered without it
+    (``auditor.cli.coercion``)."""
     sample = ROOT / "sample_logs" / "mcp_files"
     args = ["audit", "--schemas", str(sample / "tools.json"), "--logs", str(sample / "calls.jsonl")]
-    args += ["--jobs", "1", "--format", "json", "--output", "-", "--no-report-files"]
+    args += ["--jobs", "1", "--format", "json", "--output", "-", *reports]
     done = subprocess.run(
         [sys.executable, "-c", _PROBE.format(heavy=json.dumps(["pydantic", "jsonschema"])), *args],
         capture_output=True,
@@ -145,3 +147,45 @@ def test_a_default_audit_does_not_import_pydantic(tmp_path: Path) -> None:
     )
     assert done.stderr.splitlines()[-1] == "LOADED jsonschema", done.stderr
     assert json.loads(done.stdout)["totals"]
+    written = sorted(p.name for p in (tmp_path / "out" / "reports").glob("*"))
+    assert written == (
+        [] if reports == ["--no-report-files"] else ["audit.json", "audit.md"]
+    )  # README
+
+
+ENGINES_NOT_CHOSEN = (
+    *("auditor.engines.local", "auditor.engines.on_spark", "auditor.engines.on_ray"),
+    *("multiprocessing", "concurrent.futures.process"),
+    *("importlib.metadata", "packaging"),  # an SDK's version: asked for a profile only
+    "auditor.inputs.git_catalogs",  # --against only
+)
+"""What a one-process audit without a profile does not run: the other engines and their
+process pools, the look-up of installed SDKs."""
+
+
+def _audit_loads(tmp_path: Path, jobs: str) -> list[str]:
+    sample = ROOT / "sample_logs" / "mcp_files"
+    args = ["audit", "--schemas", str(sample / "tools.json"), "--logs", str(sample / "calls.jsonl")]
+    args += ["--jobs", jobs, "--format", "json", "--output", "-", "--no-report-files"]
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE.format(heavy=json.dumps(ENGINES_NOT_CHOSEN)), *args],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=120,
+        check=False,
+    )
+    assert json.loads(done.stdout)["totals"], done.stderr
+    return done.stderr.splitlines()[-1].split()[1:]
+
+
+def test_a_one_process_audit_imports_no_other_engine(tmp_path: Path) -> None:
+    assert _audit_loads(tmp_path, "1") == []
+
+
+def test_the_local_engine_is_imported_when_an_audit_runs_in_processes(tmp_path: Path) -> None:
+    """The probe sees the local engine once ``--jobs 2`` chooses it: the check above can fail."""
+    loaded = _audit_loads(tmp_path, "2")
+    assert "auditor.engines.local" in loaded and "concurrent.futures.process" in loaded
+    assert "auditor.engines.on_spark" not in loaded and "auditor.engines.on_ray" not in loaded

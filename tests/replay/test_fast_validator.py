@@ -26,8 +26,9 @@ from auditor.inputs.catalogs import load_catalogs
 from auditor.inputs.log_files import check_logs
 from auditor.inputs.reader import LogReader
 from auditor.models import JSON, Call, Location, ToolSchema
-from auditor.replay.fast_validator import FastCheck, meta_valid, trusted
-from auditor.schema.keywords import Draft
+from auditor.replay import fast_validator
+from auditor.replay.fast_validator import FastCheck, meta_valid, schema_positions, trusted
+from auditor.schema.keywords import Draft, schema_objects
 from auditor.schema.normalize import DEFAULT_RULES
 from tests.conftest import ROOT, load_cases
 from tests.samples import scenarios
@@ -513,3 +514,30 @@ def test_the_fast_engine_is_actually_used_on_the_samples() -> None:
             # Accepting {} where the reference does shows a compiled fast validator answered.
             used += FastCheck(tool.schema).accepts({}) and trusted(tool.schema)
     assert used >= 3
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(SCHEMAS)
+def test_the_schema_positions_are_the_keyword_walks_objects_in_its_order(schema: Any) -> None:
+    """``schema_positions`` walks without pointers: the very objects ``schema_objects`` yields
+    over the union of the drafts' applicators, none more, none fewer, in the same order."""
+    walked = [node for node, _ in schema_objects(schema, "", fast_validator._APPLICATORS)]
+    assert [id(node) for node in schema_positions(schema)] == [id(node) for node in walked]
+
+
+def test_the_schema_positions_skip_data_and_names_and_enter_every_applicator() -> None:
+    inner = {"type": "string"}
+    listed, mapped, dependent = {"minimum": 1}, {"maxItems": 2}, {"required": ["b"]}
+    schema: dict[str, Any] = {
+        "properties": {"enum": inner},  # a property named like a keyword: a subschema
+        "anyOf": [listed],
+        "patternProperties": {"^x": mapped},
+        "dependencies": {"a": dependent, "b": ["a"]},  # a name list is data
+        "enum": [{"type": "integer"}],  # data, never a schema
+        "default": {"properties": {}},
+        "x-extension": {"type": "object"},  # an unknown keyword's value: data
+    }
+    found = list(schema_positions(schema))
+    assert [id(node) for node in found] == [
+        id(node) for node in (schema, dependent, mapped, listed, inner)
+    ]
