@@ -103,6 +103,10 @@ class CoverageTracker:
         """The answer of a value zone (``_zone``) by its schema object and its value's text."""
         self._zone_validators: dict[int, Any] = {}
         """The tracking validator evolved to each zone's schema object."""
+        self._answers: dict[frozenset[int], frozenset[int]] = {}
+        """One set per distinct answer remembered: many key sets, shapes and zone values give
+        a few answers, and each holding its own copy took 300-600 bytes (about 20 MB of a
+        300,000-call audit). As many as the entries remembered, at most (``_answer``)."""
 
     def reached(self, instance: JSON, by_shape: bool = True) -> frozenset[int]:
         """Indices of the rewrites whose keyword evaluating ``instance`` ran.
@@ -138,11 +142,11 @@ class CoverageTracker:
                     and self._paths.keys_decide(keys)
                     and KEY_SETS.take()
                 ):
-                    self._by_keys[keys] = result
+                    self._by_keys[keys] = result = self._answer(result)
                 elif (
                     shape is not None and len(self._by_shape) < _STEPS_PER_PLAN and KEY_SETS.take()
                 ):
-                    self._by_shape[shape] = result
+                    self._by_shape[shape] = result = self._answer(result)
                 return result
         self._visited = set()
         try:
@@ -194,6 +198,10 @@ class CoverageTracker:
             frozenset(cast(list[tuple[int, str]], texts)),
         )
 
+    def _answer(self, found: frozenset[int]) -> frozenset[int]:
+        """The one set equal to ``found`` that remembered entries share."""
+        return self._answers.setdefault(found, found)
+
     def _zone(self, node: dict[str, JSON], value: JSON) -> tuple[frozenset[int], bool] | None:
         """The indices evaluating the value zone ``node`` on ``value`` runs: that object alone
         on that part of the arguments, as the whole evaluation would (it reaches a zone only
@@ -222,7 +230,7 @@ class CoverageTracker:
         # fills its share and is evaluated from then on; the others' few values stay.
         count = self._zone_counts.get(key[0], 0)
         if len(text) <= _MAX_ZONE_TEXT and count < _VALUES_PER_ZONE and ZONE_VALUES.take():
-            self._by_zone[key] = found
+            self._by_zone[key] = found = self._answer(found)
             self._zone_counts[key[0]] = count + 1
         return found, True
 

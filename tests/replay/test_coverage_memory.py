@@ -1,0 +1,55 @@
+"""What the coverage tracker remembers holds one set per distinct answer (memory, issue 26)."""
+
+from __future__ import annotations
+
+from auditor.aggregate.pipeline import prepare
+from auditor.models import JSON, Location, ToolSchema
+from auditor.replay.coverage import CoverageTracker
+from auditor.schema.normalize import DEFAULT_RULES
+
+SCHEMA: JSON = {
+    "type": "object",
+    "properties": {
+        # A zone whose values do not repeat: free text below `anyOf: [T, null]`.
+        "note": {"anyOf": [{"type": "string", "maxLength": 40}, {"type": "null"}]},
+        # A zone of two values with two answers: "b" reaches the second branch, "a" does not.
+        "mode": {"anyOf": [{"const": "a"}, {"const": "b", "maxLength": 3}]},
+    },
+}
+
+
+def _tracker() -> CoverageTracker:
+    tool = ToolSchema("t", SCHEMA, Location("x"), "", "mapping")
+    tracker = prepare([tool], DEFAULT_RULES)["t"].coverage
+    assert tracker is not None and tracker.tracks
+    return tracker
+
+
+def test_equal_answers_are_one_set_and_each_is_the_full_evaluations() -> None:
+    tracker = _tracker()
+    notes: list[JSON] = [{"note": f"free text {number}"} for number in range(50)]
+    answers = [tracker.reached(instance) for instance in notes]
+    # Every note is evaluated as a whole would: the shared set is the right answer.
+    for instance, answer in zip(notes, answers, strict=True):
+        assert answer == tracker.reached(instance, by_shape=False), instance
+    assert len(set(answers)) == 1
+    # Answered again from what was remembered: the same object for every note, not 50 copies.
+    again = [tracker.reached(instance) for instance in notes]
+    assert again == answers
+    assert len({id(answer) for answer in again}) == 1
+
+
+def test_different_answers_stay_apart() -> None:
+    tracker = _tracker()
+    a: JSON = {"mode": "a"}
+    b: JSON = {"mode": "b"}
+    for _ in range(3):  # first evaluated, then remembered
+        reached_a, reached_b = tracker.reached(a), tracker.reached(b)
+        assert reached_a == tracker.reached(a, by_shape=False)
+        assert reached_b == tracker.reached(b, by_shape=False)
+        # "b" runs the second branch's `const` and `maxLength` too: a strictly larger set.
+        assert reached_a < reached_b
+    # A null note and a text note reach different branches' keywords: not merged either.
+    null, text = tracker.reached({"note": None}), tracker.reached({"note": "x"})
+    assert null != text
+    assert null == tracker.reached({"note": None}, by_shape=False)
