@@ -80,6 +80,8 @@ json.dump({
 
 
 def _environment(tree: Path) -> dict[str, str]:
+    """The tree's code first: each command runs with ``-P``, so that the current folder (a
+    checkout too, often) does not come before ``PYTHONPATH``."""
     env = dict(os.environ)
     env["PYTHONPATH"] = str(tree)
     return env
@@ -110,12 +112,12 @@ def _measured(
 
 def api_command(workload: Path) -> list[str]:
     catalog, log = workload / "tools.json", workload / "calls.jsonl"
-    return [sys.executable, "-c", _API_AUDIT, str(catalog), str(log)]
+    return [sys.executable, "-P", "-c", _API_AUDIT, str(catalog), str(log)]
 
 
 def cli_command(workload: Path, reports: Path) -> list[str]:
     return [
-        sys.executable, "-m", "auditor", "audit",
+        sys.executable, "-P", "-m", "auditor", "audit",
         "--schemas", str(workload / "tools.json"), "--logs", str(workload / "calls.jsonl"),
         "--jobs", "1", "--quiet", "--report-dir", str(reports),
     ]  # fmt: skip
@@ -151,7 +153,7 @@ def measure(workload: Path, trees: list[Path], rounds: int, cli: bool) -> None:
 
 def owners(workload: Path, tree: Path, count: int, step: float) -> None:
     catalog, log = workload / "tools.json", workload / "calls.jsonl"
-    command = [sys.executable, "-c", _OWNERS, str(catalog), str(log), str(step)]
+    command = [sys.executable, "-P", "-c", _OWNERS, str(catalog), str(log), str(step)]
     done = subprocess.run(
         command, env=_environment(tree), cwd=tree, capture_output=True, check=False
     )
