@@ -177,8 +177,11 @@ def test_the_verdict_memo_is_bounded_in_bytes(argument_bytes: int) -> None:
     assert memo.bytes <= MEMO_BYTES
     if argument_bytes > MEMO_MAX_ARGUMENT:
         assert len(memo) == 0  # too big to be worth remembering
-    else:  # 75 MB offered: the oldest make room for the newest; ~268 fit in 64 MiB
-        assert 260 <= len(memo) < 300
+    else:  # 75 MB offered: the oldest make room for the newest, as many as the bytes hold
+        # (each entry weighs its text and a few hundred bytes besides: a little fewer fit)
+        fit = MEMO_BYTES // argument_bytes
+        assert fit < 300
+        assert fit - 5 <= len(memo) <= fit
         assert memo.get(("search", "0299" + "x" * argument_bytes)) == REMEMBERED
         assert memo.get(("search", "0000" + "x" * argument_bytes)) is None
 

@@ -122,6 +122,10 @@ class CoverageTracker:
         the key alone decides it (``_Paths.opens_to_fixed``)."""
         self.evaluations = 0
         """Tracking evaluations run, of a zone or of a whole call (benchmarks/stages.py)."""
+        self._answers: dict[frozenset[int], frozenset[int]] = {}
+        """One set per distinct answer remembered: many key sets, shapes and zone values give
+        a few answers, and each holding its own copy took 300-600 bytes (about 20 MB of a
+        300,000-call audit). As many as the entries remembered, at most (``_answer``)."""
 
     def reached(self, instance: JSON, by_shape: bool = True) -> frozenset[int]:
         """Indices of the rewrites whose keyword evaluating ``instance`` ran.
@@ -157,11 +161,11 @@ class CoverageTracker:
                     and self._paths.keys_decide(keys)
                     and KEY_SETS.take()
                 ):
-                    self._by_keys[keys] = result
+                    self._by_keys[keys] = result = self._answer(result)
                 elif (
                     shape is not None and len(self._by_shape) < _STEPS_PER_PLAN and KEY_SETS.take()
                 ):
-                    self._by_shape[shape] = result
+                    self._by_shape[shape] = result = self._answer(result)
                 return result
         self._visited = set()
         self.evaluations += 1
@@ -246,7 +250,7 @@ class CoverageTracker:
                 and len(self._by_decision) < _STEPS_PER_PLAN
                 and ZONE_VALUES.take()
             ):
-                self._by_decision[key] = frozenset(inner)
+                self._by_decision[key] = self._answer(frozenset(inner))
         return True
 
     def _decide(self, node: dict[str, JSON], value: JSON) -> tuple[Decision, bool] | None:
@@ -305,6 +309,10 @@ class CoverageTracker:
             return None
         return frozenset(walked), frozenset(cast(list[tuple[int, str]], texts))
 
+    def _answer(self, found: frozenset[int]) -> frozenset[int]:
+        """The one set equal to ``found`` that remembered entries share."""
+        return self._answers.setdefault(found, found)
+
     def _zone(self, node: dict[str, JSON], value: JSON) -> tuple[frozenset[int], bool] | None:
         """The indices evaluating the value zone ``node`` on ``value`` runs: that object alone
         on that part of the arguments, as the whole evaluation would (it reaches a zone only
@@ -338,7 +346,7 @@ class CoverageTracker:
         # fills its share and is evaluated from then on; the others' few values stay.
         count = self._zone_counts.get(key[0], 0)
         if len(text) <= _MAX_ZONE_TEXT and count < _VALUES_PER_ZONE and ZONE_VALUES.take():
-            self._by_zone[key] = found
+            self._by_zone[key] = found = self._answer(found)
             self._zone_counts[key[0]] = count + 1
         return found, True
 

@@ -58,9 +58,11 @@ MAX_ERRORS: Final = 20
 MAX_MESSAGE: Final = 300
 MEMO_ENTRIES: Final = 200_000
 """Distinct (tool, arguments) remembered across all tools: most repeats are recent."""
-MEMO_BYTES: Final = 64 << 20
+MEMO_BYTES: Final = 32 << 20
 """Memory the remembered entries may take (their keys and what they hold), whatever their
-number: 300 distinct 2 MB arguments took 600 MB when only entries were counted."""
+number: 300 distinct 2 MB arguments took 600 MB when only entries were counted. 64 MiB
+found 1% more repeats of issue 26's 1M-call workload (264,430 hits against 261,689 of
+870,508 lookups) for 32 MiB more peak RSS (benchmarks/memory.py)."""
 MAX_SHARED_REACHED: Final = 10_000
 """Distinct sets of reached keywords per tool that remembered entries share."""
 MEMO_MAX_ARGUMENT: Final = 256 << 10
