@@ -54,7 +54,7 @@ from jsonschema import validators
 from auditor import pointers
 from auditor.models import JSON
 from auditor.replay.budget import MAX_PATTERN_EXPANSION, pattern_expansion
-from auditor.schema.keywords import VOCABULARY, Draft, Kind, draft_of
+from auditor.schema.keywords import VOCABULARY, Draft, Kind, draft_of, schema_objects
 
 _RS_CLASSES: Final[dict[Draft, Any]] = {
     Draft.DRAFT4: jsonschema_rs.Draft4Validator,
