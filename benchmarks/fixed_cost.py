@@ -42,17 +42,23 @@ def _environment(tree: Path) -> dict[str, str]:
 
 
 def child_seconds(argv: Sequence[str], tree: Path, cwd: Path) -> float:
-    """CPU seconds (user + system) of one run of ``argv`` in a child process."""
+    """CPU seconds (user + system) of one run of ``argv`` in a child process. A run that
+    exits otherwise than a finished audit does (0, or 1: calls newly rejected) stops the
+    benchmark: a crash is quick, and measured it would read as a gain."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(
+    done = subprocess.run(
         argv,
         cwd=cwd,
         env=_environment(tree),
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
         check=False,
     )
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode not in (0, 1):
+        last = done.stderr.strip().splitlines()[-1:] or ["(nothing on stderr)"]
+        raise SystemExit(f"{' '.join(argv[1:4])} in {tree} exited {done.returncode}: {last[0]}")
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 

@@ -45,3 +45,20 @@ def test_the_audit_measured_is_one_process_writing_no_report(tmp_path: Path) -> 
     assert argv[argv.index("--jobs") + 1] == "1"
     assert "--no-report-files" in argv
     assert argv[argv.index("--schemas") + 1] == str(tmp_path / "tools.json")
+
+
+def test_a_run_that_crashes_stops_the_benchmark_and_a_finished_audit_is_measured(
+    tmp_path: Path,
+) -> None:
+    # A crash is quick: measured, it would read as a gain. Exit 1 is an audit that found
+    # newly rejected calls, a finished run.
+    child_seconds = _benchmark().child_seconds
+    crash = [
+        sys.executable,
+        "-c",
+        "import sys; print('NameError: boom', file=sys.stderr); sys.exit(3)",
+    ]
+    with pytest.raises(SystemExit, match=r"exited 3: NameError: boom"):
+        child_seconds(crash, ROOT, tmp_path)
+    found = [sys.executable, "-c", "import sys; sys.exit(1)"]
+    assert child_seconds(found, ROOT, tmp_path) >= 0.0
