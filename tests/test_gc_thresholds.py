@@ -11,8 +11,8 @@ import orjson
 import pytest
 
 from auditor.aggregate import pipeline
-from auditor.gc_thresholds import AUDIT_GC, fewer_collections
 from auditor.aggregate.pipeline import ReportSettings, build_report, count_calls, prepare
+from auditor.gc_thresholds import AUDIT_GC, fewer_collections
 from auditor.models import Call, Location, Outcome, ToolSchema
 from auditor.report import Format, json_report, render, table
 from auditor.schema.normalize import DEFAULT_RULES

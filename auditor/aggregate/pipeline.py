@@ -15,7 +15,6 @@ from auditor import __version__, pointers
 from auditor.aggregate.baseline import Baseline
 from auditor.aggregate.evidence import evidence_line
 from auditor.aggregate.gate import decide
-from auditor.gc_thresholds import fewer_collections
 from auditor.aggregate.groups import DEFAULT_EXAMPLES, GroupCollector
 from auditor.aggregate.hints import nullable_tip, type_alias_tip
 from auditor.aggregate.loosen import FileSide, ToolPatches, eligible, suggest
@@ -24,6 +23,7 @@ from auditor.aggregate.removed_sent import RemovedSent
 from auditor.aggregate.repeats import AcceptedRepeats
 from auditor.aggregate.rollup import roll_up
 from auditor.defaults import DEFAULT_MAX_CALLS
+from auditor.gc_thresholds import fewer_collections
 from auditor.models import (
     JSON,
     BaselineUse,
