@@ -481,7 +481,10 @@ class Tally:
         """Per tool counted, the properties its change removed (``removals``)."""
 
     def __getstate__(self) -> dict[str, object]:
-        # A part tally comes back from its worker by pickle: without the compiled tools.
+        # A part tally comes back from its worker by pickle: without the compiled tools, and
+        # with its calls counted by rewrite, not by set: a few ints per tool instead of one
+        # frozenset per set, which the parent unpickled at 2.48 CPU s per 300,000 calls.
+        self._fold_reached()
         state = dict(self.__dict__)
         state["_replays"] = None
         state["_removals"] = {}
@@ -541,9 +544,13 @@ class Tally:
     @property
     def reached(self) -> dict[str, dict[int, int]]:
         """Calls that reached each rewrite (by index) of each tool called at least once."""
+        self._fold_reached()
+        return self._reached
+
+    def _fold_reached(self) -> None:
+        """Add every tool's calls counted by set to its counts by rewrite."""
         for tool in list(self._reached_sets):
             self._add_reached(tool)
-        return self._reached
 
     def _add_reached(self, tool: str) -> None:
         """Add the calls counted by set to the counts by rewrite, and forget the sets."""

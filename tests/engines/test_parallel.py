@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import ctypes
+import gc
 import gzip
 import itertools
 import json
+import pickle
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -16,10 +19,11 @@ from auditor.aggregate.pipeline import ReportSettings, Tally, prepare
 from auditor.aggregate.progress import Progress
 from auditor.api import audit
 from auditor.engines import choice, local
+from auditor.gc_thresholds import AUDIT_GC
 from auditor.inputs.catalogs import load_catalogs
 from auditor.inputs.log_formats import LogFormat
 from auditor.inputs.parts import WholeFiles, spill, split, work_items
-from auditor.models import Outcome
+from auditor.models import Call, Outcome
 from auditor.report import Format, render
 from auditor.request import AuditRequest, Inputs, Keep, Limits
 from auditor.schema.normalize import DEFAULT_RULES
@@ -312,3 +316,49 @@ def test_one_large_gzip_log_is_replayed_by_several_workers(
     )
     assert one == two
     assert json.loads(two)["inputs"]["logs"][0]["lines"] == 1800
+
+
+def test_workers_and_the_merge_count_under_the_audits_collector_thresholds(
+    big_log: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # The workers are forked inside local.run: each one writes the thresholds it counts its
+    # part under, and the merge in this process records its own.
+    small_parts(monkeypatch, 1024)
+    seen = tmp_path / "thresholds"
+    seen.mkdir()
+    work, merge = local._work, Tally.merge
+
+    def recording_work(place: int, part: Any) -> Any:
+        (seen / f"worker-{place}").write_text(json.dumps(gc.get_threshold()))
+        return work(place, part)
+
+    def recording_merge(self: Tally, later: Tally) -> None:
+        (seen / "merge").write_text(json.dumps(gc.get_threshold()))
+        merge(self, later)
+
+    monkeypatch.setattr(local, "_work", recording_work)
+    monkeypatch.setattr(Tally, "merge", recording_merge)
+    before = gc.get_threshold()
+    _report(big_log, 2, ReportSettings())
+    assert gc.get_threshold() == before  # put back once the run is over
+    files = sorted(seen.iterdir())
+    assert len([f for f in files if f.name.startswith("worker-")]) > 1
+    assert {tuple(json.loads(f.read_text())) for f in files} == {AUDIT_GC}
+    assert before != AUDIT_GC
+
+
+def test_a_part_tally_is_pickled_with_its_rewrites_counted_by_index() -> None:
+    catalogs = load_catalogs([str(SCENARIO / "tools.json")])
+    replays = prepare(catalogs.tools, DEFAULT_RULES)
+    tally = Tally(replays, ReportSettings())
+    tool = sorted(replays)[0]
+    result = replays[tool].replay(Call(source="calls.jsonl:1", tool=tool, arguments={}))
+    # Two sets that share the rewrite 0: counted by set until folded.
+    tally.add(result, frozenset({0, 1}))
+    tally.add(result, frozenset({0}))
+    state = tally.__getstate__()
+    assert state["_reached_sets"] == {}
+    assert state["_reached"] == {tool: {0: 2, 1: 1}}
+    back = pickle.loads(pickle.dumps(tally))
+    assert back.reached == {tool: {0: 2, 1: 1}}
+    assert back.counts == tally.counts
