@@ -36,8 +36,8 @@ class ColorChoice(str, Enum):
     """``--color``: when the verdict on stdout is coloured."""
 
     AUTO = AUTO
-    """On a terminal, or where ``FORCE_COLOR`` or ``CLICOLOR_FORCE`` asks for it; never
-    under ``NO_COLOR`` (``colour_wanted``)."""
+    """On a terminal unless ``CLICOLOR=0``, or where ``FORCE_COLOR`` or ``CLICOLOR_FORCE``
+    asks for it; never under ``NO_COLOR`` (``colour_wanted``)."""
     ALWAYS = "always"
     NEVER = "never"
 
@@ -109,8 +109,9 @@ class Delivery:
         panel=OUTPUTS,
         metavar="WHEN",
         show_default=True,
-        help="Colour the verdict (the last lines on stdout): auto (on a terminal or under "
-        "FORCE_COLOR / CLICOLOR_FORCE, never under NO_COLOR), always, never.",
+        help="Colour the verdict (the last lines on stdout): auto (on a terminal unless "
+        "CLICOLOR=0, or under FORCE_COLOR / CLICOLOR_FORCE; never under NO_COLOR), always, "
+        "never.",
     )
     generate_baseline: str | None = option(
         None,
@@ -162,6 +163,8 @@ FORCE_COLOR: Final = "FORCE_COLOR"
 """Colour a pipe too (https://force-color.org): what CI systems set for their logs."""
 CLICOLOR_FORCE: Final = "CLICOLOR_FORCE"
 """The same, in the older convention (https://bixense.com/clicolors): any value but 0."""
+CLICOLOR: Final = "CLICOLOR"
+"""That convention's switch for a terminal: ``0`` means no colour there either."""
 _BOLD_RED: Final = "\x1b[1;31m"
 _BOLD_GREEN: Final = "\x1b[1;32m"
 _RESET: Final = "\x1b[0m"
@@ -277,15 +280,16 @@ def _rendered(
 def colour_wanted(choice: ColorChoice, environ: Mapping[str, str], terminal: bool) -> bool:
     """Whether stdout gets colour. ``--color always`` or ``never`` is the user's word and
     wins; ``auto`` never colours under ``NO_COLOR``, colours under ``FORCE_COLOR`` or
-    ``CLICOLOR_FORCE``, else only a ``terminal``. A variable set to the empty string counts as
-    unset (both conventions say so), and ``CLICOLOR_FORCE=0`` does not force."""
+    ``CLICOLOR_FORCE``, else only a ``terminal``, and not one under ``CLICOLOR=0``. A variable
+    set to the empty string counts as unset (both conventions say so), and ``CLICOLOR_FORCE=0``
+    does not force."""
     if choice is not ColorChoice.AUTO:
         return choice is ColorChoice.ALWAYS
     if environ.get(NO_COLOR):
         return False
     if environ.get(FORCE_COLOR) or environ.get(CLICOLOR_FORCE, "0") not in ("", "0"):
         return True
-    return terminal
+    return terminal and environ.get(CLICOLOR) != "0"
 
 
 def _colour_verdict(text: str, code: int) -> str:
