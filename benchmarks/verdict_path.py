@@ -34,25 +34,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from counting_clock import CountingClock
+
 ROOT = Path(__file__).resolve().parent.parent
-
-
-class _CountingClock:
-    """Stands in for the ``time`` module inside ``auditor.replay.budget``, counting reads."""
-
-    def __init__(self) -> None:
-        self.reads = 0
-
-    def monotonic(self) -> float:
-        self.reads += 1
-        return time.monotonic()
-
-    def thread_time(self) -> float:
-        self.reads += 1
-        return time.thread_time()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(time, name)
 
 
 def _median_seconds(work: Callable[[], object], passes: int) -> float:
@@ -109,7 +94,7 @@ def measure(workload: Path, passes: int) -> dict[str, float]:
         ("evaluate, every payload", evaluate, len(payloads)),
     ]:
         figures[f"{name} (µs)"] = _median_seconds(work, passes) / max(count, 1) * 1e6
-    clock = _CountingClock()
+    clock = CountingClock()
     real: Any = budget.time
     budget.time = clock  # type: ignore[assignment]
     try:

@@ -14,6 +14,8 @@ auditor process (a worker forked from the driver starts its own) for each call's
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import json
 import os
 import shutil
@@ -69,6 +71,18 @@ class AjvLocation:
 
 _PROCESSES: dict[tuple[int, str, str], AjvProcess] = {}
 """The Ajv process of each auditor process: a forked worker must not share its parent's pipes."""
+
+
+def close_runners() -> None:
+    """Close the Ajv processes this process started (run at exit). Those recorded under
+    another pid are left alone: a forked child holds copies of its parent's entries, and
+    closing one would end a runner the parent is still using."""
+    pid = os.getpid()
+    for key in [key for key in _PROCESSES if key[0] == pid]:
+        _PROCESSES.pop(key).close()
+
+
+atexit.register(close_runners)
 
 
 def locate_ajv(node_modules: str | None = None) -> AjvLocation | str:
@@ -149,12 +163,21 @@ class AjvProcess:
         writer.join()
         return answers
 
-    def close(self) -> None:
-        if self._process.stdin is not None:
-            self._process.stdin.close()
-        self._process.wait(timeout=30)
-        if self._process.stdout is not None:
-            self._process.stdout.close()
+    def close(self, timeout: float = 5.0) -> None:
+        """End the process without ever hanging: close its pipes (at the end of its input the
+        runner exits), wait ``timeout`` seconds, then terminate it, and at last kill it."""
+        process = self._process
+        for pipe in (process.stdin, process.stdout):
+            if pipe is not None:
+                with contextlib.suppress(OSError):  # a flush into a runner already gone
+                    pipe.close()
+        for stop in (process.terminate, process.kill, None):
+            try:
+                process.wait(timeout=timeout)
+                return
+            except subprocess.TimeoutExpired:
+                if stop is not None:
+                    stop()
 
     def __enter__(self) -> AjvProcess:
         return self

@@ -8,30 +8,18 @@ test instead of stalling it.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import resource
 import subprocess
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
+from tests.benchmark_scripts import load_benchmark
 from tests.conftest import AUDITOR, ROOT, seconds
 
 KILLED_PAST = 30
 """CPU seconds after which the audit's process is killed (stretched like every bound)."""
-
-
-def _benchmark() -> ModuleType:
-    path = ROOT / "benchmarks" / "large_tools.py"
-    spec = importlib.util.spec_from_file_location("large_tools", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["large_tools"] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
 
 
 def _children_cpu() -> float:
@@ -71,7 +59,7 @@ def test_the_patches_of_a_large_tool_take_time_in_proportion_to_it(tmp_path: Pat
     # 6,000 properties (2.1 MB), 180 groups each with a patch written into the catalog: each
     # patch normalized, copied, compared and checked against its meta-schema the whole tool,
     # 37 CPU s; each is checked on the property it loosens now, 3.7 s for the whole audit.
-    large = _benchmark()
+    large = load_benchmark("large_tools")
     workload = large.WORKLOADS["groups"]
     report, spent = _audit(tmp_path, workload.catalog(6000), workload.log(6000))
     assert spent < seconds(10)
@@ -94,7 +82,7 @@ def test_the_proofs_of_a_large_tool_take_time_in_proportion_to_it(tmp_path: Path
     # the dialect: 12,000 changes no call tested, each proved harmless by the sibling type.
     # Each proof looped over every change to see that none changed the type: 49 CPU s; it
     # asks the tool's index now, 2.5 s for the whole audit.
-    large = _benchmark()
+    large = load_benchmark("large_tools")
     keywords = ("max_length", "min_length", "max_items")
     catalog = large.catalog(4000, kinds=("integer",), keywords=keywords)
     report, spent = _audit(tmp_path, catalog, large.quiet_log(4000))

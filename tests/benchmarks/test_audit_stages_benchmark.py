@@ -4,23 +4,18 @@ reading)."""
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 
 import pytest
 
+from tests.benchmark_scripts import load_benchmark
 from tests.conftest import ROOT
 
 
 def test_every_stage_is_printed_and_the_stages_add_up(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = ROOT / "benchmarks" / "audit_stages.py"
-    spec = importlib.util.spec_from_file_location("audit_stages", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["audit_stages"] = module
-    spec.loader.exec_module(module)
+    module = load_benchmark("audit_stages")
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     workload = str(ROOT / "sample_logs" / "mcp_files")
     monkeypatch.setattr(sys, "argv", ["audit_stages.py", workload, "--rounds", "1"])

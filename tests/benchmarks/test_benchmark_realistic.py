@@ -5,30 +5,16 @@ No timing here (the script prints figures); only what must hold at any size.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
+from tests.benchmark_scripts import BENCHMARKS, load_benchmark
 from tests.conftest import ROOT
-
-BENCHMARKS = ROOT / "benchmarks"
-
-
-def _module(name: str) -> ModuleType:
-    if str(BENCHMARKS) not in sys.path:
-        sys.path.insert(0, str(BENCHMARKS))  # the scripts import each other by name
-    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def _share(output: str, what: str) -> float:
@@ -71,7 +57,7 @@ def test_the_benchmark_prints_its_figures_and_its_workload_is_in_band(tmp_path: 
 
 
 def test_a_share_out_of_its_band_stops_the_benchmark() -> None:
-    check_band = _module("realistic").check_band
+    check_band = load_benchmark("realistic").check_band
     assert check_band("distinct", 0.60, (0.55, 0.65)).endswith(" ok")
     with pytest.raises(SystemExit, match="out of band"):
         check_band("distinct", 0.91, (0.55, 0.65))
@@ -80,8 +66,8 @@ def test_a_share_out_of_its_band_stops_the_benchmark() -> None:
 
 
 def test_every_layout_holds_the_same_lines_and_the_seed_decides_them(tmp_path: Path) -> None:
-    generate = _module("realistic_workload").generate
-    log_lines = _module("loops").log_lines
+    generate = load_benchmark("realistic_workload").generate
+    log_lines = load_benchmark("loops").log_lines
     one = generate(600, 4, tmp_path / "a", ("file", "gzip", "split"))
     again = generate(600, 4, tmp_path / "b", ("file",))
     lines = list(log_lines(one.logs["file"]))
@@ -91,15 +77,15 @@ def test_every_layout_holds_the_same_lines_and_the_seed_decides_them(tmp_path: P
     assert len(list(one.logs["split"].iterdir())) > 100  # many small files
     assert list(log_lines(again.logs["file"])) == lines
     assert one.catalog.read_bytes() == again.catalog.read_bytes()
-    assert _module("realistic").check_catalog(one.catalog) == 40
+    assert load_benchmark("realistic").check_catalog(one.catalog) == 40
 
 
 def test_the_dialect_enforces_nothing_before_and_everything_after(tmp_path: Path) -> None:
     """The loops' two sides of a dialect tool: ``any_of``, ``unique_items`` and
     ``additional_properties`` are unknown words to the old runtime, keywords once normalized;
     the ``pattern`` is enforced on both."""
-    workload = _module("realistic_workload").generate(10, 1, tmp_path)
-    old, new = _module("loops").tool_schemas(workload.catalog)["tool_002"]  # every third
+    workload = load_benchmark("realistic_workload").generate(10, 1, tmp_path)
+    old, new = load_benchmark("loops").tool_schemas(workload.catalog)["tool_002"]  # every third
     import jsonschema_rs
 
     before, after = jsonschema_rs.validator_for(old), jsonschema_rs.validator_for(new)

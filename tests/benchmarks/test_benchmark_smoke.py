@@ -5,10 +5,7 @@ No timing here (benchmarks/run.py prints figures); only what must hold at any si
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 from auditor.aggregate.pipeline import evaluate_call, prepare
 from auditor.inputs.catalogs import load_catalogs
@@ -16,22 +13,13 @@ from auditor.inputs.log_files import check_logs
 from auditor.inputs.reader import LogReader
 from auditor.models import Outcome
 from auditor.schema.normalize import DEFAULT_RULES
-from tests.conftest import ROOT
-
-
-def _generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("generate", ROOT / "benchmarks" / "generate.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["generate"] = module
-    spec.loader.exec_module(module)
-    return module
+from tests.benchmark_scripts import load_benchmark
 
 
 def test_smoke_workload_replays_identically_with_and_without_the_fast_engine(
     tmp_path: Path,
 ) -> None:
-    _generator().generate(3000, 11, tmp_path)
+    load_benchmark("generate").generate(3000, 11, tmp_path)
     tools = load_catalogs([str(tmp_path / "tools.json")]).tools
     assert len(tools) == 200
     fast, reference = prepare(tools, DEFAULT_RULES), prepare(tools, DEFAULT_RULES, fast=False)
@@ -51,7 +39,7 @@ def test_smoke_workload_replays_identically_with_and_without_the_fast_engine(
 
 
 def test_the_workload_is_the_same_for_the_same_seed(tmp_path: Path) -> None:
-    generate = _generator().generate
+    generate = load_benchmark("generate").generate
     generate(500, 3, tmp_path / "a")
     generate(500, 3, tmp_path / "b")
     for name in ("tools.json", "calls.jsonl"):
@@ -61,7 +49,7 @@ def test_the_workload_is_the_same_for_the_same_seed(tmp_path: Path) -> None:
 def test_each_workload_is_what_its_name_says(tmp_path: Path) -> None:
     """Keyword-like names, all-distinct and 90%-repeated argument texts, 500 tools, and the
     gzipped and split logs reading as the same calls as the plain one."""
-    module = _generator()
+    module = load_benchmark("generate")
     calls = 600
 
     def texts(name: str) -> list[str]:

@@ -3,25 +3,14 @@ each (no timing is asserted: figures are for reading)."""
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
+from tests.benchmark_scripts import load_benchmark
 from tests.conftest import ROOT
-
-
-def _benchmark() -> ModuleType:
-    path = ROOT / "benchmarks" / "fixed_cost.py"
-    spec = importlib.util.spec_from_file_location("fixed_cost", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["fixed_cost"] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_the_benchmark_prints_a_figure_for_every_measure_and_tree(
@@ -29,7 +18,7 @@ def test_the_benchmark_prints_a_figure_for_every_measure_and_tree(
 ) -> None:
     workload = ROOT / "sample_logs" / "mcp_files"
     trees = ["--tree", str(ROOT), "--tree", str(ROOT)]
-    _benchmark().main(["--workload", str(workload), "--rounds", "1", *trees])
+    load_benchmark("fixed_cost").main(["--workload", str(workload), "--rounds", "1", *trees])
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("CPU seconds, median of 1 (load ")
     assert lines[1:4] == [f"  [1] {ROOT}", f"  [2] {ROOT}", f"  {'':<36}     [1]     [2]"]
@@ -41,7 +30,7 @@ def test_the_benchmark_prints_a_figure_for_every_measure_and_tree(
 
 
 def test_the_audit_measured_is_one_process_writing_no_report(tmp_path: Path) -> None:
-    argv = _benchmark().audit_argv(tmp_path)
+    argv = load_benchmark("fixed_cost").audit_argv(tmp_path)
     assert argv[argv.index("--jobs") + 1] == "1"
     assert "--no-report-files" in argv
     assert argv[argv.index("--schemas") + 1] == str(tmp_path / "tools.json")
@@ -52,7 +41,7 @@ def test_a_run_that_crashes_stops_the_benchmark_and_a_finished_audit_is_measured
 ) -> None:
     # A crash is quick: measured, it would read as a gain. Exit 1 is an audit that found
     # newly rejected calls, a finished run.
-    child_seconds = _benchmark().child_seconds
+    child_seconds = load_benchmark("fixed_cost").child_seconds
     crash = [
         sys.executable,
         "-c",

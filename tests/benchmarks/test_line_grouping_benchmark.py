@@ -9,14 +9,12 @@ scan does not vouch for standing alone (or with the lines identical to it). No t
 from __future__ import annotations
 
 import array
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.benchmark_scripts import load_benchmark
 
 NOT_A_GROUP = 0xFFFFFFFF
 """The group id of a blank line."""
@@ -37,13 +35,7 @@ LINES = [
 
 @pytest.fixture(scope="module")
 def benchmark() -> ModuleType:
-    path = ROOT / "benchmarks" / "line_grouping.py"
-    spec = importlib.util.spec_from_file_location("line_grouping", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["line_grouping"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("line_grouping")
 
 
 @pytest.fixture(scope="module")

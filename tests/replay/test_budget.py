@@ -22,6 +22,7 @@ from auditor.replay.budget import CallBudget, CallTimeout, budgeted
 from auditor.replay.tool import VALIDATORS, ToolReplay
 from auditor.schema.diff import compare
 from auditor.schema.keywords import Draft
+from benchmarks.counting_clock import CountingClock
 from tests.conftest import cpu_seconds, run_cli, seconds
 
 BOMB = "^(a|a)*$"
@@ -187,29 +188,14 @@ def test_the_report_counts_the_calls_that_ran_out_of_budget(
     ) in out
 
 
-class _Clocks:
-    """Stands in for ``time`` inside ``auditor.replay.budget``, counting the clocks read."""
-
-    def __init__(self) -> None:
-        self.reads = 0
-
-    def monotonic(self) -> float:
-        self.reads += 1
-        return time.monotonic()
-
-    def thread_time(self) -> float:
-        self.reads += 1
-        return time.thread_time()
-
-
 @pytest.fixture
-def clocks(monkeypatch: pytest.MonkeyPatch) -> _Clocks:
-    counting = _Clocks()
+def clocks(monkeypatch: pytest.MonkeyPatch) -> CountingClock:
+    counting = CountingClock()
     monkeypatch.setattr(budget_module, "time", counting)
     return counting
 
 
-def test_a_deferred_budget_reads_no_clock_until_an_evaluation_asks(clocks: _Clocks) -> None:
+def test_a_deferred_budget_reads_no_clock_until_an_evaluation_asks(clocks: CountingClock) -> None:
     budget = CallBudget(0.05)
     budget.start()
     _spend_cpu(0.06)  # the previous call's budget is spent...
@@ -256,7 +242,7 @@ PLAIN = {
 }
 
 
-def test_a_call_the_fast_validator_decides_reads_no_clock(clocks: _Clocks) -> None:
+def test_a_call_the_fast_validator_decides_reads_no_clock(clocks: CountingClock) -> None:
     replay = _replay(PLAIN, {**PLAIN, "required": ["s"]})
     clocks.reads = 0
     assert replay.verdicts({"s": "abc"}) == (ACCEPTS, ACCEPTS)

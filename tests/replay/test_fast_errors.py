@@ -321,9 +321,9 @@ FORMATS = ("table", "markdown", "json", "sarif", "junit", "github", "html")
 
 
 def _generate(folder: Path) -> None:
-    from tests.benchmarks.test_benchmark_smoke import _generator
+    from tests.benchmark_scripts import load_benchmark
 
-    generator = _generator()
+    generator = load_benchmark("generate")
     workload = replace(generator.WORKLOADS["rejections"], tools=12)
     generator.generate(1200, 5, folder, workload)
 

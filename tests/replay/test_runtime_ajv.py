@@ -13,8 +13,11 @@ are installed with npm into a scratch folder; only a missing ``node`` skips.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,10 +25,12 @@ from typing import Any
 import pytest
 
 from auditor.models import JSON
+from auditor.replay import ajv as ajv_module
 from auditor.replay import formats
-from auditor.replay.ajv import AjvProcess, AjvRequest, AjvVerdict, find_ajv
+from auditor.replay.ajv import AjvProcess, AjvRequest, AjvVerdict, close_runners, find_ajv
 from auditor.replay.runtimes import MODELS, Runtime
 from auditor.replay.tool import compile_schema
+from tests.conftest import ROOT
 from tests.replay.runtime_corpus import DIALECT_CASES, DRAFT_07, DRAFT_2020, Case, corpus
 
 DIFFERENCES = Path(__file__).parent / "data" / "ajv_differences.json"
@@ -197,3 +202,72 @@ def test_at_audit_time_ajv_gives_the_verdicts(
         "/properties/when/format: format: date-time asserted by mcp-ts-v2"
     ]
     assert runtimes.sides(pair)[1].verdicts.startswith("Ajv (ajv 8.")  # type: ignore[index]
+
+
+def _pipes_closed(process: AjvProcess) -> bool:
+    popen = process._process
+    return all(pipe is None or pipe.closed for pipe in (popen.stdin, popen.stdout))
+
+
+def test_close_ends_the_runner_and_closes_its_pipes(
+    ajv_found: tuple[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    process = AjvProcess(*ajv_found)
+    assert process.verdicts([AjvRequest("mcp-ts-v2", {"type": "string"}, "x")])[0].valid
+    process.close()
+    assert process._process.returncode == 0  # it exited at the end of its input
+    assert _pipes_closed(process)
+    # A runner that neither exits at the end of its input nor on SIGTERM is killed, and close
+    # returns within its timeouts instead of hanging.
+    stubborn = tmp_path / "stubborn.js"
+    stubborn.write_text(
+        "process.on('SIGTERM', () => {}); process.stdin.resume();"
+        " setInterval(() => {}, 1000); console.log('ready');\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setattr(ajv_module, "RUNNER", stubborn)
+    process = AjvProcess(*ajv_found)
+    assert process._process.stdout is not None
+    assert process._process.stdout.readline() == "ready\n"  # its SIGTERM handler is set
+    started = time.monotonic()
+    process.close(timeout=0.5)
+    assert time.monotonic() - started < 10
+    assert process._process.returncode == -9  # SIGKILL, after SIGTERM was ignored
+    assert _pipes_closed(process)
+
+
+def test_the_exit_hook_closes_this_process_runners_and_no_other_process_runners(
+    ajv_found: tuple[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ours, theirs = AjvProcess(*ajv_found), AjvProcess(*ajv_found)
+    node, folder = ajv_found
+    other = os.getpid() + 1  # as a forked worker sees its parent's runner
+    runners = {(os.getpid(), node, str(folder)): ours, (other, node, str(folder)): theirs}
+    monkeypatch.setattr(ajv_module, "_PROCESSES", runners)
+    try:
+        close_runners()
+        assert ours._process.returncode is not None and _pipes_closed(ours)
+        assert theirs._process.poll() is None and not _pipes_closed(theirs)
+        assert list(runners) == [(other, node, str(folder))]
+    finally:
+        theirs.close()
+
+
+def test_an_audit_process_leaves_no_runner_behind_at_exit(ajv_found: tuple[str, Path]) -> None:
+    # The runner AjvLocation.verdict starts is closed by the exit hook: no ResourceWarning
+    # (unclosed pipe, subprocess still running) as the interpreter ends.
+    script = (
+        "import sys\n"
+        "from auditor.replay.ajv import locate_ajv\n"
+        "location = locate_ajv(sys.argv[1])\n"
+        "print(location.verdict('mcp-ts-v2', {'type': 'string'}, 1).valid)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-X", "dev", "-W", "error::ResourceWarning", "-c", script, ajv_found[1]],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=120,
+        check=False,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "False\n", "")
