@@ -1,12 +1,17 @@
 """Census of the cyclic garbage an audit's counting leaves: the collector is off while
 ``count_calls`` runs, then one collection with ``gc.DEBUG_SAVEALL`` counts the unreachable
-objects by type. Usage: PYTHONPATH=. python benchmarks/cycles_census.py /tmp/rw10k
+objects by type.
+
+    PYTHONPATH=$PWD python benchmarks/cycles_census.py --workload /tmp/rw10k
 """
 
+from __future__ import annotations
+
+import argparse
 import collections
 import gc
-import sys
 from pathlib import Path
+from typing import Any
 
 import auditor.engines.inline as inline
 from auditor.engines.choice import audit_logs
@@ -14,15 +19,15 @@ from auditor.inputs.catalogs import load_catalogs
 from auditor.inputs.log_files import check_logs
 from auditor.request import AuditRequest, Limits
 
-orig = inline.count_calls
+_count_calls = inline.count_calls
 
 
-def counted(*a, **k):
+def _counted(*args: Any, **kwargs: Any) -> Any:
     gc.collect()
     gc.disable()
     gc.set_debug(gc.DEBUG_SAVEALL)
     try:
-        return orig(*a, **k)
+        return _count_calls(*args, **kwargs)
     finally:
         n = gc.collect()
         gc.set_debug(0)
@@ -33,8 +38,19 @@ def counted(*a, **k):
         gc.enable()
 
 
-inline.count_calls = counted
-folder = Path(sys.argv[1])
-catalogs = load_catalogs([str(folder / "tools.json")])
-files, _ = check_logs([str(folder / "calls.jsonl")])
-audit_logs(catalogs.tools, files, [str(folder / "tools.json")], AuditRequest(limits=Limits(jobs=1)))
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--workload", type=Path, required=True, help="a folder with tools.json and calls.jsonl"
+    )
+    folder = parser.parse_args().workload
+    inline.count_calls = _counted
+    catalogs = load_catalogs([str(folder / "tools.json")])
+    files, _ = check_logs([str(folder / "calls.jsonl")])
+    audit_logs(
+        catalogs.tools, files, [str(folder / "tools.json")], AuditRequest(limits=Limits(jobs=1))
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 import orjson
 import pytest
+from jsonschema.exceptions import ValidationError
 
 from auditor.aggregate import pipeline
 from auditor.aggregate.pipeline import ReportSettings, build_report, count_calls, prepare
@@ -23,6 +24,20 @@ _CALLERS = (1_234, 5, 6)
 _TOOL = ToolSchema(
     "count",
     {"type": "object", "properties": {"n": {"type": "Integer"}}},
+    Location("tools.json", 1, 1),
+    "",
+    "mapping",
+)
+
+
+# "any_of" enforces nothing in the lenient old runtime; normalized, each "x" is newly rejected
+# by an anyOf error holding its two branches' errors.
+_BRANCHES = ToolSchema(
+    "branches",
+    {
+        "type": "object",
+        "properties": {"n": {"any_of": [{"type": "integer"}, {"type": "string", "maxLength": 1}]}},
+    },
     Location("tools.json", 1, 1),
     "",
     "mapping",
@@ -130,3 +145,23 @@ def test_scopes_of_two_threads_end_with_the_last_of_them() -> None:
     thread.join(10)
     assert during == [AUDIT_GC]
     assert gc.get_threshold() == _CALLERS
+
+
+def test_counting_rejected_calls_leaves_no_validation_errors_for_the_collector() -> None:
+    # Distinct arguments, so that no rejection is a repeat the memo answers.
+    texts = [orjson.dumps({"n": "x" * (2 + line)}).decode() for line in range(300)]
+    calls = (Call(f"log:{i}", "branches", orjson.loads(t), text=t) for i, t in enumerate(texts))
+    replays = prepare([_BRANCHES], DEFAULT_RULES)
+    gc.collect()
+    gc.disable()
+    try:
+        tally = count_calls(replays, calls, ReportSettings())
+    finally:
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        gc.collect()
+        errors = sum(isinstance(o, ValidationError) for o in gc.garbage)
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()
+    assert tally.totals[Outcome.NEWLY_REJECTED] == 300
+    assert errors == 0  # without detaching them: three per call (the anyOf and its branches)
