@@ -4,19 +4,27 @@ extent (``auditor.gc_thresholds``), the caller's put back after, by an error too
 from __future__ import annotations
 
 import gc
+import json
 import threading
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
 from jsonschema.exceptions import ValidationError
 
+from auditor import cli
 from auditor.aggregate import pipeline
 from auditor.aggregate.pipeline import ReportSettings, build_report, count_calls, prepare
+from auditor.cli import audit as cli_audit
+from auditor.cli import main
+from auditor.engines import inline
 from auditor.gc_thresholds import AUDIT_GC, fewer_collections
 from auditor.models import Call, Location, Outcome, ToolSchema
 from auditor.report import Format, json_report, render, table
 from auditor.schema.normalize import DEFAULT_RULES
+from tests.conftest import ROOT
 
 # Python's defaults are (700, 10, 10): a caller's own thresholds, unlike both, show which
 # ones were put back.
@@ -165,3 +173,58 @@ def test_counting_rejected_calls_leaves_no_validation_errors_for_the_collector()
         gc.enable()
     assert tally.totals[Outcome.NEWLY_REJECTED] == 300
     assert errors == 0  # without detaching them: three per call (the anyOf and its branches)
+
+
+def test_the_command_line_keeps_them_raised_from_counting_to_the_reports_written(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # Between count_calls' scope and build_report's, and after the report is built, the
+    # thresholds were the caller's: the owed full collection came as counting ended.
+    seen: dict[str, tuple[int, int, int]] = {}
+    report_of, deliver = inline.report_of, cli_audit.deliver
+
+    def recording_report_of(*args: Any) -> Any:
+        seen["report"] = gc.get_threshold()
+        return report_of(*args)
+
+    def recording_deliver(*args: Any) -> int:
+        seen["deliver"] = gc.get_threshold()
+        return deliver(*args)
+
+    monkeypatch.setattr(inline, "report_of", recording_report_of)
+    monkeypatch.setattr(cli_audit, "deliver", recording_deliver)
+    sample = ROOT / "sample_logs" / "mcp_files"
+    args = ["audit", "--schemas", str(sample / "tools.json"), "--logs", str(sample / "calls.jsonl")]
+    out = tmp_path / "audit.json"
+    with pytest.raises(SystemExit) as exited:
+        main([*args, "--format", "json", "--output", str(out), "--quiet", "--no-report-files"])
+    assert gc.get_threshold() == _CALLERS  # the autouse fixture's, put back
+    assert exited.value.code == 1  # the sample holds newly rejected calls
+    assert json.loads(out.read_text())["totals"]["newly_rejected"] > 0
+    assert seen == {"report": AUDIT_GC, "deliver": AUDIT_GC}
+
+
+def test_the_console_script_freezes_the_heap_only_once_main_is_done(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    order: list[str] = []
+
+    def fake_main() -> None:
+        order.append("main")
+        raise SystemExit(3)
+
+    monkeypatch.setattr(cli, "main", fake_main)
+    monkeypatch.setattr(gc, "freeze", lambda: order.append("freeze"))
+    with pytest.raises(SystemExit) as exited:
+        cli.console()
+    assert exited.value.code == 3  # main's exit code, untouched
+    assert order == ["main", "freeze"]
+
+
+def test_main_itself_never_freezes_the_callers_heap(monkeypatch: pytest.MonkeyPatch) -> None:
+    frozen: list[bool] = []
+    monkeypatch.setattr(gc, "freeze", lambda: frozen.append(True))
+    with pytest.raises(SystemExit) as exited:
+        main(["--version"])
+    assert exited.value.code == 0
+    assert frozen == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import inspect
 import os
 import sys
@@ -213,6 +214,24 @@ def expand_multi_value_options(argv: Sequence[str], names: Sequence[str]) -> lis
             expanded.append(current)
         expanded.append(arg)
     return expanded
+
+
+def console() -> None:
+    """The console script (``auditor``, ``python -m auditor``): ``main`` on this process's
+    command line, then the process exits without the collector's last full pass.
+
+    The interpreter collects every generation as it shuts down, which walks whatever the
+    audit still holds (its verdict memo, the compiled tools): 0.6 of 8.6 CPU seconds at
+    300,000 calls. The process is ending, so that garbage is the system's to reclaim:
+    ``gc.freeze()`` takes every object out of the collector's sight. Not in ``main``, which a
+    program (and the tests) may call without exiting: freezing would keep that program's own
+    objects from ever being collected. The reports are written and closed, stdout flushed,
+    and the atexit hooks (the Ajv runners, temporary folders) run before the collection
+    would have."""
+    try:
+        main()
+    finally:
+        gc.freeze()
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -70,9 +70,13 @@ def run(request: AuditRequest, outputs: Outputs) -> int:
     """Audit what ``request`` asks and deliver it to ``outputs``; the exit code."""
     from auditor.aggregate.progress import Progress
     from auditor.api import audit as audit_request
+    from auditor.gc_thresholds import fewer_collections
 
-    result = audit_request(request, lambda total: Progress.for_terminal(total, outputs.quiet))
-    return deliver(result, outputs)
+    # One scope from counting to the reports written: between scopes the thresholds were put
+    # back and the owed full collection ran as counting ended (3% of a 300,000-call audit).
+    with fewer_collections():
+        result = audit_request(request, lambda total: Progress.for_terminal(total, outputs.quiet))
+        return deliver(result, outputs)
 
 
 def _parts(values: dict[str, Any], given: Callable[[str], bool]) -> dict[str, Any]:
