@@ -337,7 +337,7 @@ class Unparsed:
         return UnparsedKind.MALFORMED
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Call:
     """One logged tool call: the tool it names and its arguments, or the text that did not parse."""
 
@@ -417,7 +417,7 @@ class LenientReading:
     """Why it cannot be evaluated (never holds logged data)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CallResult:
     """The outcome of replaying one call, with what a reviewer needs to understand it."""
 

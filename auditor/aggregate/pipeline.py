@@ -723,7 +723,7 @@ def count_calls(
     payload ``repeats`` was preloaded with (known accepted) is not replayed at all.
 
     ``repeats``: the accepted payloads, when the reader of ``calls`` counts their repeats
-    itself (``LogReader(known=repeats.repeat_aside)``), before they become ``Call`` records.
+    itself (``LogReader(known=repeats)``), before they become ``Call`` records.
     ``tally``: an empty one to count into instead (a ``--jobs`` worker's, whose ``full`` also
     knows when earlier parts hold the whole list of calls)."""
     tally = Tally(replays, settings) if tally is None else tally

@@ -22,7 +22,7 @@ distinct texts in log order, so offering a text's first call is offering all of 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -101,6 +101,22 @@ class AcceptedRepeats:
             self.hits += 1
             return True
         return False
+
+    def known_mask(self, payloads: Sequence[Payload]) -> bytes:
+        """One byte per payload: 1 where ``repeat`` would count its calls now (it is known
+        accepted), else 0. A payload counted one by one (``one_by_one``) is never known, nor
+        is one only preloaded: its first call is replayed or offered as a sample."""
+        seen = self._seen
+        return bytes([payload in seen for payload in payloads])
+
+    def repeat_many(self, payloads: Sequence[Payload], counts: Mapping[int, int]) -> None:
+        """Count ``counts[index]`` more calls of ``payloads[index]``, each of which
+        ``known_mask`` marked known (nothing ran since), as ``repeat_aside`` counts them one
+        by one: the same weights, the same ``hits``."""
+        seen = self._seen
+        for index, calls in counts.items():
+            seen[payloads[index]].repeats += calls
+            self.hits += calls
 
     @property
     def preloading(self) -> bool:

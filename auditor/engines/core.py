@@ -167,7 +167,7 @@ def count_item(
             item.fmt,
             max_record_bytes,
             calls_from=item.calls_from,
-            known=repeats.repeat_aside,
+            known=repeats,
         )
         tally = count_calls(replays, reader.read_part(item), settings, repeats, tally)
         return tally, [(item.file, reader.stats()[0])]
@@ -184,7 +184,7 @@ def count_item(
         max_record_bytes,
         calls_from=item.calls_from,
         seen=seen,
-        known=repeats.repeat_aside,
+        known=repeats,
     )
     tally = count_calls(replays, reader, settings, repeats, tally)
     # The reader counts a file named twice under one entry, as a one-pass read does.

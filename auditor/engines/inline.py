@@ -26,7 +26,7 @@ def run(
         plan.max_record_bytes,
         plan.columns,
         plan.calls_from,
-        known=repeats.repeat_aside,
+        known=repeats,
     )
     calls = progress.wrap(reader, lambda: reader.bytes_read, lambda: repeats.hits)
     tally = count_calls(replays, calls, plan.settings, repeats)

@@ -590,10 +590,78 @@ done:
     return result;
 }
 
+/* --- splitting off the lines known to be accepted repeats ------------------------------- */
+
+/* split_known(ids, known_mask) -> (known, rest, blank)
+ *
+ * ``ids``: a buffer's ids (group_payloads' first item); ``known_mask``: one byte per group,
+ * non-zero for a group whose lines can be counted in bulk (a group past its end is not).
+ * ``known``: {group: lines} for each known group with lines, in the order of its first
+ * line; ``rest``: the native uint32 indices of the lines neither blank nor known, in order;
+ * ``blank``: the number of blank lines. ``auditor.inputs.payload_groups.python_split_known``
+ * is its twin. */
+static PyObject *split_known(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer ids_view, mask_view;
+    if (!PyArg_ParseTuple(args, "y*y*", &ids_view, &mask_view)) return NULL;
+    PyObject *result = NULL, *known = NULL, *rest = NULL;
+    uint32_t *counts = NULL, *order = NULL, *indices = NULL;
+    if (ids_view.len % (Py_ssize_t)sizeof(uint32_t)) {
+        PyErr_SetString(PyExc_ValueError, "ids must hold whole uint32 items");
+        goto done;
+    }
+    Py_ssize_t n = ids_view.len / (Py_ssize_t)sizeof(uint32_t);
+    Py_ssize_t groups = mask_view.len, n_order = 0, n_rest = 0, blank = 0;
+    const unsigned char *mask = mask_view.buf;
+    counts = PyMem_Calloc((size_t)groups + 1, sizeof(uint32_t));
+    order = PyMem_Malloc(sizeof(uint32_t) * ((size_t)groups + 1));
+    indices = PyMem_Malloc(sizeof(uint32_t) * ((size_t)n + 1));
+    if (!counts || !order || !indices) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uint32_t id;
+        memcpy(&id, (const char *)ids_view.buf + i * (Py_ssize_t)sizeof(uint32_t), sizeof id);
+        if (id == BLANK) {
+            blank++;
+        } else if (id != ALONE && (Py_ssize_t)id < groups && mask[id]) {
+            if (!counts[id]++) order[n_order++] = id;
+        } else {
+            indices[n_rest++] = (uint32_t)i;
+        }
+    }
+    known = PyDict_New();
+    if (!known) goto done;
+    for (Py_ssize_t k = 0; k < n_order; k++) {
+        PyObject *group = PyLong_FromUnsignedLong(order[k]);
+        PyObject *lines = group ? PyLong_FromUnsignedLong(counts[order[k]]) : NULL;
+        int failed = !lines || PyDict_SetItem(known, group, lines) < 0;
+        Py_XDECREF(group);
+        Py_XDECREF(lines);
+        if (failed) goto done;
+    }
+    rest = PyBytes_FromStringAndSize((const char *)indices, (Py_ssize_t)sizeof(uint32_t) * n_rest);
+    if (!rest) goto done;
+    result = Py_BuildValue("(OOn)", known, rest, blank);
+done:
+    Py_XDECREF(known);
+    Py_XDECREF(rest);
+    PyMem_Free(counts);
+    PyMem_Free(order);
+    PyMem_Free(indices);
+    PyBuffer_Release(&ids_view);
+    PyBuffer_Release(&mask_view);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"group_payloads", group_payloads, METH_VARARGS,
      "group_payloads(buffer, final, limit, tool_key, arguments_key, excluded) -> "
      "(ids, tools, texts, alone): a JSON Lines buffer's lines grouped by payload."},
+    {"split_known", split_known, METH_VARARGS,
+     "split_known(ids, known_mask) -> (known, rest, blank): the lines of known groups "
+     "counted by group, the indices of the others, the blank lines counted."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -20,6 +20,13 @@ tests hold them to it). Which one runs is decided once, here: the compiled one w
 imports, unless ``AUDITOR_PURE_PYTHON=1`` is set (the reader then reads grouped with the twin,
 as the tests do; where the module is not built and nothing is set, it reads line by line,
 which is faster than the twin: ``pays``).
+
+``split_known(ids, known_mask)`` takes those ids and one byte per group (non-zero: the
+group's lines are known accepted repeats, counted in bulk) and gives ``(known, rest, blank)``:
+the lines of each known group (``{group: lines}``, in the order of its first line), the native
+``uint32`` indices of the lines neither blank nor known (what Python still reads, in order),
+and the number of blank lines. It is compiled too, with ``python_split_known`` its twin, and
+chosen with ``group_payloads``.
 """
 
 from __future__ import annotations
@@ -53,6 +60,9 @@ PURE_PYTHON_VARIABLE: Final = "AUDITOR_PURE_PYTHON"
 Grouped = tuple[bytes, list[str], list[str], list[bytes]]
 """``(ids, tools, texts, alone)``."""
 GroupFunction = Callable[[bytes, bool, int, str, str, tuple[str, ...]], Grouped]
+Split = tuple[dict[int, int], bytes, int]
+"""``(known, rest, blank)``."""
+SplitFunction = Callable[[bytes, bytes], Split]
 
 
 def python_group_payloads(
@@ -95,6 +105,24 @@ def python_group_payloads(
     return ids.tobytes(), tools, texts, alone
 
 
+def python_split_known(ids: bytes, known_mask: bytes) -> Split:
+    """``split_known`` in Python: the same output."""
+    if len(ids) % 4:
+        raise ValueError("ids must hold whole uint32 items")
+    known: dict[int, int] = {}
+    rest = array("I")
+    blank = 0
+    groups = len(known_mask)
+    for index, group in enumerate(memoryview(ids).cast("I")):
+        if group == BLANK:
+            blank += 1
+        elif group != ALONE and group < groups and known_mask[group]:
+            known[group] = known.get(group, 0) + 1
+        else:
+            rest.append(index)
+    return known, rest.tobytes(), blank
+
+
 def _payload(
     line: bytes, limit: int, tool_key: str, arguments_key: str, excluded: frozenset[str]
 ) -> tuple[str, str] | None:
@@ -130,8 +158,8 @@ def _deeper(record: dict[str, JSON], most: int) -> bool:
     return False
 
 
-def _compiled() -> GroupFunction | None:
-    """The compiled function, unless it is not built or ``AUDITOR_PURE_PYTHON=1``."""
+def _compiled() -> tuple[GroupFunction, SplitFunction] | None:
+    """The compiled functions, unless they are not built or ``AUDITOR_PURE_PYTHON=1``."""
     if os.environ.get(PURE_PYTHON_VARIABLE) == "1":
         return None
     try:
@@ -139,12 +167,15 @@ def _compiled() -> GroupFunction | None:
     except ImportError:
         return None
     function: GroupFunction = _payload_groups.group_payloads
-    return function
+    split: SplitFunction = _payload_groups.split_known
+    return function, split
 
 
-compiled_group_payloads: Final = _compiled()
+_functions: Final = _compiled()
+compiled_group_payloads: Final = _functions[0] if _functions is not None else None
+compiled_split_known: Final = _functions[1] if _functions is not None else None
 """The compiled function, where it runs (None: the Python twin runs)."""
-COMPILED: Final = compiled_group_payloads is not None
+COMPILED: Final = _functions is not None
 twin_forced: Final = os.environ.get(PURE_PYTHON_VARIABLE) == "1"
 """Whether ``AUDITOR_PURE_PYTHON=1`` asks for the Python twin."""
 
@@ -160,3 +191,10 @@ def group_payloads(buffer: bytes, final: bool, limit: int) -> Grouped:
     """The lines of ``buffer`` grouped by payload (the module's docstring says how)."""
     function = compiled_group_payloads or python_group_payloads
     return function(buffer, final, limit, TOOL_KEY, ARGUMENTS_KEY, EXCLUDED)
+
+
+def split_known(ids: bytes, known_mask: bytes) -> Split:
+    """A buffer's known lines counted by group, and the others (the module's docstring);
+    compiled where the grouping is (a test that swaps the grouping for the twin swaps both)."""
+    function = (compiled_group_payloads and compiled_split_known) or python_split_known
+    return function(ids, known_mask)

@@ -10,6 +10,7 @@ import os
 import struct
 import subprocess
 import sys
+from array import array
 
 import pytest
 from hypothesis import given, settings
@@ -24,7 +25,9 @@ from auditor.inputs.payload_groups import (
     PURE_PYTHON_VARIABLE,
     TOOL_KEY,
     GroupFunction,
+    Split,
     python_group_payloads,
+    python_split_known,
 )
 from tests.conftest import ROOT
 from tests.inputs.compiled_groups import compiled_function, compiled_module
@@ -297,3 +300,56 @@ def test_the_python_twin_is_chosen_at_import_when_asked() -> None:
     built = importlib.util.find_spec("auditor.inputs._payload_groups") is not None
     assert _compiled_in_a_process(environment) == str(built)
     assert _compiled_in_a_process({**environment, PURE_PYTHON_VARIABLE: "1"}) == "False"
+
+
+def split_both(ids: list[int], mask: bytes) -> Split:
+    """``split_known``'s output, once checked equal to its Python twin's."""
+    raw = array("I", ids).tobytes()
+    made: Split = compiled_module().split_known(raw, mask)
+    assert made == python_split_known(raw, mask)
+    return made
+
+
+def test_split_known_counts_the_known_groups_and_leaves_the_rest() -> None:
+    ids = [0, 1, 0, BLANK, ALONE, 2, 5, 1, 2, 0, BLANK]
+    known, rest, blank = split_both(ids, bytes([1, 0, 7]))
+    # Known groups in the order of their first line; a group past the mask is not known.
+    assert known == {0: 3, 2: 2} and list(known) == [0, 2]
+    assert list(memoryview(rest).cast("I")) == [1, 4, 6, 7]
+    assert blank == 2
+    assert split_both([], b"") == ({}, b"", 0)
+    assert split_both([ALONE, 0], b"\x01") == ({0: 1}, array("I", [0]).tobytes(), 0)
+    for function in (compiled_module().split_known, python_split_known):
+        with pytest.raises(ValueError, match="whole uint32"):
+            function(b"\x00" * 6, b"")
+
+
+@settings(max_examples=400)
+@given(
+    ids=st.lists(st.sampled_from([BLANK, ALONE]) | st.integers(0, 9), max_size=60),
+    mask=st.binary(max_size=10),
+)
+def test_the_compiled_split_is_its_python_twin(ids: list[int], mask: bytes) -> None:
+    known, rest, blank = split_both(ids, mask)
+    # Every line is counted once: by its known group, as one of the rest, or as blank.
+    assert sum(known.values()) + len(rest) // 4 + blank == len(ids)
+
+
+def test_the_split_falls_back_to_its_twin_where_the_module_is_missing() -> None:
+    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+    environment.pop(PURE_PYTHON_VARIABLE, None)
+    script = (
+        "import sys\n"
+        "if sys.argv[1] == 'missing':\n"
+        "    sys.modules['auditor.inputs._payload_groups'] = None  # import fails\n"
+        "from auditor.inputs import payload_groups as p\n"
+        "ids = bytes(p.array('I', [0, p.BLANK, 1, 0]))\n"
+        "print(p.COMPILED, p.compiled_split_known is None, p.split_known(ids, b'\\x01'))\n"
+    )
+    for how, variables in (("missing", {}), ("asked", {PURE_PYTHON_VARIABLE: "1"})):
+        command = [sys.executable, "-c", script, how]
+        done = subprocess.run(
+            command, env={**environment, **variables}, capture_output=True, text=True, check=True
+        )
+        rest = array("I", [2]).tobytes()
+        assert done.stdout.strip() == f"False True ({{0: 2}}, {rest!r}, 1)"
