@@ -13,12 +13,13 @@ examining it, so a full collection is owed when they are put back; with them put
 after counting, it came a few thousand allocations later, in the middle of rendering the JSON
 report, and walked every object the audit still held (the memo's entries above all): 0.73 of
 the 1.02 CPU seconds of that rendering at 300,000 calls. Kept until the reports are made, the
-owed collection falls after the audit, once (in the command line, at exit).
+owed collection falls after the audit, once; the command line spares even that one, by
+freezing the heap just before it exits (``auditor.cli.console``).
 
-``gc.freeze()`` was not the fix: what it freezes is never collected until ``gc.unfreeze()``,
-which thaws every frozen object, an embedding program's own ones included (a pre-fork server's
-frozen heap), and the audit's leftovers hold cycles (its compiled validators, and errors that
-were garbage already).
+Within an audit ``gc.freeze()`` was not the fix: what it freezes is never collected until
+``gc.unfreeze()``, which thaws every frozen object, an embedding program's own ones included (a
+pre-fork server's frozen heap), and the audit's leftovers hold cycles (its compiled validators,
+and errors that were garbage already).
 """
 
 from __future__ import annotations

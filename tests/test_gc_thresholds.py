@@ -213,12 +213,18 @@ def test_the_console_script_freezes_the_heap_only_once_main_is_done(
         order.append("main")
         raise SystemExit(3)
 
+    def fake_freeze() -> None:
+        # Frozen while the thresholds are still raised: putting them back first would run
+        # the full collection the freeze is there to spare.
+        order.append(f"freeze under {gc.get_threshold()}")
+
     monkeypatch.setattr(cli, "main", fake_main)
-    monkeypatch.setattr(gc, "freeze", lambda: order.append("freeze"))
+    monkeypatch.setattr(gc, "freeze", fake_freeze)
     with pytest.raises(SystemExit) as exited:
         cli.console()
     assert exited.value.code == 3  # main's exit code, untouched
-    assert order == ["main", "freeze"]
+    assert order == ["main", f"freeze under {AUDIT_GC}"]
+    assert gc.get_threshold() == _CALLERS
 
 
 def test_main_itself_never_freezes_the_callers_heap(monkeypatch: pytest.MonkeyPatch) -> None:
