@@ -159,15 +159,19 @@ def _deeper(record: dict[str, JSON], most: int) -> bool:
 
 
 def _compiled() -> tuple[GroupFunction, SplitFunction] | None:
-    """The compiled functions, unless they are not built or ``AUDITOR_PURE_PYTHON=1``."""
+    """The compiled functions, unless they are not built or ``AUDITOR_PURE_PYTHON=1``. A
+    module built from an older C file (an editable install not rebuilt since) lacks
+    ``split_known``: it counts as not built, and the log is read as without it."""
     if os.environ.get(PURE_PYTHON_VARIABLE) == "1":
         return None
     try:
         from auditor.inputs import _payload_groups  # type: ignore[attr-defined]
     except ImportError:
         return None
-    function: GroupFunction = _payload_groups.group_payloads
-    split: SplitFunction = _payload_groups.split_known
+    function: GroupFunction | None = getattr(_payload_groups, "group_payloads", None)
+    split: SplitFunction | None = getattr(_payload_groups, "split_known", None)
+    if function is None or split is None:
+        return None
     return function, split
 
 

@@ -335,18 +335,22 @@ def test_the_compiled_split_is_its_python_twin(ids: list[int], mask: bytes) -> N
     assert sum(known.values()) + len(rest) // 4 + blank == len(ids)
 
 
-def test_the_split_falls_back_to_its_twin_where_the_module_is_missing() -> None:
+def test_the_split_falls_back_to_its_twin_where_the_module_is_missing_or_stale() -> None:
     environment = {**os.environ, "PYTHONPATH": str(ROOT)}
     environment.pop(PURE_PYTHON_VARIABLE, None)
     script = (
-        "import sys\n"
+        "import sys, types\n"
         "if sys.argv[1] == 'missing':\n"
         "    sys.modules['auditor.inputs._payload_groups'] = None  # import fails\n"
+        "if sys.argv[1] == 'stale':  # built from an older C file: no split_known\n"
+        "    old = types.ModuleType('auditor.inputs._payload_groups')\n"
+        "    old.group_payloads = lambda *args: None\n"
+        "    sys.modules['auditor.inputs._payload_groups'] = old\n"
         "from auditor.inputs import payload_groups as p\n"
         "ids = bytes(p.array('I', [0, p.BLANK, 1, 0]))\n"
         "print(p.COMPILED, p.compiled_split_known is None, p.split_known(ids, b'\\x01'))\n"
     )
-    for how, variables in (("missing", {}), ("asked", {PURE_PYTHON_VARIABLE: "1"})):
+    for how, variables in (("missing", {}), ("stale", {}), ("asked", {PURE_PYTHON_VARIABLE: "1"})):
         command = [sys.executable, "-c", script, how]
         done = subprocess.run(
             command, env={**environment, **variables}, capture_output=True, text=True, check=True
