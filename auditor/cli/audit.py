@@ -25,6 +25,7 @@ from auditor.cli.delivery import Delivery, Outputs, deliver
 from auditor.cli.from_config import check_named_folder, check_named_inputs
 from auditor.cli.options import FIELDS, SOURCES, signature
 from auditor.cli.output import check_confined, names_stdout
+from auditor.gc_thresholds import fewer_collections
 from auditor.inputs.paths import shown
 from auditor.report import Format
 from auditor.request import PARTS, AuditRequest, option_of
@@ -70,7 +71,6 @@ def run(request: AuditRequest, outputs: Outputs) -> int:
     """Audit what ``request`` asks and deliver it to ``outputs``; the exit code."""
     from auditor.aggregate.progress import Progress
     from auditor.api import audit as audit_request
-    from auditor.gc_thresholds import fewer_collections
 
     # One scope from counting to the reports written: between scopes the thresholds were put
     # back and the owed full collection ran as counting ended (3% of a 300,000-call audit).
